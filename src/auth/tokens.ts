@@ -1,0 +1,33 @@
+import { createHash, randomBytes } from 'node:crypto';
+
+export const TOKEN_PREFIX = 'glpat-';
+export const TOKEN_SCOPES = ['api', 'read_api', 'ai_features'] as const;
+export type TokenScope = (typeof TOKEN_SCOPES)[number];
+
+/** A new personal access token: `glpat-` and 20 URL-safe random characters (120 bits). */
+export function generateToken(): string {
+  return TOKEN_PREFIX + randomBytes(15).toString('base64url');
+}
+
+/** What is stored: only the SHA-256 hex digest, never the token. */
+export function digestToken(token: string): string {
+  return createHash('sha256').update(token, 'utf8').digest('hex');
+}
+
+export function isTokenScope(value: string): value is TokenScope {
+  return (TOKEN_SCOPES as readonly string[]).includes(value);
+}
+
+/** The token a request carries, GitLab's two ways: `Authorization: Bearer <t>` or `PRIVATE-TOKEN: <t>`. */
+export function tokenFromHeaders(headers: Record<string, string | string[] | undefined>): string | null {
+  const privateToken = headerValue(headers['private-token']);
+  if (privateToken) return privateToken.trim();
+  const authorization = headerValue(headers.authorization);
+  if (!authorization) return null;
+  const match = /^Bearer\s+(.+)$/i.exec(authorization.trim());
+  return match ? match[1]!.trim() : authorization.trim() || null;
+}
+
+function headerValue(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
+}

@@ -1,0 +1,118 @@
+import path from 'node:path';
+import { z } from 'zod';
+
+/** Chat context categories, in GitLab's order (lowercase internal values). */
+export const CONTEXT_CATEGORIES = [
+  'file',
+  'snippet',
+  'merge_request',
+  'issue',
+  'dependency',
+  'local_git',
+  'terminal',
+  'user_rule',
+  'repository',
+  'directory',
+] as const;
+export type ContextCategory = (typeof CONTEXT_CATEGORIES)[number];
+
+const booleanString = z
+  .enum(['true', 'false', '1', '0', 'yes', 'no'], { message: 'must be true or false' })
+  .transform((value) => value === 'true' || value === '1' || value === 'yes');
+
+const positiveInt = z.coerce.number({ message: 'must be a number' }).int('must be a whole number').positive('must be positive');
+
+const urlWithProtocol = (protocols: string[]) =>
+  z.string().refine((value) => {
+    try {
+      return protocols.includes(new URL(value).protocol);
+    } catch {
+      return false;
+    }
+  }, `must be a URL starting with ${protocols.map((protocol) => `${protocol}//`).join(' or ')}`);
+
+const envSchema = z.object({
+  PORT: z.coerce.number({ message: 'must be a number' }).int().min(0).max(65535, 'must be a port number (0-65535)').default(3000),
+  HOST: z.string().min(1).default('127.0.0.1'),
+  DATABASE_URL: urlWithProtocol(['postgres:', 'postgresql:']).optional(),
+  DATA_DIR: z.string().min(1).default('.data'),
+  REDIS_URL: urlWithProtocol(['redis:', 'rediss:']).default('redis://127.0.0.1:6379'),
+  REDIS_PREFIX: z.string().min(1).default('duo'),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  DEMO_SEED: booleanString.default(true),
+  DUO_DISABLED_CONTEXT_CATEGORIES: z
+    .string()
+    .default('')
+    .transform((value, context) => {
+      const names = value
+        .split(',')
+        .map((name) => name.trim().toLowerCase())
+        .filter(Boolean);
+      for (const name of names) {
+        if (!(CONTEXT_CATEGORIES as readonly string[]).includes(name)) {
+          context.addIssue({ code: 'custom', message: `unknown category "${name}" (known: ${CONTEXT_CATEGORIES.join(', ')})` });
+        }
+      }
+      return names as ContextCategory[];
+    }),
+  MAX_BODY_BYTES: positiveInt.default(4 * 1024 * 1024),
+  RATE_LIMIT_PER_MINUTE: positiveInt.default(600),
+  GRAPHQL_MAX_DEPTH: positiveInt.default(15),
+  GRAPHQL_MAX_COMPLEXITY: positiveInt.default(250),
+  PGLITE_SOCKET_PORT: z.coerce.number({ message: 'must be a number' }).int().min(0).max(65535).default(0),
+});
+
+export type Config = Readonly<{
+  port: number;
+  host: string;
+  databaseUrl: string | undefined;
+  dataDir: string;
+  redisUrl: string;
+  redisPrefix: string;
+  logLevel: z.infer<typeof envSchema>['LOG_LEVEL'];
+  demoSeed: boolean;
+  disabledContextCategories: readonly ContextCategory[];
+  maxBodyBytes: number;
+  rateLimitPerMinute: number;
+  graphqlMaxDepth: number;
+  graphqlMaxComplexity: number;
+  /** Port of the embedded database's socket for admin commands; 0 picks a free one. */
+  pgliteSocketPort: number;
+}>;
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((problem) => `  - ${problem}`).join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+/** Parses the environment once; blank values count as unset. Throws ConfigError naming each bad variable. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const cleaned: Record<string, string> = {};
+  for (const key of Object.keys(envSchema.shape)) {
+    const value = env[key];
+    if (value !== undefined && value.trim() !== '') cleaned[key] = value.trim();
+  }
+  const parsed = envSchema.safeParse(cleaned);
+  if (!parsed.success) {
+    throw new ConfigError(parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`));
+  }
+  const values = parsed.data;
+  return Object.freeze({
+    port: values.PORT,
+    host: values.HOST,
+    databaseUrl: values.DATABASE_URL,
+    dataDir: path.resolve(values.DATA_DIR),
+    redisUrl: values.REDIS_URL,
+    redisPrefix: values.REDIS_PREFIX,
+    logLevel: values.LOG_LEVEL,
+    demoSeed: values.DEMO_SEED,
+    disabledContextCategories: Object.freeze([...values.DUO_DISABLED_CONTEXT_CATEGORIES]),
+    maxBodyBytes: values.MAX_BODY_BYTES,
+    rateLimitPerMinute: values.RATE_LIMIT_PER_MINUTE,
+    graphqlMaxDepth: values.GRAPHQL_MAX_DEPTH,
+    graphqlMaxComplexity: values.GRAPHQL_MAX_COMPLEXITY,
+    pgliteSocketPort: values.PGLITE_SOCKET_PORT,
+  });
+}

@@ -1,0 +1,62 @@
+import { CONTEXT_CATEGORIES, type ContextCategory } from '../config';
+import type { AddOnName, PrismaClient } from '../db/prisma';
+
+/** Which chat context categories each Duo add-on includes. */
+export const ADD_ON_CONTEXT_CATEGORIES: Record<AddOnName, readonly ContextCategory[]> = {
+  duo_pro: ['file', 'snippet', 'local_git', 'terminal', 'dependency', 'repository', 'directory'],
+  duo_enterprise: ['file', 'snippet', 'local_git', 'terminal', 'dependency', 'repository', 'directory', 'merge_request', 'issue'],
+};
+
+export type DuoAccess = {
+  addOns: readonly AddOnName[];
+  chatAvailable: boolean;
+  codeSuggestionsAvailable: boolean;
+  /** Context categories the user may attach to chat, in GitLab's order. */
+  chatContextCategories: readonly ContextCategory[];
+};
+
+export type DuoAccessOptions = {
+  prisma: PrismaClient;
+  userId: number;
+  /** Categories the instance turned off (DUO_DISABLED_CONTEXT_CATEGORIES). */
+  disabledCategories: readonly ContextCategory[];
+  now?: Date;
+};
+
+export const NO_DUO_ACCESS: DuoAccess = Object.freeze({
+  addOns: [],
+  chatAvailable: false,
+  codeSuggestionsAvailable: false,
+  chatContextCategories: [],
+});
+
+/**
+ * Duo is available to a user who holds a seat of a current Duo Pro or Duo Enterprise purchase on a
+ * top-level group with a Premium or Ultimate plan.
+ */
+export async function resolveDuoAccess(options: DuoAccessOptions): Promise<DuoAccess> {
+  const now = options.now ?? new Date();
+  const seats = await options.prisma.seatAssignment.findMany({
+    where: {
+      userId: options.userId,
+      purchase: {
+        startsAt: { lte: now },
+        OR: [{ expiresAt: null }, { expiresAt: { gt: now } }],
+        group: { parentId: null, plan: { in: ['premium', 'ultimate'] } },
+      },
+    },
+    select: { purchase: { select: { addOn: true } } },
+  });
+  const addOns = [...new Set(seats.map((seat) => seat.purchase.addOn))];
+  if (addOns.length === 0) return NO_DUO_ACCESS;
+  const allowed = new Set(addOns.flatMap((addOn) => ADD_ON_CONTEXT_CATEGORIES[addOn]));
+  const chatContextCategories = CONTEXT_CATEGORIES.filter(
+    (category) => allowed.has(category) && !options.disabledCategories.includes(category),
+  );
+  return { addOns, chatAvailable: true, codeSuggestionsAvailable: true, chatContextCategories };
+}
+
+/** GitLab's names for the categories in `currentUser.duoChatAvailableFeatures`. */
+export function chatFeatureNames(access: DuoAccess): string[] {
+  return access.chatContextCategories.map((category) => `include_${category}_context`);
+}

@@ -1,0 +1,51 @@
+/** The closed set of error codes callers branch on; each maps to a GraphQL code and an HTTP status. */
+export type AppErrorCode = 'UNAUTHENTICATED' | 'FORBIDDEN' | 'NOT_FOUND' | 'BAD_USER_INPUT' | 'RATE_LIMITED' | 'CONFLICT' | 'INTERNAL';
+
+const HTTP_STATUS: Record<AppErrorCode, number> = {
+  UNAUTHENTICATED: 401,
+  FORBIDDEN: 403,
+  NOT_FOUND: 404,
+  BAD_USER_INPUT: 400,
+  RATE_LIMITED: 429,
+  CONFLICT: 409,
+  INTERNAL: 500,
+};
+
+export type AppErrorOptions = {
+  code: AppErrorCode;
+  /** Safe to show to the user. */
+  userMessage: string;
+  /** For logs only; defaults to userMessage. */
+  internalMessage?: string;
+  /** The input field at fault, when there is one. */
+  field?: string;
+  cause?: unknown;
+};
+
+export class AppError extends Error {
+  readonly code: AppErrorCode;
+  readonly userMessage: string;
+  readonly field: string | undefined;
+
+  constructor(options: AppErrorOptions) {
+    super(options.internalMessage ?? options.userMessage, { cause: options.cause });
+    this.name = 'AppError';
+    this.code = options.code;
+    this.userMessage = options.userMessage;
+    this.field = options.field;
+  }
+
+  get httpStatus(): number {
+    return HTTP_STATUS[this.code];
+  }
+}
+
+export const badInput = (userMessage: string, field?: string) => new AppError({ code: 'BAD_USER_INPUT', userMessage, field });
+export const notFound = (userMessage = 'Resource not found') => new AppError({ code: 'NOT_FOUND', userMessage });
+export const forbidden = (userMessage = 'You do not have permission to perform this action') =>
+  new AppError({ code: 'FORBIDDEN', userMessage });
+export const unauthenticated = (userMessage = '401 Unauthorized') => new AppError({ code: 'UNAUTHENTICATED', userMessage });
+
+export function isAppError(error: unknown): error is AppError {
+  return error instanceof AppError;
+}

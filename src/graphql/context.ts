@@ -1,0 +1,29 @@
+import type { Viewer } from '../auth/viewer';
+import { NO_DUO_ACCESS, resolveDuoAccess, type DuoAccess } from '../duo/duo-access';
+import type { Services } from '../services';
+
+export type GraphQLContext = {
+  requestId: string;
+  viewer: Viewer | null;
+  services: Services;
+  /** The viewer's Duo access, computed at most once per request. */
+  duoAccess(): Promise<DuoAccess>;
+};
+
+export function createGraphQLContext(services: Services, viewer: Viewer | null, requestId: string): GraphQLContext {
+  let duoAccess: Promise<DuoAccess> | undefined;
+  return {
+    requestId,
+    viewer,
+    services,
+    duoAccess: () => {
+      if (!viewer) return Promise.resolve(NO_DUO_ACCESS);
+      duoAccess ??= resolveDuoAccess({
+        prisma: services.prisma,
+        userId: viewer.user.id,
+        disabledCategories: services.config.disabledContextCategories,
+      });
+      return duoAccess;
+    },
+  };
+}

@@ -1,0 +1,41 @@
+import { GraphQLError, Kind, type ASTNode, type FragmentDefinitionNode, type SelectionSetNode, type ValidationContext, type ValidationRule } from 'graphql';
+
+/** A validation rule refusing operations nested deeper than maxDepth fields (fragments included). */
+export function depthLimitRule(maxDepth: number): ValidationRule {
+  return (context: ValidationContext) => {
+    const fragments = new Map<string, FragmentDefinitionNode>();
+    for (const definition of context.getDocument().definitions) {
+      if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments.set(definition.name.value, definition);
+    }
+    const depthOf = (selectionSet: SelectionSetNode | undefined, visited: Set<string>): number => {
+      if (!selectionSet) return 0;
+      let deepest = 0;
+      for (const selection of selectionSet.selections) {
+        if (selection.kind === Kind.FIELD) {
+          if (selection.name.value.startsWith('__')) continue;
+          deepest = Math.max(deepest, 1 + depthOf(selection.selectionSet, visited));
+        } else if (selection.kind === Kind.INLINE_FRAGMENT) {
+          deepest = Math.max(deepest, depthOf(selection.selectionSet, visited));
+        } else {
+          const name = selection.name.value;
+          const fragment = fragments.get(name);
+          if (!fragment || visited.has(name)) continue;
+          deepest = Math.max(deepest, depthOf(fragment.selectionSet, new Set([...visited, name])));
+        }
+        if (deepest > maxDepth) return deepest;
+      }
+      return deepest;
+    };
+    return {
+      OperationDefinition(node: ASTNode) {
+        if (node.kind !== Kind.OPERATION_DEFINITION) return;
+        const depth = depthOf(node.selectionSet, new Set());
+        if (depth > maxDepth) {
+          context.reportError(
+            new GraphQLError(`Query has depth of ${depth}, which exceeds max depth of ${maxDepth}`, { nodes: [node], extensions: { code: 'BAD_USER_INPUT' } }),
+          );
+        }
+      },
+    };
+  };
+}

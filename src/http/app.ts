@@ -1,0 +1,61 @@
+import { ApolloServer } from '@apollo/server';
+import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
+import { ApolloServerPluginDrainHttpServer } from '@apollo/server/plugin/drainHttpServer';
+import { expressMiddleware } from '@as-integrations/express5';
+import express, { type Express } from 'express';
+import type { Server } from 'node:http';
+import { createGraphQLContext, type GraphQLContext } from '../graphql/context';
+import { depthLimitRule } from '../graphql/depth-limit';
+import { complexityPlugin, errorLoggingPlugin, formatError, scopePlugin } from '../graphql/plugins';
+import { buildGraphQLSchema } from '../graphql/schema';
+import type { Services } from '../services';
+import { authenticateMiddleware } from './authenticate.middleware';
+import { errorHandler, GRAPHQL_PATH, sendError } from './http-errors';
+import { healthRoutes } from './health.routes';
+import { locals } from './locals';
+import { playgroundRoutes } from './playground';
+import { rateLimitMiddleware } from './rate-limit.middleware';
+import { requestIdMiddleware } from './request-id.middleware';
+import { restV4Routes } from './rest-v4.routes';
+
+export type HttpApp = { app: Express; apollo: ApolloServer<GraphQLContext> };
+
+/** Builds the one-port HTTP surface: health, GitLab REST, GraphQL and its playground. */
+export async function createHttpApp(services: Services, httpServer: Server): Promise<HttpApp> {
+  const schema = buildGraphQLSchema();
+  const apollo = new ApolloServer<GraphQLContext>({
+    schema,
+    formatError,
+    validationRules: [depthLimitRule(services.config.graphqlMaxDepth)],
+    introspection: true,
+    includeStacktraceInErrorResponses: false,
+    plugins: [
+      ApolloServerPluginLandingPageDisabled(),
+      ApolloServerPluginDrainHttpServer({ httpServer }),
+      scopePlugin(),
+      complexityPlugin(schema, services.config.graphqlMaxComplexity),
+      errorLoggingPlugin(services.logger),
+    ],
+  });
+  await apollo.start();
+
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('trust proxy', 'loopback');
+  app.use(requestIdMiddleware());
+  app.use('/-', healthRoutes(services));
+  app.use(playgroundRoutes());
+  app.use('/api', authenticateMiddleware(services.prisma));
+  app.use('/api', rateLimitMiddleware({ redis: services.redis, keyPrefix: services.config.redisPrefix, pointsPerMinute: services.config.rateLimitPerMinute, logger: services.logger }));
+  app.use('/api', express.json({ limit: services.config.maxBodyBytes }));
+  app.use('/api/v4', restV4Routes(services));
+  app.use(
+    GRAPHQL_PATH,
+    expressMiddleware(apollo, {
+      context: async ({ res }) => createGraphQLContext(services, locals(res).viewer, locals(res).requestId),
+    }),
+  );
+  app.use('/api', (request, response) => sendError(request, response, 404, '404 Not Found'));
+  app.use(errorHandler(services.logger));
+  return { app, apollo };
+}

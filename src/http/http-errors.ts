@@ -1,0 +1,51 @@
+import type { ErrorRequestHandler, Request, Response } from 'express';
+import { isAppError, type AppError } from '../errors';
+import type { Logger } from '../logger';
+import { locals } from './locals';
+
+const GRAPHQL_CODES: Record<number, string> = {
+  400: 'BAD_USER_INPUT',
+  401: 'UNAUTHENTICATED',
+  403: 'FORBIDDEN',
+  404: 'NOT_FOUND',
+  413: 'BAD_USER_INPUT',
+  429: 'RATE_LIMITED',
+};
+
+export const GRAPHQL_PATH = '/api/graphql';
+
+/** Sends an error the way the route's clients read one: GraphQL errors on /api/graphql, GitLab's REST shape elsewhere. */
+export function sendError(request: Request, response: Response, status: number, message: string, field?: string): void {
+  if (request.path === GRAPHQL_PATH) {
+    response.status(status).json({
+      errors: [{ message, extensions: { code: GRAPHQL_CODES[status] ?? 'INTERNAL_SERVER_ERROR', ...(field ? { field } : {}) } }],
+    });
+    return;
+  }
+  if (status === 400 && field) {
+    response.status(status).json({ error: `${field} ${message}`.trim(), message: { [field]: [message] } });
+    return;
+  }
+  response.status(status).json({ message });
+}
+
+export function sendAppError(request: Request, response: Response, error: AppError): void {
+  const message = error.httpStatus === 401 ? '401 Unauthorized' : error.httpStatus === 404 && request.path !== GRAPHQL_PATH ? '404 Not Found' : error.userMessage;
+  sendError(request, response, error.httpStatus, message, error.field);
+}
+
+/** The last handler: body-parser's errors by their status, AppErrors by code, anything else a logged 500. */
+export function errorHandler(logger: Logger): ErrorRequestHandler {
+  return (error: unknown, request, response, next) => {
+    if (response.headersSent) return next(error);
+    if (isAppError(error)) return sendAppError(request, response, error);
+    const status = (error as { status?: number; type?: string }).status;
+    if (status === 413) return sendError(request, response, 413, '413 Request Entity Too Large');
+    if (status && status >= 400 && status < 500) {
+      const type = (error as { type?: string }).type;
+      return sendError(request, response, status, type === 'entity.parse.failed' ? 'The request body is not valid JSON' : `${status} Bad Request`);
+    }
+    logger.error({ event: 'http_internal_error', requestId: locals(response).requestId, path: request.path, err: error }, 'request failed');
+    sendError(request, response, 500, '500 Internal Server Error');
+  };
+}

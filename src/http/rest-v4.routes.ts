@@ -1,0 +1,35 @@
+import { Router, type Request } from 'express';
+import { unauthenticated } from '../errors';
+import type { Services } from '../services';
+import { describeToken, describeUser } from '../users/users.service';
+import { locals } from './locals';
+
+/** The version IDE clients compare against to turn features on (chat needs 16.8+, context 17.5+, features 17.6+). */
+export const GITLAB_VERSION = '17.11.0';
+
+export function baseUrl(request: Request): string {
+  return `${request.protocol}://${request.get('host') ?? 'localhost'}`;
+}
+
+/** The GitLab REST endpoints IDE clients probe before anything else. */
+export function restV4Routes(services: Services): Router {
+  const router = Router();
+
+  router.get('/version', (_request, response) => {
+    response.json({ version: GITLAB_VERSION, revision: services.revision, kas: { enabled: false }, enterprise: true });
+  });
+
+  router.get('/user', async (request, response) => {
+    const viewer = locals(response).viewer;
+    if (!viewer) throw unauthenticated();
+    response.json(await describeUser(services.prisma, viewer.user.id, baseUrl(request)));
+  });
+
+  router.get('/personal_access_tokens/self', async (_request, response) => {
+    const viewer = locals(response).viewer;
+    if (!viewer) throw unauthenticated();
+    response.json(await describeToken(services.prisma, viewer.token.id));
+  });
+
+  return router;
+}

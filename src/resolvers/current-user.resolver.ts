@@ -1,0 +1,30 @@
+import { Ctx, FieldResolver, Query, Resolver } from 'type-graphql';
+import { chatFeatureNames } from '../duo/duo-access';
+import type { GraphQLContext } from '../graphql/context';
+import { toGlobalId } from '../graphql/global-id';
+import { CurrentUser } from './user.types';
+
+@Resolver(() => CurrentUser)
+export class CurrentUserResolver {
+  @Query(() => CurrentUser, { nullable: true, description: 'Get information about current user.' })
+  currentUser(@Ctx() context: GraphQLContext): CurrentUser | null {
+    if (!context.viewer) return null;
+    const { user } = context.viewer;
+    return { id: toGlobalId('User', user.id), username: user.username, name: user.name };
+  }
+
+  @FieldResolver(() => Boolean, { nullable: true, description: 'User access to AI chat feature.' })
+  async duoChatAvailable(@Ctx() context: GraphQLContext): Promise<boolean> {
+    return (await context.duoAccess()).chatAvailable;
+  }
+
+  @FieldResolver(() => Boolean, { nullable: true, description: 'User access to code suggestions feature.' })
+  async duoCodeSuggestionsAvailable(@Ctx() context: GraphQLContext): Promise<boolean> {
+    return (await context.duoAccess()).codeSuggestionsAvailable;
+  }
+
+  @FieldResolver(() => [String], { description: 'List of available features for AI chat.' })
+  async duoChatAvailableFeatures(@Ctx() context: GraphQLContext): Promise<string[]> {
+    return chatFeatureNames(await context.duoAccess());
+  }
+}

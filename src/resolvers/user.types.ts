@@ -1,0 +1,14 @@
+import { Field, ObjectType } from 'type-graphql';
+import { UserID } from '../graphql/scalars';
+
+@ObjectType('CurrentUser', { description: 'The currently authenticated GitLab user.' })
+export class CurrentUser {
+  @Field(() => UserID, { description: 'Global ID of the user.' })
+  id!: string;
+
+  @Field({ description: 'Username of the user. Unique within the instance of GitLab.' })
+  username!: string;
+
+  @Field({ description: 'Human-readable name of the user.' })
+  name!: string;
+}

@@ -1,0 +1,98 @@
+import 'reflect-metadata';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Config } from './config';
+import { openDatabase, type Database } from './db/database';
+import { seedDemo, type DemoSeed } from './demo/seed-demo';
+import { createHttpApp } from './http/app';
+import type { Logger } from './logger';
+import { createQueues, scheduleMaintenance, type Queues } from './queues';
+import { connectRedis, ensureRedis, type RedisSupervisor } from './redis';
+import { readRevision } from './revision';
+import type { Services } from './services';
+import { startWorkers, type Workers } from './workers/start-workers';
+
+export type Role = 'all' | 'api' | 'worker';
+
+export type StartServiceOptions = {
+  config: Config;
+  logger: Logger;
+  /** Which parts run in this process. Default: all. */
+  role?: Role;
+};
+
+export type RunningService = {
+  services: Services;
+  database: Database;
+  /** The API's base URL (http://host:port), when the API runs here. */
+  url: string | null;
+  /** Set when this start created the demo data on an empty embedded database. */
+  demo: DemoSeed | null;
+  /** Stops taking work, closes workers, drains HTTP, then closes the database and Redis. Safe to call twice. */
+  close(): Promise<void>;
+};
+
+/** The composition root: connects Redis and the database, migrates, then starts the API and/or workers. */
+export async function startService(options: StartServiceOptions): Promise<RunningService> {
+  const { config, logger } = options;
+  const role = options.role ?? 'all';
+  const redisSupervisor: RedisSupervisor = await ensureRedis({ url: config.redisUrl, dataDir: config.dataDir, logger });
+  const redis = connectRedis(config.redisUrl, logger, { maxRetriesPerRequest: null });
+  let database: Database | undefined;
+  try {
+    database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, logger, embeddedRole: 'owner', socketPort: config.pgliteSocketPort });
+    const migrations = await database.migrate();
+    logger.info({ event: 'migrations_checked', applied: migrations.applied, skipped: migrations.skipped.length }, 'database ready');
+  } catch (error) {
+    await database?.close();
+    redis.disconnect();
+    await redisSupervisor.stop();
+    throw error;
+  }
+
+  const services: Services = { config, prisma: database.prisma, redis, logger, revision: readRevision() };
+  let demo: DemoSeed | null = null;
+  if (config.demoSeed && database.kind === 'embedded' && (await database.prisma.user.count()) === 0) {
+    demo = await seedDemo(database.prisma);
+  }
+
+  let server: Server | null = null;
+  let url: string | null = null;
+  let workers: Workers | null = null;
+  let queues: Queues | null = null;
+  let stopHttp: (() => Promise<void>) | null = null;
+  if (role !== 'worker') {
+    server = createServer();
+    const { app, apollo } = await createHttpApp(services, server);
+    server.on('request', app);
+    await new Promise<void>((resolve, reject) => {
+      server!.once('error', reject);
+      server!.listen(config.port, config.host, () => resolve());
+    });
+    const address = server.address() as AddressInfo;
+    url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${address.port}`;
+    stopHttp = () => apollo.stop();
+    logger.info({ event: 'http_listening', url }, `listening on ${url}`);
+  }
+  if (role !== 'api') {
+    queues = createQueues({ connection: redis, prefix: config.redisPrefix, logger });
+    await scheduleMaintenance(queues);
+    workers = startWorkers(services, redis);
+    logger.info({ event: 'workers_started', queues: workers.workers.map((worker) => worker.name) }, 'workers started');
+  }
+
+  let closing: Promise<void> | null = null;
+  const close = () => {
+    closing ??= (async () => {
+      await workers?.close();
+      await stopHttp?.();
+      await queues?.close();
+      await database!.close();
+      await redis.quit().catch(() => redis.disconnect());
+      await redisSupervisor.stop();
+      logger.info({ event: 'shutdown_complete' }, 'stopped');
+    })();
+    return closing;
+  };
+  return { services, database, url, demo, close };
+}

@@ -1,0 +1,107 @@
+import { generateToken, digestToken, TOKEN_SCOPES, type TokenScope } from '../auth/tokens';
+import type { PrismaClient, User } from '../db/prisma';
+import { AppError, badInput, notFound } from '../errors';
+import { requireEmail, requireEnum, requireFutureDate, requireNonBlank, requirePathSegment } from '../validation';
+import { isUniqueViolation } from '../db/errors';
+
+export type CreateUserInput = { username: string; name?: string; email?: string; admin?: boolean };
+
+export async function createUser(prisma: PrismaClient, input: CreateUserInput): Promise<User> {
+  const username = requirePathSegment(input.username, 'username');
+  const name = requireNonBlank(input.name ?? username, 'name');
+  const email = requireEmail(input.email ?? `${username}@example.com`);
+  try {
+    return await prisma.user.create({ data: { username, name, email, admin: input.admin ?? false } });
+  } catch (error) {
+    if (isUniqueViolation(error)) throw new AppError({ code: 'CONFLICT', userMessage: 'A user with that username or email already exists', cause: error });
+    throw error;
+  }
+}
+
+export async function findUserByUsername(prisma: PrismaClient, username: string): Promise<User> {
+  const user = await prisma.user.findUnique({ where: { username } });
+  if (!user) throw notFound(`User ${username} not found`);
+  return user;
+}
+
+export async function setUserState(prisma: PrismaClient, username: string, state: 'active' | 'blocked'): Promise<User> {
+  const user = await findUserByUsername(prisma, username);
+  return prisma.user.update({ where: { id: user.id }, data: { state } });
+}
+
+export type CreateTokenInput = {
+  username: string;
+  name?: string;
+  /** Default: api. */
+  scopes?: string[];
+  /** YYYY-MM-DD; default: none. */
+  expiresAt?: string;
+};
+
+export type CreatedToken = { id: number; token: string; scopes: TokenScope[]; expiresAt: Date | null };
+
+/** Creates a token and returns it once; only its digest is stored. */
+export async function createToken(prisma: PrismaClient, input: CreateTokenInput): Promise<CreatedToken> {
+  const user = await findUserByUsername(prisma, input.username);
+  const scopes = [...new Set(input.scopes && input.scopes.length > 0 ? input.scopes : ['api'])].map((scope) =>
+    requireEnum(scope, TOKEN_SCOPES, 'scopes'),
+  );
+  const expiresAt = input.expiresAt ? requireFutureDate(input.expiresAt, 'expires_at') : null;
+  const token = generateToken();
+  const record = await prisma.personalAccessToken.create({
+    data: { userId: user.id, name: requireNonBlank(input.name ?? 'duo-slice', 'name'), tokenDigest: digestToken(token), scopes, expiresAt },
+  });
+  return { id: record.id, token, scopes, expiresAt };
+}
+
+/** Revokes by id, or by the token itself. */
+export async function revokeToken(prisma: PrismaClient, reference: { id?: number; token?: string }): Promise<void> {
+  const where = reference.token ? { tokenDigest: digestToken(reference.token) } : reference.id ? { id: reference.id } : null;
+  if (!where) throw badInput('Give the token id or the token', 'id');
+  const record = await prisma.personalAccessToken.findUnique({ where });
+  if (!record) throw notFound('Token not found');
+  if (!record.revokedAt) await prisma.personalAccessToken.update({ where: { id: record.id }, data: { revokedAt: new Date() } });
+}
+
+/** GitLab's REST representation of the signed-in user (`GET /api/v4/user`). */
+export async function describeUser(prisma: PrismaClient, userId: number, baseUrl: string) {
+  const user = await prisma.user.findUniqueOrThrow({ where: { id: userId } });
+  return {
+    id: user.id,
+    username: user.username,
+    name: user.name,
+    state: user.state,
+    locked: false,
+    avatar_url: null,
+    web_url: `${baseUrl}/${user.username}`,
+    created_at: user.createdAt.toISOString(),
+    bio: '',
+    public_email: null,
+    bot: false,
+    email: user.email,
+    is_admin: user.admin,
+    can_create_group: true,
+    can_create_project: true,
+    two_factor_enabled: false,
+    external: false,
+    private_profile: false,
+  };
+}
+
+/** GitLab's REST representation of a personal access token (`GET /api/v4/personal_access_tokens/self`). */
+export async function describeToken(prisma: PrismaClient, tokenId: number, now: Date = new Date()) {
+  const token = await prisma.personalAccessToken.findUniqueOrThrow({ where: { id: tokenId } });
+  const expired = token.expiresAt !== null && now.toISOString().slice(0, 10) >= token.expiresAt.toISOString().slice(0, 10);
+  return {
+    id: token.id,
+    name: token.name,
+    revoked: token.revokedAt !== null,
+    created_at: token.createdAt.toISOString(),
+    description: null,
+    scopes: token.scopes,
+    user_id: token.userId,
+    last_used_at: token.lastUsedAt?.toISOString() ?? null,
+    active: token.revokedAt === null && !expired,
+    expires_at: token.expiresAt?.toISOString().slice(0, 10) ?? null,
+  };
+}
