@@ -1,6 +1,6 @@
 import { GraphQLError, Kind, type ASTNode, type FragmentDefinitionNode, type SelectionSetNode, type ValidationContext, type ValidationRule } from 'graphql';
 
-/** A validation rule refusing operations nested deeper than maxDepth fields (fragments included). */
+/** A validation rule refusing operations nested deeper than maxDepth fields (fragments and introspection included). */
 export function depthLimitRule(maxDepth: number): ValidationRule {
   return (context: ValidationContext) => {
     const fragments = new Map<string, FragmentDefinitionNode>();
@@ -12,7 +12,7 @@ export function depthLimitRule(maxDepth: number): ValidationRule {
       let deepest = 0;
       for (const selection of selectionSet.selections) {
         if (selection.kind === Kind.FIELD) {
-          if (selection.name.value.startsWith('__')) continue;
+          if (selection.name.value === '__typename') continue;
           deepest = Math.max(deepest, 1 + depthOf(selection.selectionSet, visited));
         } else if (selection.kind === Kind.INLINE_FRAGMENT) {
           deepest = Math.max(deepest, depthOf(selection.selectionSet, visited));

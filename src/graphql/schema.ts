@@ -1,9 +1,11 @@
 import 'reflect-metadata';
-import { lexicographicSortSchema, printSchema, type GraphQLSchema } from 'graphql';
+import { GraphQLSchema, lexicographicSortSchema, printSchema } from 'graphql';
+import { JSONResolver } from 'graphql-scalars';
 import { buildSchemaSync } from 'type-graphql';
 import { CurrentUserResolver } from '../resolvers/current-user.resolver';
 import { ProjectResolver } from '../resolvers/project.resolver';
 import { ThreadResolver } from '../resolvers/thread.resolver';
+import { AiAgentVersionID, AiConversationThreadID, AiModelID, NamespaceID, ProjectID, Time, UserID } from './scalars';
 
 export const RESOLVERS = [CurrentUserResolver, ProjectResolver, ThreadResolver] as const;
 
@@ -11,7 +13,13 @@ let cached: GraphQLSchema | undefined;
 
 /** The schema, built once from the decorated resolvers (they hold no state: services come from the context). */
 export function buildGraphQLSchema(): GraphQLSchema {
-  cached ??= buildSchemaSync({ resolvers: [...RESOLVERS], validate: false, emitSchemaFile: false });
+  if (cached) return cached;
+  const built = buildSchemaSync({ resolvers: [...RESOLVERS], validate: false, emitSchemaFile: false });
+  // GitLab's id and value scalars are part of the contract even before a field uses them.
+  const config = built.toConfig();
+  const named = new Set(config.types.map((type) => type.name));
+  const scalars = [UserID, ProjectID, NamespaceID, AiModelID, AiConversationThreadID, AiAgentVersionID, Time, JSONResolver].filter((scalar) => !named.has(scalar.name));
+  cached = new GraphQLSchema({ ...config, types: [...config.types, ...scalars] });
   return cached;
 }
 

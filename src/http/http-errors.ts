@@ -14,9 +14,14 @@ const GRAPHQL_CODES: Record<number, string> = {
 
 export const GRAPHQL_PATH = '/api/graphql';
 
+/** Whether the request is for GraphQL, wherever the router that handles it is mounted. */
+export function isGraphQLRequest(request: Request): boolean {
+  return request.originalUrl.split('?')[0] === GRAPHQL_PATH;
+}
+
 /** Sends an error the way the route's clients read one: GraphQL errors on /api/graphql, GitLab's REST shape elsewhere. */
 export function sendError(request: Request, response: Response, status: number, message: string, field?: string): void {
-  if (request.path === GRAPHQL_PATH) {
+  if (isGraphQLRequest(request)) {
     response.status(status).json({
       errors: [{ message, extensions: { code: GRAPHQL_CODES[status] ?? 'INTERNAL_SERVER_ERROR', ...(field ? { field } : {}) } }],
     });
@@ -30,7 +35,7 @@ export function sendError(request: Request, response: Response, status: number, 
 }
 
 export function sendAppError(request: Request, response: Response, error: AppError): void {
-  const message = error.httpStatus === 401 ? '401 Unauthorized' : error.httpStatus === 404 && request.path !== GRAPHQL_PATH ? '404 Not Found' : error.userMessage;
+  const message = error.httpStatus === 401 ? '401 Unauthorized' : error.httpStatus === 404 && !isGraphQLRequest(request) ? '404 Not Found' : error.userMessage;
   sendError(request, response, error.httpStatus, message, error.field);
 }
 

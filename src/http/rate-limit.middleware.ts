@@ -2,7 +2,7 @@ import type { RequestHandler } from 'express';
 import type { Redis } from 'ioredis';
 import { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import type { Logger } from '../logger';
-import { GRAPHQL_PATH, sendError } from './http-errors';
+import { isGraphQLRequest, sendError } from './http-errors';
 import { locals } from './locals';
 
 export type RateLimitOptions = {
@@ -35,7 +35,7 @@ export function rateLimitMiddleware(options: RateLimitOptions): RequestHandler {
     } catch (error) {
       if (error instanceof RateLimiterRes) {
         response.setHeader('Retry-After', Math.max(1, Math.ceil(error.msBeforeNext / 1000)));
-        return sendError(request, response, 429, request.path === GRAPHQL_PATH ? RATE_LIMIT_MESSAGE : '429 Too Many Requests');
+        return sendError(request, response, 429, isGraphQLRequest(request) ? RATE_LIMIT_MESSAGE : '429 Too Many Requests');
       }
       // Redis trouble must not take the API down with it: let the request through and say so.
       options.logger.warn({ event: 'rate_limit_unavailable', requestId: locals(response).requestId, err: error }, 'rate limiter unavailable');

@@ -1,0 +1,53 @@
+import pg from 'pg';
+import { Redis } from 'ioredis';
+import { migrate } from '../../src/db/migrate';
+import { databaseUrl, templateDatabaseName, TEST_ADMIN_DATABASE_URL, TEST_REDIS_URL } from './test-env';
+
+/** Checks PostgreSQL (with pgvector) and Redis are there, and builds the migrated template database once. */
+export default async function globalSetup(): Promise<void> {
+  const admin = new pg.Client({ connectionString: TEST_ADMIN_DATABASE_URL });
+  try {
+    await admin.connect();
+  } catch (error) {
+    throw new Error(`Tests need PostgreSQL at ${TEST_ADMIN_DATABASE_URL} (set TEST_DATABASE_URL): ${(error as Error).message}`);
+  }
+  try {
+    const { rows } = await admin.query("SELECT 1 FROM pg_available_extensions WHERE name = 'vector'");
+    if (rows.length === 0) throw new Error('PostgreSQL has no pgvector extension: run bash scripts/install-pgvector.sh');
+    const template = templateDatabaseName();
+    const exists = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [template]);
+    if (exists.rows.length === 0) {
+      const building = `${template}_${process.pid}`;
+      await admin.query(`CREATE DATABASE "${building}"`);
+      const client = new pg.Client({ connectionString: databaseUrl(building) });
+      await client.connect();
+      try {
+        await migrate({
+          executor: {
+            query: async (sql, params) => (await client.query(sql, params)).rows,
+            exec: async (sql) => {
+              await client.query(sql);
+            },
+          },
+        });
+      } finally {
+        await client.end();
+      }
+      await admin.query(`ALTER DATABASE "${building}" RENAME TO "${template}"`).catch(async () => {
+        await admin.query(`DROP DATABASE IF EXISTS "${building}"`);
+      });
+      await admin.query(`ALTER DATABASE "${template}" WITH IS_TEMPLATE true`).catch(() => undefined);
+    }
+  } finally {
+    await admin.end();
+  }
+  const redis = new Redis(TEST_REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 1, retryStrategy: () => null });
+  try {
+    await redis.connect();
+    await redis.ping();
+  } catch (error) {
+    throw new Error(`Tests need Redis at ${TEST_REDIS_URL} (set TEST_REDIS_URL): ${(error as Error).message}`);
+  } finally {
+    redis.disconnect();
+  }
+}

@@ -1,0 +1,26 @@
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { databaseUrl, templateDatabaseName, TEST_ADMIN_DATABASE_URL } from './test-env';
+
+export type TestDatabase = { name: string; url: string; drop(): Promise<void> };
+
+async function withAdmin<T>(run: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: TEST_ADMIN_DATABASE_URL });
+  await client.connect();
+  try {
+    return await run(client);
+  } finally {
+    await client.end();
+  }
+}
+
+/** A database of this test file's own, copied from the migrated template (or empty). */
+export async function createTestDatabase(options: { empty?: boolean } = {}): Promise<TestDatabase> {
+  const name = `duo_test_${randomBytes(6).toString('hex')}`;
+  await withAdmin((client) => client.query(options.empty ? `CREATE DATABASE "${name}"` : `CREATE DATABASE "${name}" TEMPLATE "${templateDatabaseName()}"`));
+  return {
+    name,
+    url: databaseUrl(name),
+    drop: () => withAdmin((client) => client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`)).then(() => undefined),
+  };
+}

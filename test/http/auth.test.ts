@@ -1,0 +1,133 @@
+import { setUserState, revokeToken } from '../../src/users/users.service';
+import { userWithToken, type UserWithToken } from '../helpers/fixtures';
+import { startTestService, type TestService } from '../helpers/test-service';
+
+const CURRENT_USER = 'query getUser { currentUser { id username name } }';
+
+describe('authentication over HTTP with real tokens', () => {
+  let service: TestService;
+  let alice: UserWithToken;
+
+  beforeAll(async () => {
+    service = await startTestService();
+    alice = await userWithToken(service.prisma, { scopes: ['api'] });
+  });
+  afterAll(() => service.close());
+
+  const rest = (path: string, headers: Record<string, string> = {}) => fetch(`${service.url}${path}`, { headers });
+
+  it('answers GET /api/v4/version without a token, with the version IDE clients compare', async () => {
+    const response = await rest('/api/v4/version');
+    expect(response.status).toBe(200);
+    const body = await response.json();
+    expect(body.version).toBe('17.11.0');
+    expect(typeof body.revision).toBe('string');
+  });
+
+  it.each([
+    ['Authorization: Bearer', (token: string) => ({ authorization: `Bearer ${token}` })],
+    ['PRIVATE-TOKEN', (token: string) => ({ 'private-token': token })],
+  ])('accepts the token in %s', async (_name, headers) => {
+    const response = await rest('/api/v4/user', headers(alice.token));
+    expect(response.status).toBe(200);
+    const body = await response.json();
+    expect(body).toMatchObject({ id: alice.id, username: alice.username, state: 'active' });
+  });
+
+  it('describes the token at /api/v4/personal_access_tokens/self as GitLab does', async () => {
+    const response = await rest('/api/v4/personal_access_tokens/self', { authorization: `Bearer ${alice.token}` });
+    expect(response.status).toBe(200);
+    const body = await response.json();
+    expect(body).toMatchObject({ user_id: alice.id, scopes: ['api'], active: true, revoked: false, expires_at: null });
+    expect(typeof body.id).toBe('number');
+    expect(body.last_used_at).not.toBeNull();
+  });
+
+  it('stores only a digest of the token', async () => {
+    const stored = await service.prisma.personalAccessToken.findMany({ where: { userId: alice.id } });
+    expect(stored).toHaveLength(1);
+    expect(stored[0]!.tokenDigest).toMatch(/^[0-9a-f]{64}$/);
+    expect(JSON.stringify(stored)).not.toContain(alice.token);
+  });
+
+  it('gives anonymous requests a null currentUser and /api/v4/user a 401', async () => {
+    const { status, body } = await service.graphql(CURRENT_USER);
+    expect(status).toBe(200);
+    expect(body).toEqual({ data: { currentUser: null } });
+    expect((await rest('/api/v4/user')).status).toBe(401);
+  });
+
+  describe('refuses bad credentials with the same 401', () => {
+    const cases: Array<[string, () => Promise<string>]> = [
+      ['a wrong token', async () => 'glpat-thisisnotarealtoken'],
+      ['an expired token', async () => {
+        const user = await userWithToken(service.prisma);
+        await service.prisma.personalAccessToken.updateMany({ where: { userId: user.id }, data: { expiresAt: new Date(Date.now() - 86_400_000) } });
+        return user.token;
+      }],
+      ['a token expiring today', async () => {
+        const user = await userWithToken(service.prisma);
+        await service.prisma.personalAccessToken.updateMany({ where: { userId: user.id }, data: { expiresAt: new Date(`${new Date().toISOString().slice(0, 10)}T00:00:00Z`) } });
+        return user.token;
+      }],
+      ['a revoked token', async () => {
+        const user = await userWithToken(service.prisma);
+        await revokeToken(service.prisma, { token: user.token });
+        return user.token;
+      }],
+      ['a blocked user', async () => {
+        const user = await userWithToken(service.prisma);
+        await setUserState(service.prisma, user.username, 'blocked');
+        return user.token;
+      }],
+    ];
+
+    it.each(cases)('%s on REST', async (_name, makeToken) => {
+      const token = await makeToken();
+      const response = await rest('/api/v4/user', { authorization: `Bearer ${token}` });
+      expect(response.status).toBe(401);
+      expect(await response.json()).toEqual({ message: '401 Unauthorized' });
+    });
+
+    it.each(cases)('%s on GraphQL', async (_name, makeToken) => {
+      const token = await makeToken();
+      const { status, body } = await service.graphql(CURRENT_USER, { token });
+      expect(status).toBe(401);
+      expect(body.data).toBeUndefined();
+      expect(body.errors?.[0]?.extensions?.code).toBe('UNAUTHENTICATED');
+    });
+  });
+
+  describe('token scopes on mutations', () => {
+    const DELETE_THREAD = 'mutation { deleteConversationThread(input: { threadId: "gid://gitlab/Ai::Conversation::Thread/999999" }) { success errors } }';
+
+    it('refuses any mutation to a read_api token, before the resolver runs', async () => {
+      const reader = await userWithToken(service.prisma, { scopes: ['read_api'] });
+      const thread = await service.prisma.aiConversationThread.create({ data: { userId: reader.id, conversationType: 'duo_chat' } });
+      const { body } = await service.graphql(
+        `mutation { deleteConversationThread(input: { threadId: "gid://gitlab/Ai::Conversation::Thread/${thread.id}" }) { success } }`,
+        { token: reader.token },
+      );
+      expect(body.errors?.[0]?.extensions?.code).toBe('FORBIDDEN');
+      expect(await service.prisma.aiConversationThread.count({ where: { id: thread.id } })).toBe(1);
+    });
+
+    it('lets read_api tokens read', async () => {
+      const reader = await userWithToken(service.prisma, { scopes: ['read_api'] });
+      const { body } = await service.graphql(CURRENT_USER, { token: reader.token });
+      expect(body.data).toEqual({ currentUser: expect.objectContaining({ username: reader.username }) });
+    });
+
+    it.each([['api'], ['ai_features']])('lets a %s token run the AI mutations', async (scope) => {
+      const user = await userWithToken(service.prisma, { scopes: [scope] });
+      const { body } = await service.graphql(DELETE_THREAD, { token: user.token });
+      // Reaches the resolver, which answers for the missing thread.
+      expect(body.errors?.[0]).toMatchObject({ message: 'Thread not found. It may have expired.', extensions: { code: 'NOT_FOUND' } });
+    });
+
+    it('requires a signed-in user for mutations', async () => {
+      const { body } = await service.graphql(DELETE_THREAD);
+      expect(body.errors?.[0]?.extensions?.code).toBe('UNAUTHENTICATED');
+    });
+  });
+});
