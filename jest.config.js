@@ -12,4 +12,5 @@ module.exports = {
   testTimeout: 30000,
   // Two cores: two test files at a time, each with its own database and Redis prefix.
   maxWorkers: 2,
+  reporters: ['default', '<rootDir>/test/helpers/summary-reporter.js'],
 };

@@ -7,6 +7,9 @@ export type EmbeddedLock = { pid: number; socketPort: number | null };
 
 const lockPath = (dataDir: string) => path.join(dataDir, 'pglite.lock');
 
+// Directories this process holds: the lock file alone cannot stop this process opening one twice.
+const heldHere = new Set<string>();
+
 function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
@@ -36,10 +39,10 @@ export function readLiveLock(dataDir: string): EmbeddedLock | null {
 export function acquireLock(dataDir: string): void {
   mkdirSync(dataDir, { recursive: true });
   const owner = readLiveLock(dataDir);
-  if (owner && owner.pid !== process.pid) {
+  if (heldHere.has(path.resolve(dataDir)) || (owner && owner.pid !== process.pid)) {
     throw new AppError({
       code: 'CONFLICT',
-      userMessage: `The embedded database in ${dataDir} is in use by process ${owner.pid}. Stop it, or run admin commands while it runs (they connect through it).`,
+      userMessage: `The embedded database in ${dataDir} is in use by process ${owner?.pid ?? process.pid}. Stop it, or run admin commands while it runs (they connect through it).`,
     });
   }
   try {
@@ -48,6 +51,7 @@ export function acquireLock(dataDir: string): void {
     if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
     writeFileSync(lockPath(dataDir), JSON.stringify({ pid: process.pid, socketPort: null } satisfies EmbeddedLock));
   }
+  heldHere.add(path.resolve(dataDir));
 }
 
 export function publishSocketPort(dataDir: string, socketPort: number): void {
@@ -55,6 +59,7 @@ export function publishSocketPort(dataDir: string, socketPort: number): void {
 }
 
 export function releaseLock(dataDir: string): void {
+  heldHere.delete(path.resolve(dataDir));
   const owner = readLiveLock(dataDir);
   if (owner?.pid === process.pid) rmSync(lockPath(dataDir), { force: true });
 }

@@ -1,0 +1,41 @@
+import { ConfigError, loadConfig } from '../src/config';
+
+describe('configuration', () => {
+  it('has the documented defaults', () => {
+    const config = loadConfig({});
+    expect(config).toMatchObject({
+      port: 3000,
+      host: '127.0.0.1',
+      databaseUrl: undefined,
+      redisUrl: 'redis://127.0.0.1:6379',
+      logLevel: 'info',
+      demoSeed: true,
+      disabledContextCategories: [],
+    });
+    expect(config.dataDir).toMatch(/\.data$/);
+    expect(Object.isFrozen(config)).toBe(true);
+  });
+
+  it.each([
+    [{ PORT: 'abc' }, 'PORT'],
+    [{ PORT: '70000' }, 'PORT'],
+    [{ DATABASE_URL: 'mysql://x' }, 'DATABASE_URL'],
+    [{ REDIS_URL: 'localhost:6379' }, 'REDIS_URL'],
+    [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL'],
+    [{ DEMO_SEED: 'maybe' }, 'DEMO_SEED'],
+    [{ DUO_DISABLED_CONTEXT_CATEGORIES: 'file,nonsense' }, 'DUO_DISABLED_CONTEXT_CATEGORIES'],
+    [{ RATE_LIMIT_PER_MINUTE: '0' }, 'RATE_LIMIT_PER_MINUTE'],
+  ])('refuses %j naming the variable', (env, name) => {
+    expect(() => loadConfig(env)).toThrow(ConfigError);
+    expect(() => loadConfig(env)).toThrow(new RegExp(`${name}:`));
+  });
+
+  it('names every bad variable at once, and treats blank as unset', () => {
+    try {
+      loadConfig({ PORT: 'x', LOG_LEVEL: 'y', HOST: '  ' });
+      throw new Error('expected a ConfigError');
+    } catch (error) {
+      expect((error as ConfigError).problems).toHaveLength(2);
+    }
+  });
+});

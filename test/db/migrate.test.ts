@@ -1,0 +1,74 @@
+import { cpSync, mkdtempSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import { migrate } from '../../src/db/migrate';
+import type { SqlExecutor } from '../../src/db/sql-executor';
+import { MIGRATIONS_DIR } from '../../src/paths';
+import { createTestDatabase, type TestDatabase } from '../helpers/test-database';
+
+describe('migration runner', () => {
+  let database: TestDatabase;
+  let client: pg.Client;
+  let executor: SqlExecutor;
+  let directory: string;
+
+  beforeAll(async () => {
+    database = await createTestDatabase({ empty: true });
+    client = new pg.Client({ connectionString: database.url });
+    await client.connect();
+    executor = {
+      query: async (sql, params) => (await client.query(sql, params)).rows,
+      exec: async (sql) => {
+        await client.query(sql);
+      },
+    };
+    directory = mkdtempSync(path.join(os.tmpdir(), 'duo-migrations-'));
+    cpSync(MIGRATIONS_DIR, directory, { recursive: true });
+  });
+  afterAll(async () => {
+    await client.end();
+    await database.drop();
+    rmSync(directory, { recursive: true, force: true });
+  });
+
+  const addMigration = (name: string, sql: string) => {
+    mkdirSync(path.join(directory, name));
+    writeFileSync(path.join(directory, name, 'migration.sql'), sql);
+  };
+
+  it('applies every migration on an empty database, creating the vector extension first', async () => {
+    const result = await migrate({ executor, directory });
+    expect(result.applied).toEqual(['20261122000000_init']);
+    const { rows } = await client.query("SELECT extversion FROM pg_extension WHERE extname = 'vector'");
+    expect(rows[0].extversion.split('.').map(Number)[1]).toBeGreaterThanOrEqual(8);
+    const recorded = await client.query('SELECT migration_name, checksum, finished_at, applied_steps_count FROM "_prisma_migrations"');
+    expect(recorded.rows).toEqual([
+      { migration_name: '20261122000000_init', checksum: expect.stringMatching(/^[0-9a-f]{64}$/), finished_at: expect.any(Date), applied_steps_count: 1 },
+    ]);
+  });
+
+  it('skips what is applied and applies only the new one', async () => {
+    addMigration('20261122000001_add_note', 'CREATE TABLE "notes" ("id" SERIAL PRIMARY KEY, "body" TEXT NOT NULL);');
+    const result = await migrate({ executor, directory });
+    expect(result).toEqual({ applied: ['20261122000001_add_note'], skipped: ['20261122000000_init'] });
+    expect((await migrate({ executor, directory })).applied).toEqual([]);
+  });
+
+  it('refuses a migration whose file changed after it was applied', async () => {
+    writeFileSync(path.join(directory, '20261122000001_add_note', 'migration.sql'), 'CREATE TABLE "notes" ("id" SERIAL PRIMARY KEY);');
+    await expect(migrate({ executor, directory })).rejects.toThrow(/20261122000001_add_note was changed after it was applied/);
+  });
+
+  it('rolls back a failing migration whole, records the failure, and refuses to go on until it is resolved', async () => {
+    writeFileSync(path.join(directory, '20261122000001_add_note', 'migration.sql'), 'CREATE TABLE "notes" ("id" SERIAL PRIMARY KEY, "body" TEXT NOT NULL);');
+    addMigration('20261122000002_broken', 'CREATE TABLE "half" ("id" INT);\nSELECT no_such_function();');
+    await expect(migrate({ executor, directory })).rejects.toThrow(/20261122000002_broken failed/);
+    const { rows } = await client.query("SELECT to_regclass('half') AS half");
+    expect(rows[0].half).toBeNull();
+    const failed = await client.query(`SELECT finished_at, logs FROM "_prisma_migrations" WHERE migration_name = '20261122000002_broken'`);
+    expect(failed.rows[0].finished_at).toBeNull();
+    expect(failed.rows[0].logs).toContain('no_such_function');
+    await expect(migrate({ executor, directory })).rejects.toThrow(/failed earlier and was not finished/);
+  });
+});

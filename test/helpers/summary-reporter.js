@@ -1,0 +1,8 @@
+// Prints the plain closing line CI reads ("tests: N passed, N failed") after Jest's own summary.
+class SummaryReporter {
+  onRunComplete(_contexts, results) {
+    const skipped = results.numPendingTests + results.numTodoTests;
+    process.stdout.write(`\ntests: ${results.numPassedTests} passed, ${results.numFailedTests} failed${skipped ? `, ${skipped} skipped` : ''}\n`);
+  }
+}
+module.exports = SummaryReporter;
