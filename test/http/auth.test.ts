@@ -1,3 +1,4 @@
+import { readJson } from '../helpers/http';
 import { setUserState, revokeToken } from '../../src/users/users.service';
 import { userWithToken, type UserWithToken } from '../helpers/fixtures';
 import { startTestService, type TestService } from '../helpers/test-service';
@@ -19,7 +20,7 @@ describe('authentication over HTTP with real tokens', () => {
   it('answers GET /api/v4/version without a token, with the version IDE clients compare', async () => {
     const response = await rest('/api/v4/version');
     expect(response.status).toBe(200);
-    const body = await response.json();
+    const body = await readJson(response);
     expect(body.version).toBe('17.11.0');
     expect(typeof body.revision).toBe('string');
   });
@@ -30,14 +31,14 @@ describe('authentication over HTTP with real tokens', () => {
   ])('accepts the token in %s', async (_name, headers) => {
     const response = await rest('/api/v4/user', headers(alice.token));
     expect(response.status).toBe(200);
-    const body = await response.json();
+    const body = await readJson(response);
     expect(body).toMatchObject({ id: alice.id, username: alice.username, state: 'active' });
   });
 
   it('describes the token at /api/v4/personal_access_tokens/self as GitLab does', async () => {
     const response = await rest('/api/v4/personal_access_tokens/self', { authorization: `Bearer ${alice.token}` });
     expect(response.status).toBe(200);
-    const body = await response.json();
+    const body = await readJson(response);
     expect(body).toMatchObject({ user_id: alice.id, scopes: ['api'], active: true, revoked: false, expires_at: null });
     expect(typeof body.id).toBe('number');
     expect(body.last_used_at).not.toBeNull();
@@ -86,7 +87,7 @@ describe('authentication over HTTP with real tokens', () => {
       const token = await makeToken();
       const response = await rest('/api/v4/user', { authorization: `Bearer ${token}` });
       expect(response.status).toBe(401);
-      expect(await response.json()).toEqual({ message: '401 Unauthorized' });
+      expect(await readJson(response)).toEqual({ message: '401 Unauthorized' });
     });
 
     it.each(cases)('%s on GraphQL', async (_name, makeToken) => {

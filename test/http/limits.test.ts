@@ -1,3 +1,4 @@
+import { readJson } from '../helpers/http';
 import { userWithToken } from '../helpers/fixtures';
 import { startTestService, type TestService } from '../helpers/test-service';
 
@@ -37,7 +38,7 @@ describe('guard rails', () => {
       body: JSON.stringify({ query: `{ currentUser { id } } # ${'x'.repeat(3000)}` }),
     });
     expect(response.status).toBe(413);
-    expect((await response.json()).errors[0].extensions.code).toBe('BAD_USER_INPUT');
+    expect((await readJson(response)).errors[0].extensions.code).toBe('BAD_USER_INPUT');
     expect(await service.prisma.aiConversationThread.count()).toBe(before);
   });
 
@@ -64,7 +65,7 @@ describe('guard rails', () => {
     expect(bad.status).toBe(400);
     const missing = await fetch(`${service.url}/api/v4/nothing-here`);
     expect(missing.status).toBe(404);
-    expect(await missing.json()).toEqual({ message: '404 Not Found' });
+    expect(await readJson(missing)).toEqual({ message: '404 Not Found' });
   });
 
   it('names a bad global id, written inline or passed as a variable', async () => {

@@ -1,3 +1,4 @@
+import { readJson } from '../helpers/http';
 import { getIntrospectionQuery } from 'graphql';
 import { startTestService, type TestService } from '../helpers/test-service';
 
@@ -32,9 +33,9 @@ describe('GraphiQL playground at GET /api/graphql', () => {
   });
 
   it('answers liveness and readiness', async () => {
-    expect(await (await fetch(`${service.url}/-/liveness`)).json()).toEqual({ status: 'ok' });
+    expect(await readJson(await fetch(`${service.url}/-/liveness`))).toEqual({ status: 'ok' });
     const ready = await fetch(`${service.url}/-/readiness`);
     expect(ready.status).toBe(200);
-    expect(await ready.json()).toMatchObject({ status: 'ok', db_check: [{ status: 'ok' }], redis_check: [{ status: 'ok' }] });
+    expect(await readJson(ready)).toMatchObject({ status: 'ok', db_check: [{ status: 'ok' }], redis_check: [{ status: 'ok' }] });
   });
 });
