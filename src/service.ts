@@ -84,12 +84,16 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
   let closing: Promise<void> | null = null;
   const close = () => {
     closing ??= (async () => {
-      await workers?.close();
-      await stopHttp?.();
-      await queues?.close();
-      await database!.close();
-      await redis.quit().catch(() => redis.disconnect());
-      await redisSupervisor.stop();
+      const step = async (name: string, run: () => Promise<unknown> | undefined) => {
+        logger.debug({ event: 'shutdown_step', step: name }, name);
+        await run();
+      };
+      await step('workers', () => workers?.close());
+      await step('http', () => stopHttp?.());
+      await step('queues', () => queues?.close());
+      await step('database', () => database!.close());
+      await step('redis', () => redis.quit().catch(() => redis.disconnect()));
+      await step('redis-server', () => redisSupervisor.stop());
       logger.info({ event: 'shutdown_complete' }, 'stopped');
     })();
     return closing;

@@ -28,6 +28,8 @@ export async function createHttpApp(services: Services, httpServer: Server): Pro
     formatError,
     validationRules: [depthLimitRule(services.config.graphqlMaxDepth)],
     introspection: true,
+    // Our own shutdown (src/main.ts) stops Apollo in order; Apollo's would re-raise the signal mid-way.
+    stopOnTerminationSignals: false,
     includeStacktraceInErrorResponses: false,
     plugins: [
       ApolloServerPluginLandingPageDisabled(),

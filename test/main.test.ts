@@ -1,0 +1,108 @@
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { createServer } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { PROJECT_ROOT } from '../src/paths';
+import { createTestDatabase, type TestDatabase } from './helpers/test-database';
+import { TEST_REDIS_URL } from './helpers/test-env';
+import { deleteRedisKeys } from './helpers/test-service';
+
+type Started = { child: ChildProcessWithoutNullStreams; output: () => string; exited: Promise<number | null> };
+
+function startMain(env: Record<string, string>): Started {
+  const child = spawn(process.execPath, ['-r', '@swc-node/register', path.join('src', 'main.ts')], {
+    cwd: PROJECT_ROOT,
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', LOG_LEVEL: 'info', ...env },
+  });
+  let output = '';
+  child.stdout.on('data', (chunk) => (output += chunk));
+  child.stderr.on('data', (chunk) => (output += chunk));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  return { child, output: () => output, exited };
+}
+
+async function waitFor(check: () => boolean | Promise<boolean>, what: string, timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (await check()) return;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const server = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+// The service as `npm start` runs it: its own process, real signals.
+describe('src/main.ts', () => {
+  let database: TestDatabase;
+  let dataDir: string;
+  beforeAll(async () => {
+    database = await createTestDatabase();
+  });
+  afterAll(() => database.drop());
+  beforeEach(() => {
+    dataDir = mkdtempSync(path.join(os.tmpdir(), 'duo-main-'));
+  });
+  afterEach(() => rmSync(dataDir, { recursive: true, force: true }));
+
+  it('stops on a bad setting with a message naming the variable', async () => {
+    const started = startMain({ PORT: 'eighty', DATA_DIR: dataDir });
+    expect(await started.exited).toBe(2);
+    expect(started.output()).toMatch(/PORT: must be a number/);
+  });
+
+  it('serves, then shuts down in order on SIGTERM and exits 0', async () => {
+    const port = await freePort();
+    const prefix = `duotest:main${port}`;
+    const started = startMain({ PORT: String(port), DATA_DIR: dataDir, DATABASE_URL: database.url, REDIS_URL: TEST_REDIS_URL, REDIS_PREFIX: prefix });
+    try {
+      await waitFor(async () => (await fetch(`http://127.0.0.1:${port}/-/readiness`).catch(() => null))?.status === 200, 'readiness');
+      expect(started.output()).toContain(`GraphQL playground: http://127.0.0.1:${port}/api/graphql`);
+      started.child.kill('SIGTERM');
+      expect(await started.exited).toBe(0);
+      const events = started.output().split('\n').filter((line) => line.startsWith('{')).map((line) => JSON.parse(line).event);
+      expect(events.slice(-2)).toEqual(['shutdown_started', 'shutdown_complete']);
+    } finally {
+      started.child.kill('SIGKILL');
+      await deleteRedisKeys(prefix);
+    }
+  }, 40_000);
+
+  it('starts redis-server as a child, with its data under DATA_DIR, when nothing answers at REDIS_URL', async () => {
+    const port = await freePort();
+    const redisPort = await freePort();
+    const started = startMain({ PORT: String(port), DATA_DIR: dataDir, DATABASE_URL: database.url, REDIS_URL: `redis://127.0.0.1:${redisPort}` });
+    try {
+      await waitFor(async () => (await fetch(`http://127.0.0.1:${port}/-/readiness`).catch(() => null))?.status === 200, 'readiness');
+      expect(started.output()).toContain('"event":"redis_started"');
+      expect(existsSync(path.join(dataDir, 'redis'))).toBe(true);
+      started.child.kill('SIGINT');
+      expect(await started.exited).toBe(0);
+      // The child Redis went with it.
+      await waitFor(async () => (await fetch(`http://127.0.0.1:${redisPort}`).catch(() => null)) === null, 'redis-server to stop', 5000);
+    } finally {
+      started.child.kill('SIGKILL');
+    }
+  }, 40_000);
+
+  it('stops with install instructions when nothing answers at REDIS_URL and redis-server is not installed', async () => {
+    const redisPort = await freePort();
+    // A PATH with node and nothing else: no redis-server to start.
+    const bin = path.join(dataDir, 'bin');
+    mkdirSync(bin);
+    symlinkSync(process.execPath, path.join(bin, 'node'));
+    const started = startMain({ DATA_DIR: dataDir, DATABASE_URL: database.url, REDIS_URL: `redis://127.0.0.1:${redisPort}`, PORT: '0', PATH: bin });
+    const timer = setTimeout(() => started.child.kill('SIGKILL'), 15_000);
+    expect(await started.exited).toBe(1);
+    clearTimeout(timer);
+    expect(started.output()).toMatch(/Nothing answers at REDIS_URL \(127\.0\.0\.1:\d+\)\. Install Redis \(Debian\/Ubuntu: apt-get install redis-server/);
+  }, 20_000);
+});
