@@ -24,8 +24,11 @@ export function tokenFromHeaders(headers: Record<string, string | string[] | und
   if (privateToken) return privateToken.trim();
   const authorization = headerValue(headers.authorization);
   if (!authorization) return null;
-  const match = /^Bearer\s+(.+)$/i.exec(authorization.trim());
-  return match ? match[1]!.trim() : authorization.trim() || null;
+  const value = authorization.trim();
+  // "Bearer" with nothing after it (a playground's empty template) is no token, not a wrong one.
+  if (/^Bearer$/i.test(value)) return null;
+  const match = /^Bearer\s+(.+)$/i.exec(value);
+  return match ? match[1]!.trim() : value || null;
 }
 
 function headerValue(value: string | string[] | undefined): string | undefined {

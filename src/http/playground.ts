@@ -16,8 +16,8 @@ const ASSETS: Record<string, string> = {
   'graphql-ws.min.js': packageFile('graphql-ws', 'umd/graphql-ws.min.js'),
 };
 
-const DEFAULT_QUERY = `# Put your token in the Headers tab below, e.g.
-# { "Authorization": "Bearer glpat-..." }
+const DEFAULT_QUERY = `# Paste your token after "Bearer " in Headers, below.
+# npm start prints a demo token on its first start.
 query currentUser {
   currentUser {
     id
@@ -63,7 +63,7 @@ function page(): string {
       React.createElement(GraphiQL, {
         fetcher,
         defaultQuery: ${JSON.stringify(DEFAULT_QUERY)},
-        defaultHeaders: JSON.stringify({ Authorization: 'Bearer glpat-...' }, null, 2),
+        defaultHeaders: JSON.stringify({ Authorization: 'Bearer ' }, null, 2),
         isHeadersEditorEnabled: true,
         shouldPersistHeaders: true,
         defaultEditorToolsVisibility: 'headers',
@@ -102,6 +102,9 @@ export function playgroundRoutes(): Router {
     if (!wantsPlayground(request.get('accept'), request.query)) return next();
     response.setHeader('Content-Security-Policy', "default-src 'self'; script-src 'self' 'unsafe-inline' 'unsafe-eval'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self' data:; connect-src 'self' ws: wss:");
     response.type('html').send(html);
+  });
+  router.get('/favicon.ico', (_request, response) => {
+    response.status(204).end();
   });
   for (const [name, file] of Object.entries(ASSETS)) {
     router.get(`${ASSETS_PATH}/${name}`, (_request, response) => {

@@ -58,6 +58,18 @@ describe('authentication over HTTP with real tokens', () => {
     expect((await rest('/api/v4/user')).status).toBe(401);
   });
 
+  it('treats an empty "Bearer " header (the playground template) as anonymous', async () => {
+    const { status, body } = await service.graphql(CURRENT_USER, { token: '' });
+    expect(status).toBe(200);
+    expect(body).toEqual({ data: { currentUser: null } });
+    const response = await fetch(`${service.url}/api/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: 'Bearer ' },
+      body: JSON.stringify({ query: CURRENT_USER }),
+    });
+    expect(await readJson(response)).toEqual({ data: { currentUser: null } });
+  });
+
   describe('refuses bad credentials with the same 401', () => {
     const cases: Array<[string, () => Promise<string>]> = [
       ['a wrong token', async () => 'glpat-thisisnotarealtoken'],

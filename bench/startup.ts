@@ -1,0 +1,99 @@
+/**
+ * Start-up time and idle memory of the service, on the embedded default and on PostgreSQL.
+ * Prints figures (medians over several runs); it never passes or fails on time.
+ *
+ *   node -r @swc-node/register bench/startup.ts [runs=3]
+ *
+ * Measures `node dist/src/main.js` (run `npm run build` first): the time from spawn until
+ * /-/readiness answers 200, for a first start (empty data directory: initdb, migrations, demo
+ * data) and a restart; then the process's RSS after 5 s idle, and its peak RSS (VmHWM).
+ */
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import { PROJECT_ROOT } from '../src/paths';
+
+const RUNS = Number(process.argv[2] ?? 3);
+const MAIN = path.join(PROJECT_ROOT, 'dist', 'src', 'main.js');
+const ADMIN_URL = process.env.TEST_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
+
+type Sample = { readyMs: number; idleRssMb: number; peakRssMb: number };
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+const memory = (pid: number, field: 'VmRSS' | 'VmHWM') => Number(new RegExp(`${field}:\\s+(\\d+)`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024;
+
+async function startOnce(env: Record<string, string>, port: number): Promise<Sample> {
+  const started = performance.now();
+  const child = spawn(process.execPath, [MAIN], { env: { ...process.env, LOG_LEVEL: 'warn', PORT: String(port), ...env }, stdio: 'ignore' });
+  try {
+    for (;;) {
+      const response = await fetch(`http://127.0.0.1:${port}/-/readiness`).catch(() => null);
+      if (response?.status === 200) break;
+      if (child.exitCode !== null) throw new Error(`service exited with ${child.exitCode}`);
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+    const readyMs = performance.now() - started;
+    await new Promise((resolve) => setTimeout(resolve, 5000));
+    return { readyMs, idleRssMb: memory(child.pid!, 'VmRSS'), peakRssMb: memory(child.pid!, 'VmHWM') };
+  } finally {
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.kill('SIGTERM');
+    await exited;
+  }
+}
+
+function report(name: string, samples: Sample[]): void {
+  const line = (label: string, values: number[], unit: string) =>
+    `  ${label.padEnd(14)} median ${median(values).toFixed(0).padStart(6)} ${unit}   (runs: ${values.map((value) => value.toFixed(0)).join(', ')})`;
+  console.log(`${name}`);
+  console.log(line('ready after', samples.map((sample) => sample.readyMs), 'ms'));
+  console.log(line('idle RSS', samples.map((sample) => sample.idleRssMb), 'MiB'));
+  console.log(line('peak RSS', samples.map((sample) => sample.peakRssMb), 'MiB'));
+}
+
+async function main(): Promise<void> {
+  if (!existsSync(MAIN)) throw new Error('run `npm run build` first');
+  console.log(`duo-slice start-up, ${RUNS} runs each, ${os.cpus().length} cores, node ${process.version}\n`);
+  const first: Sample[] = [];
+  const restart: Sample[] = [];
+  for (let run = 0; run < RUNS; run += 1) {
+    const dataDir = mkdtempSync(path.join(os.tmpdir(), 'duo-bench-'));
+    try {
+      first.push(await startOnce({ DATA_DIR: dataDir }, 3900));
+      restart.push(await startOnce({ DATA_DIR: dataDir }, 3900));
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  }
+  report('embedded (PGlite), first start: initdb + migrations + demo data', first);
+  report('embedded (PGlite), restart', restart);
+
+  const admin = new pg.Client({ connectionString: ADMIN_URL });
+  await admin.connect();
+  const postgres: Sample[] = [];
+  try {
+    for (let run = 0; run < RUNS; run += 1) {
+      const name = `duo_bench_${process.pid}_${run}`;
+      await admin.query(`CREATE DATABASE "${name}"`);
+      const url = new URL(ADMIN_URL);
+      url.pathname = `/${name}`;
+      const dataDir = mkdtempSync(path.join(os.tmpdir(), 'duo-bench-'));
+      try {
+        postgres.push(await startOnce({ DATA_DIR: dataDir, DATABASE_URL: url.toString(), REDIS_PREFIX: `duobench${run}` }, 3901));
+      } finally {
+        rmSync(dataDir, { recursive: true, force: true });
+        await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+      }
+    }
+  } finally {
+    await admin.end();
+  }
+  report('PostgreSQL, first start (migrations)', postgres);
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});
