@@ -60,6 +60,12 @@ const envSchema = z.object({
   GRAPHQL_MAX_DEPTH: positiveInt.default(15),
   GRAPHQL_MAX_COMPLEXITY: positiveInt.default(250),
   PGLITE_SOCKET_PORT: z.coerce.number({ message: 'must be a number' }).int().min(0).max(65535).default(0),
+  LLM_PROVIDER: z.enum(['none', 'openai', 'anthropic'], { message: 'must be none, openai or anthropic' }).default('none'),
+  LLM_BASE_URL: urlWithProtocol(['http:', 'https:']).optional(),
+  LLM_MODEL: z.string().min(1).optional(),
+  LLM_API_KEY: z.string().min(1).optional(),
+  LLM_TIMEOUT_MS: positiveInt.default(60_000),
+  LLM_MAX_RETRIES: z.coerce.number({ message: 'must be a number' }).int().min(0).max(10).default(2),
 });
 
 export type Config = Readonly<{
@@ -78,6 +84,20 @@ export type Config = Readonly<{
   graphqlMaxComplexity: number;
   /** Port of the embedded database's socket for admin commands; 0 picks a free one. */
   pgliteSocketPort: number;
+  llm: LlmConfig;
+}>;
+
+/** The chat model provider; `provider: 'none'` means answers say that no model is configured. */
+export type LlmConfig = Readonly<{
+  provider: 'none' | 'openai' | 'anthropic';
+  /** Default: https://api.openai.com/v1 or https://api.anthropic.com (without /v1). */
+  baseUrl: string | undefined;
+  model: string | undefined;
+  apiKey: string | undefined;
+  /** Time allowed for the whole answer to stream, and for the first byte. Default 60 s. */
+  timeoutMs: number;
+  /** Retries of retryable failures (408, 409, 429, 5xx, connection) before any text arrived. Default 2. */
+  maxRetries: number;
 }>;
 
 export class ConfigError extends Error {
@@ -99,6 +119,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`));
   }
   const values = parsed.data;
+  if (values.LLM_PROVIDER !== 'none' && !values.LLM_MODEL) {
+    throw new ConfigError([`LLM_MODEL: must be set when LLM_PROVIDER is ${values.LLM_PROVIDER}`]);
+  }
   return Object.freeze({
     port: values.PORT,
     host: values.HOST,
@@ -114,5 +137,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     graphqlMaxDepth: values.GRAPHQL_MAX_DEPTH,
     graphqlMaxComplexity: values.GRAPHQL_MAX_COMPLEXITY,
     pgliteSocketPort: values.PGLITE_SOCKET_PORT,
+    llm: Object.freeze({
+      provider: values.LLM_PROVIDER,
+      baseUrl: values.LLM_BASE_URL,
+      model: values.LLM_MODEL,
+      apiKey: values.LLM_API_KEY,
+      timeoutMs: values.LLM_TIMEOUT_MS,
+      maxRetries: values.LLM_MAX_RETRIES,
+    }),
   });
 }
