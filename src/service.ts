@@ -1,10 +1,15 @@
 import 'reflect-metadata';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { ChatEventBus } from './chat/chat-events';
 import type { Config } from './config';
 import { openDatabase, type Database } from './db/database';
 import { seedDemo, type DemoSeed } from './demo/seed-demo';
 import { createHttpApp } from './http/app';
+import { createGraphQLWsServer, type GraphQLWsServer } from './http/graphql-ws';
+import { GRAPHQL_PATH } from './http/http-errors';
+import { buildGraphQLSchema } from './graphql/schema';
+import { createLlmProvider } from './llm/create-provider';
 import type { Logger } from './logger';
 import { createQueues, scheduleMaintenance, type Queues } from './queues';
 import { connectRedis, ensureRedis, type RedisSupervisor } from './redis';
@@ -50,7 +55,18 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
     throw error;
   }
 
-  const services: Services = { config, prisma: database.prisma, redis, logger, revision: readRevision() };
+  const queues: Queues = createQueues({ connection: redis, prefix: config.redisPrefix, logger });
+  const chatEvents = new ChatEventBus({ redis, createSubscriber: () => connectRedis(config.redisUrl, logger, { maxRetriesPerRequest: null }), prefix: config.redisPrefix, logger });
+  const services: Services = {
+    config,
+    prisma: database.prisma,
+    redis,
+    logger,
+    revision: readRevision(),
+    queues,
+    chatEvents,
+    llm: createLlmProvider(config.llm),
+  };
   let demo: DemoSeed | null = null;
   if (config.demoSeed && database.kind === 'embedded' && (await database.prisma.user.count()) === 0) {
     demo = await seedDemo(database.prisma);
@@ -59,12 +75,22 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
   let server: Server | null = null;
   let url: string | null = null;
   let workers: Workers | null = null;
-  let queues: Queues | null = null;
   let stopHttp: (() => Promise<void>) | null = null;
+  let sockets: GraphQLWsServer | null = null;
   if (role !== 'worker') {
     server = createServer();
     const { app, apollo } = await createHttpApp(services, server);
     server.on('request', app);
+    sockets = createGraphQLWsServer(services, buildGraphQLSchema());
+    const graphqlWs = sockets.wss;
+    server.on('upgrade', (request, socket, head) => {
+      const path = (request.url ?? '').split('?')[0];
+      if (path === GRAPHQL_PATH) {
+        graphqlWs.handleUpgrade(request, socket, head, (client) => graphqlWs.emit('connection', client, request));
+        return;
+      }
+      socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\n\r\n');
+    });
     await new Promise<void>((resolve, reject) => {
       server!.once('error', reject);
       server!.listen(config.port, config.host, () => resolve());
@@ -75,9 +101,8 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
     logger.info({ event: 'http_listening', url }, `listening on ${url}`);
   }
   if (role !== 'api') {
-    queues = createQueues({ connection: redis, prefix: config.redisPrefix, logger });
     await scheduleMaintenance(queues);
-    workers = startWorkers(services, redis);
+    workers = await startWorkers(services, redis);
     logger.info({ event: 'workers_started', queues: workers.workers.map((worker) => worker.name) }, 'workers started');
   }
 
@@ -89,8 +114,10 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
         await run();
       };
       await step('workers', () => workers?.close());
+      await step('sockets', () => sockets?.close());
       await step('http', () => stopHttp?.());
-      await step('queues', () => queues?.close());
+      await step('queues', () => queues.close());
+      await step('chat-events', () => chatEvents.close());
       await step('database', () => database!.close());
       await step('redis', () => redis.quit().catch(() => redis.disconnect()));
       await step('redis-server', () => redisSupervisor.stop());

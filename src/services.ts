@@ -1,7 +1,10 @@
 import type { Redis } from 'ioredis';
+import type { ChatEventBus } from './chat/chat-events';
 import type { Config } from './config';
 import type { PrismaClient } from './db/prisma';
+import type { LlmProvider } from './llm/types';
 import type { Logger } from './logger';
+import type { Queues } from './queues';
 
 /** What the edges (resolvers, routes, workers, commands) are given: built once in the composition root. */
 export type Services = {
@@ -11,4 +14,8 @@ export type Services = {
   logger: Logger;
   /** The git revision the service runs, or "unknown". */
   revision: string;
+  queues: Queues;
+  chatEvents: ChatEventBus;
+  /** Null when no model is configured (LLM_PROVIDER=none). */
+  llm: LlmProvider | null;
 };

@@ -2,19 +2,42 @@ import 'reflect-metadata';
 import { GraphQLSchema, lexicographicSortSchema, printSchema } from 'graphql';
 import { JSONResolver } from 'graphql-scalars';
 import { buildSchemaSync } from 'type-graphql';
+import { AiActionResolver } from '../resolvers/ai-action.resolver';
+import { AiCompletionResponseResolver } from '../resolvers/ai-completion-response.resolver';
+import { AiMessagesResolver } from '../resolvers/ai-messages.resolver';
 import { CurrentUserResolver } from '../resolvers/current-user.resolver';
+import { FeedbackResolver } from '../resolvers/feedback.resolver';
 import { ProjectResolver } from '../resolvers/project.resolver';
 import { ThreadResolver } from '../resolvers/thread.resolver';
 import { AiAgentVersionID, AiConversationThreadID, AiModelID, NamespaceID, ProjectID, Time, UserID } from './scalars';
 
-export const RESOLVERS = [CurrentUserResolver, ProjectResolver, ThreadResolver] as const;
+export const RESOLVERS = [
+  CurrentUserResolver,
+  ProjectResolver,
+  ThreadResolver,
+  AiActionResolver,
+  AiMessagesResolver,
+  AiCompletionResponseResolver,
+  FeedbackResolver,
+] as const;
 
 let cached: GraphQLSchema | undefined;
+
+// type-graphql insists on a PubSub, but our one subscription brings its own `subscribe` (Redis-backed,
+// see chat/chat-events.ts), so this one is never called.
+const UNUSED_PUB_SUB = {
+  publish: () => {
+    throw new Error('type-graphql PubSub is not used: chat events go through ChatEventBus');
+  },
+  subscribe: () => {
+    throw new Error('type-graphql PubSub is not used: chat events go through ChatEventBus');
+  },
+};
 
 /** The schema, built once from the decorated resolvers (they hold no state: services come from the context). */
 export function buildGraphQLSchema(): GraphQLSchema {
   if (cached) return cached;
-  const built = buildSchemaSync({ resolvers: [...RESOLVERS], validate: false, emitSchemaFile: false });
+  const built = buildSchemaSync({ resolvers: [...RESOLVERS], validate: false, emitSchemaFile: false, pubSub: UNUSED_PUB_SUB });
   // GitLab's id and value scalars are part of the contract even before a field uses them.
   const config = built.toConfig();
   const named = new Set(config.types.map((type) => type.name));

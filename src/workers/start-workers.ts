@@ -1,13 +1,24 @@
 import { Worker, type ConnectionOptions } from 'bullmq';
+import { GenerationRegistry } from '../chat/generation-registry';
 import { bullPrefix, QUEUE_NAMES } from '../queues';
 import type { Services } from '../services';
+import { chatProcessor } from './chat.worker';
 import { maintenanceProcessor } from './maintenance.worker';
+
+/** Chat answers mostly wait on the model: many can stream at once. */
+const CHAT_CONCURRENCY = 16;
 
 export type Workers = { workers: Worker[]; close(): Promise<void> };
 
 /** Starts one BullMQ worker per queue. */
-export function startWorkers(services: Services, connection: ConnectionOptions): Workers {
-  const workers = [new Worker(QUEUE_NAMES.maintenance, maintenanceProcessor(services), { connection, prefix: bullPrefix(services.config.redisPrefix), concurrency: 1 })];
+export async function startWorkers(services: Services, connection: ConnectionOptions): Promise<Workers> {
+  const prefix = bullPrefix(services.config.redisPrefix);
+  const registry = new GenerationRegistry();
+  const stopCancelling = await services.chatEvents.onCancel((signal) => registry.cancel(signal));
+  const workers = [
+    new Worker(QUEUE_NAMES.maintenance, maintenanceProcessor(services), { connection, prefix, concurrency: 1 }),
+    new Worker(QUEUE_NAMES.chat, chatProcessor(services, registry), { connection, prefix, concurrency: CHAT_CONCURRENCY }),
+  ];
   for (const worker of workers) {
     worker.on('error', (error) => services.logger.warn({ event: 'worker_error', queue: worker.name, err: error }, 'worker error'));
     worker.on('failed', (job, error) =>
@@ -17,7 +28,9 @@ export function startWorkers(services: Services, connection: ConnectionOptions):
   return {
     workers,
     close: async () => {
+      await stopCancelling();
       await Promise.all(workers.map((worker) => worker.close()));
+      registry.abortAll();
     },
   };
 }

@@ -2,7 +2,7 @@ import { cpSync, mkdtempSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { migrate } from '../../src/db/migrate';
+import { loadMigrations, migrate } from '../../src/db/migrate';
 import type { SqlExecutor } from '../../src/db/sql-executor';
 import { MIGRATIONS_DIR } from '../../src/paths';
 import { createTestDatabase, type TestDatabase } from '../helpers/test-database';
@@ -38,35 +38,38 @@ describe('migration runner', () => {
   };
 
   it('applies every migration on an empty database, creating the vector extension first', async () => {
+    const shipped = (await loadMigrations(directory)).map((migration) => migration.name);
+    expect(shipped[0]).toBe('20261122000000_init');
     const result = await migrate({ executor, directory });
-    expect(result.applied).toEqual(['20261122000000_init']);
+    expect(result.applied).toEqual(shipped);
     const { rows } = await client.query("SELECT extversion FROM pg_extension WHERE extname = 'vector'");
     expect(rows[0].extversion.split('.').map(Number)[1]).toBeGreaterThanOrEqual(8);
-    const recorded = await client.query('SELECT migration_name, checksum, finished_at, applied_steps_count FROM "_prisma_migrations"');
-    expect(recorded.rows).toEqual([
-      { migration_name: '20261122000000_init', checksum: expect.stringMatching(/^[0-9a-f]{64}$/), finished_at: expect.any(Date), applied_steps_count: 1 },
-    ]);
+    const recorded = await client.query('SELECT migration_name, checksum, finished_at, applied_steps_count FROM "_prisma_migrations" ORDER BY migration_name');
+    expect(recorded.rows).toEqual(
+      shipped.map((name) => ({ migration_name: name, checksum: expect.stringMatching(/^[0-9a-f]{64}$/), finished_at: expect.any(Date), applied_steps_count: 1 })),
+    );
   });
 
   it('skips what is applied and applies only the new one', async () => {
-    addMigration('20261122000001_add_note', 'CREATE TABLE "notes" ("id" SERIAL PRIMARY KEY, "body" TEXT NOT NULL);');
+    addMigration('20991122000001_add_note', 'CREATE TABLE "notes" ("id" SERIAL PRIMARY KEY, "body" TEXT NOT NULL);');
     const result = await migrate({ executor, directory });
-    expect(result).toEqual({ applied: ['20261122000001_add_note'], skipped: ['20261122000000_init'] });
+    expect(result.applied).toEqual(['20991122000001_add_note']);
+    expect(result.skipped).toEqual((await loadMigrations(directory)).map((migration) => migration.name).filter((name) => name !== '20991122000001_add_note'));
     expect((await migrate({ executor, directory })).applied).toEqual([]);
   });
 
   it('refuses a migration whose file changed after it was applied', async () => {
-    writeFileSync(path.join(directory, '20261122000001_add_note', 'migration.sql'), 'CREATE TABLE "notes" ("id" SERIAL PRIMARY KEY);');
-    await expect(migrate({ executor, directory })).rejects.toThrow(/20261122000001_add_note was changed after it was applied/);
+    writeFileSync(path.join(directory, '20991122000001_add_note', 'migration.sql'), 'CREATE TABLE "notes" ("id" SERIAL PRIMARY KEY);');
+    await expect(migrate({ executor, directory })).rejects.toThrow(/20991122000001_add_note was changed after it was applied/);
   });
 
   it('rolls back a failing migration whole, records the failure, and refuses to go on until it is resolved', async () => {
-    writeFileSync(path.join(directory, '20261122000001_add_note', 'migration.sql'), 'CREATE TABLE "notes" ("id" SERIAL PRIMARY KEY, "body" TEXT NOT NULL);');
-    addMigration('20261122000002_broken', 'CREATE TABLE "half" ("id" INT);\nSELECT no_such_function();');
-    await expect(migrate({ executor, directory })).rejects.toThrow(/20261122000002_broken failed/);
+    writeFileSync(path.join(directory, '20991122000001_add_note', 'migration.sql'), 'CREATE TABLE "notes" ("id" SERIAL PRIMARY KEY, "body" TEXT NOT NULL);');
+    addMigration('20991122000002_broken', 'CREATE TABLE "half" ("id" INT);\nSELECT no_such_function();');
+    await expect(migrate({ executor, directory })).rejects.toThrow(/20991122000002_broken failed/);
     const { rows } = await client.query("SELECT to_regclass('half') AS half");
     expect(rows[0].half).toBeNull();
-    const failed = await client.query(`SELECT finished_at, logs FROM "_prisma_migrations" WHERE migration_name = '20261122000002_broken'`);
+    const failed = await client.query(`SELECT finished_at, logs FROM "_prisma_migrations" WHERE migration_name = '20991122000002_broken'`);
     expect(failed.rows[0].finished_at).toBeNull();
     expect(failed.rows[0].logs).toContain('no_such_function');
     await expect(migrate({ executor, directory })).rejects.toThrow(/failed earlier and was not finished/);

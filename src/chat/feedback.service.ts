@@ -1,0 +1,72 @@
+import type { Prisma, PrismaClient } from '../db/prisma';
+import { AppError } from '../errors';
+import { NOT_AVAILABLE } from './submit-chat';
+
+export type FeedbackInput = {
+  userId: number;
+  messageId: string;
+  trackingEvent: { category: string; action: string; label?: string | null; property?: string | null; extra?: unknown } | null;
+};
+
+// GitLab forwards only these keys of trackingEvent.extra.
+const EXTRA_KEYS = ['improveWhat', 'didWhat', 'promptLocation'] as const;
+
+/** duoUserFeedback: marks the user's message as rated and keeps the event for tuning. */
+export async function recordFeedback(prisma: PrismaClient, input: FeedbackInput): Promise<void> {
+  const message = /^[0-9a-f-]{36}$/i.test(input.messageId)
+    ? await prisma.aiMessage.findFirst({ where: { id: input.messageId, userId: input.userId } })
+    : null;
+  if (!message) throw new AppError({ code: 'NOT_FOUND', userMessage: NOT_AVAILABLE, field: 'aiMessageId' });
+  const extra = input.trackingEvent?.extra && typeof input.trackingEvent.extra === 'object' ? (input.trackingEvent.extra as Record<string, unknown>) : {};
+  const details = {
+    category: input.trackingEvent?.category ?? null,
+    action: input.trackingEvent?.action ?? null,
+    label: input.trackingEvent?.label ?? null,
+    property: input.trackingEvent?.property ?? null,
+    extra: Object.fromEntries(EXTRA_KEYS.filter((key) => key in extra).map((key) => [key, extra[key]])),
+  };
+  await prisma.$transaction([
+    prisma.aiMessage.update({ where: { id: message.id }, data: { hasFeedback: true } }),
+    prisma.aiMessageFeedback.create({
+      data: { messageId: message.id, userId: input.userId, event: input.trackingEvent?.action ?? 'feedback', details: details as Prisma.InputJsonValue },
+    }),
+  ]);
+}
+
+export type FeedbackTurn = {
+  feedbackId: number;
+  event: string;
+  details: unknown;
+  createdAt: string;
+  requestId: string;
+  prompt: string | null;
+  contextItemIds: string[];
+  answer: string | null;
+};
+
+/** Every rated turn (prompt, its context item ids, the answer) with its feedback, oldest first, in batches. */
+export async function* feedbackTurns(prisma: PrismaClient, batchSize = 200): AsyncGenerator<FeedbackTurn> {
+  let cursor = 0;
+  for (;;) {
+    const batch = await prisma.aiMessageFeedback.findMany({ where: { id: { gt: cursor } }, orderBy: { id: 'asc' }, take: batchSize, include: { message: true } });
+    if (batch.length === 0) return;
+    const requestIds = [...new Set(batch.map((feedback) => feedback.message.requestId))];
+    const turns = await prisma.aiMessage.findMany({ where: { requestId: { in: requestIds } }, include: { contextItems: { orderBy: { position: 'asc' } } } });
+    for (const feedback of batch) {
+      const turn = turns.filter((message) => message.requestId === feedback.message.requestId);
+      const prompt = turn.find((message) => message.role === 'user');
+      const answer = turn.find((message) => message.role === 'assistant');
+      yield {
+        feedbackId: feedback.id,
+        event: feedback.event,
+        details: feedback.details,
+        createdAt: feedback.createdAt.toISOString(),
+        requestId: feedback.message.requestId,
+        prompt: prompt?.content ?? null,
+        contextItemIds: prompt?.contextItems.map((item) => item.itemId) ?? [],
+        answer: answer?.content ?? null,
+      };
+    }
+    cursor = batch[batch.length - 1]!.id;
+  }
+}

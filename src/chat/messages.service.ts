@@ -1,0 +1,175 @@
+import { randomUUID } from 'node:crypto';
+import type { ContextCategory } from '../config';
+import { isUniqueViolation } from '../db/errors';
+import type { Prisma, PrismaClient } from '../db/prisma';
+import type { ChatMessageEvent } from './chat-events';
+import type { ContextItem } from './context-items';
+
+const WITH_ITEMS = { contextItems: { orderBy: { position: 'asc' } } } as const;
+type MessageWithItems = Prisma.AiMessageGetPayload<{ include: typeof WITH_ITEMS }>;
+
+/** Where a message belongs: a thread, or the user's legacy (thread-less) conversation. */
+export type Conversation = { userId: number; threadId: number | null };
+
+export function toChatEvent(record: MessageWithItems): ChatMessageEvent {
+  const extras = (record.extras ?? {}) as ChatMessageEvent['extras'];
+  const contextItems: ContextItem[] = record.contextItems.map((item) => ({
+    id: item.itemId,
+    category: item.category as ContextCategory,
+    content: item.content,
+    metadata: (item.metadata ?? null) as Record<string, unknown> | null,
+    schemaVersion: item.schemaVersion,
+    type: item.itemType,
+    isEnabled: item.isEnabled,
+    disabledReasons: item.disabledReasons,
+  }));
+  return {
+    id: record.id,
+    requestId: record.requestId,
+    role: record.role,
+    content: record.content,
+    timestamp: record.createdAt.toISOString(),
+    chunkId: null,
+    errors: record.errors,
+    extras: { ...extras, hasFeedback: record.hasFeedback, contextItemIds: extras.contextItemIds ?? contextItems.map((item) => item.id) },
+    threadId: record.threadId,
+    agentVersionId: record.agentVersionId,
+    contextItems,
+  };
+}
+
+export type NewUserMessage = Conversation & {
+  requestId: string;
+  content: string;
+  contextItems: ContextItem[];
+  clientSubscriptionId: string | null;
+  platformOrigin: string | null;
+  agentVersionId: string | null;
+  resourceId: string | null;
+  projectId: number | null;
+};
+
+/** Stores the user's message and its context items together, or nothing. */
+export async function createUserMessage(prisma: PrismaClient, message: NewUserMessage): Promise<ChatMessageEvent> {
+  const record = await prisma.$transaction(async (transaction) => {
+    const created = await transaction.aiMessage.create({
+      data: {
+        id: randomUUID(),
+        userId: message.userId,
+        threadId: message.threadId,
+        requestId: message.requestId,
+        role: 'user',
+        content: message.content,
+        clientSubscriptionId: message.clientSubscriptionId,
+        platformOrigin: message.platformOrigin,
+        agentVersionId: message.agentVersionId,
+        resourceId: message.resourceId,
+        projectId: message.projectId,
+        contextItems: {
+          create: message.contextItems.map((item, position) => ({
+            position,
+            itemId: item.id,
+            category: item.category,
+            content: item.content,
+            metadata: (item.metadata ?? undefined) as Prisma.InputJsonValue | undefined,
+            schemaVersion: item.schemaVersion,
+            itemType: item.type,
+            isEnabled: item.isEnabled,
+            disabledReasons: item.disabledReasons,
+          })),
+        },
+      },
+      include: WITH_ITEMS,
+    });
+    if (message.threadId !== null) {
+      await transaction.aiConversationThread.update({ where: { id: message.threadId }, data: { lastUpdatedAt: new Date() } });
+    }
+    return created;
+  });
+  return toChatEvent(record);
+}
+
+export type NewAssistantMessage = Conversation & {
+  requestId: string;
+  content: string;
+  errors: string[];
+  extras: ChatMessageEvent['extras'];
+  agentVersionId: string | null;
+  clientSubscriptionId: string | null;
+};
+
+/**
+ * Stores the final answer to a request. At most one answer exists per request (a unique index): a
+ * retried job that finds one already there gets that one back, so a request never has two answers.
+ */
+export async function saveAssistantMessage(prisma: PrismaClient, message: NewAssistantMessage): Promise<{ event: ChatMessageEvent; created: boolean }> {
+  try {
+    const record = await prisma.aiMessage.create({
+      data: {
+        id: randomUUID(),
+        userId: message.userId,
+        threadId: message.threadId,
+        requestId: message.requestId,
+        role: 'assistant',
+        content: message.content,
+        errors: message.errors,
+        extras: message.extras as Prisma.InputJsonValue,
+        agentVersionId: message.agentVersionId,
+        clientSubscriptionId: message.clientSubscriptionId,
+      },
+      include: WITH_ITEMS,
+    });
+    return { event: toChatEvent(record), created: true };
+  } catch (error) {
+    if (!isUniqueViolation(error)) throw error;
+    const existing = await findAnswer(prisma, message.requestId);
+    if (!existing) throw error;
+    return { event: existing, created: false };
+  }
+}
+
+export async function findAnswer(prisma: PrismaClient, requestId: string): Promise<ChatMessageEvent | null> {
+  const record = await prisma.aiMessage.findFirst({ where: { requestId, role: 'assistant' }, include: WITH_ITEMS });
+  return record ? toChatEvent(record) : null;
+}
+
+export async function findUserMessage(prisma: PrismaClient, options: { userId: number; requestId: string }) {
+  return prisma.aiMessage.findFirst({ where: { userId: options.userId, requestId: options.requestId, role: 'user' }, include: WITH_ITEMS });
+}
+
+export type MessageFilter = Conversation & { requestIds?: string[] | null; roles?: Array<'user' | 'assistant' | 'system'> | null; limit: number };
+
+/** The conversation's messages, oldest first, filtered as GitLab's ChatStorage#messages_by does. */
+export async function listMessages(prisma: PrismaClient, filter: MessageFilter): Promise<ChatMessageEvent[]> {
+  const records = await prisma.aiMessage.findMany({
+    where: {
+      userId: filter.userId,
+      threadId: filter.threadId,
+      ...(filter.requestIds ? { requestId: { in: filter.requestIds.filter((id) => /^[0-9a-f-]{36}$/i.test(id)) } } : {}),
+      ...(filter.roles ? { role: { in: filter.roles } } : {}),
+    },
+    orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
+    take: filter.limit,
+    include: WITH_ITEMS,
+  });
+  return records.map(toChatEvent);
+}
+
+/** The turns a prompt may use: the conversation after its last /reset, before the given request. */
+export async function conversationHistory(prisma: PrismaClient, conversation: Conversation, beforeRequestId: string, limit = 200): Promise<ChatMessageEvent[]> {
+  const records = await prisma.aiMessage.findMany({
+    where: { userId: conversation.userId, threadId: conversation.threadId, requestId: { not: beforeRequestId }, errors: { isEmpty: true } },
+    orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+    take: limit,
+    include: WITH_ITEMS,
+  });
+  const newestFirst = records.map(toChatEvent);
+  const reset = newestFirst.findIndex((message) => message.role === 'user' && message.content.trim() === '/reset');
+  return (reset === -1 ? newestFirst : newestFirst.slice(0, reset)).reverse();
+}
+
+/** `/clear`: forgets the conversation's messages. */
+export async function clearConversation(prisma: PrismaClient, conversation: Conversation): Promise<number> {
+  const { count } = await prisma.aiMessage.deleteMany({ where: { userId: conversation.userId, threadId: conversation.threadId } });
+  return count;
+}

@@ -1,0 +1,138 @@
+import { randomUUID } from 'node:crypto';
+import type { Redis } from 'ioredis';
+import { findReadableProject } from '../auth/policies';
+import type { Viewer } from '../auth/viewer';
+import type { PrismaClient } from '../db/prisma';
+import type { DuoAccess } from '../duo/duo-access';
+import { AppError, badInput, forbidden } from '../errors';
+import { numericId, toGlobalId, type GlobalId } from '../graphql/global-id';
+import type { Queues } from '../queues';
+import type { ChatEventBus } from './chat-events';
+import { validateContextItems, type ContextItemInput } from './context-items';
+import { clearConversation, createUserMessage } from './messages.service';
+import { THREAD_MAX_AGE_MS } from './threads.service';
+import { topicsFor } from './topics';
+
+export type ConversationType = 'duo_chat_legacy' | 'duo_code_review' | 'duo_quick_chat' | 'duo_chat';
+
+export type ChatRequest = {
+  content: string;
+  resourceId: GlobalId | null;
+  projectId: GlobalId | null;
+  agentVersionId: GlobalId | null;
+  additionalContext: ContextItemInput[];
+  currentFile: { fileName: string; selectedText: string; contentAboveCursor?: string | null; contentBelowCursor?: string | null } | null;
+  clientSubscriptionId: string | null;
+  conversationType: ConversationType | null;
+  threadId: GlobalId | null;
+  platformOrigin: string | null;
+};
+
+export type SubmitChatOptions = {
+  prisma: PrismaClient;
+  redis: Redis;
+  redisPrefix: string;
+  queues: Pick<Queues, 'enqueueChat'>;
+  events: ChatEventBus;
+  viewer: Viewer;
+  access: DuoAccess;
+  request: ChatRequest;
+};
+
+export type SubmitChatResult = { requestId: string; threadId: number | null };
+
+/** GitLab's answer for anything the user may not see, whether or not it exists. */
+export const NOT_AVAILABLE = "The resource that you are attempting to access does not exist or you don't have permission to perform this action";
+
+const CURRENT_FILE_LIMIT = 600_000;
+const SLASH_RESET = '/reset';
+const SLASH_CLEAR = ['/clear', '/clean'];
+
+/** Which key marks the newest request of a client subscription, so older ones know they are superseded. */
+export const activeRequestKey = (prefix: string, userId: number, clientSubscriptionId: string) => `${prefix}:chat-active:${userId}:${clientSubscriptionId}`;
+
+/**
+ * aiAction(chat): validates, stores the user's message with its context items, echoes it to
+ * subscribers and enqueues the answer. No model is called here; /reset and /clear enqueue nothing.
+ */
+export async function submitChat(options: SubmitChatOptions): Promise<SubmitChatResult> {
+  const { prisma, viewer, request } = options;
+  if (!options.access.chatAvailable) throw forbidden('Duo Chat is not available to you: it needs a GitLab Duo Pro or Duo Enterprise seat');
+  const content = request.content.trim();
+  if (!content) throw badInput("content can't be blank", 'content');
+  if (request.content.length > CURRENT_FILE_LIMIT) throw badInput(`content is too long (maximum is ${CURRENT_FILE_LIMIT} characters)`, 'content');
+  checkCurrentFile(request.currentFile);
+  const contextItems = validateContextItems(request.additionalContext, options.access.chatContextCategories);
+  const projectId = await readableProjectId(prisma, viewer, request.projectId);
+  const resourceId = await readableResource(prisma, viewer, request.resourceId);
+  const threadId = await resolveThread(prisma, viewer.user.id, request, content);
+  const conversation = { userId: viewer.user.id, threadId };
+  const requestId = randomUUID();
+
+  if (SLASH_CLEAR.includes(content)) {
+    await clearConversation(prisma, conversation);
+    return { requestId, threadId };
+  }
+  const message = await createUserMessage(prisma, {
+    ...conversation,
+    requestId,
+    content: request.content,
+    contextItems,
+    clientSubscriptionId: request.clientSubscriptionId,
+    platformOrigin: request.platformOrigin,
+    agentVersionId: request.agentVersionId ? toGlobalId(request.agentVersionId.model, request.agentVersionId.id) : null,
+    resourceId,
+    projectId,
+  });
+  const topicSource = { userId: viewer.user.id, clientSubscriptionId: request.clientSubscriptionId, resourceId, agentVersionId: message.agentVersionId };
+  await options.events.publish(viewer.user.id, { message, topics: topicsFor(topicSource, 'user-echo') });
+  if (content === SLASH_RESET) return { requestId, threadId };
+
+  if (request.clientSubscriptionId) {
+    // A newer request on the same client subscription supersedes one still streaming.
+    await options.redis.set(activeRequestKey(options.redisPrefix, viewer.user.id, request.clientSubscriptionId), requestId, 'EX', 3600);
+    await options.events.publishCancel({ userId: viewer.user.id, clientSubscriptionId: request.clientSubscriptionId, supersededBy: requestId });
+  }
+  await options.queues.enqueueChat({ requestId, userId: viewer.user.id, currentFile: request.currentFile });
+  return { requestId, threadId };
+}
+
+function checkCurrentFile(file: ChatRequest['currentFile']): void {
+  if (!file) return;
+  if (file.fileName.length > 255) throw badInput('currentFile.fileName is too long (maximum is 255 characters)', 'currentFile.fileName');
+  for (const field of ['selectedText', 'contentAboveCursor', 'contentBelowCursor'] as const) {
+    if ((file[field]?.length ?? 0) > CURRENT_FILE_LIMIT) throw badInput(`currentFile.${field} is too long (maximum is ${CURRENT_FILE_LIMIT} characters)`, `currentFile.${field}`);
+  }
+}
+
+async function readableProjectId(prisma: PrismaClient, viewer: Viewer, projectId: GlobalId | null): Promise<number | null> {
+  if (!projectId) return null;
+  const id = numericId(projectId);
+  const project = id === null ? null : await findReadableProject(prisma, viewer, { id });
+  if (!project) throw new AppError({ code: 'NOT_FOUND', userMessage: NOT_AVAILABLE, field: 'projectId' });
+  return project.id;
+}
+
+/** Only projects are resources here; anything else, missing or hidden, gets the same answer. */
+async function readableResource(prisma: PrismaClient, viewer: Viewer, resourceId: GlobalId | null): Promise<string | null> {
+  if (!resourceId) return null;
+  if (resourceId.model === 'User' && numericId(resourceId) === viewer.user.id) return toGlobalId('User', viewer.user.id);
+  const id = resourceId.model === 'Project' ? numericId(resourceId) : null;
+  const project = id === null ? null : await findReadableProject(prisma, viewer, { id });
+  if (!project) throw new AppError({ code: 'NOT_FOUND', userMessage: NOT_AVAILABLE, field: 'resourceId' });
+  return toGlobalId('Project', project.id);
+}
+
+async function resolveThread(prisma: PrismaClient, userId: number, request: ChatRequest, content: string): Promise<number | null> {
+  if (request.threadId) {
+    const id = numericId(request.threadId);
+    const thread = id === null ? null : await prisma.aiConversationThread.findFirst({ where: { id, userId } });
+    if (!thread || Date.now() - thread.lastUpdatedAt.getTime() > THREAD_MAX_AGE_MS) throw badInput('Thread not found. It may have expired.', 'threadId');
+    return thread.id;
+  }
+  if (!request.conversationType || request.conversationType === 'duo_chat_legacy') return null;
+  const thread = await prisma.aiConversationThread.create({
+    data: { userId, conversationType: request.conversationType, title: content.split('\n')[0]!.slice(0, 80) },
+  });
+  return thread.id;
+}

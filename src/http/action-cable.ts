@@ -1,0 +1,205 @@
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
+import type { GraphQLSchema, ValidationRule } from 'graphql';
+import { WebSocket, WebSocketServer, type RawData } from 'ws';
+import { isAppError } from '../errors';
+import type { Logger } from '../logger';
+import { startGraphqlChannel, type FormatGraphqlError, type GraphqlChannelRun } from './action-cable-graphql-channel';
+
+export type { FormatGraphqlError } from './action-cable-graphql-channel';
+
+/** The only subprotocol spoken: Rails ActionCable's JSON protocol (the anycable client's default). */
+export const ACTION_CABLE_PROTOCOL = 'actioncable-v1-json';
+const GRAPHQL_CHANNEL = 'GraphqlChannel';
+const MAX_FRAME_BYTES = 1024 * 1024;
+// How long close() lets a client finish the closing handshake before cutting it off.
+const CLOSE_GRACE_MS = 1000;
+
+export type ActionCableServerOptions<User> = {
+  schema: GraphQLSchema;
+  /**
+   * Who the connection belongs to, from the upgrade request (`Authorization: Bearer <token>`).
+   * Null rejects the connection (GitLab rejects unauthenticated cable connections); throwing does the same.
+   */
+  authenticate(request: IncomingMessage): Promise<User | null>;
+  /** The GraphQL contextValue for one GraphqlChannel subscription of an authenticated connection. */
+  createContext(user: User, request: IncomingMessage): unknown;
+  logger: Logger;
+  /** How the schema's errors are shaped for clients (Apollo's signature). Default: graphql-js's own format. */
+  formatError?: FormatGraphqlError;
+  /** Added to graphql-js's specified validation rules. Default: none. */
+  validationRules?: readonly ValidationRule[];
+  /** Default 3000, as Rails. */
+  pingIntervalMs?: number;
+};
+
+export type ActionCableServer = {
+  /** Call from the HTTP server's 'upgrade' event for requests to /-/cable. */
+  handleUpgrade(request: IncomingMessage, socket: Duplex, head: Buffer): void;
+  /** Tells every client to reconnect later, closes every connection and stops every subscription. */
+  close(): Promise<void>;
+};
+
+type Command = { command: string; identifier: string; data?: unknown };
+
+/** ActionCable at `/-/cable` with GitLab's GraphqlChannel, the transport GitLab's language server streams Duo Chat over. */
+export function createActionCableServer<User>(options: ActionCableServerOptions<User>): ActionCableServer {
+  const pingIntervalMs = options.pingIntervalMs ?? 3000;
+  const sockets = new WebSocketServer({
+    noServer: true,
+    maxPayload: MAX_FRAME_BYTES,
+    handleProtocols: (protocols) => (protocols.has(ACTION_CABLE_PROTOCOL) ? ACTION_CABLE_PROTOCOL : false),
+  });
+  let closing = false;
+
+  const connect = (socket: WebSocket, request: IncomingMessage) => {
+    const logger = options.logger.child({ connectionId: randomUUID() });
+    const subscriptions = new Map<string, GraphqlChannelRun>();
+    let ping: NodeJS.Timeout | undefined;
+    const send = (frame: Record<string, unknown>) => {
+      if (socket.readyState === WebSocket.OPEN) socket.send(JSON.stringify(frame));
+    };
+
+    const authenticated = authenticate(request).then((user) => {
+      if (socket.readyState !== WebSocket.OPEN) return null;
+      if (user === null) {
+        send({ type: 'disconnect', reason: 'unauthorized', reconnect: false });
+        socket.close(1000);
+        return null;
+      }
+      logger.info({ event: 'cable_connected', remoteAddress: request.socket.remoteAddress }, 'ActionCable connection opened');
+      send({ type: 'welcome' });
+      ping = setInterval(() => send({ type: 'ping', message: Math.floor(Date.now() / 1000) }), pingIntervalMs);
+      ping.unref();
+      return { user };
+    });
+
+    const subscribe = (user: User, identifier: string) => {
+      if (subscriptions.has(identifier)) {
+        logger.debug({ event: 'cable_subscribe_ignored', reason: 'already_subscribed' }, 'Already subscribed');
+        return;
+      }
+      const params = parseJson(identifier);
+      if (!params) return logger.debug({ event: 'cable_frame_ignored', reason: 'malformed_identifier' }, 'Malformed identifier ignored');
+      if (params.channel !== GRAPHQL_CHANNEL) {
+        logger.info({ event: 'cable_subscription_rejected', channel: params.channel }, 'Unknown channel');
+        send({ identifier, type: 'reject_subscription' });
+        return;
+      }
+      logger.info({ event: 'cable_subscribed', channel: GRAPHQL_CHANNEL, operationName: params.operationName }, 'Subscribed');
+      send({ identifier, type: 'confirm_subscription' });
+      const run = startGraphqlChannel({
+        schema: options.schema,
+        params,
+        createContext: () => options.createContext(user, request),
+        transmit: (message) => send({ identifier, message }),
+        logger,
+        formatError: options.formatError,
+        validationRules: options.validationRules,
+      });
+      subscriptions.set(identifier, run);
+    };
+
+    const unsubscribe = (identifier: string) => {
+      const run = subscriptions.get(identifier);
+      if (!run) return logger.debug({ event: 'cable_frame_ignored', reason: 'not_subscribed' }, 'Unsubscribe without subscription');
+      run.stop();
+      subscriptions.delete(identifier);
+      logger.info({ event: 'cable_unsubscribed' }, 'Unsubscribed');
+    };
+
+    const dispatch = (user: User, command: Command) => {
+      if (command.command === 'subscribe') return subscribe(user, command.identifier);
+      if (command.command === 'unsubscribe') return unsubscribe(command.identifier);
+      // GraphqlChannel has no actions a client may perform (the `message` command), like GitLab's.
+      logger.debug({ event: 'cable_frame_ignored', reason: 'unsupported_command', command: command.command }, 'Command ignored');
+    };
+
+    // Listening before authentication ends: a frame sent early must wait, not vanish.
+    socket.on('message', (data: RawData, isBinary: boolean) => {
+      const command = isBinary ? null : parseCommand(data.toString());
+      if (!command) return logger.debug({ event: 'cable_frame_ignored', reason: 'malformed' }, 'Malformed frame ignored');
+      void authenticated.then((connection) => {
+        if (connection && socket.readyState === WebSocket.OPEN) dispatch(connection.user, command);
+      });
+    });
+    socket.on('error', (error) => logger.debug({ event: 'cable_socket_error', err: error }, 'ActionCable socket error'));
+    socket.on('close', (code) => {
+      clearInterval(ping);
+      void 0;
+      logger.info({ event: 'cable_disconnected', code, subscriptions: subscriptions.size }, 'ActionCable connection closed');
+      subscriptions.clear();
+    });
+
+    async function authenticate(request: IncomingMessage): Promise<User | null> {
+      try {
+        const user = await options.authenticate(request);
+        if (user === null) logger.info({ event: 'cable_rejected', reason: 'unauthenticated' }, 'ActionCable connection rejected');
+        return user;
+      } catch (error) {
+        if (isAppError(error)) logger.info({ event: 'cable_rejected', reason: error.code }, 'ActionCable connection rejected');
+        else logger.error({ event: 'cable_authentication_failed', err: error }, 'ActionCable authentication failed');
+        return null;
+      }
+    }
+  };
+
+  return {
+    handleUpgrade(request, socket, head) {
+      if (closing) return refuseUpgrade(socket, 503, 'Service Unavailable', 'The server is shutting down.');
+      const offered = offeredProtocols(request);
+      // Rails would accept and leave the client to drop the connection; a clear HTTP answer is kinder.
+      if (offered.length > 0 && !offered.includes(ACTION_CABLE_PROTOCOL)) {
+        options.logger.info({ event: 'cable_rejected', reason: 'unsupported_protocol', protocols: offered }, 'ActionCable upgrade refused');
+        return refuseUpgrade(socket, 400, 'Bad Request', `Unsupported WebSocket subprotocol; this endpoint speaks ${ACTION_CABLE_PROTOCOL}.`);
+      }
+      sockets.handleUpgrade(request, socket, head, (websocket) => connect(websocket, request));
+    },
+
+    async close() {
+      closing = true;
+      await Promise.all([...sockets.clients].map((socket) => closeForRestart(socket)));
+      await new Promise<void>((resolve) => sockets.close(() => resolve()));
+    },
+  };
+}
+
+// As Rails on restart: the client may come back, to this server's successor.
+function closeForRestart(socket: WebSocket): Promise<void> {
+  if (socket.readyState === WebSocket.CLOSED) return Promise.resolve();
+  return new Promise((resolve) => {
+    const cutOff = setTimeout(() => socket.terminate(), CLOSE_GRACE_MS);
+    socket.once('close', () => {
+      clearTimeout(cutOff);
+      resolve();
+    });
+    if (socket.readyState === WebSocket.OPEN) socket.send(JSON.stringify({ type: 'disconnect', reason: 'server_restart', reconnect: true }));
+    socket.close(1001);
+  });
+}
+
+function parseCommand(text: string): Command | null {
+  const frame = parseJson(text);
+  if (!frame || typeof frame.command !== 'string' || typeof frame.identifier !== 'string') return null;
+  return { command: frame.command, identifier: frame.identifier, data: frame.data };
+}
+
+function parseJson(text: string): Record<string, unknown> | null {
+  try {
+    const value: unknown = JSON.parse(text);
+    return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
+  } catch {
+    return null;
+  }
+}
+
+function offeredProtocols(request: IncomingMessage): string[] {
+  const header = request.headers['sec-websocket-protocol'];
+  if (!header) return [];
+  return header.split(',').map((protocol) => protocol.trim()).filter(Boolean);
+}
+
+function refuseUpgrade(socket: Duplex, status: number, reason: string, message: string): void {
+  socket.end(`HTTP/1.1 ${status} ${reason}\r\nConnection: close\r\nContent-Type: text/plain\r\nContent-Length: ${Buffer.byteLength(message)}\r\n\r\n${message}`);
+}

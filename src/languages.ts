@@ -1,0 +1,19 @@
+/** Languages by file extension, for prompts and code fences (GitLab's ProgrammingLanguage list, shortened). */
+const EXTENSIONS: Record<string, string> = {
+  c: 'c', h: 'c', cc: 'cpp', cpp: 'cpp', cxx: 'cpp', hpp: 'cpp', hh: 'cpp', cs: 'csharp', csx: 'csharp', clj: 'clojure', cljs: 'clojure',
+  dart: 'dart', ex: 'elixir', exs: 'elixir', erl: 'erlang', go: 'go', sql: 'sql', groovy: 'groovy', hs: 'haskell', html: 'html', htm: 'html',
+  java: 'java', js: 'javascript', mjs: 'javascript', cjs: 'javascript', jsx: 'javascript', vue: 'vue', kt: 'kotlin', kts: 'kotlin',
+  m: 'objectivec', mm: 'objectivec', ml: 'ocaml', pl: 'perl', pm: 'perl', php: 'php', py: 'python', pyw: 'python', ipynb: 'python',
+  rb: 'ruby', erb: 'ruby', rake: 'ruby', rs: 'rust', toml: 'toml', scala: 'scala', sc: 'scala', sh: 'shell', bash: 'shell', zsh: 'shell',
+  sol: 'solidity', swift: 'swift', ts: 'typescript', tsx: 'typescript', vb: 'vbscript', v: 'verilog', sv: 'verilog', json: 'json',
+  yml: 'yaml', yaml: 'yaml', md: 'markdown', css: 'css', scss: 'scss', tf: 'terraform', dockerfile: 'dockerfile', xml: 'xml',
+};
+
+/** The language of a file from its name, or null when unknown. */
+export function languageOf(fileName: string): string | null {
+  const base = fileName.split(/[\\/]/).pop()?.toLowerCase() ?? '';
+  if (base === 'dockerfile') return 'dockerfile';
+  if (base === 'makefile') return 'makefile';
+  const extension = base.includes('.') ? base.split('.').pop()! : '';
+  return EXTENSIONS[extension] ?? null;
+}

@@ -1,0 +1,162 @@
+import { httpError, safeReason } from './provider-errors';
+import { readSseEvents, type SseEvent } from './sse';
+import { LlmError } from './types';
+
+/** Default idle timeout of the providers: the longest wait for response headers or for the next bytes. */
+export const DEFAULT_LLM_TIMEOUT_MS = 60_000;
+
+/** Error bodies are only quoted in part, so there is no point reading a huge one. */
+const MAX_ERROR_BODY_BYTES = 64 * 1024;
+
+export type PostSseOptions = {
+  /** Names the provider in error messages, e.g. "openai". */
+  providerName: string;
+  url: string;
+  headers: Record<string, string>;
+  /** Sent as JSON. */
+  body: unknown;
+  /** Idle timeout: the longest wait for response headers or between two chunks of bytes. */
+  timeoutMs: number;
+  /** Aborting it aborts the HTTP request. */
+  signal?: AbortSignal;
+  /** The API key: never allowed into an error message. */
+  secret?: string;
+};
+
+/**
+ * POSTs a JSON body and yields the server-sent events of the answer. Every failure is thrown as an
+ * LlmError: 'connection', 'timeout', 'http' or 'prompt_too_long' (non-2xx), 'stream' (the body broke
+ * off) or 'aborted'. Ending the iteration early aborts the request.
+ */
+export async function* postSse(options: PostSseOptions): AsyncGenerator<SseEvent> {
+  const { providerName, signal } = options;
+  if (signal?.aborted) throw abortedError(providerName, signal.reason);
+
+  const controller = new AbortController();
+  const onAbort = () => controller.abort(signal?.reason);
+  signal?.addEventListener('abort', onAbort, { once: true });
+  const watchdog = new IdleWatchdog(options.timeoutMs, () => controller.abort());
+
+  /** When we ended the request ourselves, that (not the resulting fetch error) is what callers need to know. */
+  const endedByUs = (error: unknown): LlmError | undefined => {
+    if (signal?.aborted) return abortedError(providerName, error);
+    if (!watchdog.fired) return undefined;
+    const waitedFor = watchdog.phase === 'headers' ? 'response headers' : 'more data';
+    return new LlmError({ kind: 'timeout', message: `${providerName}: no ${waitedFor} within ${options.timeoutMs} ms`, cause: error });
+  };
+
+  try {
+    watchdog.arm();
+    let response: Response;
+    try {
+      response = await fetch(options.url, {
+        method: 'POST',
+        headers: options.headers,
+        body: JSON.stringify(options.body),
+        signal: controller.signal,
+      });
+    } catch (error) {
+      throw endedByUs(error) ?? new LlmError({ kind: 'connection', message: `${providerName}: could not connect (${networkReason(error)})`, cause: error });
+    }
+    watchdog.phase = 'body';
+
+    if (!response.ok) {
+      let bodyText = '';
+      try {
+        bodyText = await readErrorBody(response, watchdog);
+      } catch (error) {
+        // The status is what matters; a body that breaks off only loses the detail.
+        const ours = endedByUs(error);
+        if (ours) throw ours;
+      }
+      throw httpError({ providerName, status: response.status, headers: response.headers, bodyText, secret: options.secret });
+    }
+    if (!response.body) throw new LlmError({ kind: 'stream', message: `${providerName} answered without a body` });
+
+    const watchedBytes = watchBytes(
+      response.body,
+      watchdog,
+      (error) => endedByUs(error) ?? new LlmError({ kind: 'stream', message: `${providerName}: the stream broke off (${networkReason(error)})`, cause: error }),
+    );
+    yield* readSseEvents(watchedBytes);
+  } finally {
+    watchdog.disarm();
+    signal?.removeEventListener('abort', onAbort);
+    // Releases the connection when the caller stopped early; a no-op once the body was read.
+    controller.abort();
+  }
+}
+
+/** Restarts on every chunk and is paused while our caller handles one, so a slow caller is no timeout. */
+class IdleWatchdog {
+  fired = false;
+  phase: 'headers' | 'body' = 'headers';
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly timeoutMs: number,
+    private readonly onFire: () => void,
+  ) {}
+
+  arm(): void {
+    this.disarm();
+    this.timer = setTimeout(() => {
+      this.fired = true;
+      this.onFire();
+    }, this.timeoutMs);
+  }
+
+  disarm(): void {
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    this.timer = undefined;
+  }
+}
+
+async function* watchBytes(
+  body: AsyncIterable<Uint8Array>,
+  watchdog: IdleWatchdog,
+  explain: (error: unknown) => LlmError,
+): AsyncGenerator<Uint8Array> {
+  try {
+    for await (const chunk of body) {
+      watchdog.disarm();
+      yield chunk;
+      watchdog.arm();
+    }
+  } catch (error) {
+    throw explain(error);
+  }
+}
+
+async function readErrorBody(response: Response, watchdog: IdleWatchdog): Promise<string> {
+  if (!response.body) return '';
+  const decoder = new TextDecoder();
+  let text = '';
+  let bytes = 0;
+  for await (const chunk of response.body) {
+    watchdog.arm();
+    text += decoder.decode(chunk, { stream: true });
+    bytes += chunk.byteLength;
+    if (bytes >= MAX_ERROR_BODY_BYTES) break;
+  }
+  return text + decoder.decode();
+}
+
+function abortedError(providerName: string, cause: unknown): LlmError {
+  return new LlmError({ kind: 'aborted', message: `${providerName}: the request was aborted`, cause });
+}
+
+/**
+ * undici hides the useful part ("ECONNREFUSED", "other side closed") in `cause`, sometimes in an
+ * AggregateError. Duck-typed, because its errors come from another realm than ours under jest.
+ */
+function networkReason(error: unknown): string {
+  let current = error as { code?: unknown; message?: unknown; cause?: unknown; errors?: unknown } | undefined;
+  for (let depth = 0; depth < 4 && typeof current === 'object' && current !== null; depth += 1) {
+    if (typeof current.code === 'string' && !current.code.startsWith('UND_ERR_')) return current.code;
+    const nested = Array.isArray(current.errors) ? current.errors[0] : current.cause;
+    if (nested === undefined) return typeof current.message === 'string' ? safeReason(current.message) : 'unknown network error';
+    current = nested as typeof current;
+  }
+  return 'unknown network error';
+}

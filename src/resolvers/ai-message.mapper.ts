@@ -1,0 +1,38 @@
+import type { ChatMessageEvent } from '../chat/chat-events';
+import { renderMarkdown } from '../chat/render-markdown';
+import { toGlobalId } from '../graphql/global-id';
+import type { AiAdditionalContextCategory, AiMessageRole } from './chat.enums';
+import type { AiMessage } from './ai-message.types';
+
+/** A chat message as GraphQL's AiMessage. contentHtml is null for chunks and for errors, as GitLab does. */
+export function toAiMessage(message: ChatMessageEvent): AiMessage {
+  const items = message.contextItems;
+  return {
+    id: message.id,
+    requestId: message.requestId,
+    content: message.content,
+    contentHtml: message.chunkId !== null || message.errors.length > 0 ? null : renderMarkdown(message.content),
+    role: message.role as AiMessageRole,
+    timestamp: new Date(message.timestamp),
+    type: null,
+    chunkId: message.chunkId,
+    errors: message.errors,
+    extras: {
+      additionalContext: items.map((item) => ({ id: item.id, category: item.category as AiAdditionalContextCategory, content: item.content, metadata: item.metadata })),
+      hasFeedback: message.extras.hasFeedback ?? false,
+      sources: message.extras.sources ?? [],
+      contextItemIds: message.extras.contextItemIds ?? items.map((item) => item.id),
+    },
+    agentVersionId: message.agentVersionId,
+    threadId: message.threadId === null ? null : toGlobalId('Ai::Conversation::Thread', message.threadId),
+    contextItems: items.map((item) => ({
+      id: item.id,
+      schemaVersion: item.schemaVersion,
+      category: item.category as AiAdditionalContextCategory,
+      type: item.type,
+      isEnabled: item.isEnabled,
+      disabledReasons: item.disabledReasons,
+      metadata: item.metadata,
+    })),
+  };
+}

@@ -1,0 +1,24 @@
+import type { Job } from 'bullmq';
+import { completeChat } from '../chat/complete-chat';
+import type { GenerationRegistry } from '../chat/generation-registry';
+import type { ChatJob } from '../queues';
+import type { Services } from '../services';
+
+/** Answers one chat request: thin, the work is in completeChat. */
+export function chatProcessor(services: Services, registry: GenerationRegistry) {
+  return async (job: Job<ChatJob>): Promise<{ outcome: string }> => {
+    const outcome = await completeChat({
+      prisma: services.prisma,
+      redis: services.redis,
+      redisPrefix: services.config.redisPrefix,
+      events: services.chatEvents,
+      registry,
+      llm: services.llm,
+      llmConfig: services.config.llm,
+      logger: services.logger,
+      job: { ...job.data, jobId: job.id },
+    });
+    services.logger.info({ event: 'chat_job_done', jobId: job.id, requestId: job.data.requestId, outcome }, 'chat job done');
+    return { outcome };
+  };
+}
