@@ -61,7 +61,7 @@ export function createActionCableServer<User>(options: ActionCableServerOptions<
       if (socket.readyState === WebSocket.OPEN) socket.send(JSON.stringify(frame));
     };
 
-    const authenticated = authenticate(request).then((user) => {
+    const authenticated = authenticate().then((user) => {
       if (socket.readyState !== WebSocket.OPEN) return null;
       if (user === null) {
         send({ type: 'disconnect', reason: 'unauthorized', reconnect: false });
@@ -127,12 +127,12 @@ export function createActionCableServer<User>(options: ActionCableServerOptions<
     socket.on('error', (error) => logger.debug({ event: 'cable_socket_error', err: error }, 'ActionCable socket error'));
     socket.on('close', (code) => {
       clearInterval(ping);
-      void 0;
+      for (const run of subscriptions.values()) run.stop();
       logger.info({ event: 'cable_disconnected', code, subscriptions: subscriptions.size }, 'ActionCable connection closed');
       subscriptions.clear();
     });
 
-    async function authenticate(request: IncomingMessage): Promise<User | null> {
+    async function authenticate(): Promise<User | null> {
       try {
         const user = await options.authenticate(request);
         if (user === null) logger.info({ event: 'cable_rejected', reason: 'unauthenticated' }, 'ActionCable connection rejected');
