@@ -6,6 +6,13 @@ import type { Config } from './config';
 import { openDatabase, type Database } from './db/database';
 import { seedDemo, type DemoSeed } from './demo/seed-demo';
 import { createHttpApp } from './http/app';
+import { createActionCableServer, type ActionCableServer } from './http/action-cable';
+import { authenticateToken } from './auth/authenticate';
+import { tokenFromHeaders } from './auth/tokens';
+import { createGraphQLContext } from './graphql/context';
+import { depthLimitRule } from './graphql/depth-limit';
+import { noMutationsRule } from './graphql/no-mutations';
+import { formatError } from './graphql/plugins';
 import { createGraphQLWsServer, type GraphQLWsServer } from './http/graphql-ws';
 import { GRAPHQL_PATH } from './http/http-errors';
 import { buildGraphQLSchema } from './graphql/schema';
@@ -18,6 +25,9 @@ import type { Services } from './services';
 import { startWorkers, type Workers } from './workers/start-workers';
 
 export type Role = 'all' | 'api' | 'worker';
+
+/** Where GitLab's IDE clients open their ActionCable connection. */
+export const CABLE_PATH = '/-/cable';
 
 export type StartServiceOptions = {
   config: Config;
@@ -77,16 +87,34 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
   let workers: Workers | null = null;
   let stopHttp: (() => Promise<void>) | null = null;
   let sockets: GraphQLWsServer | null = null;
+  let cable: ActionCableServer | null = null;
   if (role !== 'worker') {
     server = createServer();
     const { app, apollo } = await createHttpApp(services, server);
     server.on('request', app);
     sockets = createGraphQLWsServer(services, buildGraphQLSchema());
     const graphqlWs = sockets.wss;
+    const actionCable = createActionCableServer({
+      schema: buildGraphQLSchema(),
+      // GitLab's cable connection belongs to the bearer token's user; without one it is rejected.
+      authenticate: async (request) => {
+        const token = tokenFromHeaders(request.headers);
+        return token ? authenticateToken(services.prisma, token) : null;
+      },
+      createContext: (viewer) => createGraphQLContext(services, viewer, crypto.randomUUID()),
+      logger,
+      formatError,
+      validationRules: [depthLimitRule(config.graphqlMaxDepth), noMutationsRule],
+    });
+    cable = actionCable;
     server.on('upgrade', (request, socket, head) => {
       const path = (request.url ?? '').split('?')[0];
       if (path === GRAPHQL_PATH) {
         graphqlWs.handleUpgrade(request, socket, head, (client) => graphqlWs.emit('connection', client, request));
+        return;
+      }
+      if (path === CABLE_PATH) {
+        actionCable.handleUpgrade(request, socket, head);
         return;
       }
       socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\n\r\n');
@@ -114,7 +142,7 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
         await run();
       };
       await step('workers', () => workers?.close());
-      await step('sockets', () => sockets?.close());
+      await step('sockets', () => Promise.all([sockets?.close(), cable?.close()]));
       await step('http', () => stopHttp?.());
       await step('queues', () => queues.close());
       await step('chat-events', () => chatEvents.close());

@@ -82,7 +82,8 @@ export async function* postSse(options: PostSseOptions): AsyncGenerator<SseEvent
   } finally {
     watchdog.disarm();
     signal?.removeEventListener('abort', onAbort);
-    // Releases the connection when the caller stopped early; a no-op once the body was read.
+    // Leaving the body loop early already cancels the body; aborting as well makes sure no way out
+    // of here leaves the request open. A no-op once the body was read to the end.
     controller.abort();
   }
 }
