@@ -94,7 +94,7 @@ export type LlmConfig = Readonly<{
   baseUrl: string | undefined;
   model: string | undefined;
   apiKey: string | undefined;
-  /** Time allowed for the whole answer to stream, and for the first byte. Default 60 s. */
+  /** Longest silence allowed from the model: waiting for its headers, or between two bytes of the stream. Default 60 s. */
   timeoutMs: number;
   /** Retries of retryable failures (408, 409, 429, 5xx, connection) before any text arrived. Default 2. */
   maxRetries: number;
