@@ -1,0 +1,191 @@
+/**
+ * Chat pipeline figures (prints them; never passes or fails on time).
+ *
+ *   node -r @swc-node/register bench/chat.ts [seconds=5] [runs=3]
+ *
+ * Runs the real service on PostgreSQL and Redis, the API in this process and the workers in
+ * another (as `npm run start:worker`), with a stub model that streams its answer at once, and measures:
+ *  1. aiAction latency (p50/p99) and throughput at 16 concurrent clients, beside the same figures
+ *     for a trivial query (`{ currentUser { id } }`) on the same server, and their ratio;
+ *  2. the pipeline's own overhead: from sending the mutation to the first chunk arriving over
+ *     ActionCable, one request at a time.
+ * Each figure is the median over `runs` runs.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import path from 'node:path';
+import pg from 'pg';
+import WebSocket from 'ws';
+import { loadConfig } from '../src/config';
+import { createLogger } from '../src/logger';
+import { assignSeat, buyAddOn, createGroup } from '../src/namespaces/namespaces.service';
+import { startService, type RunningService } from '../src/service';
+import { createToken, createUser } from '../src/users/users.service';
+import { PROJECT_ROOT } from '../src/paths';
+import { bullPrefix, QUEUE_NAMES } from '../src/queues';
+import { Queue } from 'bullmq';
+import { startStubLlmServer } from '../test/helpers/stub-llm-server';
+
+const SECONDS = Number(process.argv[2] ?? 5);
+const RUNS = Number(process.argv[3] ?? 3);
+const CONCURRENCY = 16;
+const ADMIN_URL = process.env.TEST_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
+
+const percentile = (values: number[], p: number) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+};
+const median = (values: number[]) => percentile(values, 50);
+
+type Load = { p50: number; p99: number; perSecond: number };
+
+async function load(request: () => Promise<void>): Promise<Load> {
+  const latencies: number[] = [];
+  const deadline = performance.now() + SECONDS * 1000;
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async () => {
+      while (performance.now() < deadline) {
+        const started = performance.now();
+        await request();
+        latencies.push(performance.now() - started);
+      }
+    }),
+  );
+  return { p50: percentile(latencies, 50), p99: percentile(latencies, 99), perSecond: latencies.length / SECONDS };
+}
+
+function graphql(url: string, token: string, query: string, variables: Record<string, unknown> = {}) {
+  return async () => {
+    const response = await fetch(`${url}/api/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+      body: JSON.stringify({ query, variables }),
+    });
+    const body = (await response.json()) as { errors?: unknown };
+    if (body.errors) throw new Error(JSON.stringify(body.errors));
+  };
+}
+
+const CHAT = 'mutation($q: String!, $c: String) { aiAction(input: { chat: { content: $q }, clientSubscriptionId: $c }) { requestId errors } }';
+const SUBSCRIPTION = 'subscription($userId: UserID, $c: String) { aiCompletionResponse(userId: $userId, aiAction: CHAT, clientSubscriptionId: $c) { requestId chunkId content } }';
+
+/** Mutation to first chunk over ActionCable, one request at a time, in milliseconds. */
+async function firstChunkOverhead(service: RunningService, token: string, userId: number, samples: number): Promise<number[]> {
+  const url = service.url!;
+  const socket = new WebSocket(`${url.replace(/^http/, 'ws')}/-/cable`, ['actioncable-v1-json'], { headers: { Authorization: `Bearer ${token}` } });
+  const clientSubscriptionId = randomBytes(8).toString('hex');
+  const identifier = JSON.stringify({ channel: 'GraphqlChannel', query: SUBSCRIPTION, variables: JSON.stringify({ userId: `gid://gitlab/User/${userId}`, c: clientSubscriptionId }), operationName: null });
+  const firstChunk = new Map<string, (at: number) => void>();
+  await new Promise<void>((resolve, reject) => {
+    socket.on('error', reject);
+    socket.on('message', (raw) => {
+      const frame = JSON.parse(raw.toString());
+      if (frame.type === 'welcome') socket.send(JSON.stringify({ command: 'subscribe', identifier }));
+      if (frame.type === 'confirm_subscription') resolve();
+      const message = frame.message?.result?.data?.aiCompletionResponse;
+      if (message?.chunkId === 1) firstChunk.get(message.requestId)?.(performance.now());
+    });
+  });
+  const overheads: number[] = [];
+  for (let index = 0; index < samples; index += 1) {
+    const started = performance.now();
+    let resolveChunk: (at: number) => void = () => undefined;
+    const arrived = new Promise<number>((resolve) => (resolveChunk = resolve));
+    const response = await fetch(`${url}/api/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+      body: JSON.stringify({ query: CHAT, variables: { q: `question ${index}`, c: clientSubscriptionId } }),
+    });
+    const { data } = (await response.json()) as { data: { aiAction: { requestId: string } } };
+    firstChunk.set(data.aiAction.requestId, resolveChunk);
+    overheads.push((await arrived) - started);
+    firstChunk.delete(data.aiAction.requestId);
+  }
+  socket.close();
+  return overheads;
+}
+
+async function main(): Promise<void> {
+  const stub = await startStubLlmServer({ defaultBehaviour: { kind: 'stream', pieces: ['Hello', ' there', '.'] } });
+  const admin = new pg.Client({ connectionString: ADMIN_URL });
+  await admin.connect();
+  const name = `duo_bench_chat_${process.pid}`;
+  await admin.query(`CREATE DATABASE "${name}"`);
+  const databaseUrl = new URL(ADMIN_URL);
+  databaseUrl.pathname = `/${name}`;
+  const env = {
+    DATABASE_URL: databaseUrl.toString(),
+    PORT: '0',
+    LOG_LEVEL: 'error',
+    REDIS_PREFIX: `duobench${process.pid}`,
+    RATE_LIMIT_PER_MINUTE: '10000000',
+    LLM_PROVIDER: 'openai',
+    LLM_BASE_URL: stub.url,
+    LLM_MODEL: 'stub',
+    DATA_DIR: `/tmp/duo-bench-chat-${process.pid}`,
+  };
+  const config = loadConfig(env);
+  const service = await startService({ config, logger: createLogger('error'), role: 'api' });
+  const worker: ChildProcess = spawn(process.execPath, ['-r', '@swc-node/register', path.join('src', 'main.ts'), '--role=worker'], {
+    cwd: PROJECT_ROOT,
+    env: { ...process.env, ...env },
+    stdio: 'inherit',
+  });
+  const chatQueue = new Queue(QUEUE_NAMES.chat, { connection: service.services.redis, prefix: bullPrefix(config.redisPrefix) });
+  const drained = async () => {
+    for (;;) {
+      const counts = await chatQueue.getJobCounts('waiting', 'active', 'delayed', 'prioritized');
+      if (Object.values(counts).every((count) => count === 0)) return;
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+  };
+  try {
+    const prisma = service.services.prisma;
+    const user = await createUser(prisma, { username: 'bench' });
+    const group = await createGroup(prisma, { path: 'bench', plan: 'ultimate' });
+    await buyAddOn(prisma, { groupPath: group.fullPath, addOn: 'duo_enterprise', seats: 1 });
+    await assignSeat(prisma, { groupPath: group.fullPath, addOn: 'duo_enterprise', username: user.username });
+    const { token } = await createToken(prisma, { username: user.username });
+    const url = service.url!;
+    await new Promise((resolve) => setTimeout(resolve, 3000)); // the worker process starting
+    // Warm up both paths.
+    await graphql(url, token, '{ currentUser { id } }')();
+    await graphql(url, token, CHAT, { q: 'warm up', c: null })();
+
+    const trivial: Load[] = [];
+    const action: Load[] = [];
+    const overhead: number[][] = [];
+    for (let run = 0; run < RUNS; run += 1) {
+      trivial.push(await load(graphql(url, token, '{ currentUser { id } }')));
+      action.push(await load(graphql(url, token, CHAT, { q: 'How do I parse a URL?', c: null })));
+      await drained();
+      overhead.push(await firstChunkOverhead(service, token, user.id, 100));
+    }
+    const row = (label: string, loads: Load[]) =>
+      `  ${label.padEnd(28)} p50 ${median(loads.map((l) => l.p50)).toFixed(1).padStart(6)} ms   p99 ${median(loads.map((l) => l.p99)).toFixed(1).padStart(6)} ms   ${median(loads.map((l) => l.perSecond)).toFixed(0).padStart(5)} req/s`;
+    console.log(`duo-slice chat bench: ${CONCURRENCY} concurrent clients, ${SECONDS} s per measure, median of ${RUNS} runs, node ${process.version}`);
+    console.log(row('trivial query', trivial));
+    console.log(row('aiAction (store + enqueue)', action));
+    console.log(
+      `  ratio aiAction/trivial       p50 ${(median(action.map((l) => l.p50)) / median(trivial.map((l) => l.p50))).toFixed(2)}x   p99 ${(median(action.map((l) => l.p99)) / median(trivial.map((l) => l.p99))).toFixed(2)}x   throughput ${(median(action.map((l) => l.perSecond)) / median(trivial.map((l) => l.perSecond))).toFixed(2)}x`,
+    );
+    const p50s = overhead.map((samples) => percentile(samples, 50));
+    const p99s = overhead.map((samples) => percentile(samples, 99));
+    console.log(`  mutation -> first chunk over ActionCable (stub model streams at once, 100 sequential requests per run)`);
+    console.log(`                               p50 ${median(p50s).toFixed(1).padStart(6)} ms   p99 ${median(p99s).toFixed(1).padStart(6)} ms   (runs p50: ${p50s.map((v) => v.toFixed(1)).join(', ')})`);
+  } finally {
+    await chatQueue.close();
+    const exited = new Promise((resolve) => worker.once('exit', resolve));
+    worker.kill('SIGTERM');
+    await exited;
+    await service.close();
+    await stub.close();
+    await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+    await admin.end();
+  }
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});
