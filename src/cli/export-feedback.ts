@@ -1,4 +1,6 @@
 import { createWriteStream } from 'node:fs';
+import { once } from 'node:events';
+import type { Writable } from 'node:stream';
 import { parseArgs } from 'node:util';
 import { feedbackTurns } from '../chat/feedback.service';
 import { runCommand } from './run-command';
@@ -8,14 +10,15 @@ import { runCommand } from './run-command';
 const { values } = parseArgs({ args: process.argv.slice(2), options: { out: { type: 'string' } }, strict: true });
 
 void runCommand(async ({ database }) => {
-  const output = values.out ? createWriteStream(values.out) : process.stdout;
+  const output: Writable = values.out ? createWriteStream(values.out) : process.stdout;
   let count = 0;
   for await (const turn of feedbackTurns(database.prisma)) {
-    if (!output.write(`${JSON.stringify({ kind: 'chat', ...turn })}\n`)) await new Promise((resolve) => output.once('drain', resolve));
+    if (!output.write(`${JSON.stringify({ kind: 'chat', ...turn })}\n`)) await once(output, 'drain');
     count += 1;
   }
   if (values.out) {
-    await new Promise<void>((resolve, reject) => (output as ReturnType<typeof createWriteStream>).end((error?: Error | null) => (error ? reject(error) : resolve())));
+    output.end();
+    await once(output, 'finish');
     return { exported: count, out: values.out };
   }
   return undefined;
