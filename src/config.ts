@@ -66,6 +66,7 @@ const envSchema = z.object({
   LLM_API_KEY: z.string().min(1).optional(),
   LLM_TIMEOUT_MS: positiveInt.default(60_000),
   LLM_MAX_RETRIES: z.coerce.number({ message: 'must be a number' }).int().min(0).max(10).default(2),
+  JOB_LOCK_MS: positiveInt.default(30_000),
 });
 
 export type Config = Readonly<{
@@ -85,6 +86,8 @@ export type Config = Readonly<{
   /** Port of the embedded database's socket for admin commands; 0 picks a free one. */
   pgliteSocketPort: number;
   llm: LlmConfig;
+  /** How long a worker holds a job without renewing its lock before another worker takes it over. Default 30 s. */
+  jobLockMs: number;
 }>;
 
 /** The chat model provider; `provider: 'none'` means answers say that no model is configured. */
@@ -137,6 +140,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     graphqlMaxDepth: values.GRAPHQL_MAX_DEPTH,
     graphqlMaxComplexity: values.GRAPHQL_MAX_COMPLEXITY,
     pgliteSocketPort: values.PGLITE_SOCKET_PORT,
+    jobLockMs: values.JOB_LOCK_MS,
     llm: Object.freeze({
       provider: values.LLM_PROVIDER,
       baseUrl: values.LLM_BASE_URL,

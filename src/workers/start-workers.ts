@@ -17,7 +17,15 @@ export async function startWorkers(services: Services, connection: ConnectionOpt
   const stopCancelling = await services.chatEvents.onCancel((signal) => registry.cancel(signal));
   const workers = [
     new Worker(QUEUE_NAMES.maintenance, maintenanceProcessor(services), { connection, prefix, concurrency: 1 }),
-    new Worker(QUEUE_NAMES.chat, chatProcessor(services, registry), { connection, prefix, concurrency: CHAT_CONCURRENCY }),
+    // A worker that dies mid-answer stops renewing its lock; another one takes the job over after
+    // about lockDuration and answers it again (completeChat makes sure only one answer is stored).
+    new Worker(QUEUE_NAMES.chat, chatProcessor(services, registry), {
+      connection,
+      prefix,
+      concurrency: CHAT_CONCURRENCY,
+      lockDuration: services.config.jobLockMs,
+      stalledInterval: services.config.jobLockMs,
+    }),
   ];
   for (const worker of workers) {
     worker.on('error', (error) => services.logger.warn({ event: 'worker_error', queue: worker.name, err: error }, 'worker error'));
