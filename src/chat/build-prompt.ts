@@ -90,6 +90,9 @@ export function buildPrompt(options: PromptOptions): BuiltPrompt {
     turns.unshift({ role: message.role, content: message.content });
   }
   // Providers want turns to alternate and to start with the user.
-  while (turns[0]?.role === 'assistant') turns.shift();
+  while (turns[0]?.role === 'assistant') {
+    turns.shift();
+    dropped += 1;
+  }
   return { messages: [{ role: 'system', content: SYSTEM_PROMPT }, ...turns, question], estimatedTokens: used, droppedTurns: dropped };
 }
