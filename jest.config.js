@@ -6,7 +6,9 @@ module.exports = {
   testEnvironment: 'node',
   roots: ['<rootDir>/test'],
   testMatch: ['**/*.test.ts'],
-  transform: { '^.+\\.ts$': ['@swc/jest', { ...swcConfig, swcrc: false }] },
+  // ignoreDynamic keeps import() as import(), so ESM-only packages (@anycable/core) load through
+  // Jest's ESM support (node --experimental-vm-modules, see the test script) instead of require().
+  transform: { '^.+\\.ts$': ['@swc/jest', { ...swcConfig, module: { ...swcConfig.module, ignoreDynamic: true }, swcrc: false }] },
   globalSetup: '<rootDir>/test/helpers/global-setup.ts',
   setupFiles: ['reflect-metadata'],
   testTimeout: 30000,

@@ -3,13 +3,9 @@ import { WebSocket } from 'ws';
 
 export type CableFrame = Record<string, unknown>;
 
-/**
- * @anycable/core is ESM only, and our swc transform turns `import()` into `require()`, which Jest
- * refuses for ES modules on Node 20; a Function-built import() reaches Jest's ESM loader instead.
- */
+/** @anycable/core is ESM only: import() it (jest.config.js keeps import() for Jest's ESM loader). */
 export function loadAnycable(): Promise<typeof Anycable> {
-  const importModule = new Function('specifier', 'return import(specifier)') as (specifier: string) => Promise<typeof Anycable>;
-  return importModule('@anycable/core');
+  return import('@anycable/core');
 }
 
 /** The handshake headers GitLab's language server sends (api.ts#connectToCable), minus its version headers. */
