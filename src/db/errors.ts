@@ -1,5 +1,17 @@
+import { AppError } from '../errors';
+
 /** Prisma's "unique constraint failed" (P2002), whichever adapter raised it. */
 export function isUniqueViolation(error: unknown): boolean {
   const candidate = error as { code?: string; cause?: { code?: string } } | null;
   return candidate?.code === 'P2002' || candidate?.cause?.code === '23505';
+}
+
+/** Runs a create; a unique violation becomes a CONFLICT with the given message. */
+export async function withConflict<T>(message: string, create: () => Promise<T>): Promise<T> {
+  try {
+    return await create();
+  } catch (error) {
+    if (isUniqueViolation(error)) throw new AppError({ code: 'CONFLICT', userMessage: message, cause: error });
+    throw error;
+  }
 }

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { ACCESS_LEVELS, type AccessLevelName } from '../auth/policies';
 import { digestToken } from '../auth/tokens';
-import { isUniqueViolation } from '../db/errors';
+import { withConflict } from '../db/errors';
 import type { AddOnPurchase, Group, PrismaClient, Project } from '../db/prisma';
 import { AppError, badInput, notFound } from '../errors';
 import { findUserByUsername } from '../users/users.service';
@@ -138,13 +138,4 @@ export function parseAccessLevel(value: string | number): number {
     throw badInput(`access level must be one of ${Object.entries(ACCESS_LEVELS).map(([name, level]) => `${name} (${level})`).join(', ')}`, 'access_level');
   }
   return number;
-}
-
-async function withConflict<T>(message: string, create: () => Promise<T>): Promise<T> {
-  try {
-    return await create();
-  } catch (error) {
-    if (isUniqueViolation(error)) throw new AppError({ code: 'CONFLICT', userMessage: message, cause: error });
-    throw error;
-  }
 }

@@ -1,8 +1,8 @@
 import { generateToken, digestToken, TOKEN_SCOPES, type TokenScope } from '../auth/tokens';
 import type { PrismaClient, User } from '../db/prisma';
-import { AppError, badInput, notFound } from '../errors';
+import { badInput, notFound } from '../errors';
 import { requireEmail, requireEnum, requireFutureDate, requireNonBlank, requirePathSegment } from '../validation';
-import { isUniqueViolation } from '../db/errors';
+import { withConflict } from '../db/errors';
 
 export type CreateUserInput = { username: string; name?: string; email?: string; admin?: boolean };
 
@@ -10,12 +10,9 @@ export async function createUser(prisma: PrismaClient, input: CreateUserInput): 
   const username = requirePathSegment(input.username, 'username');
   const name = requireNonBlank(input.name ?? username, 'name');
   const email = requireEmail(input.email ?? `${username}@example.com`);
-  try {
-    return await prisma.user.create({ data: { username, name, email, admin: input.admin ?? false } });
-  } catch (error) {
-    if (isUniqueViolation(error)) throw new AppError({ code: 'CONFLICT', userMessage: 'A user with that username or email already exists', cause: error });
-    throw error;
-  }
+  return withConflict('A user with that username or email already exists', () =>
+    prisma.user.create({ data: { username, name, email, admin: input.admin ?? false } }),
+  );
 }
 
 export async function findUserByUsername(prisma: PrismaClient, username: string): Promise<User> {
