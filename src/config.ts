@@ -67,6 +67,9 @@ const envSchema = z.object({
   LLM_TIMEOUT_MS: positiveInt.default(60_000),
   LLM_MAX_RETRIES: z.coerce.number({ message: 'must be a number' }).int().min(0).max(10).default(2),
   JOB_LOCK_MS: positiveInt.default(30_000),
+  GATEKEEPER: booleanString.default(true),
+  GATEKEEPER_CLEAR_THRESHOLD: z.coerce.number({ message: 'must be a number' }).min(0).max(1).default(0.85),
+  GATEKEEPER_CONFIRM_THRESHOLD: z.coerce.number({ message: 'must be a number' }).min(0).max(1).default(0.65),
 });
 
 export type Config = Readonly<{
@@ -88,6 +91,14 @@ export type Config = Readonly<{
   llm: LlmConfig;
   /** How long a worker holds a job without renewing its lock before another worker takes it over. Default 30 s. */
   jobLockMs: number;
+  gatekeeper: Readonly<{
+    /** Check chat prompts before the model. Default true. */
+    enabled: boolean;
+    /** Confidence above which a prompt is CLEAR. Default 0.85. */
+    clearThreshold: number;
+    /** Confidence below which a prompt NEEDS_CLARIFICATION; between the two it NEEDS_CONFIRMATION. Default 0.65. */
+    confirmThreshold: number;
+  }>;
 }>;
 
 /** The chat model provider; `provider: 'none'` means answers say that no model is configured. */
@@ -122,6 +133,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`));
   }
   const values = parsed.data;
+  if (values.GATEKEEPER_CONFIRM_THRESHOLD > values.GATEKEEPER_CLEAR_THRESHOLD) {
+    throw new ConfigError(['GATEKEEPER_CONFIRM_THRESHOLD: must not be above GATEKEEPER_CLEAR_THRESHOLD']);
+  }
   if (values.LLM_PROVIDER !== 'none' && !values.LLM_MODEL) {
     throw new ConfigError([`LLM_MODEL: must be set when LLM_PROVIDER is ${values.LLM_PROVIDER}`]);
   }
@@ -141,6 +155,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     graphqlMaxComplexity: values.GRAPHQL_MAX_COMPLEXITY,
     pgliteSocketPort: values.PGLITE_SOCKET_PORT,
     jobLockMs: values.JOB_LOCK_MS,
+    gatekeeper: Object.freeze({
+      enabled: values.GATEKEEPER,
+      clearThreshold: values.GATEKEEPER_CLEAR_THRESHOLD,
+      confirmThreshold: values.GATEKEEPER_CONFIRM_THRESHOLD,
+    }),
     llm: Object.freeze({
       provider: values.LLM_PROVIDER,
       baseUrl: values.LLM_BASE_URL,

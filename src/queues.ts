@@ -12,6 +12,10 @@ export type ChatJob = {
   userId: number;
   /** The editor's current file and selection: sent with the request, not stored with the message. */
   currentFile?: { fileName: string; selectedText: string; contentAboveCursor?: string | null; contentBelowCursor?: string | null } | null;
+  /** Answer this earlier request's prompt instead (the user confirmed what the gatekeeper asked). */
+  promptRequestId?: string | null;
+  /** The gatekeeper's intent for the prompt, which picks the system prompt's task. */
+  intent?: string | null;
 };
 export const CHAT_JOB_NAME = 'complete-chat';
 

@@ -76,6 +76,7 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
     queues,
     chatEvents,
     llm: createLlmProvider(config.llm),
+    gatekeeper: null,
   };
   let demo: DemoSeed | null = null;
   if (config.demoSeed && database.kind === 'embedded' && (await database.prisma.user.count()) === 0) {

@@ -1,5 +1,6 @@
 import type { Redis } from 'ioredis';
 import type { ChatEventBus } from './chat/chat-events';
+import type { PromptChecker } from './chat/gate-prompt';
 import type { Config } from './config';
 import type { PrismaClient } from './db/prisma';
 import type { LlmProvider } from './llm/types';
@@ -18,4 +19,6 @@ export type Services = {
   chatEvents: ChatEventBus;
   /** Null when no model is configured (LLM_PROVIDER=none). */
   llm: LlmProvider | null;
+  /** The chat gatekeeper's first stage; null when turned off (GATEKEEPER=false). */
+  gatekeeper: PromptChecker | null;
 };

@@ -18,6 +18,19 @@ export type PromptOptions = {
   history: ChatMessageEvent[];
   /** Tokens for the whole prompt; history is dropped (oldest first) to fit. Default 24,000. */
   maxPromptTokens?: number;
+  /** The gatekeeper's intent (EXPLAIN_CODE, FIX_CODE, ...): adds its task to the system prompt. */
+  intent?: string | null;
+};
+
+/** The system prompt's task section for each intent the gatekeeper knows. */
+export const INTENT_TASKS: Record<string, string> = {
+  EXPLAIN_CODE: 'Task: explain what the code does and why, step by step, referring to names in it.',
+  GENERATE_CODE: 'Task: write the requested code, complete and ready to use, then say briefly how it works.',
+  FIX_CODE: 'Task: find the cause of the problem, show the corrected code, and explain the fix.',
+  REFACTOR_CODE: 'Task: refactor the code without changing its behaviour; show the result and what changed.',
+  WRITE_TESTS: 'Task: write focused tests for the code with the project\'s test framework, covering edge cases.',
+  CODEBASE_SEARCH: 'Task: answer from the repository context given; cite the files and lines you rely on.',
+  GENERAL_QUESTION: 'Task: answer the question directly and accurately.',
 };
 
 export type CurrentFile = { fileName: string; selectedText: string; contentAboveCursor?: string | null; contentBelowCursor?: string | null };
@@ -75,7 +88,9 @@ export function buildPrompt(options: PromptOptions): BuiltPrompt {
   if (options.currentFile) sections.push(formatCurrentFile(options.currentFile));
   sections.push(options.question);
   const question: LlmMessage = { role: 'user', content: sections.join('\n\n') };
-  let used = estimateTokens(SYSTEM_PROMPT) + estimateTokens(question.content);
+  const task = options.intent ? INTENT_TASKS[options.intent] : undefined;
+  const system = task ? `${SYSTEM_PROMPT}\n\n${task}` : SYSTEM_PROMPT;
+  let used = estimateTokens(system) + estimateTokens(question.content);
   const turns: LlmMessage[] = [];
   let dropped = 0;
   for (let index = options.history.length - 1; index >= 0; index -= 1) {
@@ -94,5 +109,5 @@ export function buildPrompt(options: PromptOptions): BuiltPrompt {
     turns.shift();
     dropped += 1;
   }
-  return { messages: [{ role: 'system', content: SYSTEM_PROMPT }, ...turns, question], estimatedTokens: used, droppedTurns: dropped };
+  return { messages: [{ role: 'system', content: system }, ...turns, question], estimatedTokens: used, droppedTurns: dropped };
 }

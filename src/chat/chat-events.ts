@@ -2,6 +2,9 @@ import type { Redis } from 'ioredis';
 import type { Logger } from '../logger';
 import type { ContextItem } from './context-items';
 
+/** What the gatekeeper decided about the prompt a message answers (GraphQL `extras.gatekeeper`). */
+export type GatekeeperExtras = { status: string; intent: string | null; confidence: number; intents: string[]; confirmed?: boolean };
+
 /** A chat message as subscribers receive it: stored messages, and chunks that are never stored. */
 export type ChatMessageEvent = {
   id: string | null;
@@ -12,7 +15,7 @@ export type ChatMessageEvent = {
   timestamp: string;
   chunkId: number | null;
   errors: string[];
-  extras: { sources?: unknown[]; hasFeedback?: boolean; contextItemIds?: string[] };
+  extras: { sources?: unknown[]; hasFeedback?: boolean; contextItemIds?: string[]; gatekeeper?: GatekeeperExtras };
   threadId: number | null;
   agentVersionId: string | null;
   contextItems: ContextItem[];

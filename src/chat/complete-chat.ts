@@ -75,11 +75,14 @@ export async function completeChat(options: CompleteChatOptions): Promise<Comple
   }
   if (await isSuperseded(options, userRecord.clientSubscriptionId)) return 'superseded';
 
-  const question = toChatEvent(userRecord);
+  // After a confirmation the prompt to answer is the one the user confirmed, with its context.
+  const promptRecord = job.promptRequestId ? await findUserMessage(prisma, { userId: job.userId, requestId: job.promptRequestId }) : userRecord;
+  const question = toChatEvent(promptRecord ?? userRecord);
   const generation = options.registry.start({ userId: job.userId, clientSubscriptionId: userRecord.clientSubscriptionId, requestId: job.requestId });
   try {
-    const history = await conversationHistory(prisma, { userId: job.userId, threadId: userRecord.threadId }, job.requestId);
-    const prompt = buildPrompt({ question: question.content, contextItems: question.contextItems, currentFile: job.currentFile ?? null, history });
+    const excluded = [job.requestId, ...(job.promptRequestId ? [job.promptRequestId] : [])];
+    const history = await conversationHistory(prisma, { userId: job.userId, threadId: userRecord.threadId }, excluded);
+    const prompt = buildPrompt({ question: question.content, contextItems: question.contextItems, currentFile: job.currentFile ?? null, history, intent: job.intent ?? null });
     let chunkId = 0;
     const publishChunk = async (text: string) => {
       if (generation.signal.aborted || !text || !source.clientSubscriptionId) return;

@@ -155,10 +155,10 @@ export async function listMessages(prisma: PrismaClient, filter: MessageFilter):
   return records.map(toChatEvent);
 }
 
-/** The turns a prompt may use: the conversation after its last /reset, before the given request. */
-export async function conversationHistory(prisma: PrismaClient, conversation: Conversation, beforeRequestId: string, limit = 200): Promise<ChatMessageEvent[]> {
+/** The turns a prompt may use: the conversation after its last /reset, without the given requests. */
+export async function conversationHistory(prisma: PrismaClient, conversation: Conversation, excludeRequestIds: string[], limit = 200): Promise<ChatMessageEvent[]> {
   const records = await prisma.aiMessage.findMany({
-    where: { userId: conversation.userId, threadId: conversation.threadId, requestId: { not: beforeRequestId }, errors: { isEmpty: true } },
+    where: { userId: conversation.userId, threadId: conversation.threadId, requestId: { notIn: excludeRequestIds }, errors: { isEmpty: true } },
     orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
     take: limit,
     include: WITH_ITEMS,
@@ -172,4 +172,22 @@ export async function conversationHistory(prisma: PrismaClient, conversation: Co
 export async function clearConversation(prisma: PrismaClient, conversation: Conversation): Promise<number> {
   const { count } = await prisma.aiMessage.deleteMany({ where: { userId: conversation.userId, threadId: conversation.threadId } });
   return count;
+}
+
+type GateExtras = { gatekeeper?: { status?: string; intent?: string | null; confirmed?: boolean } };
+
+/**
+ * The request whose prompt the assistant last asked the user to confirm, if the conversation's
+ * latest answer is that question and it was not confirmed yet. Marks it confirmed.
+ */
+export async function takePendingConfirmation(prisma: PrismaClient, conversation: Conversation, beforeRequestId: string): Promise<{ requestId: string; intent: string | null } | null> {
+  const latest = await prisma.aiMessage.findFirst({
+    where: { userId: conversation.userId, threadId: conversation.threadId, role: 'assistant', requestId: { not: beforeRequestId } },
+    orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+  });
+  const gate = (latest?.extras as GateExtras | undefined)?.gatekeeper;
+  if (!latest || gate?.status !== 'NEEDS_CONFIRMATION' || gate.confirmed) return null;
+  const extras = latest.extras as Record<string, unknown>;
+  await prisma.aiMessage.update({ where: { id: latest.id }, data: { extras: { ...extras, gatekeeper: { ...gate, confirmed: true } } as Prisma.InputJsonValue } });
+  return { requestId: latest.requestId, intent: gate.intent ?? null };
 }

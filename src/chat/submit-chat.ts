@@ -9,7 +9,8 @@ import { numericId, toGlobalId, type GlobalId } from '../graphql/global-id';
 import type { Queues } from '../queues';
 import type { ChatEventBus } from './chat-events';
 import { validateContextItems, type ContextItemInput } from './context-items';
-import { clearConversation, createUserMessage } from './messages.service';
+import { gateAnswer, isConfirmation, type PromptChecker } from './gate-prompt';
+import { clearConversation, createUserMessage, saveAssistantMessage, takePendingConfirmation } from './messages.service';
 import { THREAD_MAX_AGE_MS } from './threads.service';
 import { topicsFor } from './topics';
 
@@ -26,6 +27,8 @@ export type ChatRequest = {
   conversationType: ConversationType | null;
   threadId: GlobalId | null;
   platformOrigin: string | null;
+  /** Bypass the gatekeeper for this message. */
+  skipGatekeeper?: boolean;
 };
 
 export type SubmitChatOptions = {
@@ -37,6 +40,10 @@ export type SubmitChatOptions = {
   viewer: Viewer;
   access: DuoAccess;
   request: ChatRequest;
+  /** The first-stage check of a prompt; null turns it off. */
+  gatekeeper: PromptChecker | null;
+  /** Redis key prefix for the gatekeeper's saved-call counter; logs go here too. */
+  onGatekeeperSaved?: (details: { requestId: string; status: string }) => void;
 };
 
 export type SubmitChatResult = { requestId: string; threadId: number | null };
@@ -88,12 +95,44 @@ export async function submitChat(options: SubmitChatOptions): Promise<SubmitChat
   await options.events.publish(viewer.user.id, { message, topics: topicsFor(topicSource, 'user-echo') });
   if (content === SLASH_RESET) return { requestId, threadId };
 
+  // Stage 2 of the gatekeeper: a confirmation runs the prompt it confirms; an unclear or
+  // many-sided prompt is answered at once, without the model.
+  let intent: string | null = null;
+  let promptRequestId: string | null = null;
+  const confirmed = isConfirmation(content) ? await takePendingConfirmation(prisma, conversation, requestId) : null;
+  if (confirmed) {
+    promptRequestId = confirmed.requestId;
+    intent = confirmed.intent;
+  } else if (options.gatekeeper && !request.skipGatekeeper && !content.startsWith('/')) {
+    const verdict = options.gatekeeper(content);
+    const answer = gateAnswer(verdict);
+    const gatekeeper = { status: verdict.status, intent: verdict.intent, confidence: verdict.confidence, intents: verdict.intents.map((part) => part.intent) };
+    if (answer) {
+      const { event } = await saveAssistantMessage(prisma, {
+        ...conversation,
+        requestId,
+        content: answer,
+        errors: [],
+        extras: { sources: [], contextItemIds: contextItems.map((item) => item.id), gatekeeper },
+        agentVersionId: message.agentVersionId,
+        clientSubscriptionId: request.clientSubscriptionId,
+      });
+      if (request.clientSubscriptionId) {
+        await options.events.publish(viewer.user.id, { message: { ...event, id: null, chunkId: 1 }, topics: topicsFor(topicSource, 'chunk') });
+      }
+      await options.events.publish(viewer.user.id, { message: event, topics: topicsFor(topicSource, 'final') });
+      options.onGatekeeperSaved?.({ requestId, status: verdict.status });
+      return { requestId, threadId };
+    }
+    intent = verdict.intent;
+  }
+
   if (request.clientSubscriptionId) {
     // A newer request on the same client subscription supersedes one still streaming.
     await options.redis.set(activeRequestKey(options.redisPrefix, viewer.user.id, request.clientSubscriptionId), requestId, 'EX', 3600);
     await options.events.publishCancel({ userId: viewer.user.id, clientSubscriptionId: request.clientSubscriptionId, supersededBy: requestId });
   }
-  await options.queues.enqueueChat({ requestId, userId: viewer.user.id, currentFile: request.currentFile });
+  await options.queues.enqueueChat({ requestId, userId: viewer.user.id, currentFile: request.currentFile, promptRequestId, intent });
   return { requestId, threadId };
 }
 

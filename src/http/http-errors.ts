@@ -28,7 +28,8 @@ export function sendError(request: Request, response: Response, status: number, 
     return;
   }
   if (status === 400 && field) {
-    response.status(status).json({ error: `${field} ${message}`.trim(), message: { [field]: [message] } });
+    // Grape's shape, as GitLab's REST API answers a bad parameter.
+    response.status(status).json({ error: message, field });
     return;
   }
   response.status(status).json({ message });

@@ -24,6 +24,11 @@ export class AiActionResolver {
       events: services.chatEvents,
       viewer,
       access: await context.duoAccess(),
+      gatekeeper: services.gatekeeper,
+      onGatekeeperSaved: ({ requestId, status }) => {
+        services.logger.info({ event: 'gatekeeper_llm_call_saved', requestId, status }, 'gatekeeper answered without the model');
+        void services.redis.incr(`${services.config.redisPrefix}:metrics:gatekeeper_llm_calls_saved`).catch(() => undefined);
+      },
       request: {
         content: chat.content,
         resourceId: chat.resourceId ?? null,
@@ -35,6 +40,7 @@ export class AiActionResolver {
         conversationType: input.conversationType ?? null,
         threadId: input.threadId ?? null,
         platformOrigin: input.platformOrigin ?? null,
+        skipGatekeeper: chat.skipGatekeeper ?? false,
       },
     });
     return {

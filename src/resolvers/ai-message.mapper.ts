@@ -22,6 +22,9 @@ export function toAiMessage(message: ChatMessageEvent): AiMessage {
       hasFeedback: message.extras.hasFeedback ?? false,
       sources: message.extras.sources ?? [],
       contextItemIds: message.extras.contextItemIds ?? items.map((item) => item.id),
+      gatekeeper: message.extras.gatekeeper
+        ? { status: message.extras.gatekeeper.status, intent: message.extras.gatekeeper.intent, confidence: message.extras.gatekeeper.confidence, intents: message.extras.gatekeeper.intents }
+        : null,
     },
     agentVersionId: message.agentVersionId,
     threadId: message.threadId === null ? null : toGlobalId('Ai::Conversation::Thread', message.threadId),

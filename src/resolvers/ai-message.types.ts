@@ -1,5 +1,5 @@
 import { JSONResolver } from 'graphql-scalars';
-import { Field, ID, Int, ObjectType } from 'type-graphql';
+import { Field, Float, ID, Int, ObjectType } from 'type-graphql';
 import { AiAgentVersionID, AiConversationThreadID, Time } from '../graphql/scalars';
 import { AiAdditionalContextCategory, AiMessageRole, AiMessageType } from './chat.enums';
 
@@ -42,6 +42,21 @@ export class AiContextItem {
   metadata!: unknown;
 }
 
+@ObjectType('AiGatekeeperDecision', { description: "What the chat gatekeeper decided about the prompt a message answers." })
+export class AiGatekeeperDecision {
+  @Field({ description: 'CLEAR, NEEDS_CONFIRMATION, NEEDS_CLARIFICATION or MULTI_INTENT.' })
+  status!: string;
+
+  @Field(() => String, { nullable: true, description: 'The most likely intent, e.g. EXPLAIN_CODE.' })
+  intent!: string | null;
+
+  @Field(() => Float, { description: 'Confidence of the intent, 0 to 1.' })
+  confidence!: number;
+
+  @Field(() => [String], { description: 'The intents found, for MULTI_INTENT.' })
+  intents!: string[];
+}
+
 @ObjectType('AiMessageExtras', { description: 'Extra metadata for AI message.' })
 export class AiMessageExtras {
   @Field(() => [AiAdditionalContext], { nullable: true, description: 'Additional context for the message.' })
@@ -55,6 +70,9 @@ export class AiMessageExtras {
 
   @Field(() => [String], { nullable: true, description: 'IDs of the context items the message used.' })
   contextItemIds!: string[] | null;
+
+  @Field(() => AiGatekeeperDecision, { nullable: true, description: 'What the gatekeeper decided, when it answered instead of the model.' })
+  gatekeeper!: AiGatekeeperDecision | null;
 }
 
 @ObjectType('AiMessage', { description: 'AI features communication message' })

@@ -24,7 +24,7 @@ describe('Duo Chat over ActionCable (/-/cable, GraphqlChannel)', () => {
 
   beforeAll(async () => {
     stub = await startStubLlmServer({ defaultBehaviour: { kind: 'echo' } });
-    const env = { LLM_PROVIDER: 'anthropic', LLM_BASE_URL: stub.url, LLM_MODEL: 'stub-claude', LLM_API_KEY: 'test-key' };
+    const env = { LLM_PROVIDER: 'anthropic', LLM_BASE_URL: stub.url, LLM_MODEL: 'stub-claude', LLM_API_KEY: 'test-key', GATEKEEPER: 'false' };
     api = await startTestService({ role: 'api', env });
     // A worker-only service on the same database and Redis prefix, as `npm run start:worker` runs.
     worker = await startTestService({

@@ -22,7 +22,8 @@ describe('Duo Chat end to end: the language server over HTTP and graphql-ws, a s
     stub = await startStubLlmServer({ defaultBehaviour: { kind: 'echo' } });
     service = await startTestService({
       role: 'all',
-      env: { LLM_PROVIDER: 'openai', LLM_BASE_URL: stub.url, LLM_MODEL: 'stub-model', LLM_TIMEOUT_MS: '1500', LLM_MAX_RETRIES: '2' },
+      // These tests are about the pipeline; test/chat/gatekeeper.e2e.test.ts covers the gate.
+      env: { LLM_PROVIDER: 'openai', LLM_BASE_URL: stub.url, LLM_MODEL: 'stub-model', LLM_TIMEOUT_MS: '1500', LLM_MAX_RETRIES: '2', GATEKEEPER: 'false' },
     });
     alice = await userWithToken(service.prisma);
     await groupWithSeat(service.prisma, { plan: 'ultimate', addOn: 'duo_enterprise', username: alice.username });

@@ -10,7 +10,7 @@ import { startTestService, type TestService } from '../helpers/test-service';
 describe('chat with no model configured', () => {
   let service: TestService;
   beforeAll(async () => {
-    service = await startTestService({ role: 'all' });
+    service = await startTestService({ role: 'all', env: { GATEKEEPER: 'false' } });
   });
   afterAll(() => service.close());
 

@@ -1,0 +1,103 @@
+import express, { Router, type Request, type Response } from 'express';
+import { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
+import { findReadableProject } from '../auth/policies';
+import { hasScope } from '../auth/viewer';
+import { resolveDuoAccess } from '../duo/duo-access';
+import type { Services } from '../services';
+import { COMPLETION_LIMITS, parseCompletionRequest } from '../suggestions/completion-request';
+import { collectSuggestion, suggest, type DetectIntent } from '../suggestions/completions.service';
+import { locals } from './locals';
+
+export const CODE_SUGGESTIONS_RATE_MESSAGE = 'This endpoint has been requested too many times. Try again later.';
+export const NO_MODEL_NOTICE = 'no language model is configured: set LLM_PROVIDER, LLM_MODEL and LLM_BASE_URL';
+
+const MONOLITH = { 'X-GitLab-Error-Origin': 'monolith' };
+
+/** GitLab's /api/v4/code_suggestions endpoints: thin, the work is in src/suggestions. */
+export function codeSuggestionsRoutes(services: Services, detect: DetectIntent): Router {
+  const router = Router();
+  const limiter = new RateLimiterRedis({ storeClient: services.redis, keyPrefix: `${services.config.redisPrefix}:rate:code-suggestions`, points: 60, duration: 60 });
+  router.use(express.json({ limit: COMPLETION_LIMITS.bodyBytes }));
+
+  // Who may use code suggestions: a signed-in user, an api or ai_features token, a Duo seat.
+  const authorize = async (_request: Request, response: Response): Promise<boolean> => {
+    const viewer = locals(response).viewer;
+    if (!viewer) {
+      response.status(401).set(MONOLITH).json({ message: '401 Unauthorized' });
+      return false;
+    }
+    if (!hasScope(viewer, 'api', 'ai_features')) {
+      response.status(403).json({ error: 'insufficient_scope', error_description: 'The request requires higher privileges than provided by the access token.', scope: 'api ai_features' });
+      return false;
+    }
+    const access = await resolveDuoAccess({ prisma: services.prisma, userId: viewer.user.id, disabledCategories: [] });
+    if (!access.codeSuggestionsAvailable) {
+      response.status(401).set(MONOLITH).json({ message: '401 Unauthorized' });
+      return false;
+    }
+    try {
+      await limiter.consume(`user:${viewer.user.id}`);
+    } catch (error) {
+      if (!(error instanceof RateLimiterRes)) throw error;
+      response.status(429).set('Retry-After', String(Math.ceil(error.msBeforeNext / 1000))).json({ error: CODE_SUGGESTIONS_RATE_MESSAGE });
+      return false;
+    }
+    return true;
+  };
+
+  router.post('/completions', async (request, response) => {
+    if (!(await authorize(request, response))) return;
+    const completion = parseCompletionRequest(request.body);
+    const abort = new AbortController();
+    response.on('close', () => abort.abort());
+    const suggestion = await suggest({ request: completion, llm: services.llm, maxRetries: services.config.llm.maxRetries, detect, signal: abort.signal });
+    if (!suggestion.text) response.set('X-Duo-Slice-Notice', NO_MODEL_NOTICE);
+    if (completion.stream && suggestion.text) {
+      await streamSuggestion(request, response, suggestion.text, suggestion);
+      return;
+    }
+    try {
+      response.json(await collectSuggestion(suggestion));
+    } catch (error) {
+      services.logger.warn({ event: 'code_suggestion_failed', requestId: locals(response).requestId, err: error }, 'code suggestion failed');
+      response.set('X-Duo-Slice-Notice', 'the language model failed; no suggestion').json({ ...(await collectSuggestion({ ...suggestion, text: null })) });
+    }
+  });
+
+  router.post('/direct_access', async (request, response) => {
+    if (!(await authorize(request, response))) return;
+    response.status(403).json({ message: '403 Forbidden - Direct connections are disabled' });
+  });
+
+  router.post('/enabled', async (request, response) => {
+    if (!(await authorize(request, response))) return;
+    const projectPath = typeof request.body?.project_path === 'string' ? request.body.project_path : null;
+    if (!projectPath) return void response.status(400).json({ error: 'project_path is missing' });
+    const project = await findReadableProject(services.prisma, locals(response).viewer, { fullPath: projectPath });
+    if (!project) return void response.status(404).json({ message: '404 Project Not Found' });
+    response.status(project.duoFeaturesEnabled ? 200 : 403).end();
+  });
+
+  async function streamSuggestion(request: Request, response: Response, text: AsyncIterable<string>, suggestion: Awaited<ReturnType<typeof suggest>>) {
+    const sse = request.get('x-supports-sse-streaming') === 'true';
+    response.status(200);
+    response.set({ 'Cache-Control': 'no-cache', 'X-Intent': suggestion.decision.intent, 'X-Generation-Type': suggestion.decision.generationType ?? '' });
+    if (sse) response.set({ 'Content-Type': 'text/event-stream; charset=utf-8', 'X-Streaming-Format': 'sse' });
+    else response.set('Content-Type', 'text/plain; charset=utf-8');
+    response.flushHeaders();
+    const event = (name: string, data: unknown) => response.write(`event: ${name}\r\ndata: ${JSON.stringify(data)}\r\n\r\n`);
+    if (sse) event('stream_start', { metadata: { model: { engine: suggestion.model.engine, name: suggestion.model.name, lang: suggestion.model.lang }, timestamp: suggestion.created, intent: suggestion.decision.intent, generation_type: suggestion.decision.generationType } });
+    try {
+      for await (const piece of text) {
+        if (sse) event('content_chunk', { choices: [{ delta: { content: piece }, index: 0 }] });
+        else response.write(piece);
+      }
+    } catch (error) {
+      services.logger.warn({ event: 'code_suggestion_stream_failed', requestId: locals(response).requestId, err: error }, 'code suggestion stream failed');
+    }
+    if (sse) event('stream_end', null);
+    response.end();
+  }
+
+  return router;
+}
