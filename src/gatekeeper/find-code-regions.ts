@@ -31,6 +31,8 @@ const CODE_START =
   /^\s*(def|class|function|const|let|var|import|from|export|return|public|private|protected|static|func|package|fn|pub|impl|struct|interface|enum|#include|using|namespace|async|await|elif|else|try|catch|finally|SELECT|INSERT|UPDATE|DELETE|CREATE)\b/;
 const CODE_END = /([{};]|\)\s*:|=>|\]\s*,?|\}\s*,?)\s*$/;
 const CODE_SYMBOLS = /[{}()[\];=<>]/g;
+const OPERATORS = /[{}()[\];=<>+\-*/%.:,]/;
+const CALL_LINE = /^[\w$.]+\(.*\)[;,]?$/;
 const FENCE = /(^|\n)[ \t]*(```|~~~)[^\n]*(\n[\s\S]*?)?(\n[ \t]*\2[ \t]*(?=\n|$)|$)/g;
 
 export function isTraceLine(line: string): boolean {
@@ -46,7 +48,8 @@ export function isCodeLine(line: string): boolean {
   const trimmed = line.trim();
   if (trimmed.length === 0) return false;
   const symbols = trimmed.match(CODE_SYMBOLS)?.length ?? 0;
-  if (CODE_START.test(trimmed) && symbols >= 1) return true;
+  if (CODE_START.test(trimmed) && OPERATORS.test(trimmed)) return true;
+  if (CALL_LINE.test(trimmed)) return true;
   if (CODE_END.test(trimmed) && (symbols >= 2 || trimmed.length <= 2)) return true;
   return symbols >= 3 && symbols / trimmed.length > 0.08;
 }

@@ -7,6 +7,7 @@ import { AiCompletionResponseResolver } from '../resolvers/ai-completion-respons
 import { AiMessagesResolver } from '../resolvers/ai-messages.resolver';
 import { CurrentUserResolver } from '../resolvers/current-user.resolver';
 import { FeedbackResolver } from '../resolvers/feedback.resolver';
+import { PromptCheckResolver } from '../resolvers/prompt-check.resolver';
 import { ProjectResolver } from '../resolvers/project.resolver';
 import { ThreadResolver } from '../resolvers/thread.resolver';
 import { AiAgentVersionID, AiConversationThreadID, AiModelID, NamespaceID, ProjectID, Time, UserID } from './scalars';
@@ -19,6 +20,7 @@ export const RESOLVERS = [
   AiMessagesResolver,
   AiCompletionResponseResolver,
   FeedbackResolver,
+  PromptCheckResolver,
 ] as const;
 
 let cached: GraphQLSchema | undefined;

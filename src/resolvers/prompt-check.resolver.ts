@@ -1,0 +1,44 @@
+import { Arg, Ctx, Field, Float, ObjectType, Query, Resolver } from 'type-graphql';
+import { forbidden } from '../errors';
+import type { GraphQLContext } from '../graphql/context';
+import { requireViewer } from '../graphql/require-viewer';
+
+@ObjectType('AiIntentAlternative', { description: 'Another intent the prompt may have, with its confidence.' })
+class AiIntentAlternative {
+  @Field()
+  intent!: string;
+
+  @Field(() => Float)
+  confidence!: number;
+}
+
+@ObjectType('AiChatPromptCheck', { description: "The chat gatekeeper's verdict on a prompt." })
+class AiChatPromptCheck {
+  @Field({ description: 'CLEAR, NEEDS_CONFIRMATION, NEEDS_CLARIFICATION or MULTI_INTENT.' })
+  status!: string;
+
+  @Field(() => String, { nullable: true, description: 'The most likely intent, e.g. EXPLAIN_CODE.' })
+  intent!: string | null;
+
+  @Field(() => Float, { description: 'Confidence of the intent, 0 to 1.' })
+  confidence!: number;
+
+  @Field(() => [String], { description: 'The different intents found, for MULTI_INTENT.' })
+  intents!: string[];
+
+  @Field(() => [AiIntentAlternative], { description: 'Next most likely intents.' })
+  alternatives!: AiIntentAlternative[];
+}
+
+@Resolver()
+export class PromptCheckResolver {
+  @Query(() => AiChatPromptCheck, { nullable: true, description: "Checks a chat prompt's clarity and intents as the gatekeeper would, so an IDE can warn while the user types. Null when the gatekeeper is turned off." })
+  async aiChatPromptCheck(@Arg('content', () => String) content: string, @Ctx() context: GraphQLContext): Promise<AiChatPromptCheck | null> {
+    requireViewer(context);
+    if (!(await context.duoAccess()).chatAvailable) throw forbidden('Duo Chat is not available to you: it needs a GitLab Duo Pro or Duo Enterprise seat');
+    const check = context.services.gatekeeper;
+    if (!check) return null;
+    const verdict = check(content);
+    return { status: verdict.status, intent: verdict.intent, confidence: verdict.confidence, intents: verdict.intents.map((part) => part.intent), alternatives: verdict.alternatives };
+  }
+}
