@@ -17,6 +17,7 @@ import { createGraphQLWsServer, type GraphQLWsServer } from './http/graphql-ws';
 import { GRAPHQL_PATH } from './http/http-errors';
 import { buildGraphQLSchema } from './graphql/schema';
 import { createLlmProvider } from './llm/create-provider';
+import { createPromptChecker } from './chat/prompt-checker';
 import type { Logger } from './logger';
 import { createQueues, scheduleMaintenance, type Queues } from './queues';
 import { connectRedis, ensureRedis, type RedisSupervisor } from './redis';
@@ -76,7 +77,7 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
     queues,
     chatEvents,
     llm: createLlmProvider(config.llm),
-    gatekeeper: null,
+    gatekeeper: config.gatekeeper.enabled ? createPromptChecker(config) : null,
   };
   let demo: DemoSeed | null = null;
   if (config.demoSeed && database.kind === 'embedded' && (await database.prisma.user.count()) === 0) {

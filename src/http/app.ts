@@ -17,6 +17,8 @@ import { playgroundRoutes } from './playground';
 import { rateLimitMiddleware } from './rate-limit.middleware';
 import { requestIdMiddleware } from './request-id.middleware';
 import { restV4Routes } from './rest-v4.routes';
+import { codeSuggestionsRoutes } from './code-suggestions.routes';
+import { detectIntent } from '../suggestions/detect-intent';
 
 export type HttpApp = { app: Express; apollo: ApolloServer<GraphQLContext> };
 
@@ -49,6 +51,8 @@ export async function createHttpApp(services: Services, httpServer: Server): Pro
   app.use(playgroundRoutes());
   app.use('/api', authenticateMiddleware(services.prisma));
   app.use('/api', rateLimitMiddleware({ redis: services.redis, keyPrefix: services.config.redisPrefix, pointsPerMinute: services.config.rateLimitPerMinute, logger: services.logger }));
+  // Before the general body parser: this endpoint has GitLab's own, smaller body limit.
+  app.use('/api/v4/code_suggestions', codeSuggestionsRoutes(services, (input) => detectIntent(input)));
   app.use('/api', express.json({ limit: services.config.maxBodyBytes }));
   app.use('/api/v4', restV4Routes(services));
   app.use(

@@ -1,0 +1,89 @@
+import { Parser, Query } from 'web-tree-sitter';
+import type { Language, Node, Range, Tree } from 'web-tree-sitter';
+import type { GrammarInfo } from './grammars';
+import { counters } from './stats';
+
+/** Options for one parse. */
+export type ParseOptions = {
+  /**
+   * Parse only these ranges of the source, in order and not overlapping; the tree keeps the
+   * source's own indices, rows and columns. Default: the whole source.
+   */
+  includedRanges?: Range[];
+};
+
+const isPromiseLike = (value: unknown): value is PromiseLike<unknown> =>
+  typeof value === 'object' && value !== null && typeof (value as { then?: unknown }).then === 'function';
+
+/**
+ * A loaded grammar with its one parser. Get it from `loadGrammar`; parsing is synchronous from then on.
+ * One parser per grammar is enough: a parse runs to completion before any other JavaScript does.
+ */
+export class Grammar {
+  readonly info: GrammarInfo;
+  readonly language: Language;
+  private readonly parser: Parser;
+  private readonly queries = new Map<string, Query>();
+  private readonly commentTypes: ReadonlySet<string>;
+
+  constructor(info: GrammarInfo, language: Language) {
+    this.info = info;
+    this.language = language;
+    this.parser = new Parser();
+    this.parser.setLanguage(language);
+    this.commentTypes = new Set(info.commentTypes);
+  }
+
+  /**
+   * Parses `source`, hands the tree to `use` and frees it when `use` returns, throws, or (when it
+   * returns a promise) settles. Nodes of the tree must not be kept beyond `use`.
+   */
+  withTree<T>(source: string, use: (tree: Tree) => T, options: ParseOptions = {}): T {
+    const tree = this.parser.parse(source, null, options.includedRanges ? { includedRanges: options.includedRanges } : undefined);
+    if (!tree) throw new Error(`tree-sitter returned no tree for ${this.info.name}`);
+    counters.treeParsed();
+    const free = () => {
+      tree.delete();
+      counters.treeFreed();
+    };
+    let result: T;
+    try {
+      result = use(tree);
+    } catch (error) {
+      free();
+      throw error;
+    }
+    if (isPromiseLike(result)) return Promise.resolve(result).finally(free) as T;
+    free();
+    return result;
+  }
+
+  /** A compiled query, cached for the life of the process (queries are small and reused on every parse). */
+  query(source: string): Query {
+    let query = this.queries.get(source);
+    if (!query) {
+      query = new Query(this.language, source);
+      this.queries.set(source, query);
+    }
+    return query;
+  }
+
+  /** A query capturing every comment node as `@comment`. */
+  get commentQuery(): Query {
+    return this.query(this.info.commentTypes.map((type) => `(${type}) @comment`).join('\n'));
+  }
+
+  isComment(node: Node): boolean {
+    return this.commentTypes.has(node.type);
+  }
+
+  /** Comment nodes that overlap rows `startRow` to `endRow` (inclusive), in document order. */
+  commentsInRows(node: Node, startRow: number, endRow: number): Node[] {
+    return capturesInRows(this.commentQuery, node, startRow, endRow).map((capture) => capture.node);
+  }
+}
+
+/** A query's captures under `node` that overlap rows `startRow` to `endRow` (inclusive); tree-sitter skips the rest of the tree. */
+export function capturesInRows(query: Query, node: Node, startRow: number, endRow: number) {
+  return query.captures(node, { startPosition: { row: Math.max(0, startRow), column: 0 }, endPosition: { row: endRow + 1, column: 0 } });
+}
