@@ -8,6 +8,7 @@ import { AiMessagesResolver } from '../resolvers/ai-messages.resolver';
 import { CurrentUserResolver } from '../resolvers/current-user.resolver';
 import { FeedbackResolver } from '../resolvers/feedback.resolver';
 import { PromptCheckResolver } from '../resolvers/prompt-check.resolver';
+import { CodeSuggestionIntentResolver } from '../resolvers/code-suggestion-intent.resolver';
 import { ProjectResolver } from '../resolvers/project.resolver';
 import { ThreadResolver } from '../resolvers/thread.resolver';
 import { AiAgentVersionID, AiConversationThreadID, AiModelID, NamespaceID, ProjectID, Time, UserID } from './scalars';
@@ -21,6 +22,7 @@ export const RESOLVERS = [
   AiCompletionResponseResolver,
   FeedbackResolver,
   PromptCheckResolver,
+  CodeSuggestionIntentResolver,
 ] as const;
 
 let cached: GraphQLSchema | undefined;

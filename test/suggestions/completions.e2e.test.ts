@@ -169,3 +169,28 @@ describe('code suggestions with no model configured', () => {
     expect(await readJson(response)).toMatchObject({ choices: [], object: 'text_completion' });
   });
 });
+
+describe('codeSuggestionIntent (GraphQL)', () => {
+  let service: TestService;
+  beforeAll(async () => {
+    service = await startTestService();
+  });
+  afterAll(() => service.close());
+
+  const QUERY = 'query($f: String!, $a: String!, $b: String) { codeSuggestionIntent(fileName: $f, contentAboveCursor: $a, contentBelowCursor: $b) { intent generationType userInstruction language } }';
+
+  it('returns the REST API\'s lower-case decision', async () => {
+    const user = await userWithToken(service.prisma);
+    await groupWithSeat(service.prisma, { plan: 'ultimate', addOn: 'duo_pro', username: user.username });
+    const comment = await service.graphql(QUERY, { token: user.token, variables: { f: 'main.go', a: 'package main\n\nimport "fmt"\n\nfunc a() {}\nfunc b() {}\nfunc c() {}\n// print the sum of two numbers\n', b: '' } });
+    expect(comment.body.data).toEqual({ codeSuggestionIntent: { intent: 'generation', generationType: 'comment', userInstruction: 'print the sum of two numbers', language: expect.any(String) } });
+    const completion = await service.graphql(QUERY, { token: user.token, variables: { f: 'main.go', a: 'package main\n\nimport "fmt"\n\nfunc a() {}\nfunc b() {}\nfunc c() {\n\tfmt.Println(', b: ')\n}\n' } });
+    expect(completion.body.data).toEqual({ codeSuggestionIntent: { intent: 'completion', generationType: null, userInstruction: null, language: expect.any(String) } });
+  });
+
+  it('refuses users without a seat', async () => {
+    const user = await userWithToken(service.prisma);
+    const { body } = await service.graphql(QUERY, { token: user.token, variables: { f: 'a.ts', a: '' } });
+    expect(body.errors?.[0]?.extensions?.code).toBe('FORBIDDEN');
+  });
+});

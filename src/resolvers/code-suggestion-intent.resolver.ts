@@ -1,0 +1,41 @@
+import { Arg, Ctx, Field, ObjectType, Query, Resolver } from 'type-graphql';
+import { badInput, forbidden } from '../errors';
+import type { GraphQLContext } from '../graphql/context';
+import { requireViewer } from '../graphql/require-viewer';
+import { COMPLETION_LIMITS } from '../suggestions/completion-request';
+import { detectIntent } from '../suggestions/detect-intent';
+
+@ObjectType('CodeSuggestionIntent', { description: 'What the server-side detection decides for a code suggestion at the cursor.' })
+class CodeSuggestionIntent {
+  @Field({ description: '`completion` or `generation`.' })
+  intent!: string;
+
+  @Field(() => String, { nullable: true, description: '`comment`, `small_file` or `empty_function`; null for completions.' })
+  generationType!: string | null;
+
+  @Field(() => String, { nullable: true, description: 'The comment above the cursor, for comment generations; otherwise null.' })
+  userInstruction!: string | null;
+
+  @Field(() => String, { nullable: true, description: 'The language detected from the file name, or null.' })
+  language!: string | null;
+}
+
+@Resolver()
+export class CodeSuggestionIntentResolver {
+  @Query(() => CodeSuggestionIntent, { description: 'Runs the code suggestions intent detection on a file and cursor, as the completions endpoint does.' })
+  async codeSuggestionIntent(
+    @Arg('fileName', () => String) fileName: string,
+    @Arg('contentAboveCursor', () => String) contentAboveCursor: string,
+    @Ctx() context: GraphQLContext,
+    @Arg('contentBelowCursor', () => String, { nullable: true }) contentBelowCursor?: string | null,
+  ): Promise<CodeSuggestionIntent> {
+    requireViewer(context);
+    if (!(await context.duoAccess()).codeSuggestionsAvailable) throw forbidden('Code Suggestions are not available to you: they need a GitLab Duo Pro or Duo Enterprise seat');
+    if (fileName.length > COMPLETION_LIMITS.fileName) throw badInput(`fileName is too long (maximum is ${COMPLETION_LIMITS.fileName} characters)`, 'fileName');
+    for (const [field, value] of [['contentAboveCursor', contentAboveCursor], ['contentBelowCursor', contentBelowCursor ?? '']] as const) {
+      if (value.length > COMPLETION_LIMITS.content) throw badInput(`${field} is too long (maximum is ${COMPLETION_LIMITS.content} characters)`, field);
+    }
+    const decision = await detectIntent({ fileName, contentAboveCursor, contentBelowCursor: contentBelowCursor ?? '' });
+    return { intent: decision.intent, generationType: decision.generationType, userInstruction: decision.userInstruction, language: decision.language };
+  }
+}
