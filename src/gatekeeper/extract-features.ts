@@ -1,4 +1,4 @@
-import { findCodeRegions } from './find-code-regions';
+import { findCodeRegions, type CodeRegion } from './find-code-regions';
 import { fnv1a, seedFor } from './hash';
 import { tokenizeProse, type ProseToken } from './tokenize-prose';
 
@@ -15,11 +15,12 @@ export type SparseVector = { indices: Int32Array; values: Float64Array };
 
 // Each group is L2-normalised on its own, then scaled: the developer's words count most, the code
 // they pasted least, so a 200-line paste cannot outvote the one sentence that says what to do.
-const GROUP_WEIGHTS = { word: 1, char: 0.8, flag: 0.5, code: 0.25 } as const;
+const GROUP_WEIGHTS = { word: 1, char: 1.2, flag: 0.5, code: 0.25 } as const;
 // Bounds keep the cost of a pasted file flat; the request is almost always in the first words.
 const MAX_PROSE_TOKENS = 200;
 const MAX_CODE_TOKENS = 200;
-const MAX_ANALYSED_CHARS = 20_000;
+/** Characters of a prompt that are looked at; the rest of a huge paste changes nothing. */
+export const MAX_ANALYSED_CHARS = 20_000;
 
 const SEEDS = {
   word: seedFor('word'),
@@ -79,16 +80,17 @@ function lengthBucket(words: number): string {
 /** The parts of a prompt the model sees: the developer's prose and any pasted code or traces. */
 export type PromptParts = { prose: string; code: string; hasCode: boolean; hasTrace: boolean; hasFence: boolean };
 
-export function splitProseAndCode(text: string): PromptParts {
+/** `regions` may be passed when the caller already found them (offsets into `text`). */
+export function splitProseAndCode(text: string, knownRegions?: readonly CodeRegion[]): PromptParts {
   const analysed = text.length > MAX_ANALYSED_CHARS ? text.slice(0, MAX_ANALYSED_CHARS) : text;
-  const regions = findCodeRegions(analysed);
+  const regions = knownRegions === undefined ? findCodeRegions(analysed) : knownRegions.filter((region) => region.start < analysed.length);
   let prose = '';
   let code = '';
   let cursor = 0;
   for (const region of regions) {
     prose += `${analysed.slice(cursor, region.start)}\n`;
     code += `${analysed.slice(region.start, region.end)}\n`;
-    cursor = region.end;
+    cursor = Math.min(region.end, analysed.length);
   }
   prose += analysed.slice(cursor);
   return {
@@ -125,9 +127,10 @@ function codeFeatures(code: string): Group {
 /**
  * Turns a prompt into hashed features: word uni- and bigrams and character n-grams of the prose,
  * shape flags (length, pasted code, stack trace), and down-weighted words from the code.
+ * `regions` saves finding the code again when the caller already has (offsets into `text`).
  */
-export function extractFeatures(text: string): SparseVector {
-  const parts = splitProseAndCode(text);
+export function extractFeatures(text: string, regions?: readonly CodeRegion[]): SparseVector {
+  const parts = splitProseAndCode(text, regions);
   const tokens = tokenizeProse(parts.prose, MAX_PROSE_TOKENS);
   const values = new Map<number, number>();
   const addGroup = (group: Group, weight: number) => {

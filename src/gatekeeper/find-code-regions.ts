@@ -17,14 +17,14 @@ const TRACE_LINE_PATTERNS: RegExp[] = [
   /^\s*Traceback \(most recent call last\)/,
   /^\s*(Caused by|Exception in thread)\b/,
   /^\s*\.\.\. \d+ more\s*$/,
-  /^\s*(Uncaught\s+)?([\w$]+\.)*[A-Z][\w$]*(Error|Exception|Panic|Fault)\b:/,
+  /^\s*(Uncaught\s+)?([\w$]+\.)*([A-Z][\w$]*)?(Error|Exception|Panic|Fault)\b:/,
   /^\s*(panic|fatal error|error(\[E\d+\])?|warning|Segmentation fault)[:\s]/, // Go, Rust, C
   /^\s*goroutine \d+ \[/,
   /^\s*\S+\.(go|rs|c|cc|cpp|h|py|rb|js|ts|java|kt|cs|php|ex|exs):\d+(:\d+)?/,
   /^\s*from \S+:\d+:in /, // Ruby
   /^\s*-->\s+\S+:\d+:\d+/,
-  /^\s*#\d+\s+0x[0-9a-f]+/i,
-  /^\s*\d+:\s+0x[0-9a-f]+/i,
+  /^\s*#\d+\s+0x[0-9a-fA-F]+/,
+  /^\s*\d+:\s+0x[0-9a-fA-F]+/,
 ];
 
 const CODE_START =
@@ -35,8 +35,11 @@ const OPERATORS = /[{}()[\];=<>+\-*/%.:,]/;
 const CALL_LINE = /^[\w$.]+\(.*\)[;,]?$/;
 const FENCE = /(^|\n)[ \t]*(```|~~~)[^\n]*(\n[\s\S]*?)?(\n[ \t]*\2[ \t]*(?=\n|$)|$)/g;
 
+// One alternation is tested in a single pass, several times faster than fourteen tests per line.
+const TRACE_LINE = new RegExp(TRACE_LINE_PATTERNS.map((pattern) => `(?:${pattern.source})`).join('|'));
+
 export function isTraceLine(line: string): boolean {
-  return TRACE_LINE_PATTERNS.some((pattern) => pattern.test(line));
+  return TRACE_LINE.test(line);
 }
 
 /**
@@ -52,6 +55,18 @@ export function isCodeLine(line: string): boolean {
   if (CALL_LINE.test(trimmed)) return true;
   if (CODE_END.test(trimmed) && (symbols >= 2 || trimmed.length <= 2)) return true;
   return symbols >= 3 && symbols / trimmed.length > 0.08;
+}
+
+/**
+ * Where code starts in a line that opens with prose and a colon ("why does this throw: const
+ * total = items.reduce(...)"), or -1.
+ */
+function codeAfterProse(line: string): number {
+  const colon = line.indexOf(': ');
+  if (colon <= 0) return -1;
+  const head = line.slice(0, colon);
+  if (/[{}()[\];=<>]/.test(head) || head.trim().split(/\s+/).length < 2) return -1;
+  return isCodeLine(line.slice(colon + 2)) ? colon + 2 : -1;
 }
 
 function classifyBlock(text: string): CodeRegion['kind'] {
@@ -80,7 +95,15 @@ export function findCodeRegions(text: string): CodeRegion[] {
     offset = lineEnd + 1;
     while (fenceIndex < fenced.length && fenced[fenceIndex]![1] < lineStart) fenceIndex++;
     const insideFence = fenceIndex < fenced.length && fenced[fenceIndex]![0] <= lineEnd && lineStart <= fenced[fenceIndex]![1];
-    const kind = insideFence ? null : isTraceLine(line) ? 'trace' : isCodeLine(line) ? 'code' : null;
+    const trace = !insideFence && isTraceLine(line);
+    const codeStart = insideFence || trace ? -1 : codeAfterProse(line);
+    if (codeStart >= 0) {
+      if (run !== null) regions.push(run);
+      run = null;
+      regions.push({ kind: 'code', fenced: false, start: lineStart + codeStart, end: lineEnd });
+      continue;
+    }
+    const kind = insideFence ? null : trace ? 'trace' : isCodeLine(line) ? 'code' : null;
     if (kind !== null) {
       if (run === null) run = { kind, fenced: false, start: lineStart, end: lineEnd };
       else {

@@ -78,6 +78,7 @@ export function parseModel(json: string): LinearModel {
   if (data.featureVersion !== FEATURE_VERSION) {
     throw invalid(`trained on feature version ${data.featureVersion}, this code extracts version ${FEATURE_VERSION}: retrain it`);
   }
+  if (data.labels.join() !== LABELS.join()) throw invalid(`labels ${data.labels.join()} differ from ${LABELS.join()}: retrain it`);
   const classes = data.labels.length;
   if (data.bias.length !== classes) throw invalid('bias length differs from the label count');
   const rows = new Map<number, number>();

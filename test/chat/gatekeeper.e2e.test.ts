@@ -1,8 +1,7 @@
-import type { Client } from 'graphql-ws';
 import { LSP_CHAT_MUTATION, subscribe, wsClient, type Collector } from '../helpers/chat-client';
-import { groupWithSeat, userWithToken, type UserWithToken } from '../helpers/fixtures';
-import { startStubLlmServer, type StubLlmServer } from '../helpers/stub-llm-server';
-import { startTestService, type TestService } from '../helpers/test-service';
+import { groupWithSeat, userWithToken } from '../helpers/fixtures';
+import { startStubLlmServer } from '../helpers/stub-llm-server';
+import { startTestService } from '../helpers/test-service';
 
 const GATE_QUERY = `subscription($userId: UserID, $c: String) { aiCompletionResponse(userId: $userId, aiAction: CHAT, clientSubscriptionId: $c) {
   id requestId content errors role chunkId extras { gatekeeper { status intent confidence intents } }
@@ -98,7 +97,7 @@ describe('the gatekeeper asking for confirmation', () => {
   let setup: Setup;
   beforeAll(async () => {
     // Thresholds are configuration: with these, a fairly sure prompt is confirmed before it runs.
-    setup = await setUp({ GATEKEEPER_CLEAR_THRESHOLD: '0.9999', GATEKEEPER_CONFIRM_THRESHOLD: '0.3' });
+    setup = await setUp({ GATEKEEPER_CLEAR_THRESHOLD: '1', GATEKEEPER_CONFIRM_THRESHOLD: '0.3' });
   });
   afterAll(() => tearDown(setup));
 

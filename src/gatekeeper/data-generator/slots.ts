@@ -1,0 +1,107 @@
+/**
+ * Values the prompt templates draw from. A slot is written {name} in a template; a value may hold
+ * slots of its own, filled in turn.
+ */
+export const SLOTS: Readonly<Record<string, readonly string[]>> = {
+  polite: ['', '', '', 'please ', 'can you ', 'could you ', 'could you please ', 'hey, can you ', "I'd like you to ", 'would you ', 'pls ', 'can u '],
+  target: [
+    'this code', 'this function', 'the selected code', 'this snippet', 'this method', 'this class', 'the code below',
+    'this fn', 'this file', 'the {fn} function', '{fn}', '`{fn}`', '{fn}()', 'the {cls} class', 'this block',
+    'this hook', 'this component', 'this loop', 'this script', 'the selection', 'this module', 'this query', 'my code',
+    'the {fn} method in {file}', '{file}',
+  ],
+  fn: [
+    'parseConnection', 'getUserById', 'calculateTotal', 'handleRequest', 'validateEmail', 'formatDate', 'loadConfig',
+    'retryWithBackoff', 'debounce', 'mergeSortedArrays', 'fetchOrders', 'renderSidebar', 'serializeEvent', 'normalizePath',
+    'hashPassword', 'tokenize', 'buildQuery', 'sendWebhook', 'resolveDependencies', 'applyDiscount', 'useAuth',
+    'parse_args', 'load_users', 'compute_checksum', 'process_payment', 'ServeHTTP', 'NewClient', 'to_csv', 'find_by_email',
+  ],
+  fn2: ['createInvoice', 'updateInvoice', 'saveDraft', 'publishPost', 'parse_rows', 'parse_header', 'encodeToken', 'decodeToken'],
+  cls: ['UserRepository', 'PaymentService', 'CacheManager', 'HttpClient', 'OrderController', 'EventBus', 'RateLimiter', 'SessionStore', 'InvoiceMailer', 'ProjectPolicy'],
+  file: [
+    'src/auth/middleware.ts', 'app/models/user.rb', 'lib/parser.py', 'internal/db/conn.go', 'src/main/java/com/acme/OrderService.java',
+    'components/Sidebar.tsx', 'utils/date.js', 'config/routes.rb', 'pkg/cache/lru.go', 'server.py', 'src/lib.rs', 'api/handlers.go',
+  ],
+  lang: ['Python', 'TypeScript', 'JavaScript', 'Go', 'Rust', 'Java', 'Ruby', 'C#', 'Kotlin', 'PHP', 'C++', 'python', 'ts', 'js', 'golang'],
+  framework: ['Jest', 'pytest', 'RSpec', 'JUnit', 'Vitest', 'Mocha', 'xUnit', 'minitest', 'go test', 'jest', 'unittest'],
+  construct: ['a WeakMap', 'reduce', 'a closure here', 'recursion', 'a generator', 'Promise.all', 'a mutex', 'bit shifting', 'the spread operator', 'a double pointer', 'a channel', 'an early return'],
+  aspect: ['errors', 'null input', 'retries', 'concurrency', 'pagination', 'caching', 'auth tokens', 'timeouts', 'empty lists'],
+  inlineCode: [
+    '`const [a, ...rest] = items`', '`x ??= 0`', '`yield* walk(child)`', '`defer mu.Unlock()`', '`@functools.lru_cache`',
+    '`Array.from({ length: n }, (_, i) => i)`', '`items.flatMap(x => x.tags)`', '`if err != nil { return err }`', '`[x for x in xs if x]`',
+  ],
+  regex: ['/^\\d{4}-\\d{2}-\\d{2}$/', '`^[\\w.+-]+@[\\w-]+\\.[\\w.]+$`', '/(?<=\\$)\\d+(\\.\\d\\d)?/', '`(a|b)*abb`'],
+  artifact: [
+    'a function that validates email addresses', 'a REST endpoint that returns paginated users', 'a React component for a login form',
+    'a SQL migration that adds an index on users.email', 'a bash script that backs up the database', 'a CLI that converts CSV to JSON',
+    'a debounce helper', 'a class that wraps the Stripe API', 'a Dockerfile for this Node app', 'a GitHub Actions workflow that runs the tests',
+    'a regex that matches ISO dates', 'a binary search function', 'an LRU cache', 'a middleware that logs request timings',
+    'a retry helper with exponential backoff', 'a GraphQL resolver for projects', 'a function to deep merge two objects',
+    'an enum for order states', 'a type definition for the API response', 'a Python script that renames files in a folder',
+    'a Go HTTP server with a health check', 'a Redis-backed rate limiter', 'a custom React hook for fetching data',
+    'a function that flattens nested arrays', 'a Rust struct for a config file with serde', 'a cron job that cleans old sessions',
+  ],
+  behaviour: [
+    'returns the orders sorted by date', 'retries three times with backoff', 'streams the file line by line', 'caches results for five minutes',
+    'rejects negative amounts', 'supports pagination', 'logs every failed attempt', 'returns a 404 when the user is missing',
+  ],
+  project: ['a new Express app with TypeScript', 'a FastAPI service with a health endpoint', 'a Go CLI with cobra', 'a Rails model for invoices', 'a Next.js page for settings', 'a Spring Boot controller for orders'],
+  task: ['reading a CSV file', 'a binary search', 'sending an email with SMTP', 'parsing command line flags', 'uploading a file to S3', 'hashing a password with bcrypt', 'a websocket client', 'a thread pool'],
+  endpoint: ['GET /users/:id/orders', 'POST /webhooks/stripe', 'DELETE /sessions', 'PATCH /projects/:id', 'GET /health'],
+  scriptTask: ['renames all .jpeg files to .jpg', 'counts lines of code per folder', 'pulls the latest release from GitHub', 'deletes merged git branches'],
+  bug: [
+    'it returns undefined', 'it throws a NullPointerException', 'the loop never ends', "it's off by one", 'the tests fail intermittently',
+    'the promise never resolves', 'it crashes on empty input', 'it leaks memory', "the regex doesn't match unicode",
+    'the date is in the wrong timezone', 'it deadlocks under load', "the state doesn't update", 'it returns duplicate rows',
+    'the request times out', 'it ignores the last element', 'it returns the wrong total', 'the page renders twice',
+  ],
+  error: [
+    'a TypeError', 'a NullPointerException', 'an index out of range error', "KeyError: 'id'", 'undefined is not a function',
+    'a segfault', 'a nil pointer dereference', 'a ConcurrentModificationException', 'ECONNREFUSED', 'a stack overflow',
+    "TypeError: Cannot read properties of undefined (reading 'map')", 'a 500 error', 'an unhandled promise rejection',
+  ],
+  compileError: [
+    "cannot find module 'express'", "error TS2322: Type 'string' is not assignable to type 'number'", 'undefined reference to `main`',
+    'mismatched types expected `u32`, found `usize`', 'cannot use x (variable of type int) as string value', 'SyntaxError: unexpected token',
+  ],
+  condition: ['the list is empty', 'the user is logged out', 'two requests arrive at once', 'the input has unicode', 'the file is missing', 'the network is slow'],
+  fixGoal: ['handles null', 'stops leaking connections', "doesn't crash on empty input", 'returns the right total', 'works with unicode'],
+  refactorGoal: [
+    'use async/await instead of callbacks', 'be more readable', 'remove the duplication', 'use a switch statement', 'be split into smaller functions',
+    'use dependency injection', 'use early returns', 'avoid mutation', 'use proper TypeScript types instead of any', 'use a Map instead of an object',
+    'have less nesting', 'use list comprehensions', 'be more idiomatic', 'follow the single responsibility principle', 'use composition instead of inheritance',
+  ],
+  part: ['the validation logic', 'the SQL building', 'the retry loop', 'the parsing', 'the error handling', 'the date formatting'],
+  paradigm: ['async/await', 'a class', 'functional style', 'TypeScript', 'hooks', 'a switch statement', 'list comprehensions', 'streams', 'a builder'],
+  behaviourCheck: ['rejects empty input', 'returns null for unknown ids', 'retries on 503', 'handles leap years', 'throws on invalid tokens', 'rounds to two decimals'],
+  dependency: ['the database', 'the HTTP client', 'Redis', 'the clock', 'the S3 client', 'the mailer'],
+  symbol: [
+    'the auth middleware', '{fn}', '`{fn}`', 'the retry logic', 'the rate limiter', 'the feature flags', 'the GraphQL schema', 'the user model',
+    'the logging config', 'the error handler', 'the webhook handler', 'the CI config', 'the payment service', 'the {cls} class', '{cls}',
+  ],
+  repoAction: [
+    'handle authentication', 'configure the logger', 'set up the database connection', 'register the GraphQL resolvers', 'read environment variables',
+    'send emails', 'define feature flags', 'validate webhooks', 'run migrations', 'create the Redis client', 'check permissions',
+  ],
+  helper: ['formatting dates', 'retrying requests', 'parsing CSV', 'slugifying titles', 'paginating queries', 'escaping HTML'],
+  fileRole: ['defines the user model', 'sets up routing', 'contains the CI pipeline', 'configures webpack', 'declares the database schema', 'starts the server'],
+  concern: ['rate limiting', 'session management', 'billing', 'file uploads', 'caching', 'background jobs', 'authorization'],
+  things: ['database migrations', 'GraphQL types', 'API routes', 'test fixtures', 'environment configs', 'email templates'],
+  envVar: ['`DATABASE_URL`', '`REDIS_URL`', 'LOG_LEVEL', 'the PORT env var', '`SENTRY_DSN`'],
+  concept: [
+    'closures', 'the event loop', 'dependency injection', 'a monad', 'generics', 'async/await', 'garbage collection', 'SQL joins', 'big O notation',
+    'a race condition', 'the CAP theorem', 'OAuth2', 'a JWT', 'CORS', 'git rebase', 'a docker volume', 'the virtual DOM', 'tail recursion',
+    'memoization', 'a hash map', 'a B-tree', 'eventual consistency', 'a mutex', 'currying', 'polymorphism', 'a microservice', 'idempotency',
+  ],
+  pair: [
+    'let and const', '== and ===', 'processes and threads', 'REST and GraphQL', 'SQL and NoSQL', 'merge and rebase', 'an interface and a type in TypeScript',
+    'an abstract class and an interface', 'TCP and UDP', 'the stack and the heap', 'null and undefined', 'a list and a tuple in Python', 'unit and integration tests',
+  ],
+  tool: ['Redis', 'a message queue', 'GraphQL', 'microservices', 'a linked list', 'Kubernetes', 'WebSockets', 'an ORM', 'server-side rendering', 'a monorepo'],
+  domain: ['web backends', 'data science', 'game development', 'embedded systems', 'CLI tools', 'machine learning'],
+  practice: ['error handling in Go', 'naming variables', 'structuring a React app', 'writing commit messages', 'database indexing', 'API versioning', 'logging'],
+  acronym: ['SOLID', 'CRUD', 'ACID', 'CORS', 'JWT', 'ORM', 'CI/CD', 'DRY', 'YAGNI', 'REST'],
+  libKind: ['testing library', 'HTTP client', 'ORM', 'logging library', 'date library', 'web framework'],
+  algo: ['quicksort', 'binary search', 'a hash map lookup', "Dijkstra's algorithm", 'merge sort', 'inserting into a heap'],
+  generalTask: ['structure a monorepo', 'version an API', 'handle secrets in CI', 'learn system design', 'pick a database', 'name git branches'],
+};

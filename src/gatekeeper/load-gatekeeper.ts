@@ -1,0 +1,75 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { AppError } from '../errors';
+import { createClassifier } from './classifier';
+import type { LinearModel } from './linear-model';
+import { LruCache } from './lru-cache';
+import { parseModel } from './model-file';
+import { resolveOptions, type GatekeeperOptions } from './options';
+import type { GatekeeperResult } from './result';
+
+/** Stage 1 of the chat pipeline, loaded once and shared. */
+export type Gatekeeper = {
+  /** Synchronous and in-process; repeated prompts (up to case and whitespace) come from the cache. */
+  classify(prompt: string): GatekeeperResult;
+  /** The settings in force, defaults filled in. */
+  readonly options: Readonly<GatekeeperOptions>;
+  /** Entries in the result cache. */
+  readonly cacheSize: number;
+};
+
+// Several gatekeepers (say, with different thresholds) share one parsed model per file.
+const modelsByPath = new Map<string, LinearModel>();
+
+function readModel(modelPath: string): LinearModel {
+  const absolute = path.resolve(modelPath);
+  let model = modelsByPath.get(absolute);
+  if (model === undefined) {
+    let json: string;
+    try {
+      json = readFileSync(absolute, 'utf8');
+    } catch (error) {
+      throw new AppError({
+        code: 'INTERNAL',
+        userMessage: 'The chat gatekeeper model could not be loaded',
+        internalMessage: `gatekeeper model file ${absolute} could not be read (run npm run train:gatekeeper)`,
+        cause: error,
+      });
+    }
+    model = parseModel(json);
+    modelsByPath.set(absolute, model);
+  }
+  return model;
+}
+
+/**
+ * Prompts that differ only in case or whitespace get one cache entry. Features ignore indentation
+ * and blank lines, and case matters to them only in telling camelCase names from words, so the
+ * shared answer is the one either prompt would get; a result's `text` excerpts come from
+ * whichever prompt was seen first.
+ */
+function cacheKey(prompt: string): string {
+  return prompt.toLowerCase().replace(/[^\S\n]+/g, ' ').replace(/ ?\n[\s]*/g, '\n').trim();
+}
+
+/** Loads the model (once per file) and returns a gatekeeper with its own cache and thresholds. */
+export function loadGatekeeper(options: Partial<GatekeeperOptions> = {}): Gatekeeper {
+  const resolved = resolveOptions(options);
+  const model = resolved.model ?? readModel(resolved.modelPath);
+  const classifyUncached = createClassifier(model, resolved);
+  const cache = new LruCache<string, GatekeeperResult>(resolved.cacheSize);
+  return {
+    options: resolved,
+    get cacheSize() {
+      return cache.size;
+    },
+    classify(prompt: string): GatekeeperResult {
+      const key = cacheKey(prompt);
+      const cached = cache.get(key);
+      if (cached !== undefined) return cached;
+      const result = classifyUncached(prompt);
+      cache.set(key, result);
+      return result;
+    },
+  };
+}

@@ -1,0 +1,62 @@
+import { MODEL_FILE } from './files';
+import type { LinearModel } from './linear-model';
+
+/** Settings of the gatekeeper; every field has a default, so `{}` is a valid value. */
+export type GatekeeperOptions = {
+  /** Model file to load. Default: data/gatekeeper/model.json in the checkout. */
+  modelPath: string;
+  /** An already-loaded model; takes precedence over `modelPath`. Default: none. */
+  model?: LinearModel;
+  /** A single intent above this confidence is CLEAR. Default 0.85. */
+  clearThreshold: number;
+  /** A single intent from this confidence up to `clearThreshold` NEEDS_CONFIRMATION; below it, NEEDS_CLARIFICATION. Default 0.65. */
+  confirmThreshold: number;
+  /** The model's multi-intent probability from which a prompt is MULTI_INTENT on its own. Default 0.5. */
+  multiIntentThreshold: number;
+  /**
+   * A part of the prompt counts as a request of its own when its best intent reaches this
+   * confidence (scored on the part alone). Default 0.7.
+   */
+  partThreshold: number;
+  /**
+   * When two parts hold different confident intents, the whole prompt's multi-intent probability
+   * must still reach this for MULTI_INTENT, so "write a function that reads a file and returns
+   * its lines" is not split in two. Default 0.15.
+   */
+  multiIntentSupport: number;
+  /** At most this many alternatives are returned. Default 3. */
+  maxAlternatives: number;
+  /** Alternatives below this confidence are left out. Default 0.05. */
+  minAlternativeConfidence: number;
+  /** Results kept in the LRU cache; 0 turns the cache off. Default 1000. */
+  cacheSize: number;
+};
+
+export const DEFAULT_GATEKEEPER_OPTIONS: Readonly<GatekeeperOptions> = Object.freeze({
+  modelPath: MODEL_FILE,
+  clearThreshold: 0.85,
+  confirmThreshold: 0.65,
+  multiIntentThreshold: 0.5,
+  partThreshold: 0.7,
+  multiIntentSupport: 0.15,
+  maxAlternatives: 3,
+  minAlternativeConfidence: 0.05,
+  cacheSize: 1000,
+});
+
+/** Fills in defaults and refuses settings that would make the statuses meaningless. */
+export function resolveOptions(options: Partial<GatekeeperOptions> = {}): Readonly<GatekeeperOptions> {
+  const resolved = { ...DEFAULT_GATEKEEPER_OPTIONS, ...options };
+  const probabilities = ['clearThreshold', 'confirmThreshold', 'multiIntentThreshold', 'partThreshold', 'multiIntentSupport', 'minAlternativeConfidence'] as const;
+  for (const name of probabilities) {
+    const value = resolved[name];
+    if (!(value >= 0 && value <= 1)) throw new RangeError(`gatekeeper option ${name} must be between 0 and 1, got ${value}`);
+  }
+  if (resolved.confirmThreshold > resolved.clearThreshold) {
+    throw new RangeError(`gatekeeper confirmThreshold (${resolved.confirmThreshold}) must not exceed clearThreshold (${resolved.clearThreshold})`);
+  }
+  for (const name of ['maxAlternatives', 'cacheSize'] as const) {
+    if (!Number.isInteger(resolved[name]) || resolved[name] < 0) throw new RangeError(`gatekeeper option ${name} must be a whole number >= 0`);
+  }
+  return Object.freeze(resolved);
+}
