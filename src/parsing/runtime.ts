@@ -16,15 +16,15 @@ type WasmMemory = { readonly buffer: ArrayBuffer };
 type WasmMemoryConstructor = new (descriptor: { initial: number; maximum: number }) => WasmMemory;
 const { Memory } = (globalThis as unknown as { WebAssembly: { Memory: WasmMemoryConstructor } }).WebAssembly;
 
-// The memory web-tree-sitter would create itself (32 MiB, growable to 2 GiB, in 64 KiB pages). Handing it over lets
-// wasmHeapBytes() read its size: trees and parsers live there and are freed only by delete(), never by the GC in time.
-const wasmMemory = new Memory({ initial: 512, maximum: 32768 });
-
+let wasmMemory: WasmMemory | undefined;
 let initializing: Promise<void> | undefined;
 let inits = 0;
 
-/** Initialises web-tree-sitter once per process; concurrent and later callers share the first call. */
+/** Initialises web-tree-sitter once per process, on first use; concurrent and later callers share the first call. */
 export function initTreeSitter(): Promise<void> {
+  // The memory web-tree-sitter would create itself (32 MiB, growable to 2 GiB, in 64 KiB pages). Handing it over lets
+  // wasmHeapBytes() read its size: trees and parsers live there and are freed only by delete(), never by the GC in time.
+  wasmMemory ??= new Memory({ initial: 512, maximum: 32768 });
   initializing ??= Parser.init({
     wasmMemory,
     locateFile: (file: string) => requireFromRoot.resolve(`web-tree-sitter/${file}`),
@@ -44,7 +44,7 @@ export function runtimeInitCount(): number {
   return inits;
 }
 
-/** Bytes of WASM memory web-tree-sitter holds; it grows when trees are not freed and never shrinks. */
+/** Bytes of WASM memory web-tree-sitter holds (0 before first use); it grows when trees are not freed and never shrinks. */
 export function wasmHeapBytes(): number {
-  return wasmMemory.buffer.byteLength;
+  return wasmMemory?.buffer.byteLength ?? 0;
 }

@@ -33,6 +33,7 @@ export type ParsingStats = {
   wasmHeapBytes: number;
 };
 
+/** What the parsing module has done so far in this process (cheap: counters and one size). */
 export function parsingStats(): ParsingStats {
   return { runtimeInits: runtimeInitCount(), grammarLoads: Object.fromEntries(grammarLoads), liveTrees, treesParsed, wasmHeapBytes: wasmHeapBytes() };
 }

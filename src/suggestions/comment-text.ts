@@ -1,5 +1,6 @@
 const BLOCK_OPEN = /^\s*\/\*+!?/;
-const BLOCK_CLOSE = /\*+\/\s*$/;
+// Opening and closing together, so that `/**/` leaves nothing behind; an unterminated block keeps all after its opening.
+const BLOCK = /^\s*\/\*+!?([\s\S]*?)\*+\/\s*$/;
 // Continuation lines of a block comment (` * text`), but not a lone closing `*/`.
 const BLOCK_LINE_STAR = /^\s*\*+(?!\/)/;
 // Line comments of every grammar we parse, plus the doc variants (`///`, `//!`, `#!`) and SQL/Lua `--`.
@@ -13,7 +14,7 @@ const LINE_MARKER = /^\s*(?:\/\/+!?|#+!?|--+)/;
 export function commentText(raw: string): string {
   let lines: string[];
   if (BLOCK_OPEN.test(raw)) {
-    lines = raw.replace(BLOCK_OPEN, '').replace(BLOCK_CLOSE, '').split('\n').map((line) => line.replace(BLOCK_LINE_STAR, ''));
+    lines = (BLOCK.exec(raw)?.[1] ?? raw.replace(BLOCK_OPEN, '')).split('\n').map((line) => line.replace(BLOCK_LINE_STAR, ''));
   } else if (/^\s*=begin/.test(raw)) {
     lines = raw.split('\n').slice(1);
     if (/^=end/.test(lines.at(-1) ?? '')) lines.pop();

@@ -14,8 +14,10 @@ export type IntentDecision = {
 /** A detector's verdict; detectIntent adds the language. */
 export type Detection = Omit<IntentDecision, 'language'>;
 
+/** The default verdict: complete the code at the cursor. */
 export const COMPLETION: Detection = Object.freeze({ intent: 'completion', generationType: null, userInstruction: null });
 
+/** A generation verdict; only comment generations carry an instruction. */
 export const generation = (generationType: NonNullable<Detection['generationType']>, userInstruction: string | null = null): Detection => ({
   intent: 'generation',
   generationType,

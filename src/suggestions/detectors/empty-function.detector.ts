@@ -25,15 +25,20 @@ export function detectEmptyFunction(context: IntentContext): Detection | null {
   return null;
 }
 
-/** Where an empty body starts and ends (exclusive of delimiters), or null when the body has statements or is an expression. */
-type EmptyBody = { innerStart: number; innerEnd: number; sameLineAllowed: boolean };
+/**
+ * The inside of an empty body, between its opening (brace, parameters, header) and its closing
+ * delimiter; `headerLineToo` says whether a cursor still on the header's line counts as inside
+ * (yes between braces, no after `def name` where the user may still be typing the header).
+ */
+type EmptyBody = { innerStart: number; innerEnd: number; headerLineToo: boolean };
 
+// Null from the helpers below means the body has statements, or is an expression rather than a block.
 function isInEmptyBody(context: IntentContext, fn: Node, style: BodyStyle): boolean {
   const body = style === 'braces' ? emptyBraceBody(context, fn) : style === 'def-end' ? emptyDefEndBody(context, fn) : emptyIndentedBody(context, fn);
   if (!body) return false;
   const { cursor, lines, point } = context;
   if (cursor < body.innerStart || cursor > body.innerEnd) return false;
-  return body.sameLineAllowed || point.row > lines.rowOf(body.innerStart);
+  return body.headerLineToo || point.row > lines.rowOf(body.innerStart);
 }
 
 function emptyBraceBody(context: IntentContext, fn: Node): EmptyBody | null {
@@ -49,7 +54,7 @@ function emptyBraceBody(context: IntentContext, fn: Node): EmptyBody | null {
   }
   // A missing closer (the user is still typing) sits right after the opener; the body then runs on to the cursor.
   const innerEnd = closer && !closer.isMissing ? closer.startIndex : Number.POSITIVE_INFINITY;
-  return { innerStart, innerEnd, sameLineAllowed: true };
+  return { innerStart, innerEnd, headerLineToo: true };
 }
 
 function braceBodyOf(fn: Node): Node | null {
@@ -71,7 +76,7 @@ function emptyDefEndBody(context: IntentContext, fn: Node): EmptyBody | null {
   const isComment = (node: Node) => context.grammar.isComment(node);
   const inside = fn.namedChildren.filter((child) => child.startIndex >= header.endIndex && child.startIndex < closer.startIndex && !isComment(child));
   if (inside.some((child) => child.type !== 'body_statement' || child.namedChildren.some((statement) => !isComment(statement)))) return null;
-  return { innerStart: header.endIndex, innerEnd: closer.isMissing ? Number.POSITIVE_INFINITY : closer.startIndex, sameLineAllowed: false };
+  return { innerStart: header.endIndex, innerEnd: closer.isMissing ? Number.POSITIVE_INFINITY : closer.startIndex, headerLineToo: false };
 }
 
 // Python: the body of `def name():` is the indented block below it; tree-sitter leaves an empty one zero-width after the colon.
@@ -82,7 +87,7 @@ function emptyIndentedBody(context: IntentContext, fn: Node): EmptyBody | null {
   if (!colon || (body && body.namedChildren.some((child) => !context.grammar.isComment(child)))) return null;
   // On an indented line of its own: only whitespace before the cursor, deeper than the `def`.
   if (!lines.isBlankBetween(lines.lineStart(point.row), cursor) || point.column <= fn.startPosition.column) return null;
-  return { innerStart: colon.endIndex, innerEnd: Number.POSITIVE_INFINITY, sameLineAllowed: false };
+  return { innerStart: colon.endIndex, innerEnd: Number.POSITIVE_INFINITY, headerLineToo: false };
 }
 
 /** The token just before the cursor, skipping whitespace and comments: the cursor's syntactic neighbour. */
