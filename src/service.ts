@@ -17,6 +17,8 @@ import { createGraphQLWsServer, type GraphQLWsServer } from './http/graphql-ws';
 import { GRAPHQL_PATH } from './http/http-errors';
 import { buildGraphQLSchema } from './graphql/schema';
 import { createLlmProvider } from './llm/create-provider';
+import { SuggestionSessions } from './suggestions/sessions/sessions.service';
+import { detectIntent } from './suggestions/detect-intent';
 import { createPromptChecker } from './chat/prompt-checker';
 import type { Logger } from './logger';
 import { createQueues, scheduleMaintenance, type Queues } from './queues';
@@ -68,6 +70,8 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
 
   const queues: Queues = createQueues({ connection: redis, prefix: config.redisPrefix, logger });
   const chatEvents = new ChatEventBus({ redis, createSubscriber: () => connectRedis(config.redisUrl, logger, { maxRetriesPerRequest: null }), prefix: config.redisPrefix, logger });
+  const llm = createLlmProvider(config.llm);
+  const suggestionSessions = new SuggestionSessions({ prisma: database.prisma, events: chatEvents, llm, maxRetries: config.llm.maxRetries, detect: (input) => detectIntent(input), logger });
   const services: Services = {
     config,
     prisma: database.prisma,
@@ -76,8 +80,9 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
     revision: readRevision(),
     queues,
     chatEvents,
-    llm: createLlmProvider(config.llm),
+    llm,
     gatekeeper: config.gatekeeper.enabled ? createPromptChecker(config) : null,
+    suggestionSessions,
   };
   let demo: DemoSeed | null = null;
   if (config.demoSeed && database.kind === 'embedded' && (await database.prisma.user.count()) === 0) {
@@ -146,6 +151,7 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
       await step('workers', () => workers?.close());
       await step('sockets', () => Promise.all([sockets?.close(), cable?.close()]));
       await step('http', () => stopHttp?.());
+      await step('suggestion-sessions', async () => suggestionSessions.close());
       await step('queues', () => queues.close());
       await step('chat-events', () => chatEvents.close());
       await step('database', () => database!.close());

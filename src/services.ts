@@ -6,6 +6,7 @@ import type { PrismaClient } from './db/prisma';
 import type { LlmProvider } from './llm/types';
 import type { Logger } from './logger';
 import type { Queues } from './queues';
+import type { SuggestionSessions } from './suggestions/sessions/sessions.service';
 
 /** What the edges (resolvers, routes, workers, commands) are given: built once in the composition root. */
 export type Services = {
@@ -21,4 +22,6 @@ export type Services = {
   llm: LlmProvider | null;
   /** The chat gatekeeper's first stage; null when turned off (GATEKEEPER=false). */
   gatekeeper: PromptChecker | null;
+  /** Continuous code suggestions (codeSuggestionSession* mutations and codeSuggestionUpdates). */
+  suggestionSessions: SuggestionSessions;
 };

@@ -66,7 +66,8 @@ describe('src/main.ts', () => {
     const started = startMain({ PORT: String(port), DATA_DIR: dataDir, DATABASE_URL: database.url, REDIS_URL: TEST_REDIS_URL, REDIS_PREFIX: prefix });
     try {
       await waitFor(async () => (await fetch(`http://127.0.0.1:${port}/-/readiness`).catch(() => null))?.status === 200, 'readiness');
-      expect(started.output()).toContain(`GraphQL playground: http://127.0.0.1:${port}/api/graphql`);
+      // The banner follows readiness (workers start in between), so wait for it rather than race it.
+      await waitFor(() => started.output().includes(`GraphQL playground: http://127.0.0.1:${port}/api/graphql`), 'the start banner', 10_000);
       started.child.kill('SIGTERM');
       expect(await started.exited).toBe(0);
       const events = started.output().split('\n').filter((line) => line.startsWith('{')).map((line) => JSON.parse(line).event);

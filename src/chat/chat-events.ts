@@ -84,6 +84,16 @@ export class ChatEventBus {
     return this.listen(this.cancelChannel, listener as Listener<unknown>);
   }
 
+  /** Publishes on a named channel of this instance (e.g. `code-suggestions:<sessionId>`), for other features' events. */
+  async publishOn(name: string, payload: unknown): Promise<void> {
+    await this.options.redis.publish(`${this.options.prefix}:events:${name}`, JSON.stringify(payload));
+  }
+
+  /** Listens on a channel publishOn writes to; resolves once Redis confirmed the subscription. */
+  listenOn<T>(name: string, listener: Listener<T>): Promise<() => Promise<void>> {
+    return this.listen(`${this.options.prefix}:events:${name}`, listener as Listener<unknown>);
+  }
+
   private async listen(channel: string, listener: Listener<unknown>): Promise<() => Promise<void>> {
     const subscriber = this.ensureSubscriber();
     let set = this.listeners.get(channel);
@@ -129,16 +139,28 @@ export class ChatEventBus {
 }
 
 /** An async iterator over a user's chat events that match the subscriber's topic; `return()` unsubscribes. */
-export async function chatEventIterator(bus: ChatEventBus, userId: number, args: Topic): Promise<AsyncIterableIterator<ChatMessageEvent>> {
-  const queue: ChatMessageEvent[] = [];
+export function chatEventIterator(bus: ChatEventBus, userId: number, args: Topic): Promise<AsyncIterableIterator<ChatMessageEvent>> {
+  return listenerIterator<ChatMessageEvent>((push) =>
+    bus.subscribe(userId, (event) => {
+      if (event.topics.some((topic) => topicMatches(topic, args))) push(event.message);
+    }),
+  );
+}
+
+/**
+ * Turns a listener subscription into the async iterator GraphQL subscriptions return: values are
+ * queued until read; `return()` (the client went away) unsubscribes.
+ */
+export async function listenerIterator<T>(listen: (push: (value: T) => void) => Promise<() => Promise<void>>): Promise<AsyncIterableIterator<T>> {
+  const queue: T[] = [];
   let wake: (() => void) | null = null;
   let done = false;
-  const unsubscribe = await bus.subscribe(userId, (event) => {
-    if (done || !event.topics.some((topic) => topicMatches(topic, args))) return;
-    queue.push(event.message);
+  const unsubscribe = await listen((value) => {
+    if (done) return;
+    queue.push(value);
     wake?.();
   });
-  const finish = async (): Promise<IteratorResult<ChatMessageEvent>> => {
+  const finish = async (): Promise<IteratorResult<T>> => {
     if (!done) {
       done = true;
       wake?.();
@@ -146,12 +168,11 @@ export async function chatEventIterator(bus: ChatEventBus, userId: number, args:
     }
     return { value: undefined, done: true };
   };
-  const iterator: AsyncIterableIterator<ChatMessageEvent> = {
+  const iterator: AsyncIterableIterator<T> = {
     [Symbol.asyncIterator]: () => iterator,
-    async next(): Promise<IteratorResult<ChatMessageEvent>> {
+    async next(): Promise<IteratorResult<T>> {
       while (!done) {
-        const message = queue.shift();
-        if (message) return { value: message, done: false };
+        if (queue.length > 0) return { value: queue.shift()!, done: false };
         await new Promise<void>((resolve) => (wake = resolve));
         wake = null;
       }

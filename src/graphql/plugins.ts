@@ -8,7 +8,14 @@ import type { Logger } from '../logger';
 import type { GraphQLContext } from './context';
 
 /** Mutations an `ai_features` token may run (GitLab allows that scope on the AI endpoints only). */
-export const AI_MUTATIONS: ReadonlySet<string> = new Set(['aiAction', 'duoUserFeedback', 'deleteConversationThread']);
+export const AI_MUTATIONS: ReadonlySet<string> = new Set([
+  'aiAction',
+  'duoUserFeedback',
+  'deleteConversationThread',
+  'codeSuggestionSessionStart',
+  'codeSuggestionSessionUpdate',
+  'codeSuggestionFeedback',
+]);
 
 /** Refuses mutations to `read_api` tokens, and non-AI mutations to `ai_features` tokens. */
 export function scopePlugin(): ApolloServerPlugin<GraphQLContext> {

@@ -9,6 +9,7 @@ import { CurrentUserResolver } from '../resolvers/current-user.resolver';
 import { FeedbackResolver } from '../resolvers/feedback.resolver';
 import { PromptCheckResolver } from '../resolvers/prompt-check.resolver';
 import { CodeSuggestionIntentResolver } from '../resolvers/code-suggestion-intent.resolver';
+import { CodeSuggestionSessionResolver } from '../resolvers/code-suggestion-session.resolver';
 import { ProjectResolver } from '../resolvers/project.resolver';
 import { ThreadResolver } from '../resolvers/thread.resolver';
 import { AiAgentVersionID, AiConversationThreadID, AiModelID, NamespaceID, ProjectID, Time, UserID } from './scalars';
@@ -23,11 +24,12 @@ export const RESOLVERS = [
   FeedbackResolver,
   PromptCheckResolver,
   CodeSuggestionIntentResolver,
+  CodeSuggestionSessionResolver,
 ] as const;
 
 let cached: GraphQLSchema | undefined;
 
-// type-graphql insists on a PubSub, but our one subscription brings its own `subscribe` (Redis-backed,
+// type-graphql insists on a PubSub, but our subscriptions bring its own `subscribe` (Redis-backed,
 // see chat/chat-events.ts), so this one is never called.
 const UNUSED_PUB_SUB = {
   publish: () => {

@@ -1,0 +1,18 @@
+/** How a suggestion stands: the client shows STREAMING and COMPLETE text, and removes what it shows on SUPERSEDED and EMPTY. */
+export type SuggestionStatus = 'STREAMING' | 'COMPLETE' | 'SUPERSEDED' | 'EMPTY';
+
+/** One event of codeSuggestionUpdates: always a complete copy of the latest suggestion, never a delta. */
+export type CodeSuggestionUpdateEvent = {
+  sessionId: string;
+  suggestionId: string;
+  /** The session revision (update count) the suggestion was made for. */
+  revision: number;
+  /** `completion` or `generation`; null when superseded before the decision was made. */
+  intent: string | null;
+  generationType: string | null;
+  text: string;
+  status: SuggestionStatus;
+};
+
+/** The event bus channel of one session's updates. */
+export const sessionChannel = (sessionId: string) => `code-suggestions:${sessionId}`;

@@ -1,0 +1,124 @@
+import { randomUUID } from 'node:crypto';
+import { findReadableProject } from '../../auth/policies';
+import type { Viewer } from '../../auth/viewer';
+import { listenerIterator, type ChatEventBus } from '../../chat/chat-events';
+import type { PrismaClient } from '../../db/prisma';
+import { AppError, badInput } from '../../errors';
+import type { LlmProvider } from '../../llm/types';
+import type { Logger } from '../../logger';
+import type { DetectIntent } from '../completions.service';
+import { COMPLETION_LIMITS } from '../completion-request';
+import { runGeneration, type CompletedSuggestion } from './run-generation';
+import { DEFAULT_SESSION_TIMING, SessionRunner, type SessionTimingOptions } from './session-runner';
+import { sessionChannel, type CodeSuggestionUpdateEvent } from './session-update';
+import { isUuid, SESSION_NOT_AVAILABLE } from './suggestion-feedback';
+
+export type SuggestionSessionsOptions = SessionTimingOptions & {
+  prisma: PrismaClient;
+  /** Carries the updates over Redis pub/sub to every replica's subscribers. */
+  events: ChatEventBus;
+  /** Null when no model is configured: every generation is EMPTY. */
+  llm: LlmProvider | null;
+  maxRetries: number;
+  detect: DetectIntent;
+  logger: Logger;
+};
+
+export type SessionDocument = { content: string; cursorOffset: number };
+
+/**
+ * Continuous code suggestions. Sessions (the latest document) live in the database; their live
+ * state (debounce, generation in flight) in the API process that receives their updates, which
+ * also runs the generations. Updates go through Redis pub/sub, so a subscriber on any replica
+ * gets them; a client keeps its updates on one connection (as IDEs do) for the supersede rule to hold.
+ */
+export class SuggestionSessions {
+  private readonly runner: SessionRunner;
+  private readonly idleMs: number;
+
+  constructor(private readonly options: SuggestionSessionsOptions) {
+    this.idleMs = options.idleMs ?? DEFAULT_SESSION_TIMING.idleMs;
+    this.runner = new SessionRunner({
+      debounceMs: options.debounceMs,
+      idleMs: this.idleMs,
+      publish: (update) => this.publish(update),
+      generate: (job) =>
+        runGeneration({ ...job, llm: options.llm, maxRetries: options.maxRetries, detect: options.detect, publish: (update) => this.publish(update), store: (suggestion) => this.store(suggestion), logger: options.logger }),
+      onError: (error, sessionId) => options.logger.warn({ event: 'code_suggestion_session_failed', sessionId, err: error }, 'code suggestion session failed'),
+    });
+  }
+
+  /** Opens a session with the whole document; generations follow updates (the client subscribes with the id first). */
+  async start(viewer: Viewer, input: SessionDocument & { fileName: string; projectPath: string | null }): Promise<{ sessionId: string }> {
+    if (!input.fileName.trim()) throw badInput('fileName is empty', 'fileName');
+    if (input.fileName.length > COMPLETION_LIMITS.fileName) throw badInput(`fileName is too long (maximum is ${COMPLETION_LIMITS.fileName} characters)`, 'fileName');
+    checkDocument(input);
+    if (input.projectPath && !(await findReadableProject(this.options.prisma, viewer, { fullPath: input.projectPath }))) {
+      throw new AppError({ code: 'NOT_FOUND', userMessage: SESSION_NOT_AVAILABLE, field: 'projectPath' });
+    }
+    const session = await this.options.prisma.codeSuggestionSession.create({
+      data: { id: randomUUID(), userId: viewer.user.id, fileName: input.fileName, projectPath: input.projectPath || null, content: input.content, cursorOffset: input.cursorOffset },
+    });
+    return { sessionId: session.id };
+  }
+
+  /** Takes the whole latest document, supersedes the generation in flight and schedules the next one. */
+  async update(viewer: Viewer, input: SessionDocument & { sessionId: string }): Promise<{ sessionId: string; revision: number }> {
+    checkDocument(input);
+    const session = await this.ownSession(viewer, input.sessionId);
+    const updated = await this.options.prisma.codeSuggestionSession.update({
+      where: { id: session.id },
+      data: { content: input.content, cursorOffset: input.cursorOffset, revision: { increment: 1 }, lastActiveAt: new Date() },
+    });
+    this.runner.update(session.id, { fileName: updated.fileName, projectPath: updated.projectPath, content: input.content, cursorOffset: input.cursorOffset, revision: updated.revision });
+    return { sessionId: session.id, revision: updated.revision };
+  }
+
+  /** The session's updates from now on; refused like a missing session when it is someone else's or expired. */
+  async updates(viewer: Viewer, sessionId: string): Promise<AsyncIterableIterator<CodeSuggestionUpdateEvent>> {
+    const session = await this.ownSession(viewer, sessionId);
+    return listenerIterator<CodeSuggestionUpdateEvent>((push) => this.options.events.listenOn(sessionChannel(session.id), push));
+  }
+
+  close(): void {
+    this.runner.close();
+  }
+
+  private async ownSession(viewer: Viewer, sessionId: string) {
+    const session = isUuid(sessionId)
+      ? await this.options.prisma.codeSuggestionSession.findFirst({
+          where: { id: sessionId, userId: viewer.user.id, lastActiveAt: { gte: new Date(Date.now() - this.idleMs) } },
+          select: { id: true },
+        })
+      : null;
+    if (!session) throw new AppError({ code: 'NOT_FOUND', userMessage: SESSION_NOT_AVAILABLE, field: 'sessionId' });
+    return session;
+  }
+
+  private publish(update: CodeSuggestionUpdateEvent): Promise<void> {
+    return this.options.events.publishOn(sessionChannel(update.sessionId), update);
+  }
+
+  private async store(suggestion: CompletedSuggestion): Promise<void> {
+    await this.options.prisma.codeSuggestion.create({
+      data: {
+        id: suggestion.id,
+        sessionId: suggestion.sessionId,
+        revision: suggestion.state.revision,
+        content: suggestion.state.content,
+        cursorOffset: suggestion.state.cursorOffset,
+        language: suggestion.language,
+        intent: suggestion.intent,
+        generationType: suggestion.generationType,
+        text: suggestion.text,
+      },
+    });
+  }
+}
+
+function checkDocument(input: SessionDocument): void {
+  if (input.content.length > COMPLETION_LIMITS.content) throw badInput(`content is too long (maximum is ${COMPLETION_LIMITS.content} characters)`, 'content');
+  if (!Number.isInteger(input.cursorOffset) || input.cursorOffset < 0 || input.cursorOffset > input.content.length) {
+    throw badInput('cursorOffset must be between 0 and the length of content', 'cursorOffset');
+  }
+}
