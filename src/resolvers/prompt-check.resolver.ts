@@ -2,6 +2,7 @@ import { Arg, Ctx, Field, Float, ObjectType, Query, Resolver } from 'type-graphq
 import { forbidden } from '../errors';
 import type { GraphQLContext } from '../graphql/context';
 import { requireViewer } from '../graphql/require-viewer';
+import { AiGatekeeperDecision } from './ai-message.types';
 
 @ObjectType('AiIntentAlternative', { description: 'Another intent the prompt may have, with its confidence.' })
 class AiIntentAlternative {
@@ -13,19 +14,7 @@ class AiIntentAlternative {
 }
 
 @ObjectType('AiChatPromptCheck', { description: "The chat gatekeeper's verdict on a prompt." })
-class AiChatPromptCheck {
-  @Field({ description: 'CLEAR, NEEDS_CONFIRMATION, NEEDS_CLARIFICATION or MULTI_INTENT.' })
-  status!: string;
-
-  @Field(() => String, { nullable: true, description: 'The most likely intent, e.g. EXPLAIN_CODE.' })
-  intent!: string | null;
-
-  @Field(() => Float, { description: 'Confidence of the intent, 0 to 1.' })
-  confidence!: number;
-
-  @Field(() => [String], { description: 'The different intents found, for MULTI_INTENT.' })
-  intents!: string[];
-
+class AiChatPromptCheck extends AiGatekeeperDecision {
   @Field(() => [AiIntentAlternative], { description: 'Next most likely intents.' })
   alternatives!: AiIntentAlternative[];
 }
