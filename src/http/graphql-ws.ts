@@ -7,6 +7,7 @@ import { tokenFromHeaders } from '../auth/tokens';
 import type { Viewer } from '../auth/viewer';
 import { createGraphQLContext } from '../graphql/context';
 import { depthLimitRule } from '../graphql/depth-limit';
+import { noMutationsRule } from '../graphql/no-mutations';
 import { formatError } from '../graphql/plugins';
 import type { Services } from '../services';
 
@@ -19,6 +20,10 @@ function connectionToken(params: Record<string, unknown> | undefined, request: I
 }
 
 /** Errors shaped by the same formatter as HTTP, kept as GraphQLErrors for graphql-ws. */
+/** graphql-js leaves codes off parse and validation errors; Apollo adds them, so do we (else they are masked). */
+const withCode = (errors: readonly GraphQLError[], code: string) =>
+  errors.map((error) => (error.extensions?.code ? error : new GraphQLError(error.message, { nodes: error.nodes, source: error.source, positions: error.positions, extensions: { ...error.extensions, code } })));
+
 const format = (errors: readonly GraphQLError[]) =>
   errors.map((error) => {
     const formatted = formatError(error.toJSON(), error);
@@ -53,10 +58,10 @@ export function createGraphQLWsServer(services: Services, schema: GraphQLSchema)
         try {
           document = parse(payload.query);
         } catch (error) {
-          return format([error as GraphQLError]);
+          return format(withCode([error as GraphQLError], 'GRAPHQL_PARSE_FAILED'));
         }
-        const errors = validate(schema, document, [...specifiedRules, depthLimitRule(services.config.graphqlMaxDepth)]);
-        if (errors.length > 0) return format(errors);
+        const errors = validate(schema, document, [...specifiedRules, depthLimitRule(services.config.graphqlMaxDepth), noMutationsRule]);
+        if (errors.length > 0) return format(withCode(errors, 'GRAPHQL_VALIDATION_FAILED'));
         const args: ExecutionArgs = {
           schema,
           document,

@@ -155,6 +155,24 @@ describe('Duo Chat end to end: the language server over HTTP and graphql-ws, a s
     });
   });
 
+  it('refuses mutations over graphql-ws, where token scopes are not checked', async () => {
+    const reader = await userWithToken(service.prisma, { scopes: ['read_api'] });
+    const readerClient = wsClient(service.url, reader.token);
+    try {
+      const errors: unknown[] = [];
+      await new Promise<void>((resolve) => {
+        readerClient.subscribe(
+          { query: 'mutation { aiAction(input: { chat: { content: "sneaky" } }) { requestId } }' },
+          { next: (result) => errors.push(...(result.errors ?? [])), error: (error) => (errors.push(error), resolve()), complete: () => resolve() },
+        );
+      });
+      expect(JSON.stringify(errors)).toMatch(/Mutations are not accepted over this socket/);
+      expect(await service.prisma.aiMessage.count({ where: { content: 'sneaky' } })).toBe(0);
+    } finally {
+      await readerClient.dispose();
+    }
+  });
+
   it('keeps one user away from another user’s messages and events', async () => {
     const bob = await userWithToken(service.prisma);
     await groupWithSeat(service.prisma, { plan: 'ultimate', addOn: 'duo_pro', username: bob.username });
