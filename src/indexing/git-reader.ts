@@ -1,0 +1,134 @@
+import { execFile, spawn } from 'node:child_process';
+import { AppError, badInput } from '../errors';
+
+/**
+ * Reads a git repository with the `git` command, never through a shell, with refs and paths
+ * validated first: what the indexing workers need (resolve a ref, list a tree, the files changed
+ * between two commits, and many blobs streamed through one `git cat-file --batch`).
+ */
+
+const SHA = /^[0-9a-f]{40}$|^[0-9a-f]{64}$/;
+
+/** Git's own rules for ref names (git check-ref-format), plus no leading '-' so it is never an option. */
+export function validateRef(ref: string): string {
+  const bad =
+    !ref ||
+    ref.length > 1024 ||
+    ref.startsWith('-') ||
+    ref.startsWith('/') ||
+    ref.endsWith('/') ||
+    ref.endsWith('.') ||
+    ref.endsWith('.lock') ||
+    ref.includes('..') ||
+    ref.includes('//') ||
+    ref.includes('@{') ||
+    ref === '@' ||
+    /[\x00-\x20\x7f~^:?*[\\]/.test(ref) ||
+    ref.split('/').some((part) => part.startsWith('.'));
+  if (bad) throw badInput(`"${ref.slice(0, 100)}" is not a valid git ref`, 'ref');
+  return ref;
+}
+
+export type GitOptions = { repository: string; timeoutMs?: number };
+
+function git(options: GitOptions, args: string[]): Promise<string> {
+  return new Promise((resolve, reject) => {
+    execFile('git', ['-C', options.repository, ...args], { maxBuffer: 256 * 1024 * 1024, timeout: options.timeoutMs ?? 60_000, encoding: 'utf8' }, (error, stdout, stderr) => {
+      if (error) {
+        reject(new AppError({ code: 'INTERNAL', userMessage: `git ${args[0]} failed in ${options.repository}: ${String(stderr || error.message).trim().slice(0, 300)}`, cause: error }));
+        return;
+      }
+      resolve(stdout);
+    });
+  });
+}
+
+/** The commit a ref (branch, tag or sha) points at, or null when there is none. */
+export async function resolveCommit(options: GitOptions, ref: string): Promise<string | null> {
+  const name = SHA.test(ref) ? ref : validateRef(ref);
+  try {
+    return (await git(options, ['rev-parse', '--verify', '--quiet', '--end-of-options', `${name}^{commit}`])).trim() || null;
+  } catch {
+    return null;
+  }
+}
+
+export type TreeEntry = { path: string; blob: string; size: number; mode: string };
+
+/** Every file of a commit's tree (blobs only: no submodules or symlinks). */
+export async function listFiles(options: GitOptions, commit: string): Promise<TreeEntry[]> {
+  if (!SHA.test(commit)) throw badInput('commit must be a full sha', 'commit');
+  const output = await git(options, ['ls-tree', '-r', '-z', '--long', '--full-tree', commit]);
+  const entries: TreeEntry[] = [];
+  for (const record of output.split('\0')) {
+    if (!record) continue;
+    const tab = record.indexOf('\t');
+    const [mode, type, blob, size] = record.slice(0, tab).split(/\s+/);
+    if (type !== 'blob' || mode === '120000') continue;
+    entries.push({ path: record.slice(tab + 1), blob: blob!, size: Number(size), mode: mode! });
+  }
+  return entries;
+}
+
+export type FileChange = { status: 'added' | 'modified' | 'deleted'; path: string };
+
+/** The files that differ between two commits, renames as a delete and an add. */
+export async function changedFiles(options: GitOptions, from: string, to: string): Promise<FileChange[]> {
+  if (!SHA.test(from) || !SHA.test(to)) throw badInput('commits must be full shas', 'commit');
+  const output = await git(options, ['diff', '--name-status', '-z', '--no-renames', '--no-ext-diff', from, to]);
+  const fields = output.split('\0').filter(Boolean);
+  const changes: FileChange[] = [];
+  for (let index = 0; index + 1 < fields.length; index += 2) {
+    const code = fields[index]!.charAt(0);
+    const path = fields[index + 1]!;
+    changes.push({ status: code === 'A' ? 'added' : code === 'D' ? 'deleted' : 'modified', path });
+  }
+  return changes;
+}
+
+/** Whether `ancestor` is reachable from `descendant`: false after a force-push rewrote history. */
+export async function isAncestor(options: GitOptions, ancestor: string, descendant: string): Promise<boolean> {
+  if (!SHA.test(ancestor) || !SHA.test(descendant)) throw badInput('commits must be full shas', 'commit');
+  try {
+    await git(options, ['merge-base', '--is-ancestor', ancestor, descendant]);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The contents of many blobs through one `git cat-file --batch` process, in the order asked.
+ * A missing object yields null content rather than failing the whole batch.
+ */
+export async function* readBlobs(options: GitOptions, blobs: readonly string[]): AsyncGenerator<{ blob: string; content: Buffer | null }> {
+  for (const blob of blobs) if (!SHA.test(blob)) throw badInput('blob ids must be full shas', 'blob');
+  if (blobs.length === 0) return;
+  const child = spawn('git', ['-C', options.repository, 'cat-file', '--batch'], { stdio: ['pipe', 'pipe', 'pipe'] });
+  child.stdin.end(`${blobs.join('\n')}\n`);
+  let buffer: Buffer = Buffer.alloc(0);
+  let index = 0;
+  try {
+    for await (const chunk of child.stdout as AsyncIterable<Buffer>) {
+      buffer = buffer.length ? Buffer.concat([buffer, chunk]) : chunk;
+      for (;;) {
+        const newline = buffer.indexOf(10);
+        if (newline === -1) break;
+        const header = buffer.subarray(0, newline).toString('utf8');
+        if (header.endsWith(' missing')) {
+          buffer = buffer.subarray(newline + 1);
+          yield { blob: blobs[index++]!, content: null };
+          continue;
+        }
+        const size = Number(header.split(' ')[2]);
+        if (buffer.length < newline + 1 + size + 1) break;
+        const content = Buffer.from(buffer.subarray(newline + 1, newline + 1 + size));
+        buffer = buffer.subarray(newline + 1 + size + 1);
+        yield { blob: blobs[index++]!, content };
+      }
+    }
+  } finally {
+    if (child.exitCode === null) child.kill();
+  }
+  if (index < blobs.length) throw new AppError({ code: 'INTERNAL', userMessage: `git cat-file stopped after ${index} of ${blobs.length} objects in ${options.repository}` });
+}

@@ -1,0 +1,90 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync, mkdirSync, unlinkSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { changedFiles, isAncestor, listFiles, readBlobs, resolveCommit, validateRef } from '../../src/indexing/git-reader';
+
+// A real repository made for the test, read with the real git.
+describe('git reader', () => {
+  let repository: string;
+  const git = (...args: string[]) => execFileSync('git', ['-C', repository, ...args], { encoding: 'utf8', env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@example.com', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@example.com' } }).trim();
+  const write = (file: string, content: string) => {
+    mkdirSync(path.dirname(path.join(repository, file)), { recursive: true });
+    writeFileSync(path.join(repository, file), content);
+  };
+  let first: string;
+  let second: string;
+
+  beforeAll(() => {
+    repository = mkdtempSync(path.join(os.tmpdir(), 'duo-git-'));
+    git('init', '-q', '-b', 'main');
+    write('src/a.ts', 'export const a = 1;\n');
+    write('src/b.ts', 'export const b = 2;\n');
+    write('docs/space name.md', '# hello\n');
+    git('add', '-A');
+    git('commit', '-q', '-m', 'first');
+    first = git('rev-parse', 'HEAD');
+    write('src/a.ts', 'export const a = 10;\n');
+    unlinkSync(path.join(repository, 'src/b.ts'));
+    write('src/c.ts', 'export const c = 3;\n');
+    git('add', '-A');
+    git('commit', '-q', '-m', 'second');
+    second = git('rev-parse', 'HEAD');
+  });
+  afterAll(() => rmSync(repository, { recursive: true, force: true }));
+
+  it.each(['main', 'refs/heads/feature/x', 'v1.2.3'])('accepts the ref %s', (ref) => {
+    expect(validateRef(ref)).toBe(ref);
+  });
+
+  it.each(['--upload-pack=evil', 'a..b', 'a b', 'a~1', 'a^', 'a:b', 'refs/heads/.hidden', 'x.lock', '@', 'a@{1}', '', 'a\\b'])('refuses the ref %j', (ref) => {
+    expect(() => validateRef(ref)).toThrow(/is not a valid git ref/);
+  });
+
+  it('resolves branches and shas, and answers null for what is not there', async () => {
+    expect(await resolveCommit({ repository }, 'main')).toBe(second);
+    expect(await resolveCommit({ repository }, first)).toBe(first);
+    expect(await resolveCommit({ repository }, 'no-such-branch')).toBeNull();
+  });
+
+  it('lists a commit\'s files with their blobs and sizes, paths with spaces included', async () => {
+    const files = await listFiles({ repository }, first);
+    expect(files.map((file) => [file.path, file.size])).toEqual([
+      ['docs/space name.md', 8],
+      ['src/a.ts', 20],
+      ['src/b.ts', 20],
+    ]);
+    expect(files.every((file) => /^[0-9a-f]{40}$/.test(file.blob))).toBe(true);
+  });
+
+  it('lists the files changed between two commits', async () => {
+    expect(await changedFiles({ repository }, first, second)).toEqual([
+      { status: 'modified', path: 'src/a.ts' },
+      { status: 'deleted', path: 'src/b.ts' },
+      { status: 'added', path: 'src/c.ts' },
+    ]);
+  });
+
+  it('tells whether history was rewritten', async () => {
+    expect(await isAncestor({ repository }, first, second)).toBe(true);
+    expect(await isAncestor({ repository }, second, first)).toBe(false);
+  });
+
+  it('streams many blobs through one cat-file, in order, with null for a missing one', async () => {
+    const files = await listFiles({ repository }, second);
+    const missing = '0'.repeat(40);
+    const read: Array<[string, string | null]> = [];
+    for await (const { blob, content } of readBlobs({ repository }, [...files.map((file) => file.blob), missing])) read.push([blob, content?.toString('utf8') ?? null]);
+    expect(read.map(([, content]) => content)).toEqual(['# hello\n', 'export const a = 10;\n', 'export const c = 3;\n', null]);
+    expect(read.at(-1)![0]).toBe(missing);
+  });
+
+  it('refuses ids that are not shas before running git', async () => {
+    await expect(listFiles({ repository }, 'HEAD')).rejects.toMatchObject({ code: 'BAD_USER_INPUT' });
+    await expect(changedFiles({ repository }, 'main', second)).rejects.toMatchObject({ code: 'BAD_USER_INPUT' });
+  });
+
+  it('reports a repository that cannot be read', async () => {
+    await expect(listFiles({ repository: path.join(repository, 'nope') }, first)).rejects.toThrow(/git ls-tree failed/);
+  });
+});
