@@ -1,0 +1,47 @@
+import { createFileFilter, type SkipReason } from '../../src/indexing/file-filter';
+
+describe('file filter', () => {
+  const filter = createFileFilter({
+    maxBytes: 1000,
+    exclusions: ['secrets/', '*.env', '!keep.env'],
+    gitattributes: ['# ours', 'generated/** linguist-generated', 'lib/external/** linguist-vendored', 'lib/external/ours.js -linguist-vendored', 'proto/*.ts linguist-generated=true'].join('\n'),
+  });
+
+  it.each<[string, number, SkipReason | null]>([
+    ['src/app.ts', 500, null],
+    ['src/app.ts', 1001, 'too_large'],
+    ['secrets/key.txt', 10, 'excluded'],
+    ['config/prod.env', 10, 'excluded'],
+    ['config/keep.env', 10, null],
+    ['node_modules/left-pad/index.js', 10, 'vendored'],
+    ['app/vendor/jquery.js', 10, 'vendored'],
+    ['lib/external/lib.js', 10, 'vendored'],
+    ['lib/external/ours.js', 10, null],
+    ['generated/api/client.ts', 10, 'generated'],
+    ['proto/messages.ts', 10, 'generated'],
+    ['web/app.min.js', 10, 'generated'],
+    ['api/service.pb.go', 10, 'generated'],
+    ['package-lock.json', 10, 'lockfile'],
+    ['rust/Cargo.lock', 10, 'lockfile'],
+    ['assets/logo.png', 10, 'binary'],
+    ['../escape.ts', 10, 'excluded'],
+  ])('%s (%d bytes): %s', (path, size, reason) => {
+    expect(filter.byPath(path, size)).toBe(reason);
+  });
+
+  it.each<[string, Buffer, SkipReason | null]>([
+    ['ordinary code', Buffer.from('export function add(a: number, b: number) {\n  return a + b;\n}\n'), null],
+    ['a NUL byte', Buffer.from([0x89, 0x50, 0x00, 0x47]), 'binary'],
+    ['one very long line', Buffer.from(`var a=${'1,'.repeat(800)}2;`), 'minified'],
+    ['mostly punctuation', Buffer.from(`${'{}[](),;:.=+-*/<>!?&|^%~'.repeat(20)}\n`.repeat(3)), 'minified'],
+    ['an empty file', Buffer.from(''), null],
+  ])('content with %s', (_name, content, reason) => {
+    expect(filter.byContent(content)).toBe(reason);
+  });
+
+  it('indexes everything ordinary with no options', () => {
+    const plain = createFileFilter();
+    expect(plain.byPath('README.md', 50_000)).toBeNull();
+    expect(plain.byPath('big.sql', 2_000_000)).toBe('too_large');
+  });
+});
