@@ -65,11 +65,21 @@ export class SuggestionSessions {
   /** Takes the whole latest document, supersedes the generation in flight and schedules the next one. */
   async update(viewer: Viewer, input: SessionDocument & { sessionId: string }): Promise<{ sessionId: string; revision: number }> {
     checkDocument(input);
-    const session = await this.ownSession(viewer, input.sessionId);
-    const updated = await this.options.prisma.codeSuggestionSession.update({
-      where: { id: session.id },
-      data: { content: input.content, cursorOffset: input.cursorOffset, revision: { increment: 1 }, lastActiveAt: new Date() },
-    });
+    // One round trip per keystroke burst: the ownership and expiry checks are part of the update.
+    let updated;
+    try {
+      updated = isUuid(input.sessionId)
+        ? await this.options.prisma.codeSuggestionSession.update({
+            where: { id: input.sessionId, userId: viewer.user.id, lastActiveAt: { gte: new Date(Date.now() - this.idleMs) } },
+            data: { content: input.content, cursorOffset: input.cursorOffset, revision: { increment: 1 }, lastActiveAt: new Date() },
+          })
+        : null;
+    } catch (error) {
+      if ((error as { code?: string }).code !== 'P2025') throw error;
+      updated = null;
+    }
+    if (!updated) throw new AppError({ code: 'NOT_FOUND', userMessage: SESSION_NOT_AVAILABLE, field: 'sessionId' });
+    const session = updated;
     this.runner.update(session.id, { fileName: updated.fileName, projectPath: updated.projectPath, content: input.content, cursorOffset: input.cursorOffset, revision: updated.revision });
     return { sessionId: session.id, revision: updated.revision };
   }
