@@ -67,6 +67,15 @@ const envSchema = z.object({
   LLM_TIMEOUT_MS: positiveInt.default(60_000),
   LLM_MAX_RETRIES: z.coerce.number({ message: 'must be a number' }).int().min(0).max(10).default(2),
   JOB_LOCK_MS: positiveInt.default(30_000),
+  EMBEDDINGS_PROVIDER: z.enum(['lexical', 'openai', 'onnx'], { message: 'must be lexical, openai or onnx' }).default('lexical'),
+  EMBEDDINGS_BASE_URL: urlWithProtocol(['http:', 'https:']).optional(),
+  EMBEDDINGS_MODEL: z.string().min(1).optional(),
+  EMBEDDINGS_API_KEY: z.string().min(1).optional(),
+  EMBEDDINGS_DIMENSIONS: positiveInt.max(16_000, 'must be at most 16000').optional(),
+  EMBEDDINGS_MODEL_DIR: z.string().min(1).optional(),
+  INDEX_DEBOUNCE_MS: z.coerce.number({ message: 'must be a number' }).int().min(0).default(3_000),
+  INDEX_MAX_FILE_BYTES: positiveInt.default(1_000_000),
+  INDEX_CONCURRENCY: positiveInt.max(16, 'must be at most 16').default(1),
   GATEKEEPER: booleanString.default(true),
   GATEKEEPER_CLEAR_THRESHOLD: z.coerce.number({ message: 'must be a number' }).min(0).max(1).default(0.85),
   GATEKEEPER_CONFIRM_THRESHOLD: z.coerce.number({ message: 'must be a number' }).min(0).max(1).default(0.65),
@@ -89,6 +98,15 @@ export type Config = Readonly<{
   /** Port of the embedded database's socket for admin commands; 0 picks a free one. */
   pgliteSocketPort: number;
   llm: LlmConfig;
+  embeddings: EmbeddingsConfig;
+  indexing: Readonly<{
+    /** How long an index job waits for more pushes to the same ref before it runs. Default 3 s. */
+    debounceMs: number;
+    /** Files over this many bytes are not indexed. Default 1,000,000. */
+    maxFileBytes: number;
+    /** Index jobs one worker process runs at once. Default 1. */
+    concurrency: number;
+  }>;
   /** How long a worker holds a job without renewing its lock before another worker takes it over. Default 30 s. */
   jobLockMs: number;
   gatekeeper: Readonly<{
@@ -112,6 +130,20 @@ export type LlmConfig = Readonly<{
   timeoutMs: number;
   /** Retries of retryable failures (408, 409, 429, 5xx, connection) before any text arrived. Default 2. */
   maxRetries: number;
+}>;
+
+/** Which embedder turns chunks and questions into vectors. */
+export type EmbeddingsConfig = Readonly<{
+  /** Default lexical: no model needed. */
+  provider: 'lexical' | 'openai' | 'onnx';
+  /** OpenAI-compatible endpoint (openai). Default https://api.openai.com/v1. */
+  baseUrl: string | undefined;
+  model: string | undefined;
+  apiKey: string | undefined;
+  /** The model's vector size (openai, required) or the lexical embedder's (default 512). */
+  dimensions: number | undefined;
+  /** A local model directory (onnx). */
+  modelDir: string | undefined;
 }>;
 
 export class ConfigError extends Error {
@@ -139,6 +171,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (values.LLM_PROVIDER !== 'none' && !values.LLM_MODEL) {
     throw new ConfigError([`LLM_MODEL: must be set when LLM_PROVIDER is ${values.LLM_PROVIDER}`]);
   }
+  if (values.EMBEDDINGS_PROVIDER === 'openai' && (!values.EMBEDDINGS_MODEL || !values.EMBEDDINGS_DIMENSIONS)) {
+    throw new ConfigError(['EMBEDDINGS_MODEL and EMBEDDINGS_DIMENSIONS: must be set when EMBEDDINGS_PROVIDER is openai']);
+  }
+  if (values.EMBEDDINGS_PROVIDER === 'onnx' && !values.EMBEDDINGS_MODEL_DIR) {
+    throw new ConfigError(['EMBEDDINGS_MODEL_DIR: must be set when EMBEDDINGS_PROVIDER is onnx']);
+  }
   return Object.freeze({
     port: values.PORT,
     host: values.HOST,
@@ -159,6 +197,19 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       enabled: values.GATEKEEPER,
       clearThreshold: values.GATEKEEPER_CLEAR_THRESHOLD,
       confirmThreshold: values.GATEKEEPER_CONFIRM_THRESHOLD,
+    }),
+    embeddings: Object.freeze({
+      provider: values.EMBEDDINGS_PROVIDER,
+      baseUrl: values.EMBEDDINGS_BASE_URL,
+      model: values.EMBEDDINGS_MODEL,
+      apiKey: values.EMBEDDINGS_API_KEY,
+      dimensions: values.EMBEDDINGS_DIMENSIONS,
+      modelDir: values.EMBEDDINGS_MODEL_DIR ? path.resolve(values.EMBEDDINGS_MODEL_DIR) : undefined,
+    }),
+    indexing: Object.freeze({
+      debounceMs: values.INDEX_DEBOUNCE_MS,
+      maxFileBytes: values.INDEX_MAX_FILE_BYTES,
+      concurrency: values.INDEX_CONCURRENCY,
     }),
     llm: Object.freeze({
       provider: values.LLM_PROVIDER,

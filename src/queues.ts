@@ -1,8 +1,9 @@
+import { createHash } from 'node:crypto';
 import { Queue, type ConnectionOptions } from 'bullmq';
 import type { Logger } from './logger';
 
 /** Queue names; processors live in src/workers, services enqueue through this module. */
-export const QUEUE_NAMES = { maintenance: 'maintenance', chat: 'chat' } as const;
+export const QUEUE_NAMES = { maintenance: 'maintenance', chat: 'chat', indexing: 'indexing' } as const;
 
 export const MAINTENANCE_JOBS = { purgeExpiredThreads: 'purge-expired-threads' } as const;
 
@@ -19,9 +20,36 @@ export type ChatJob = {
 };
 export const CHAT_JOB_NAME = 'complete-chat';
 
+/** Index (or drop) one ref of a project; the worker reads the ref's newest commit when it runs. */
+export type IndexJob = {
+  projectId: number;
+  ref: string;
+  /** Rebuild fully even when an incremental run would do. */
+  force?: boolean;
+  /** The push deleted the branch. */
+  deleted?: boolean;
+  /** What asked for it: push, api, chat, embedder-change. */
+  reason: 'push' | 'api' | 'chat' | 'embedder-change';
+  /** The pushed commit, when a push asked (the run still indexes the ref's newest commit). */
+  commitSha?: string | null;
+};
+export const INDEX_JOB_NAME = 'index-repository';
+
+/** Ids of index jobs: one per project and ref (a digest of the ref, which may hold any character). */
+export function indexJobKey(job: Pick<IndexJob, 'projectId' | 'ref'>): string {
+  return `index-${job.projectId}-${createHash('sha256').update(job.ref).digest('hex').slice(0, 16)}`;
+}
+
 export type Queues = {
   maintenance: Queue;
   chat: Queue<ChatJob>;
+  indexing: Queue<IndexJob>;
+  /**
+   * Enqueues an index run for a project's ref and gives its job id. Runs for one ref never overlap:
+   * pushes within the debounce time fold into the waiting job (its start moves back), and a push
+   * while a run is active leaves exactly one job to run after it.
+   */
+  enqueueIndex(job: IndexJob, options?: { debounceMs?: number }): Promise<string>;
   /** Enqueues the answer to a stored user message; the request id is the job id, so a repeat is a no-op. */
   enqueueChat(job: ChatJob): Promise<void>;
   close(): Promise<void>;
@@ -48,17 +76,38 @@ export function createQueues(options: QueueOptions): Queues {
     // Provider retries happen inside the job; these cover a crashed or unreachable worker dependency.
     defaultJobOptions: { removeOnComplete: 1000, removeOnFail: 1000, attempts: 3, backoff: { type: 'exponential', delay: 1000 } },
   });
-  for (const queue of [maintenance, chat] as Queue[]) {
+  const indexing = new Queue<IndexJob>(QUEUE_NAMES.indexing, {
+    connection: options.connection,
+    prefix: bullPrefix(options.prefix),
+    // Transient failures (database, embedding provider, a crashed worker) retry with backoff; bad
+    // input (an unreadable repository, a missing project) is unrecoverable and fails at once.
+    // The outcome of a run is kept on the index row (state, lastError), not in Redis.
+    defaultJobOptions: { removeOnComplete: true, removeOnFail: true, attempts: 4, backoff: { type: 'exponential', delay: 2000 } },
+  });
+  for (const queue of [maintenance, chat, indexing] as Queue[]) {
     queue.on('error', (error) => options.logger.warn({ event: 'queue_error', queue: queue.name, err: error }, 'queue error'));
   }
   return {
     maintenance,
     chat,
+    indexing,
+    enqueueIndex: async (job, enqueueOptions = {}) => {
+      const key = indexJobKey(job);
+      const delay = enqueueOptions.debounceMs ?? 0;
+      const added = await indexing.add(INDEX_JOB_NAME, job, {
+        // Deterministic: the same request twice is one job. Finished jobs are removed at once, so a
+        // later request with the same id (another rebuild of the same branch) is a new job.
+        jobId: [key, job.commitSha?.slice(0, 12) ?? job.reason, job.force ? 'force' : '', job.deleted ? 'deleted' : ''].filter(Boolean).join('-'),
+        delay,
+        deduplication: { id: key, keepLastIfActive: true, ...(delay > 0 ? { reschedule: true } : {}) },
+      });
+      return added.id!;
+    },
     enqueueChat: async (job) => {
       await chat.add(CHAT_JOB_NAME, job, { jobId: job.requestId });
     },
     close: async () => {
-      await Promise.all([maintenance.close(), chat.close()]);
+      await Promise.all([maintenance.close(), chat.close(), indexing.close()]);
     },
   };
 }

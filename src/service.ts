@@ -17,6 +17,7 @@ import { createGraphQLWsServer, type GraphQLWsServer } from './http/graphql-ws';
 import { GRAPHQL_PATH } from './http/http-errors';
 import { buildGraphQLSchema } from './graphql/schema';
 import { createLlmProvider } from './llm/create-provider';
+import { createEmbedder } from './llm/embedders/create-embedder';
 import { SuggestionSessions } from './suggestions/sessions/sessions.service';
 import { detectIntent } from './suggestions/detect-intent';
 import { createPromptChecker } from './chat/prompt-checker';
@@ -54,6 +55,8 @@ export type RunningService = {
 export async function startService(options: StartServiceOptions): Promise<RunningService> {
   const { config, logger } = options;
   const role = options.role ?? 'all';
+  // First, so a model directory that cannot be loaded stops the start before anything is opened.
+  const embedder = await createEmbedder(config.embeddings);
   const redisSupervisor: RedisSupervisor = await ensureRedis({ url: config.redisUrl, dataDir: config.dataDir, logger });
   const redis = connectRedis(config.redisUrl, logger, { maxRetriesPerRequest: null });
   let database: Database | undefined;
@@ -81,6 +84,7 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
     queues,
     chatEvents,
     llm,
+    embedder,
     gatekeeper: config.gatekeeper.enabled ? createPromptChecker(config) : null,
     suggestionSessions,
   };

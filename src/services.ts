@@ -3,6 +3,7 @@ import type { ChatEventBus } from './chat/chat-events';
 import type { PromptChecker } from './chat/gate-prompt';
 import type { Config } from './config';
 import type { PrismaClient } from './db/prisma';
+import type { Embedder } from './llm/embedders/embedder';
 import type { LlmProvider } from './llm/types';
 import type { Logger } from './logger';
 import type { Queues } from './queues';
@@ -20,6 +21,8 @@ export type Services = {
   chatEvents: ChatEventBus;
   /** Null when no model is configured (LLM_PROVIDER=none). */
   llm: LlmProvider | null;
+  /** Turns code chunks and questions into vectors (EMBEDDINGS_PROVIDER). */
+  embedder: Embedder;
   /** The chat gatekeeper's first stage; null when turned off (GATEKEEPER=false). */
   gatekeeper: PromptChecker | null;
   /** Continuous code suggestions (codeSuggestionSession* mutations and codeSuggestionUpdates). */

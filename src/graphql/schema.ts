@@ -9,6 +9,7 @@ import { CurrentUserResolver } from '../resolvers/current-user.resolver';
 import { FeedbackResolver } from '../resolvers/feedback.resolver';
 import { PromptCheckResolver } from '../resolvers/prompt-check.resolver';
 import { CodeSuggestionIntentResolver } from '../resolvers/code-suggestion-intent.resolver';
+import { CodeIndexResolver } from '../resolvers/code-index.resolver';
 import { CodeSuggestionSessionResolver } from '../resolvers/code-suggestion-session.resolver';
 import { ProjectResolver } from '../resolvers/project.resolver';
 import { ThreadResolver } from '../resolvers/thread.resolver';
@@ -25,6 +26,7 @@ export const RESOLVERS = [
   PromptCheckResolver,
   CodeSuggestionIntentResolver,
   CodeSuggestionSessionResolver,
+  CodeIndexResolver,
 ] as const;
 
 let cached: GraphQLSchema | undefined;

@@ -17,6 +17,7 @@ import { playgroundRoutes } from './playground';
 import { rateLimitMiddleware } from './rate-limit.middleware';
 import { requestIdMiddleware } from './request-id.middleware';
 import { restV4Routes } from './rest-v4.routes';
+import { webhookRoutes } from './webhooks.routes';
 import { codeSuggestionsRoutes } from './code-suggestions.routes';
 import { detectIntent } from '../suggestions/detect-intent';
 
@@ -49,6 +50,8 @@ export async function createHttpApp(services: Services, httpServer: Server): Pro
   app.use(requestIdMiddleware());
   app.use('/-', healthRoutes(services));
   app.use(playgroundRoutes());
+  // Webhooks carry the project's secret instead of a user's token.
+  app.use('/api/v4/webhooks', webhookRoutes(services));
   app.use('/api', authenticateMiddleware(services.prisma));
   app.use('/api', rateLimitMiddleware({ redis: services.redis, keyPrefix: services.config.redisPrefix, pointsPerMinute: services.config.rateLimitPerMinute, logger: services.logger }));
   // Before the general body parser: this endpoint has GitLab's own, smaller body limit.

@@ -3,6 +3,7 @@ import { GenerationRegistry } from '../chat/generation-registry';
 import { bullPrefix, QUEUE_NAMES } from '../queues';
 import type { Services } from '../services';
 import { chatProcessor } from './chat.worker';
+import { indexRepositoryProcessor } from './index-repository.worker';
 import { maintenanceProcessor } from './maintenance.worker';
 
 /** Chat answers mostly wait on the model: many can stream at once. */
@@ -23,6 +24,15 @@ export async function startWorkers(services: Services, connection: ConnectionOpt
       connection,
       prefix,
       concurrency: CHAT_CONCURRENCY,
+      lockDuration: services.config.jobLockMs,
+      stalledInterval: services.config.jobLockMs,
+    }),
+    // A worker that dies mid-index loses the job the same way; the next run drops the unfinished
+    // snapshot, which search never saw.
+    new Worker(QUEUE_NAMES.indexing, indexRepositoryProcessor(services), {
+      connection,
+      prefix,
+      concurrency: services.config.indexing.concurrency,
       lockDuration: services.config.jobLockMs,
       stalledInterval: services.config.jobLockMs,
     }),

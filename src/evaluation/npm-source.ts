@@ -1,0 +1,182 @@
+import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdir, mkdtemp, readdir, realpath, rename, rm, rmdir } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+
+/**
+ * Turns a package published on the npm registry into a one-commit git repository, so evaluations
+ * can index a real code base with the same git-reading path as any project.
+ *
+ * `npm pack <spec>` fetches the tarball, `tar` unpacks it (its top folder, `package/`, stripped)
+ * and git commits every file with the spec as the message. Author, committer and dates are fixed,
+ * so the same tarball gives the same commit sha on every machine. Everything runs through
+ * execFile, never a shell.
+ *
+ * When `directory` already holds a repository whose HEAD commit message is the spec, it is reused
+ * as it is. A repository made here for another spec is replaced; any other non-empty directory is
+ * refused rather than overwritten.
+ */
+
+export type MaterializedPackage = {
+  /** Absolute path of the repository (the work tree, .git inside). */
+  repository: string;
+  /** Full sha of HEAD, the one commit. */
+  commit: string;
+  /** Files in the commit. */
+  files: number;
+  /** Their total size in bytes. */
+  bytes: number;
+};
+
+const NPM_TIMEOUT_MS = 5 * 60_000;
+const COMMAND_TIMEOUT_MS = 2 * 60_000;
+const AUTHOR_NAME = 'eval';
+const AUTHOR_EMAIL = 'eval@localhost';
+const FIXED_DATE = '2000-01-01T00:00:00Z';
+
+// The user's git configuration must not change what is committed, or run anything.
+const GIT_CONFIG = [
+  '-c', `user.name=${AUTHOR_NAME}`,
+  '-c', `user.email=${AUTHOR_EMAIL}`,
+  '-c', 'commit.gpgsign=false',
+  '-c', 'core.autocrlf=false',
+  '-c', 'core.excludesFile=/dev/null',
+  '-c', 'core.hooksPath=/dev/null',
+  '-c', 'init.defaultBranch=main',
+];
+const GIT_ENV = {
+  ...process.env,
+  GIT_AUTHOR_NAME: AUTHOR_NAME,
+  GIT_AUTHOR_EMAIL: AUTHOR_EMAIL,
+  GIT_COMMITTER_NAME: AUTHOR_NAME,
+  GIT_COMMITTER_EMAIL: AUTHOR_EMAIL,
+  GIT_AUTHOR_DATE: FIXED_DATE,
+  GIT_COMMITTER_DATE: FIXED_DATE,
+};
+
+function run(command: string, args: string[], options: { cwd?: string; timeoutMs?: number; env?: NodeJS.ProcessEnv } = {}): Promise<string> {
+  return new Promise((resolve, reject) => {
+    execFile(
+      command,
+      args,
+      { cwd: options.cwd, env: options.env ?? process.env, timeout: options.timeoutMs ?? COMMAND_TIMEOUT_MS, maxBuffer: 64 * 1024 * 1024, encoding: 'utf8' },
+      (error, stdout, stderr) => {
+        if (error) {
+          const detail = String(stderr || error.message).trim().slice(0, 500);
+          reject(new Error(`${command} ${args[0] ?? ''} failed: ${detail}`, { cause: error }));
+          return;
+        }
+        resolve(stdout);
+      },
+    );
+  });
+}
+
+const git = (repository: string, args: string[]) => run('git', ['-C', repository, ...GIT_CONFIG, ...args], { env: GIT_ENV });
+
+type ExistingRepository = { spec: string; author: string } | null;
+
+/** HEAD's message and author email when `directory` is a git repository with a commit, else null. */
+async function readExisting(directory: string): Promise<ExistingRepository> {
+  try {
+    const top = (await git(directory, ['rev-parse', '--show-toplevel'])).trim();
+    if ((await realpath(top)) !== (await realpath(directory))) return null;
+    const [author = '', ...message] = (await git(directory, ['log', '-1', '--format=%ae%n%B', 'HEAD'])).split('\n');
+    return { spec: message.join('\n').trim(), author: author.trim() };
+  } catch {
+    return null;
+  }
+}
+
+async function isEmptyOrMissing(directory: string): Promise<boolean> {
+  try {
+    return (await readdir(directory)).length === 0;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return true;
+    throw error;
+  }
+}
+
+/** The commit, file count and byte total of a repository's HEAD. */
+async function describe(repository: string): Promise<MaterializedPackage> {
+  const commit = (await git(repository, ['rev-parse', '--verify', 'HEAD^{commit}'])).trim();
+  let files = 0;
+  let bytes = 0;
+  for (const record of (await git(repository, ['ls-tree', '-r', '-z', '--long', '--full-tree', commit])).split('\0')) {
+    if (!record) continue;
+    const [, type, , size] = record.slice(0, record.indexOf('\t')).split(/\s+/);
+    if (type !== 'blob') continue;
+    files += 1;
+    bytes += Number(size) || 0;
+  }
+  return { repository, commit, files, bytes };
+}
+
+/** Runs `npm pack` into `destination` and answers the tarball's path. */
+async function pack(spec: string, destination: string): Promise<string> {
+  const stdout = await run('npm', ['pack', spec, '--pack-destination', destination, '--json'], { cwd: destination, timeoutMs: NPM_TIMEOUT_MS });
+  // Lifecycle scripts of git or directory specs may print before the JSON array.
+  const start = stdout.indexOf('[');
+  let entries: unknown;
+  try {
+    entries = JSON.parse(stdout.slice(start));
+  } catch (error) {
+    throw new Error(`npm pack ${spec} printed no JSON: ${stdout.slice(0, 300)}`, { cause: error });
+  }
+  const filename = Array.isArray(entries) ? (entries[0] as { filename?: unknown } | undefined)?.filename : undefined;
+  if (typeof filename !== 'string' || !filename) throw new Error(`npm pack ${spec} named no tarball`);
+  // Scoped packages are packed as scope-name-version.tgz, whatever the JSON says.
+  const name = path.basename(filename.replace(/^@/, '').replace(/\//g, '-'));
+  const candidates = [path.join(destination, name), path.join(destination, path.basename(filename))];
+  const present = await readdir(destination);
+  const tarball = candidates.find((candidate) => present.includes(path.basename(candidate)));
+  if (!tarball) throw new Error(`npm pack ${spec} left no ${name} in ${destination}`);
+  return tarball;
+}
+
+/**
+ * Materializes `spec` (anything `npm pack` accepts, e.g. "mysql@2.18.1") as a git repository in
+ * `directory`, reusing it when it already holds that spec. Answers the repository's absolute path,
+ * its HEAD sha and the number and total size of its files.
+ */
+export async function materializeNpmPackage(options: { spec: string; directory: string }): Promise<{ repository: string; commit: string; files: number; bytes: number }> {
+  const spec = options.spec.trim();
+  if (!spec || spec.startsWith('-') || /[\0\r\n]/.test(spec)) throw new Error(`"${options.spec.slice(0, 100)}" is not a package spec`);
+  const repository = path.resolve(options.directory);
+
+  const existing = await readExisting(repository);
+  if (existing?.spec === spec) return describe(repository);
+  const replace = existing !== null && existing.author === AUTHOR_EMAIL;
+  if (!replace && !(await isEmptyOrMissing(repository))) {
+    throw new Error(`${repository} is not empty and holds no package materialized here: refusing to overwrite it`);
+  }
+
+  const parent = path.dirname(repository);
+  await mkdir(parent, { recursive: true });
+  const scratch = await mkdtemp(path.join(os.tmpdir(), 'npm-source-'));
+  // Built beside the target, then renamed in: an interrupted run never leaves a half repository there.
+  const building = path.join(parent, `.${path.basename(repository)}.${randomBytes(6).toString('hex')}.tmp`);
+  try {
+    const tarball = await pack(spec, scratch);
+    await mkdir(building);
+    await run('tar', ['-xzf', tarball, '-C', building, '--strip-components=1', '--no-same-owner', '--no-same-permissions']);
+    await git(building, ['init', '-q']);
+    await git(building, ['add', '-A', '--force']);
+    await git(building, ['commit', '-q', '--allow-empty', '--no-verify', '-m', spec]);
+
+    if (replace) await rm(repository, { recursive: true, force: true });
+    else await rmdir(repository).catch(() => undefined); // empty or missing, checked above
+    try {
+      await rename(building, repository);
+    } catch (error) {
+      // Another run may have materialized the same spec meanwhile: take its result.
+      if ((await readExisting(repository))?.spec === spec) return describe(repository);
+      throw error;
+    }
+    return describe(repository);
+  } finally {
+    await rm(scratch, { recursive: true, force: true });
+    await rm(building, { recursive: true, force: true });
+  }
+}

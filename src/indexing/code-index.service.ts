@@ -1,0 +1,60 @@
+import { createHash } from 'node:crypto';
+import { ACCESS_LEVELS, findReadableProject, projectAccessLevel } from '../auth/policies';
+import type { Viewer } from '../auth/viewer';
+import type { CodeIndex, PrismaClient } from '../db/prisma';
+import { forbidden, notFound } from '../errors';
+import type { Queues } from '../queues';
+import { validateRef } from './git-reader';
+
+/** A (project, ref) index as the API shows it. */
+export type CodeIndexStatus = Pick<CodeIndex, 'state' | 'commitSha' | 'filesIndexed' | 'chunkCount' | 'embeddedCount' | 'lastError' | 'startedAt' | 'finishedAt'> & { ref: string };
+
+/** A short stable key for a ref in job and lock ids (refs may hold characters ids should not). */
+export function refKey(ref: string): string {
+  return createHash('sha256').update(ref).digest('hex').slice(0, 16);
+}
+
+export async function findCodeIndex(prisma: PrismaClient, options: { projectId: number; ref: string }): Promise<CodeIndex | null> {
+  return prisma.codeIndex.findUnique({ where: { projectId_ref: { projectId: options.projectId, ref: options.ref } } });
+}
+
+/** Marks an index as waiting for a run (creating it), without touching what search serves. */
+export async function markPending(prisma: PrismaClient, options: { projectId: number; ref: string }): Promise<CodeIndex> {
+  const where = { projectId_ref: { projectId: options.projectId, ref: options.ref } };
+  const index = await prisma.codeIndex.upsert({ where, create: { projectId: options.projectId, ref: options.ref, state: 'pending' }, update: {} });
+  // A run in progress stays `indexing`; search keeps serving the active snapshot whatever the state says.
+  if (index.state === 'indexing' || index.state === 'pending') return index;
+  return prisma.codeIndex.update({ where, data: { state: 'pending' } });
+}
+
+/** Drops a ref's index and its manifests; chunks no other ref uses go at the next garbage collection. */
+export async function dropCodeIndex(prisma: PrismaClient, options: { projectId: number; ref: string }): Promise<boolean> {
+  const { count } = await prisma.codeIndex.deleteMany({ where: { projectId: options.projectId, ref: options.ref } });
+  return count > 0;
+}
+
+export type RequestCodeIndexOptions = {
+  prisma: PrismaClient;
+  queues: Pick<Queues, 'enqueueIndex'>;
+  viewer: Viewer;
+  projectPath: string;
+  /** Default: the project's default branch. */
+  ref?: string | null;
+  force?: boolean;
+};
+
+/**
+ * Starts (or rebuilds) a ref's index for a maintainer: a project the viewer cannot read is NOT_FOUND,
+ * exactly as a missing one; one they can read but not maintain is FORBIDDEN.
+ */
+export async function requestCodeIndex(options: RequestCodeIndexOptions): Promise<{ index: CodeIndex; jobId: string }> {
+  const project = await findReadableProject(options.prisma, options.viewer, { fullPath: options.projectPath });
+  if (!project) throw notFound('The project does not exist or you cannot see it');
+  if (!options.viewer.user.admin && (await projectAccessLevel(options.prisma, options.viewer, project)) < ACCESS_LEVELS.maintainer) {
+    throw forbidden('Starting an index needs the Maintainer role or higher on the project');
+  }
+  const ref = validateRef(options.ref?.trim() || project.defaultBranch);
+  const index = await markPending(options.prisma, { projectId: project.id, ref });
+  const jobId = await options.queues.enqueueIndex({ projectId: project.id, ref, force: options.force ?? false, reason: 'api' });
+  return { index, jobId };
+}

@@ -1,0 +1,270 @@
+import { createHash } from 'node:crypto';
+import type { CodeIndexSnapshot, PrismaClient } from '../db/prisma';
+import { AppError } from '../errors';
+import type { Embedder } from '../llm/embedders/embedder';
+import type { Logger } from '../logger';
+import { grammarForFileName } from '../parsing';
+import { addFiles, collectGarbage, copyFiles, ensureVectorIndex, knownBlobVariants, knownChunkIds, snapshotCounts, storeBatch, type BlobChunkRow, type FileRow, type NewChunk } from './chunk-store';
+import { CHUNKER_VERSION, chunkFile, chunkId, type Chunk } from './chunk-file';
+import { dropCodeIndex } from './code-index.service';
+import { createFileFilter, type FileFilter, type SkipReason } from './file-filter';
+import { changedFiles, isAncestor, listFiles, readBlobs, resolveCommit, validateRef, type GitOptions, type TreeEntry } from './git-reader';
+import { openRepository, RepositoryUnavailableError } from './repository-location';
+import { chunkEmbeddingText, chunkSearchText } from './search-text';
+
+/** Bump when the file filter's rules change: every index rebuilds to apply them. */
+const FILTER_VERSION = 'filter-v1';
+
+/** How far a run has come, for progress bars and the index's counters. */
+export type IndexProgress = {
+  phase: 'planning' | 'indexing' | 'activating' | 'done';
+  mode: 'full' | 'incremental' | null;
+  /** Files to go through in this run (the changed ones when incremental). */
+  filesTotal: number;
+  filesDone: number;
+  /** Chunks of the files gone through, and how many of them needed a new embedding. */
+  chunks: number;
+  embedded: number;
+  bytesRead: number;
+};
+
+export type IndexRepositoryOptions = {
+  prisma: PrismaClient;
+  embedder: Embedder;
+  logger: Logger;
+  /** Clones of remote repositories go under here. */
+  dataDir: string;
+  projectId: number;
+  ref: string;
+  /** Rebuild everything even if an incremental run would do. Default false. */
+  force?: boolean;
+  /** The push deleted the branch: drop its index. Default false. */
+  deleted?: boolean;
+  /** Default 1,000,000. */
+  maxFileBytes?: number;
+  /** Files read, chunked and embedded together. Default 200. */
+  batchFiles?: number;
+  onProgress?: (progress: IndexProgress) => void;
+  signal?: AbortSignal;
+};
+
+export type IndexRunResult =
+  | { outcome: 'dropped' }
+  | {
+      outcome: 'indexed' | 'unchanged';
+      mode: 'full' | 'incremental' | null;
+      commitSha: string;
+      files: number;
+      chunks: number;
+      /** Files whose blobs were read in this run. */
+      filesRead: number;
+      /** Chunks embedded in this run (the rest were already stored under their content hash). */
+      chunksEmbedded: number;
+      skipped: Partial<Record<SkipReason, number>>;
+      bytesRead: number;
+    };
+
+type Selected = TreeEntry & { variant: string; language: string | null };
+
+function variantOf(path: string, embedder: Embedder): { variant: string; language: string | null } {
+  const language = grammarForFileName(path);
+  return { variant: `${CHUNKER_VERSION}|${embedder.version}|${language ?? ''}`, language };
+}
+
+function settingsDigest(options: { exclusions: readonly string[]; maxFileBytes: number }): string {
+  return createHash('sha256').update(JSON.stringify([FILTER_VERSION, options.maxFileBytes, [...options.exclusions]])).digest('hex').slice(0, 16);
+}
+
+/** The commit a branch (or any ref) points at: refs/heads/<ref> first, so a tag of the same name never wins. */
+async function resolveRef(git: GitOptions, ref: string): Promise<string | null> {
+  validateRef(ref);
+  return (await resolveCommit(git, `refs/heads/${ref}`)) ?? (await resolveCommit(git, ref));
+}
+
+async function readText(git: GitOptions, blob: string): Promise<string | null> {
+  for await (const { content } of readBlobs(git, [blob])) return content?.toString('utf8') ?? null;
+  return null;
+}
+
+/**
+ * Indexes one ref of a project: plans a full or incremental run, reads, filters, chunks and embeds
+ * only what the project does not have yet, writes a new snapshot beside the active one and makes it
+ * active in one transaction. Until then search keeps serving the previous complete snapshot.
+ */
+export async function indexRepository(options: IndexRepositoryOptions): Promise<IndexRunResult> {
+  const { prisma, projectId, ref } = options;
+  validateRef(ref);
+  if (options.deleted) {
+    await dropCodeIndex(prisma, { projectId, ref });
+    await collectGarbage(prisma, projectId);
+    return { outcome: 'dropped' };
+  }
+  const project = await prisma.project.findUnique({ where: { id: projectId } });
+  if (!project) throw new AppError({ code: 'NOT_FOUND', userMessage: `project ${projectId} does not exist` });
+  const where = { projectId_ref: { projectId, ref } };
+  const index = await prisma.codeIndex.upsert({
+    where,
+    create: { projectId, ref, state: 'indexing', startedAt: new Date() },
+    update: { state: 'indexing', startedAt: new Date(), lastError: null },
+  });
+  try {
+    const git = await openRepository({ projectId, repositoryUrl: project.repositoryUrl, dataDir: options.dataDir });
+    const commit = await resolveRef(git, ref);
+    if (!commit) {
+      if (index.activeSnapshotId !== null) {
+        // The branch was indexed and is gone: it was deleted (a fetch prunes it from a remote's mirror).
+        await dropCodeIndex(prisma, { projectId, ref });
+        await collectGarbage(prisma, projectId);
+        return { outcome: 'dropped' };
+      }
+      throw new RepositoryUnavailableError(`The branch "${ref}" does not exist in the project's repository.`);
+    }
+    const maxFileBytes = options.maxFileBytes ?? 1_000_000;
+    const settings = settingsDigest({ exclusions: project.contextExclusions, maxFileBytes });
+    const active = index.activeSnapshotId === null ? null : await prisma.codeIndexSnapshot.findUnique({ where: { id: index.activeSnapshotId } });
+    const sameSettings = active !== null && active.chunkerVersion === CHUNKER_VERSION && active.embedderVersion === options.embedder.version && active.settingsDigest === settings;
+    if (sameSettings && !options.force && active.commitSha === commit) {
+      const counts = await snapshotCounts(prisma, { projectId, snapshotId: active.id });
+      await prisma.codeIndex.update({ where, data: { state: 'ready', finishedAt: new Date(), filesIndexed: counts.files, chunkCount: counts.chunks, embeddedCount: counts.embedded } });
+      return { outcome: 'unchanged', mode: null, commitSha: commit, files: counts.files, chunks: counts.chunks, filesRead: 0, chunksEmbedded: 0, skipped: {}, bytesRead: 0 };
+    }
+    // A run that died left its snapshot unfinished: it was never visible, so it just goes.
+    await prisma.codeIndexSnapshot.deleteMany({ where: { indexId: index.id, complete: false } });
+    await ensureVectorIndex(prisma, options.embedder.dimensions);
+    const snapshot = await prisma.codeIndexSnapshot.create({
+      data: { indexId: index.id, commitSha: commit, chunkerVersion: CHUNKER_VERSION, embedderVersion: options.embedder.version, settingsDigest: settings },
+    });
+    const result = await buildSnapshot({ ...options, git, commit, snapshot, active: sameSettings && !options.force ? active : null, exclusions: project.contextExclusions, maxFileBytes });
+    const counts = await activateSnapshot(prisma, { indexId: index.id, projectId, snapshot });
+    options.onProgress?.({ ...result.progress, phase: 'done' });
+    await collectGarbage(prisma, projectId);
+    return { outcome: 'indexed', mode: result.progress.mode, commitSha: commit, files: counts.files, chunks: counts.chunks, filesRead: result.filesRead, chunksEmbedded: result.progress.embedded, skipped: result.skipped, bytesRead: result.progress.bytesRead };
+  } catch (error) {
+    const message = error instanceof AppError ? error.userMessage : 'Indexing failed unexpectedly; it will be retried. See the worker log for details.';
+    await prisma.codeIndex.updateMany({ where: { projectId, ref }, data: { state: 'failed', lastError: message, finishedAt: new Date() } });
+    throw error;
+  }
+}
+
+type BuildOptions = IndexRepositoryOptions & {
+  git: GitOptions;
+  commit: string;
+  snapshot: CodeIndexSnapshot;
+  /** The active snapshot to build on incrementally, or null for a full build. */
+  active: CodeIndexSnapshot | null;
+  exclusions: readonly string[];
+  maxFileBytes: number;
+};
+
+async function planFiles(options: BuildOptions, tree: TreeEntry[]): Promise<{ mode: 'full' | 'incremental'; candidates: TreeEntry[] }> {
+  const { active, git, commit } = options;
+  if (!active || !(await isAncestor(git, active.commitSha, commit))) return { mode: 'full', candidates: tree };
+  const changes = await changedFiles(git, active.commitSha, commit);
+  // Attributes decide which files are vendored or generated: when they change, look at every file again.
+  if (changes.some((change) => change.path === '.gitattributes')) return { mode: 'full', candidates: tree };
+  await copyFiles(options.prisma, { from: active.id, to: options.snapshot.id, exceptPaths: changes.map((change) => change.path) });
+  const changed = new Set(changes.filter((change) => change.status !== 'deleted').map((change) => change.path));
+  return { mode: 'incremental', candidates: tree.filter((entry) => changed.has(entry.path)) };
+}
+
+async function buildSnapshot(options: BuildOptions): Promise<{ progress: IndexProgress; filesRead: number; skipped: Partial<Record<SkipReason, number>> }> {
+  const { prisma, git, embedder, projectId } = options;
+  const snapshotId = options.snapshot.id;
+  const tree = await listFiles(git, options.commit);
+  const attributesEntry = tree.find((entry) => entry.path === '.gitattributes');
+  const filter = createFileFilter({ maxBytes: options.maxFileBytes, exclusions: options.exclusions, gitattributes: attributesEntry ? await readText(git, attributesEntry.blob) : null });
+  const { mode, candidates } = await planFiles(options, tree);
+  const skipped: Partial<Record<SkipReason, number>> = {};
+  const skip = (reason: SkipReason) => (skipped[reason] = (skipped[reason] ?? 0) + 1);
+  const selected: Selected[] = [];
+  for (const entry of candidates) {
+    const reason = filter.byPath(entry.path, entry.size);
+    if (reason) skip(reason);
+    else selected.push({ ...entry, ...variantOf(entry.path, embedder) });
+  }
+  const progress: IndexProgress = { phase: 'indexing', mode, filesTotal: selected.length, filesDone: 0, chunks: 0, embedded: 0, bytesRead: 0 };
+  options.onProgress?.(progress);
+  let filesRead = 0;
+  const batchFiles = options.batchFiles ?? 200;
+  for (let start = 0; start < selected.length; start += batchFiles) {
+    options.signal?.throwIfAborted();
+    const batch = selected.slice(start, start + batchFiles);
+    const known = await knownBlobVariants(prisma, projectId, batch);
+    const reuse = batch.filter((file) => known.has(`${file.blob}|${file.variant}`));
+    await addFiles(prisma, { projectId, snapshotId, files: reuse.map(toFileRow) });
+    const fresh = batch.filter((file) => !known.has(`${file.blob}|${file.variant}`));
+    const stored = await indexFreshFiles({ ...options, filter, files: fresh, skip });
+    filesRead += fresh.length;
+    progress.filesDone += batch.length;
+    progress.chunks += stored.chunks;
+    progress.embedded += stored.embedded;
+    progress.bytesRead += stored.bytes;
+    await prisma.codeIndex.update({ where: { id: options.snapshot.indexId }, data: { filesIndexed: progress.filesDone, chunkCount: progress.chunks, embeddedCount: progress.embedded } });
+    options.onProgress?.({ ...progress });
+  }
+  return { progress, filesRead, skipped };
+}
+
+const toFileRow = (file: Selected): FileRow => ({ path: file.path, blob: file.blob, variant: file.variant });
+
+/** Reads, filters, chunks and embeds files whose blobs the project has not chunked yet, and stores them. */
+async function indexFreshFiles(options: BuildOptions & { filter: FileFilter; files: Selected[]; skip: (reason: SkipReason) => void }): Promise<{ chunks: number; embedded: number; bytes: number }> {
+  const { prisma, embedder, projectId, files } = options;
+  if (!files.length) return { chunks: 0, embedded: 0, bytes: 0 };
+  const blobs = [...new Set(files.map((file) => file.blob))];
+  const contents = new Map<string, Buffer | null>();
+  let bytes = 0;
+  for await (const { blob, content } of readBlobs(options.git, blobs)) {
+    contents.set(blob, content);
+    bytes += content?.length ?? 0;
+  }
+  const indexed: Selected[] = [];
+  const blobChunks: BlobChunkRow[] = [];
+  const chunksById = new Map<string, Chunk>();
+  const seenVariants = new Set<string>();
+  for (const file of files) {
+    const content = contents.get(file.blob);
+    if (!content) continue;
+    const reason = options.filter.byContent(content);
+    if (reason) {
+      options.skip(reason);
+      continue;
+    }
+    indexed.push(file);
+    const key = `${file.blob}|${file.variant}`;
+    if (seenVariants.has(key)) continue;
+    seenVariants.add(key);
+    const chunks = await chunkFile({ path: file.path, content: content.toString('utf8') });
+    chunks.forEach((chunk, seq) => {
+      const id = chunkId(chunk, { embedderVersion: embedder.version });
+      if (!chunksById.has(id)) chunksById.set(id, chunk);
+      blobChunks.push({ blob: file.blob, variant: file.variant, seq, chunkId: id, startLine: chunk.startLine, endLine: chunk.endLine, kind: chunk.kind, symbol: chunk.symbol, language: chunk.language });
+    });
+  }
+  const existing = await knownChunkIds(prisma, projectId, [...chunksById.keys()]);
+  const missing = [...chunksById.entries()].filter(([id]) => !existing.has(id));
+  const vectors = missing.length ? await embedder.embed(missing.map(([, chunk]) => chunkEmbeddingText(chunk)), { signal: options.signal }) : [];
+  const newChunks: NewChunk[] = missing.map(([id, chunk], position) => ({
+    id,
+    embedderVersion: embedder.version,
+    embedding: vectors[position]!,
+    content: chunk.content,
+    searchText: chunkSearchText(chunk),
+  }));
+  await storeBatch(prisma, { projectId, snapshotId: options.snapshot.id, chunks: newChunks, blobChunks, files: indexed.map(toFileRow) });
+  return { chunks: blobChunks.length, embedded: newChunks.length, bytes };
+}
+
+/** Makes a complete snapshot the one search reads and drops the older ones, in one transaction. */
+async function activateSnapshot(prisma: PrismaClient, options: { indexId: number; projectId: number; snapshot: CodeIndexSnapshot }) {
+  const counts = await snapshotCounts(prisma, { projectId: options.projectId, snapshotId: options.snapshot.id });
+  await prisma.$transaction([
+    prisma.codeIndexSnapshot.update({ where: { id: options.snapshot.id }, data: { complete: true } }),
+    prisma.codeIndex.update({
+      where: { id: options.indexId },
+      data: { activeSnapshotId: options.snapshot.id, commitSha: options.snapshot.commitSha, state: 'ready', lastError: null, finishedAt: new Date(), filesIndexed: counts.files, chunkCount: counts.chunks, embeddedCount: counts.embedded },
+    }),
+    prisma.codeIndexSnapshot.deleteMany({ where: { indexId: options.indexId, id: { not: options.snapshot.id } } }),
+  ]);
+  return counts;
+}

@@ -1,0 +1,37 @@
+import { UnrecoverableError, type Job } from 'bullmq';
+import { isAppError } from '../errors';
+import { indexRepository, type IndexRunResult } from '../indexing/index-repository';
+import type { IndexJob } from '../queues';
+import type { Services } from '../services';
+
+/** Runs one index job: thin, the work is in src/indexing. Bad input fails at once; the rest retries. */
+export function indexRepositoryProcessor(services: Pick<Services, 'prisma' | 'logger' | 'config' | 'embedder'>) {
+  return async (job: Job<IndexJob>): Promise<IndexRunResult> => {
+    const started = Date.now();
+    let lastReport = 0;
+    try {
+      const result = await indexRepository({
+        prisma: services.prisma,
+        embedder: services.embedder,
+        logger: services.logger,
+        dataDir: services.config.dataDir,
+        projectId: job.data.projectId,
+        ref: job.data.ref,
+        force: job.data.force,
+        deleted: job.data.deleted,
+        maxFileBytes: services.config.indexing.maxFileBytes,
+        onProgress: (progress) => {
+          if (Date.now() - lastReport < 500 && progress.phase === 'indexing') return;
+          lastReport = Date.now();
+          void job.updateProgress(progress).catch(() => undefined);
+        },
+      });
+      services.logger.info({ event: 'index_job_done', jobId: job.id, projectId: job.data.projectId, reason: job.data.reason, ...result, durationMs: Date.now() - started }, 'index job done');
+      return result;
+    } catch (error) {
+      // AppErrors other than INTERNAL are the request's fault (no repository, no such branch): retrying cannot help.
+      if (isAppError(error) && error.code !== 'INTERNAL') throw new UnrecoverableError(error.userMessage);
+      throw error;
+    }
+  };
+}

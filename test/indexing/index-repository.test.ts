@@ -1,0 +1,246 @@
+import { PrismaPg } from '@prisma/adapter-pg';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { PrismaClient } from '../../src/db/prisma';
+import { snapshotFiles } from '../../src/indexing/chunk-store';
+import { indexRepository, type IndexRepositoryOptions, type IndexRunResult } from '../../src/indexing/index-repository';
+import type { Embedder } from '../../src/llm/embedders/embedder';
+import { LexicalEmbedder } from '../../src/llm/embedders/lexical.embedder';
+import { createLogger } from '../../src/logger';
+import { createGroup, createProject } from '../../src/namespaces/namespaces.service';
+import { unique } from '../helpers/fixtures';
+import { createGitRepo, SAMPLE_FILES, type GitRepo } from '../helpers/git-repo';
+import { createTestDatabase, type TestDatabase } from '../helpers/test-database';
+
+/** The lexical embedder, counting what it is asked to embed (and able to fail on demand). */
+class CountingEmbedder implements Embedder {
+  readonly name = 'lexical';
+  readonly inner: LexicalEmbedder;
+  texts: string[] = [];
+  failAfter: number | null = null;
+  constructor(readonly version = 'lexical-v1-512') {
+    this.inner = new LexicalEmbedder({ dimensions: 512 });
+  }
+  get dimensions() {
+    return this.inner.dimensions;
+  }
+  async embed(texts: readonly string[]) {
+    if (this.failAfter !== null && this.texts.length + texts.length > this.failAfter) throw new Error('embedding provider went away');
+    this.texts.push(...texts);
+    return this.inner.embed(texts);
+  }
+}
+
+describe('indexRepository (real git, PostgreSQL and pgvector)', () => {
+  let database: TestDatabase;
+  let prisma: PrismaClient;
+  let dataDir: string;
+  let groupPath: string;
+  const logger = createLogger('silent');
+  const repos: GitRepo[] = [];
+
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: database.url }) });
+    dataDir = mkdtempSync(path.join(os.tmpdir(), 'duo-index-'));
+    groupPath = (await createGroup(prisma, { path: unique('group'), plan: 'ultimate' })).fullPath;
+  });
+  afterAll(async () => {
+    await prisma.$disconnect();
+    await database.drop();
+    rmSync(dataDir, { recursive: true, force: true });
+    for (const repo of repos) repo.destroy();
+  });
+
+  async function setup(files: Record<string, string | Buffer> = SAMPLE_FILES, exclusions: string[] = []) {
+    const repo = createGitRepo(files);
+    repos.push(repo);
+    const { project } = await createProject(prisma, { fullPath: `${groupPath}/${unique('p')}`, repository: repo.path });
+    if (exclusions.length) await prisma.project.update({ where: { id: project.id }, data: { contextExclusions: exclusions } });
+    const embedder = new CountingEmbedder();
+    const run = (options: Partial<IndexRepositoryOptions> = {}) =>
+      indexRepository({ prisma, embedder, logger, dataDir, projectId: project.id, ref: 'main', ...options }) as Promise<Extract<IndexRunResult, { outcome: 'indexed' | 'unchanged' }>>;
+    const manifest = async (ref = 'main') => {
+      const index = await prisma.codeIndex.findUniqueOrThrow({ where: { projectId_ref: { projectId: project.id, ref } } });
+      return snapshotFiles(prisma, index.activeSnapshotId!);
+    };
+    const symbols = async (ref = 'main') => {
+      const index = await prisma.codeIndex.findUniqueOrThrow({ where: { projectId_ref: { projectId: project.id, ref } } });
+      const rows = await prisma.$queryRawUnsafe<Array<{ path: string; symbol: string | null }>>(
+        `SELECT f.path, b.symbol FROM code_index_files f JOIN code_blob_chunks b ON b.project_id = f.project_id AND b.blob = f.blob AND b.variant = f.variant
+          JOIN code_chunks c ON c.project_id = b.project_id AND c.id = b.chunk_id WHERE f.snapshot_id = $1::bigint ORDER BY f.path, b.seq`,
+        index.activeSnapshotId,
+      );
+      return rows.map((row) => `${row.path}#${row.symbol ?? ''}`);
+    };
+    return { repo, project, embedder, run, manifest, symbols };
+  }
+
+  it('indexes a repository fully the first time: chunks with symbols, vectors and counts', async () => {
+    const { project, run, symbols, embedder } = await setup();
+    const result = await run();
+    expect(result).toMatchObject({ outcome: 'indexed', mode: 'full', files: 4 });
+    expect(result.chunks).toBeGreaterThanOrEqual(4);
+    expect(embedder.texts.length).toBe(result.chunksEmbedded);
+    // Small neighbours merge into one module chunk; a lone class keeps its name.
+    expect(await symbols()).toEqual(expect.arrayContaining(['src/connection.ts#', 'src/retry.py#', 'lib/invoice.rb#InvoiceMailer', 'docs/guide.md#']));
+    const index = await prisma.codeIndex.findUniqueOrThrow({ where: { projectId_ref: { projectId: project.id, ref: 'main' } } });
+    expect(index).toMatchObject({ state: 'ready', filesIndexed: 4, chunkCount: result.chunks, embeddedCount: result.chunks, lastError: null });
+    expect(index.finishedAt!.getTime()).toBeGreaterThanOrEqual(index.startedAt!.getTime());
+    const [vector] = await prisma.$queryRawUnsafe<Array<{ dims: number; embedder_version: string }>>('SELECT dims, embedder_version FROM code_chunks WHERE project_id = $1 LIMIT 1', project.id);
+    expect(vector).toEqual({ dims: 512, embedder_version: 'lexical-v1-512' });
+  });
+
+  it('reads only what changed: add, modify, delete and rename, and a second run of the same commit does nothing', async () => {
+    const { repo, project, run, manifest, embedder } = await setup();
+    await run();
+    expect(await run()).toMatchObject({ outcome: 'unchanged', filesRead: 0 });
+    embedder.texts = [];
+    repo.write('src/new-feature.ts', 'export function computeInvoiceTotal(lines: number[]): number {\n  return lines.reduce((sum, line) => sum + line, 0);\n}\n');
+    repo.write('src/retry.py', SAMPLE_FILES['src/retry.py']!.replace('base_delay=0.5', 'base_delay=1.5'));
+    repo.remove('docs/guide.md');
+    repo.write('lib/billing/invoice_mailer.rb', SAMPLE_FILES['lib/invoice.rb']!);
+    repo.remove('lib/invoice.rb');
+    repo.commit('several changes');
+    const result = await run();
+    // The rename keeps its blob: it is neither read nor embedded again.
+    expect(result).toMatchObject({ outcome: 'indexed', mode: 'incremental', filesRead: 2, files: 4 });
+    expect(embedder.texts.join('\n')).toContain('computeInvoiceTotal');
+    expect(embedder.texts.join('\n')).not.toContain('InvoiceMailer');
+    expect(embedder.texts.join('\n')).not.toContain('ConnectionPool');
+    const files = await manifest();
+    expect([...files.keys()].sort()).toEqual(['lib/billing/invoice_mailer.rb', 'src/connection.ts', 'src/new-feature.ts', 'src/retry.py']);
+    // Chunks of the deleted and the old version of the modified file are gone from the project.
+    const stale = await prisma.$queryRawUnsafe<Array<{ n: bigint }>>("SELECT count(*) AS n FROM code_chunks WHERE project_id = $1 AND (content LIKE '%MAILER_HOST%' OR content LIKE '%base_delay=0.5%')", project.id);
+    expect(Number(stale[0]!.n)).toBe(0);
+  });
+
+  it('rebuilds fully after a force-push and drops what the rewritten history no longer has', async () => {
+    const { repo, run, manifest } = await setup();
+    repo.write('src/experiment.ts', 'export const experiment = true;\n');
+    repo.commit('experiment');
+    await run();
+    repo.git('reset', '-q', '--hard', 'HEAD~1');
+    repo.write('src/other.ts', 'export const other = 1;\n');
+    repo.commit('rewritten');
+    const result = await run();
+    expect(result.mode).toBe('full');
+    // Unchanged blobs are still not read again: their chunks are stored under their content.
+    expect(result.filesRead).toBe(1);
+    expect([...(await manifest()).keys()]).not.toContain('src/experiment.ts');
+    expect([...(await manifest()).keys()]).toContain('src/other.ts');
+  });
+
+  it('indexes a new branch without embedding anything it shares with main, and drops a deleted branch', async () => {
+    const { repo, project, run, manifest, embedder } = await setup();
+    await run();
+    embedder.texts = [];
+    repo.git('checkout', '-q', '-b', 'feature/login');
+    repo.write('src/login.ts', 'export function login(user: string) {\n  return user.length > 0;\n}\n');
+    repo.commit('login');
+    const branch = await run({ ref: 'feature/login' });
+    expect(branch).toMatchObject({ mode: 'full', files: 5, filesRead: 1 });
+    expect(embedder.texts).toHaveLength(branch.chunksEmbedded);
+    expect(embedder.texts.join('\n')).toContain('login');
+    expect([...(await manifest('main')).keys()]).not.toContain('src/login.ts');
+    repo.git('checkout', '-q', 'main');
+    repo.git('branch', '-q', '-D', 'feature/login');
+    expect(await run({ ref: 'feature/login', deleted: true })).toEqual({ outcome: 'dropped' });
+    expect(await prisma.codeIndex.findUnique({ where: { projectId_ref: { projectId: project.id, ref: 'feature/login' } } })).toBeNull();
+    const orphans = await prisma.$queryRawUnsafe<Array<{ n: bigint }>>("SELECT count(*) AS n FROM code_chunks WHERE project_id = $1 AND content LIKE '%function login%'", project.id);
+    expect(Number(orphans[0]!.n)).toBe(0);
+    expect((await manifest('main')).size).toBe(4);
+  });
+
+  it('skips exclusions, vendored, generated, lockfiles, binaries and minified files', async () => {
+    const minified = `var a=${'x'.repeat(5000)};`;
+    const { run, manifest } = await setup(
+      {
+        ...SAMPLE_FILES,
+        'secrets/keys.ts': 'export const key = "do not index";\n',
+        'node_modules/dep/index.js': 'module.exports = 1;\n',
+        'package-lock.json': '{}\n',
+        'assets/logo.png': Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 0, 0, 0]),
+        'data/blob.dat': Buffer.from([1, 2, 0, 4, 5]),
+        'public/app.js': minified,
+        'gen/api.ts': 'export const generated = 1;\n',
+        '.gitattributes': 'gen/** linguist-generated\n',
+      },
+      ['secrets/'],
+    );
+    const result = await run();
+    expect(result.skipped).toMatchObject({ excluded: 1, vendored: 1, lockfile: 1, binary: 2, minified: 1, generated: 1 });
+    expect([...(await manifest()).keys()].sort()).toEqual(['.gitattributes', 'docs/guide.md', 'lib/invoice.rb', 'src/connection.ts', 'src/retry.py']);
+  });
+
+  it('keeps serving the previous complete index when a run dies midway, and the next run finishes the job', async () => {
+    const { repo, project, run, manifest, embedder } = await setup();
+    await run();
+    const before = await manifest();
+    const many: Record<string, string> = {};
+    for (let index = 0; index < 30; index += 1) many[`src/generated_${index}.ts`] = `export function handler${index}(input: number) {\n  return input * ${index};\n}\n`;
+    for (const [file, content] of Object.entries(many)) repo.write(file, content);
+    const next = repo.commit('many files');
+    embedder.failAfter = embedder.texts.length + 10;
+    await expect(run({ batchFiles: 5 })).rejects.toThrow('embedding provider went away');
+    const failed = await prisma.codeIndex.findUniqueOrThrow({ where: { projectId_ref: { projectId: project.id, ref: 'main' } } });
+    expect(failed.state).toBe('failed');
+    expect(failed.lastError).toMatch(/retried/);
+    expect(failed.commitSha).not.toBe(next);
+    expect(await manifest()).toEqual(before);
+    embedder.failAfter = null;
+    const result = await run({ batchFiles: 5 });
+    expect(result).toMatchObject({ outcome: 'indexed', commitSha: next, files: 34 });
+    expect(await prisma.codeIndexSnapshot.count({ where: { index: { projectId: project.id } } })).toBe(1);
+  });
+
+  it('re-embeds everything into a new snapshot when the embedder changes, serving the old one until then', async () => {
+    const { project, run } = await setup();
+    await run();
+    const other = new CountingEmbedder('lexical-v1-512-b');
+    const result = await run({ embedder: other });
+    expect(result).toMatchObject({ mode: 'full', chunksEmbedded: result.chunks });
+    const versions = await prisma.$queryRawUnsafe<Array<{ embedder_version: string }>>('SELECT DISTINCT embedder_version FROM code_chunks WHERE project_id = $1', project.id);
+    expect(versions).toEqual([{ embedder_version: 'lexical-v1-512-b' }]);
+  });
+
+  it('fails with a message the user can act on when the repository cannot be read', async () => {
+    const { project, run, repo } = await setup();
+    await prisma.project.update({ where: { id: project.id }, data: { repositoryUrl: path.join(repo.path, 'missing') } });
+    await expect(run()).rejects.toThrow();
+    const index = await prisma.codeIndex.findUniqueOrThrow({ where: { projectId_ref: { projectId: project.id, ref: 'main' } } });
+    expect(index.state).toBe('failed');
+    expect(index.lastError).toMatch(/does not exist or is not a directory/);
+    await prisma.project.update({ where: { id: project.id }, data: { repositoryUrl: repo.path } });
+    await expect(run({ ref: 'no-such-branch' })).rejects.toThrow(/does not exist/);
+  });
+
+  it('clones an http(s) remote into a cache and fetches it again on the next run', async () => {
+    const { project, run, repo } = await setup();
+    // git's dumb http protocol served by a tiny static server is enough for clone and fetch.
+    repo.git('update-server-info');
+    const { createServer } = await import('node:http');
+    const { readFile } = await import('node:fs/promises');
+    const server = createServer(async (request, response) => {
+      try {
+        response.end(await readFile(path.join(repo.path, '.git', decodeURIComponent(new URL(request.url!, 'http://x').pathname))));
+      } catch {
+        response.statusCode = 404;
+        response.end();
+      }
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const address = server.address() as { port: number };
+      await prisma.project.update({ where: { id: project.id }, data: { repositoryUrl: `http://127.0.0.1:${address.port}/` } });
+      expect(await run()).toMatchObject({ outcome: 'indexed', files: 4 });
+      repo.write('src/added.ts', 'export const added = 1;\n');
+      const next = repo.commit('added');
+      repo.git('update-server-info');
+      expect(await run()).toMatchObject({ outcome: 'indexed', mode: 'incremental', commitSha: next, filesRead: 1 });
+    } finally {
+      server.close();
+    }
+  });
+});
