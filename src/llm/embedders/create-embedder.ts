@@ -1,6 +1,7 @@
 import type { EmbeddingsConfig } from '../../config';
 import type { Embedder } from './embedder';
 import { LexicalEmbedder } from './lexical.embedder';
+import { OnnxEmbedder } from './onnx.embedder';
 import { OpenAiCompatibleEmbedder } from './openai-compatible.embedder';
 
 /** The embedder EMBEDDINGS_PROVIDER names; an ONNX model is loaded (and checked) here, at start. */
@@ -8,11 +9,9 @@ export async function createEmbedder(config: EmbeddingsConfig): Promise<Embedder
   switch (config.provider) {
     case 'openai':
       return new OpenAiCompatibleEmbedder({ model: config.model!, baseUrl: config.baseUrl, apiKey: config.apiKey, dimensions: config.dimensions! });
-    case 'onnx': {
-      // Loaded only when asked for: onnxruntime costs memory and start-up time.
-      const { OnnxEmbedder } = await import('./onnx.embedder');
+    case 'onnx':
+      // onnx.embedder.ts loads @huggingface/transformers (and onnxruntime) only here.
       return OnnxEmbedder.load({ modelDirectory: config.modelDir! });
-    }
     default:
       return new LexicalEmbedder({ dimensions: config.dimensions });
   }
