@@ -9,6 +9,7 @@ import { CurrentUserResolver } from '../resolvers/current-user.resolver';
 import { FeedbackResolver } from '../resolvers/feedback.resolver';
 import { PromptCheckResolver } from '../resolvers/prompt-check.resolver';
 import { CodeSuggestionIntentResolver } from '../resolvers/code-suggestion-intent.resolver';
+import { CodebaseSearchResolver } from '../resolvers/codebase-search.resolver';
 import { CodeIndexResolver } from '../resolvers/code-index.resolver';
 import { CodeSuggestionSessionResolver } from '../resolvers/code-suggestion-session.resolver';
 import { ProjectResolver } from '../resolvers/project.resolver';
@@ -27,6 +28,7 @@ export const RESOLVERS = [
   CodeSuggestionIntentResolver,
   CodeSuggestionSessionResolver,
   CodeIndexResolver,
+  CodebaseSearchResolver,
 ] as const;
 
 let cached: GraphQLSchema | undefined;

@@ -18,6 +18,7 @@ import { rateLimitMiddleware } from './rate-limit.middleware';
 import { requestIdMiddleware } from './request-id.middleware';
 import { restV4Routes } from './rest-v4.routes';
 import { webhookRoutes } from './webhooks.routes';
+import { semanticSearchRoutes } from './semantic-search.routes';
 import { codeSuggestionsRoutes } from './code-suggestions.routes';
 import { detectIntent } from '../suggestions/detect-intent';
 
@@ -58,6 +59,7 @@ export async function createHttpApp(services: Services, httpServer: Server): Pro
   app.use('/api/v4/code_suggestions', codeSuggestionsRoutes(services, (input) => detectIntent(input)));
   app.use('/api', express.json({ limit: services.config.maxBodyBytes }));
   app.use('/api/v4', restV4Routes(services));
+  app.use('/api/v4', semanticSearchRoutes(services));
   app.use(
     GRAPHQL_PATH,
     expressMiddleware(apollo, {

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Project } from '../../src/db/prisma';
-import { createProject } from '../../src/namespaces/namespaces.service';
+import { addMember, createProject } from '../../src/namespaces/namespaces.service';
 import { groupWithSeat, projectIn, unique, userWithToken, type UserWithToken } from '../helpers/fixtures';
 import { createGitRepo, SAMPLE_FILES, type GitRepo } from '../helpers/git-repo';
 import { readJson } from '../helpers/http';
@@ -26,7 +26,6 @@ describe('push webhook to a searchable index', () => {
     developer = await userWithToken(service.prisma);
     const group = await groupWithSeat(service.prisma, { plan: 'ultimate' });
     project = (await createProject(service.prisma, { fullPath: `${group}/${unique('repo')}`, repository: repo.path, webhookSecret: SECRET })).project;
-    const { addMember } = await import('../../src/namespaces/namespaces.service');
     await addMember(service.prisma, { fullPath: project.fullPath, username: maintainer.username, accessLevel: 'maintainer' });
     await addMember(service.prisma, { fullPath: project.fullPath, username: developer.username, accessLevel: 'developer' });
   });

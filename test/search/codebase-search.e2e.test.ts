@@ -1,0 +1,151 @@
+import type { Project } from '../../src/db/prisma';
+import { addMember, createProject } from '../../src/namespaces/namespaces.service';
+import { groupWithSeat, unique, userWithToken, type UserWithToken } from '../helpers/fixtures';
+import { createGitRepo, SAMPLE_FILES, type GitRepo } from '../helpers/git-repo';
+import { readJson } from '../helpers/http';
+import { startTestService, type TestService } from '../helpers/test-service';
+
+const SEARCH = `query($path: ID!, $query: String!, $directory: String, $ref: String, $first: Int) {
+  codebaseSearch(projectPath: $path, query: $query, directory: $directory, ref: $ref, first: $first) { path startLine endLine content score language symbol blobId }
+}`;
+const CODE_INDEX = `query($path: ID!, $ref: String) { project(fullPath: $path) { codeIndex(ref: $ref) { state commitSha } } }`;
+
+type Hit = { path: string; startLine: number; endLine: number; content: string; score: number; language: string | null; symbol: string | null; blobId: string };
+
+const FILES: Record<string, string> = {
+  ...SAMPLE_FILES,
+  'src/billing/tax.ts': `/** Computes value-added tax for an invoice line. */
+export function computeVatAmount(netAmount: number, ratePercent: number): number {
+  return Math.round(netAmount * ratePercent) / 100;
+}
+`,
+  'src/billing/discount.ts': `export function applyLoyaltyDiscount(total: number, years: number): number {
+  const percent = Math.min(years * 2, 20);
+  return total - (total * percent) / 100;
+}
+`,
+};
+
+// Codebase search through GraphQL and GitLab's REST endpoint, on an index built by the real worker.
+describe('codebaseSearch and /projects/:id/search/semantic', () => {
+  let service: TestService;
+  let repo: GitRepo;
+  let project: Project;
+  let user: UserWithToken;
+  let groupPath: string;
+
+  async function waitReady(path: string, token: string, ref?: string) {
+    const started = Date.now();
+    for (;;) {
+      const response = await service.graphql<{ project: { codeIndex: { state: string } | null } }>(CODE_INDEX, { variables: { path, ref }, token });
+      if (response.body.data?.project?.codeIndex?.state === 'READY') return;
+      if (Date.now() - started > 20_000) throw new Error(`index never ready: ${JSON.stringify(response.body)}`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+
+  const search = (variables: Record<string, unknown>, token = user.token) => service.graphql<{ codebaseSearch: Hit[] }>(SEARCH, { variables: { path: project.fullPath, ...variables }, token });
+
+  beforeAll(async () => {
+    service = await startTestService({ role: 'all', env: { INDEX_DEBOUNCE_MS: '0' } });
+    repo = createGitRepo(FILES);
+    user = await userWithToken(service.prisma);
+    groupPath = await groupWithSeat(service.prisma, { plan: 'ultimate', addOn: 'duo_enterprise', username: user.username });
+    project = (await createProject(service.prisma, { fullPath: `${groupPath}/${unique('code')}`, repository: repo.path })).project;
+    await addMember(service.prisma, { fullPath: project.fullPath, username: user.username, accessLevel: 'developer' });
+    // The first search of an unindexed project starts indexing and says so.
+    const first = await search({ query: 'parse a connection string' });
+    expect(first.body.errors?.[0]).toMatchObject({ message: expect.stringContaining('indexing has started'), extensions: { code: 'CONFLICT' } });
+    await waitReady(project.fullPath, user.token);
+  });
+  afterAll(async () => {
+    await service.close();
+    repo.destroy();
+  });
+
+  it('finds code by what it does and by identifier pieces, with lines, symbol, language and blob', async () => {
+    const response = await search({ query: 'how is the vat amount computed for a line', first: 5 });
+    expect(response.body.errors).toBeUndefined();
+    const hits = response.body.data!.codebaseSearch;
+    expect(hits[0]).toMatchObject({ path: 'src/billing/tax.ts', startLine: 1, language: 'typescript', blobId: expect.stringMatching(/^[0-9a-f]{40}$/) });
+    expect(hits[0]!.content).toContain('computeVatAmount');
+    expect(hits[0]!.score).toBeGreaterThan(0);
+    expect(hits.length).toBeLessThanOrEqual(5);
+    const identifier = await search({ query: 'parse connection' });
+    expect(identifier.body.data!.codebaseSearch[0]!.path).toBe('src/connection.ts');
+  });
+
+  it('keeps to a directory, and refuses a directory that climbs out', async () => {
+    const hits = (await search({ query: 'invoice total amount', directory: 'src/billing' })).body.data!.codebaseSearch;
+    expect(hits.length).toBeGreaterThan(0);
+    expect(hits.every((hit) => hit.path.startsWith('src/billing/'))).toBe(true);
+    for (const directory of ['../', 'src/../../etc', '..\\x']) {
+      const refused = await search({ query: 'invoice', directory });
+      expect(refused.body.errors?.[0]?.extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'directory' });
+    }
+  });
+
+  it('hides a project the user cannot read exactly like a missing one, and refuses Duo features off and no seat', async () => {
+    const stranger = await userWithToken(service.prisma);
+    await groupWithSeat(service.prisma, { plan: 'ultimate', addOn: 'duo_pro', username: stranger.username });
+    const hidden = await search({ query: 'invoice' }, stranger.token);
+    const missing = await service.graphql(SEARCH, { variables: { path: `${groupPath}/does-not-exist`, query: 'invoice' }, token: stranger.token });
+    expect(hidden.body.errors?.[0]?.extensions?.code).toBe('NOT_FOUND');
+    expect(hidden.body.errors?.[0]?.message).toBe(missing.body.errors?.[0]?.message);
+    expect(hidden.body.data?.codebaseSearch ?? null).toBeNull();
+
+    const noSeat = await userWithToken(service.prisma);
+    await addMember(service.prisma, { fullPath: project.fullPath, username: noSeat.username, accessLevel: 'developer' });
+    expect((await search({ query: 'invoice' }, noSeat.token)).body.errors?.[0]?.extensions?.code).toBe('FORBIDDEN');
+
+    await service.prisma.project.update({ where: { id: project.id }, data: { duoFeaturesEnabled: false } });
+    try {
+      const off = await search({ query: 'invoice' });
+      expect(off.body.errors?.[0]).toMatchObject({ extensions: { code: 'FORBIDDEN' }, message: expect.stringContaining('turned off') });
+    } finally {
+      await service.prisma.project.update({ where: { id: project.id }, data: { duoFeaturesEnabled: true } });
+    }
+  });
+
+  it('never returns files the project excludes, even from an index built before the exclusion', async () => {
+    await service.prisma.project.update({ where: { id: project.id }, data: { contextExclusions: ['src/billing/'] } });
+    try {
+      const hits = (await search({ query: 'vat amount discount loyalty' })).body.data!.codebaseSearch;
+      expect(hits.some((hit) => hit.path.startsWith('src/billing/'))).toBe(false);
+    } finally {
+      await service.prisma.project.update({ where: { id: project.id }, data: { contextExclusions: [] } });
+    }
+  });
+
+  it('searches a branch on its own', async () => {
+    repo.git('checkout', '-q', '-b', 'feature/shipping');
+    repo.write('src/shipping.ts', 'export function estimateShippingDays(distanceKm: number): number {\n  return Math.ceil(distanceKm / 500);\n}\n');
+    repo.commit('shipping');
+    repo.git('checkout', '-q', 'main');
+    const first = await search({ query: 'shipping days estimate', ref: 'feature/shipping' });
+    expect(first.body.errors?.[0]?.extensions?.code).toBe('CONFLICT');
+    await waitReady(project.fullPath, user.token, 'feature/shipping');
+    const onBranch = (await search({ query: 'shipping days estimate', ref: 'feature/shipping' })).body.data!.codebaseSearch;
+    expect(onBranch[0]!.path).toBe('src/shipping.ts');
+    const onMain = (await search({ query: 'shipping days estimate' })).body.data!.codebaseSearch;
+    expect(onMain.some((hit) => hit.path === 'src/shipping.ts')).toBe(false);
+  });
+
+  it("answers GitLab's REST semantic search, grouped by file with a confidence", async () => {
+    const response = await fetch(`${service.url}/api/v4/projects/${encodeURIComponent(project.fullPath)}/search/semantic?q=${encodeURIComponent('retry with backoff after a failure')}&limit=3`, {
+      headers: { authorization: `Bearer ${user.token}` },
+    });
+    expect(response.status).toBe(200);
+    const body = await readJson(response);
+    expect(body).toMatchObject({ confidence: expect.stringMatching(/^(high|medium|low)$/), commit_sha: repo.head() });
+    expect(body.results[0]).toMatchObject({ path: 'src/retry.py', blob_id: expect.any(String), snippets: [expect.objectContaining({ start_line: 1, content: expect.stringContaining('retry_with_backoff') })] });
+    const byId = await fetch(`${service.url}/api/v4/projects/${project.id}/search/semantic?q=invoice&directory_path=lib`, { headers: { authorization: `Bearer ${user.token}` } });
+    expect((await readJson(byId)).results.map((result: { path: string }) => result.path)).toEqual(['lib/invoice.rb']);
+    const bad = await fetch(`${service.url}/api/v4/projects/${project.id}/search/semantic?q=x&knn=1000`, { headers: { authorization: `Bearer ${user.token}` } });
+    expect(bad.status).toBe(400);
+    expect(await readJson(bad)).toMatchObject({ field: 'knn' });
+    const anonymous = await fetch(`${service.url}/api/v4/projects/${project.id}/search/semantic?q=x`);
+    expect(anonymous.status).toBe(401);
+  });
+});
+

@@ -1,0 +1,71 @@
+import { PrismaPg } from '@prisma/adapter-pg';
+import { PrismaClient } from '../../src/db/prisma';
+import { createGroup, createProject } from '../../src/namespaces/namespaces.service';
+import { textRanking, vectorRanking } from '../../src/search/search-code';
+import { unique } from '../helpers/fixtures';
+import { createTestDatabase, type TestDatabase } from '../helpers/test-database';
+
+const plan = async (rows: Promise<unknown>) => ((await rows) as Array<{ 'QUERY PLAN': string }>).map((row) => row['QUERY PLAN']).join('\n');
+
+// The HNSW index must be able to serve the vector ranking (its operator class matches `<=>`; an
+// index built with another one is silently never used) and the GIN index the full-text ranking. At
+// this size the planner may still prefer an exact scan, so sequential scans and sorts are priced out here;
+// bench/search.ts prints the plans the planner picks on its own at 10k and 100k chunks.
+describe('query plans of the retrieval queries', () => {
+  let database: TestDatabase;
+  let prisma: PrismaClient;
+  let scope: { projectId: number; snapshotId: bigint; directory: string };
+
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: database.url }) });
+    const group = await createGroup(prisma, { path: unique('g'), plan: 'ultimate' });
+    const projects = await Promise.all(['a', 'b'].map(async (name) => (await createProject(prisma, { fullPath: `${group.fullPath}/${name}` })).project));
+    for (const project of projects) {
+      const index = await prisma.codeIndex.create({ data: { projectId: project.id, ref: 'main', state: 'ready' } });
+      const snapshot = await prisma.codeIndexSnapshot.create({ data: { indexId: index.id, commitSha: 'a'.repeat(40), chunkerVersion: 'v', embedderVersion: 'lexical-v1-512', settingsDigest: 'd', complete: true } });
+      await prisma.codeIndex.update({ where: { id: index.id }, data: { activeSnapshotId: snapshot.id } });
+      // 3,000 chunks of random unit vectors, one file and one chunk each.
+      await prisma.$executeRawUnsafe(
+        `WITH rows AS (SELECT n, md5(n::text || $1) AS id FROM generate_series(1, 3000) AS n)
+         INSERT INTO code_chunks (project_id, id, embedder_version, dims, embedding, content, search_text)
+         SELECT $2, id, 'lexical-v1-512', 512, (SELECT array_agg(random() - 0.5) FROM generate_series(1, 512) WHERE n > 0)::vector, 'chunk ' || n, to_tsvector('simple', 'word' || (n % 97) || ' parse connection' || (n % 13))
+           FROM rows`,
+        project.fullPath,
+        project.id,
+      );
+      await prisma.$executeRawUnsafe(
+        `INSERT INTO code_blob_chunks (project_id, blob, variant, seq, chunk_id, start_line, end_line, kind)
+         SELECT $1, id, 'v', 0, id, 1, 10, 'function' FROM code_chunks WHERE project_id = $1`,
+        project.id,
+      );
+      await prisma.$executeRawUnsafe(
+        `INSERT INTO code_index_files (snapshot_id, path, blob, variant, project_id)
+         SELECT $2::bigint, 'src/file-' || id || '.ts', id, 'v', $1 FROM code_chunks WHERE project_id = $1`,
+        project.id,
+        snapshot.id,
+      );
+      if (project === projects[0]) scope = { projectId: project.id, snapshotId: snapshot.id, directory: '' };
+    }
+    await prisma.$executeRawUnsafe('ANALYZE');
+  }, 120_000);
+  afterAll(async () => {
+    await prisma.$disconnect();
+    await database.drop();
+  });
+
+  it('orders by cosine distance through the HNSW index, filtered by project, snapshot and directory inside the query', async () => {
+    const vector = Array.from({ length: 512 }, (_, index) => Math.sin(index));
+    const whole = await plan(vectorRanking(prisma, scope, vector, 50, { explain: true, preferIndexes: true }));
+    expect(whole).toContain('Index Scan using code_chunks_embedding_512_idx');
+    const directory = await plan(vectorRanking(prisma, { ...scope, directory: 'src/' }, vector, 50, { explain: true, preferIndexes: true }));
+    expect(directory).toContain('code_chunks_embedding_512_idx');
+    expect(directory).toMatch(/path >= /);
+    const hits = await vectorRanking(prisma, scope, vector, 50);
+    expect(hits).toHaveLength(50);
+  });
+
+  it('matches full text through the GIN index', async () => {
+    expect(await plan(textRanking(prisma, scope, 'word96', 50, { explain: true, preferIndexes: true }))).toContain('code_chunks_search_text_idx');
+  });
+});
