@@ -24,18 +24,19 @@ async function lockProject(db: Prisma.TransactionClient, projectId: number): Pro
   await db.$executeRawUnsafe('SELECT pg_advisory_xact_lock($1::int, $2::int)', LOCK_NAMESPACE, projectId);
 }
 
-/** Which of these `blob|variant` keys already have their chunks stored in the project. */
-export async function knownBlobVariants(db: Db, projectId: number, files: readonly Pick<FileRow, 'blob' | 'variant'>[]): Promise<Set<string>> {
-  if (files.length === 0) return new Set();
-  const rows = await db.$queryRawUnsafe<Array<{ blob: string; variant: string }>>(
-    `SELECT DISTINCT b.blob, b.variant FROM code_blob_chunks b
-       JOIN unnest($2::text[], $3::text[]) AS f(blob, variant) ON b.blob = f.blob AND b.variant = f.variant
-      WHERE b.project_id = $1 AND b.seq = 0`,
+/** Which of these `blob|variant` keys already have their chunks stored in the project, with how many. */
+export async function knownBlobVariants(db: Db, projectId: number, files: readonly Pick<FileRow, 'blob' | 'variant'>[]): Promise<Map<string, number>> {
+  if (files.length === 0) return new Map();
+  const rows = await db.$queryRawUnsafe<Array<{ blob: string; variant: string; chunks: bigint }>>(
+    `SELECT b.blob, b.variant, count(*) AS chunks FROM code_blob_chunks b
+       JOIN (SELECT DISTINCT * FROM unnest($2::text[], $3::text[])) AS f(blob, variant) ON b.blob = f.blob AND b.variant = f.variant
+      WHERE b.project_id = $1
+      GROUP BY b.blob, b.variant`,
     projectId,
     files.map((file) => file.blob),
     files.map((file) => file.variant),
   );
-  return new Set(rows.map((row) => `${row.blob}|${row.variant}`));
+  return new Map(rows.map((row) => [`${row.blob}|${row.variant}`, Number(row.chunks)]));
 }
 
 /** Which of these chunk ids the project already has embedded. */

@@ -5,7 +5,7 @@ import type { Embedder } from '../llm/embedders/embedder';
 import type { Logger } from '../logger';
 import { grammarForFileName } from '../parsing';
 import { addFiles, collectGarbage, copyFiles, ensureVectorIndex, knownBlobVariants, knownChunkIds, snapshotCounts, storeBatch, type BlobChunkRow, type FileRow, type NewChunk } from './chunk-store';
-import { CHUNKER_VERSION, chunkFile, chunkId, type Chunk } from './chunk-file';
+import { chunkerVersionOf, chunkFileWith, chunkId, type Chunk, type ChunkStrategy } from './chunk-file';
 import { dropCodeIndex } from './code-index.service';
 import { createFileFilter, type FileFilter, type SkipReason } from './file-filter';
 import { changedFiles, isAncestor, listFiles, readBlobs, resolveCommit, validateRef, type GitOptions, type TreeEntry } from './git-reader';
@@ -22,7 +22,7 @@ export type IndexProgress = {
   /** Files to go through in this run (the changed ones when incremental). */
   filesTotal: number;
   filesDone: number;
-  /** Chunks of the files gone through, and how many of them needed a new embedding. */
+  /** Chunks of the files gone through (stored before or now), and how many needed a new embedding. */
   chunks: number;
   embedded: number;
   bytesRead: number;
@@ -42,6 +42,8 @@ export type IndexRepositoryOptions = {
   deleted?: boolean;
   /** Default 1,000,000. */
   maxFileBytes?: number;
+  /** How files are cut. Default tree-sitter; the others are for evaluation. */
+  chunkStrategy?: ChunkStrategy;
   /** Files read, chunked and embedded together. Default 200. */
   batchFiles?: number;
   onProgress?: (progress: IndexProgress) => void;
@@ -66,9 +68,9 @@ export type IndexRunResult =
 
 type Selected = TreeEntry & { variant: string; language: string | null };
 
-function variantOf(path: string, embedder: Embedder): { variant: string; language: string | null } {
+function variantOf(path: string, chunkerVersion: string, embedder: Embedder): { variant: string; language: string | null } {
   const language = grammarForFileName(path);
-  return { variant: `${CHUNKER_VERSION}|${embedder.version}|${language ?? ''}`, language };
+  return { variant: `${chunkerVersion}|${embedder.version}|${language ?? ''}`, language };
 }
 
 function settingsDigest(options: { exclusions: readonly string[]; maxFileBytes: number }): string {
@@ -122,7 +124,8 @@ export async function indexRepository(options: IndexRepositoryOptions): Promise<
     const maxFileBytes = options.maxFileBytes ?? 1_000_000;
     const settings = settingsDigest({ exclusions: project.contextExclusions, maxFileBytes });
     const active = index.activeSnapshotId === null ? null : await prisma.codeIndexSnapshot.findUnique({ where: { id: index.activeSnapshotId } });
-    const sameSettings = active !== null && active.chunkerVersion === CHUNKER_VERSION && active.embedderVersion === options.embedder.version && active.settingsDigest === settings;
+    const chunkerVersion = chunkerVersionOf(options.chunkStrategy);
+    const sameSettings = active !== null && active.chunkerVersion === chunkerVersion && active.embedderVersion === options.embedder.version && active.settingsDigest === settings;
     if (sameSettings && !options.force && active.commitSha === commit) {
       const counts = await snapshotCounts(prisma, { projectId, snapshotId: active.id });
       await prisma.codeIndex.update({ where, data: { state: 'ready', finishedAt: new Date(), filesIndexed: counts.files, chunkCount: counts.chunks, embeddedCount: counts.embedded } });
@@ -132,7 +135,7 @@ export async function indexRepository(options: IndexRepositoryOptions): Promise<
     await prisma.codeIndexSnapshot.deleteMany({ where: { indexId: index.id, complete: false } });
     await ensureVectorIndex(prisma, options.embedder.dimensions);
     const snapshot = await prisma.codeIndexSnapshot.create({
-      data: { indexId: index.id, commitSha: commit, chunkerVersion: CHUNKER_VERSION, embedderVersion: options.embedder.version, settingsDigest: settings },
+      data: { indexId: index.id, commitSha: commit, chunkerVersion, embedderVersion: options.embedder.version, settingsDigest: settings },
     });
     const result = await buildSnapshot({ ...options, git, commit, snapshot, active: sameSettings && !options.force ? active : null, exclusions: project.contextExclusions, maxFileBytes });
     const counts = await activateSnapshot(prisma, { indexId: index.id, projectId, snapshot });
@@ -180,7 +183,7 @@ async function buildSnapshot(options: BuildOptions): Promise<{ progress: IndexPr
   for (const entry of candidates) {
     const reason = filter.byPath(entry.path, entry.size);
     if (reason) skip(reason);
-    else selected.push({ ...entry, ...variantOf(entry.path, embedder) });
+    else selected.push({ ...entry, ...variantOf(entry.path, options.snapshot.chunkerVersion, embedder) });
   }
   const progress: IndexProgress = { phase: 'indexing', mode, filesTotal: selected.length, filesDone: 0, chunks: 0, embedded: 0, bytesRead: 0 };
   options.onProgress?.(progress);
@@ -196,7 +199,7 @@ async function buildSnapshot(options: BuildOptions): Promise<{ progress: IndexPr
     const stored = await indexFreshFiles({ ...options, filter, files: fresh, skip });
     filesRead += fresh.length;
     progress.filesDone += batch.length;
-    progress.chunks += stored.chunks;
+    progress.chunks += stored.chunks + reuse.reduce((sum, file) => sum + (known.get(`${file.blob}|${file.variant}`) ?? 0), 0);
     progress.embedded += stored.embedded;
     progress.bytesRead += stored.bytes;
     await prisma.codeIndex.update({ where: { id: options.snapshot.indexId }, data: { filesIndexed: progress.filesDone, chunkCount: progress.chunks, embeddedCount: progress.embedded } });
@@ -234,7 +237,7 @@ async function indexFreshFiles(options: BuildOptions & { filter: FileFilter; fil
     const key = `${file.blob}|${file.variant}`;
     if (seenVariants.has(key)) continue;
     seenVariants.add(key);
-    const chunks = await chunkFile({ path: file.path, content: content.toString('utf8') });
+    const chunks = await chunkFileWith(options.chunkStrategy ?? 'tree-sitter', { path: file.path, content: content.toString('utf8') });
     chunks.forEach((chunk, seq) => {
       const id = chunkId(chunk, { embedderVersion: embedder.version });
       if (!chunksById.has(id)) chunksById.set(id, chunk);
