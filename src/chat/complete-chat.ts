@@ -1,5 +1,11 @@
 import type { Redis } from 'ioredis';
-import type { LlmConfig } from '../config';
+import type { ContextCategory, LlmConfig } from '../config';
+import { resolveDuoAccess } from '../duo/duo-access';
+import type { Embedder } from '../llm/embedders/embedder';
+import type { Queues } from '../queues';
+import { groundCodebaseItems } from './codebase-context';
+import type { CodeSource } from '../tools/semantic-search.tool';
+import type { ContextItem } from './context-items';
 import type { PrismaClient } from '../db/prisma';
 import type { Logger } from '../logger';
 import { streamWithRetry } from '../llm/stream-with-retry';
@@ -23,6 +29,15 @@ export type CompleteChatOptions = {
   llmConfig: Pick<LlmConfig, 'maxRetries'>;
   logger: Logger;
   job: ChatJob & { jobId?: string };
+  /** What repository and directory context needs: the Semantic Search Tool runs before the model. */
+  codebase: CodebaseDependencies;
+};
+
+export type CodebaseDependencies = {
+  queues: Pick<Queues, 'enqueueIndex'>;
+  embedder: Embedder;
+  /** DUO_DISABLED_CONTEXT_CATEGORIES: access is checked again in the worker. */
+  disabledCategories: readonly ContextCategory[];
 };
 
 export type CompleteChatOutcome = 'answered' | 'already-answered' | 'superseded' | 'missing';
@@ -82,7 +97,10 @@ export async function completeChat(options: CompleteChatOptions): Promise<Comple
   try {
     const excluded = [job.requestId, ...(job.promptRequestId ? [job.promptRequestId] : [])];
     const history = await conversationHistory(prisma, { userId: job.userId, threadId: userRecord.threadId }, excluded);
-    const prompt = buildPrompt({ question: question.content, contextItems: question.contextItems, currentFile: job.currentFile ?? null, history, intent: job.intent ?? null });
+    const asked = promptRecord ?? userRecord;
+    const resourceProject = /^gid:\/\/gitlab\/Project\/(\d+)$/.exec(asked.resourceId ?? '');
+    const grounding = await groundQuestion(options, { question, projectId: asked.projectId ?? (resourceProject ? Number(resourceProject[1]) : null) });
+    const prompt = buildPrompt({ question: question.content, contextItems: grounding.items, currentFile: job.currentFile ?? null, history, intent: job.intent ?? null });
     let chunkId = 0;
     const publishChunk = async (text: string) => {
       if (generation.signal.aborted || !text || !source.clientSubscriptionId) return;
@@ -93,7 +111,12 @@ export async function completeChat(options: CompleteChatOptions): Promise<Comple
 
     let content = '';
     let errors: string[] = [];
-    if (!options.llm) {
+    if (grounding.unavailable) {
+      // Every codebase search came back without code (not indexed yet, failed, no access): say
+      // why instead of letting the model answer as if it had looked.
+      content = grounding.unavailable;
+      await publishChunk(content);
+    } else if (!options.llm) {
       content = noModelAnswer(question.contextItems.length);
       await publishChunk(content);
     } else {
@@ -130,7 +153,7 @@ export async function completeChat(options: CompleteChatOptions): Promise<Comple
       requestId: job.requestId,
       content,
       errors,
-      extras: { sources: [], contextItemIds: question.contextItems.map((item) => item.id) },
+      extras: { sources: grounding.sources, contextItemIds: question.contextItems.map((item) => item.id) },
       agentVersionId: userRecord.agentVersionId,
       clientSubscriptionId: userRecord.clientSubscriptionId,
     });
@@ -139,6 +162,39 @@ export async function completeChat(options: CompleteChatOptions): Promise<Comple
   } finally {
     generation.release();
   }
+}
+
+type GroundedQuestion = {
+  items: ContextItem[];
+  sources: CodeSource[];
+  /** Set when codebase context was asked for and none of it could be searched: the answer to give. */
+  unavailable: string | null;
+};
+
+/**
+ * Repository and directory items always run the Semantic Search Tool; so does a question the
+ * gatekeeper reads as CODEBASE_SEARCH asked with a project (its default branch).
+ */
+async function groundQuestion(options: CompleteChatOptions, input: { question: ChatMessageEvent; projectId: number | null }): Promise<GroundedQuestion> {
+  const { prisma, job } = options;
+  let items = input.question.contextItems;
+  const asksCodebase = items.some((item) => item.category === 'repository' || item.category === 'directory');
+  const implied = !asksCodebase && job.intent === 'CODEBASE_SEARCH' && input.projectId !== null;
+  if (!asksCodebase && !implied) return { items, sources: [], unavailable: null };
+  const user = await prisma.user.findUnique({ where: { id: job.userId } });
+  if (!user) return { items, sources: [], unavailable: null };
+  const viewer = { user, token: { id: 0, scopes: ['api' as const] } };
+  const access = await resolveDuoAccess({ prisma, userId: user.id, disabledCategories: options.codebase.disabledCategories });
+  if (implied) {
+    items = [...items, { id: String(input.projectId), category: 'repository', content: '', metadata: null, schemaVersion: 'v0.0.1', type: null, isEnabled: true, disabledReasons: [] }];
+  }
+  const grounding = await groundCodebaseItems({ ...options.codebase, prisma, logger: options.logger, viewer, access, items, requestProjectId: input.projectId, question: input.question.content, requestId: job.requestId });
+  if (implied && grounding.results.every((result) => result.status !== 'ok')) {
+    // The user did not ask for the repository: without an index the question is answered as it is.
+    return { items: input.question.contextItems, sources: [], unavailable: null };
+  }
+  const unavailable = grounding.results.length > 0 && grounding.results.every((result) => result.status !== 'ok') ? grounding.results.map((result) => result.content).join('\n\n') : null;
+  return { items: grounding.items, sources: grounding.sources, unavailable };
 }
 
 function baseAnswer(question: ChatMessageEvent): ChatMessageEvent {

@@ -8,6 +8,7 @@ import { AppError, badInput, forbidden } from '../errors';
 import { numericId, toGlobalId, type GlobalId } from '../graphql/global-id';
 import type { Queues } from '../queues';
 import type { ChatEventBus } from './chat-events';
+import { authorizeCodebaseItems } from './codebase-context';
 import { validateContextItems, type ContextItemInput } from './context-items';
 import { gateAnswer, isConfirmation, type PromptChecker } from './gate-prompt';
 import { clearConversation, createUserMessage, saveAssistantMessage, takePendingConfirmation } from './messages.service';
@@ -71,6 +72,8 @@ export async function submitChat(options: SubmitChatOptions): Promise<SubmitChat
   checkCurrentFile(request.currentFile);
   const contextItems = validateContextItems(request.additionalContext, options.access.chatContextCategories);
   const projectId = await readableProjectId(prisma, viewer, request.projectId);
+  // Repository and directory context: nothing about a project's code goes anywhere unless the user may use it.
+  await authorizeCodebaseItems({ prisma, viewer, access: options.access, items: contextItems, requestProjectId: projectId });
   const resourceId = await readableResource(prisma, viewer, request.resourceId);
   const threadId = await resolveThread(prisma, viewer.user.id, request, content);
   const conversation = { userId: viewer.user.id, threadId };

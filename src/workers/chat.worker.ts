@@ -17,6 +17,7 @@ export function chatProcessor(services: Services, registry: GenerationRegistry) 
       llmConfig: services.config.llm,
       logger: services.logger,
       job: { ...job.data, jobId: job.id },
+      codebase: { queues: services.queues, embedder: services.embedder, disabledCategories: services.config.disabledContextCategories },
     });
     services.logger.info({ event: 'chat_job_done', jobId: job.id, requestId: job.data.requestId, outcome }, 'chat job done');
     return { outcome };

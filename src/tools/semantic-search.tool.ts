@@ -1,0 +1,105 @@
+import ignore from 'ignore';
+import type { PrismaClient, Project } from '../db/prisma';
+import type { Embedder } from '../llm/embedders/embedder';
+import type { Logger } from '../logger';
+import type { Queues } from '../queues';
+import { indexReadiness } from '../search/codebase.service';
+import { directoryFiles, directorySize } from '../search/directory-files';
+import { searchCode, type Confidence } from '../search/search-code';
+
+/** A piece of code an answer was grounded in: listed in the answer's `extras.sources`. */
+export type CodeSource = {
+  projectPath: string;
+  ref: string;
+  commitSha: string;
+  path: string;
+  startLine: number;
+  endLine: number;
+  blobId: string;
+  score: number;
+};
+
+/** What a chat tool gives back; tools never throw into the chat loop. */
+export type ToolResult = {
+  status: 'ok' | 'error' | 'not_executed';
+  /** For the prompt when ok; for the user otherwise (it says why there is no code). */
+  content: string;
+  sources: CodeSource[];
+  confidence?: Confidence;
+};
+
+export type SemanticSearchToolInput = {
+  prisma: PrismaClient;
+  queues: Pick<Queues, 'enqueueIndex'>;
+  embedder: Embedder;
+  logger: Logger;
+  /** Authorized by the caller. */
+  project: Project;
+  ref: string | null;
+  /** Normalised, '' for the whole repository. */
+  directory: string;
+  question: string;
+  /** Hits for the prompt. Default 8 (GitLab's classic chat tool used 10). */
+  limit?: number;
+  /** A directory with at most this many characters of code is given whole. Default 20,000. */
+  wholeDirectoryChars?: number;
+  requestId?: string;
+};
+
+const attribute = (value: string) => value.replace(/[\n"<>]/g, ' ');
+
+function codeBlock(options: { path: string; startLine: number; endLine: number; language: string | null; content: string }): string {
+  const language = options.language ? ` language="${options.language}"` : '';
+  return `<code path="${attribute(options.path)}" lines="${options.startLine}-${options.endLine}"${language}>\n${options.content}\n</code>`;
+}
+
+/**
+ * The Semantic Search Tool: runs whenever a chat message carries repository or directory context.
+ * Searches the ref's index (or gives a small directory whole) and returns the code for the prompt
+ * with its sources; when the index is not ready it starts it and says so.
+ */
+export async function semanticSearchTool(input: SemanticSearchToolInput): Promise<ToolResult> {
+  const { project } = input;
+  try {
+    const readiness = await indexReadiness({ prisma: input.prisma, queues: input.queues, project, ref: input.ref, directory: input.directory });
+    if (readiness.status !== 'ready') return { status: 'not_executed', content: readiness.message, sources: [] };
+    const { scope, commitSha } = readiness;
+    const ref = readiness.index.ref;
+    const where = `${project.fullPath}${scope.directory ? `/${scope.directory.slice(0, -1)}` : ''} (${ref}, commit ${commitSha.slice(0, 12)})`;
+    const source = (hit: { path: string; startLine: number; endLine: number; blob: string; score: number }): CodeSource => ({
+      projectPath: project.fullPath,
+      ref,
+      commitSha,
+      path: hit.path,
+      startLine: hit.startLine,
+      endLine: hit.endLine,
+      blobId: hit.blob,
+      score: Number(hit.score.toFixed(4)),
+    });
+    if (scope.directory) {
+      const size = await directorySize(input.prisma, scope);
+      if (size.files > 0 && size.chars <= (input.wholeDirectoryChars ?? 20_000)) {
+        const excluded = ignore().add([...scope.exclusions]);
+        const files = (await directoryFiles(input.prisma, scope)).filter((file) => !excluded.ignores(file.path));
+        return {
+          status: 'ok',
+          content: [`All ${files.length} files of ${where}:`, ...files.map((file) => codeBlock({ ...file, startLine: 1, endLine: file.lines }))].join('\n\n'),
+          sources: files.map((file) => source({ path: file.path, startLine: 1, endLine: file.lines, blob: file.blob, score: 1 })),
+          confidence: 'high',
+        };
+      }
+    }
+    const result = await searchCode({ prisma: input.prisma, embedder: input.embedder, scope, query: input.question, limit: input.limit ?? 8 });
+    const hits = result.files.flatMap((file) => file.snippets.map((snippet) => ({ ...snippet, path: file.path, blob: file.blob, language: file.language })));
+    if (!hits.length) return { status: 'ok', content: `No code in ${where} matched the question.`, sources: [], confidence: 'low' };
+    return {
+      status: 'ok',
+      content: [`Code from ${where} found for the question (confidence ${result.confidence}):`, ...hits.map((hit) => codeBlock(hit))].join('\n\n'),
+      sources: hits.map(source),
+      confidence: result.confidence,
+    };
+  } catch (error) {
+    input.logger.warn({ event: 'code_search_failed', requestId: input.requestId, projectId: project.id, err: error }, 'code search failed');
+    return { status: 'error', content: `Searching the code of ${project.fullPath} failed; the answer could not use it.`, sources: [] };
+  }
+}
