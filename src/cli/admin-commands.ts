@@ -1,4 +1,4 @@
-import { addMember, assignSeat, buyAddOn, createGroup, createProject } from '../namespaces/namespaces.service';
+import { addMember, assignSeat, buyAddOn, createGroup, createProject, updateProject } from '../namespaces/namespaces.service';
 import { badInput } from '../errors';
 import type { PrismaClient } from '../db/prisma';
 import { createToken, createUser, revokeToken, setUserState } from '../users/users.service';
@@ -113,6 +113,35 @@ export const ADMIN_COMMANDS: Record<string, AdminCommand> = {
         webhookSecret: text(flags, 'webhook-secret'),
       });
       return { id: project.id, full_path: project.fullPath, webhook_secret: webhookSecret };
+    },
+  },
+  'update-project': {
+    summary: "Change a project's repository, Duo switch, context exclusions or webhook secret",
+    flags: {
+      path: 'group/project!',
+      repository: 'local path or http(s) URL of its git repository',
+      'duo-features-enabled': 'true or false',
+      exclusions: 'context exclusions in gitignore syntax, comma-separated (empty clears them)',
+      'webhook-secret': 'set the webhook secret',
+      'new-webhook-secret': 'generate a new webhook secret and print it once (flag)',
+    },
+    run: async (prisma, flags) => {
+      const exclusions = text(flags, 'exclusions');
+      const { project, webhookSecret } = await updateProject(prisma, {
+        fullPath: text(flags, 'path')!,
+        repository: text(flags, 'repository'),
+        duoFeaturesEnabled: bool(flags, 'duo-features-enabled'),
+        contextExclusions: exclusions === undefined ? undefined : exclusions.split(',').map((pattern) => pattern.trim()).filter(Boolean),
+        webhookSecret: flags['new-webhook-secret'] === true ? true : text(flags, 'webhook-secret'),
+      });
+      return {
+        id: project.id,
+        full_path: project.fullPath,
+        repository: project.repositoryUrl,
+        duo_features_enabled: project.duoFeaturesEnabled,
+        context_exclusions: project.contextExclusions,
+        ...(webhookSecret ? { webhook_secret: webhookSecret } : {}),
+      };
     },
   },
   'add-member': {

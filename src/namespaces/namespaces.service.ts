@@ -139,3 +139,35 @@ export function parseAccessLevel(value: string | number): number {
   }
   return number;
 }
+
+export type UpdateProjectInput = {
+  fullPath: string;
+  /** Local path or http(s) URL of the git repository. */
+  repository?: string;
+  duoFeaturesEnabled?: boolean;
+  /** Context exclusions in gitignore syntax; replaces the list. */
+  contextExclusions?: string[];
+  /** true: generate a new webhook secret; a string: set it. */
+  webhookSecret?: string | true;
+};
+
+/** Changes a project's repository, Duo switch, context exclusions or webhook secret (the new secret is returned once). */
+export async function updateProject(prisma: PrismaClient, input: UpdateProjectInput): Promise<{ project: Project; webhookSecret: string | null }> {
+  const existing = await prisma.project.findUnique({ where: { fullPath: input.fullPath } });
+  if (!existing) throw new AppError({ code: 'NOT_FOUND', userMessage: `Project ${input.fullPath} not found`, field: 'path' });
+  const webhookSecret = input.webhookSecret === true ? randomBytes(24).toString('base64url') : (input.webhookSecret ?? null);
+  if (webhookSecret !== null && webhookSecret.length < 16) throw badInput('webhook secret must be at least 16 characters', 'webhook_secret');
+  for (const pattern of input.contextExclusions ?? []) {
+    if (pattern.length > 500 || /[\0\n]/.test(pattern)) throw badInput(`exclusion pattern ${JSON.stringify(pattern.slice(0, 40))} is not a valid gitignore pattern`, 'exclusions');
+  }
+  const project = await prisma.project.update({
+    where: { id: existing.id },
+    data: {
+      ...(input.repository !== undefined ? { repositoryUrl: input.repository.trim() || null } : {}),
+      ...(input.duoFeaturesEnabled !== undefined ? { duoFeaturesEnabled: input.duoFeaturesEnabled } : {}),
+      ...(input.contextExclusions !== undefined ? { contextExclusions: input.contextExclusions } : {}),
+      ...(webhookSecret !== null ? { webhookSecretDigest: digestToken(webhookSecret) } : {}),
+    },
+  });
+  return { project, webhookSecret };
+}

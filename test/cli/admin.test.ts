@@ -61,4 +61,18 @@ describe('npm run admin', () => {
     expect(result.stderr).toMatch(message);
     expect(result.stdout).toBe('');
   });
+
+  it('changes a project: repository, exclusions, Duo switch and a new webhook secret', async () => {
+    await admin('create-group', '--path', 'ops', '--plan', 'premium');
+    expect((await admin('create-project', '--path', 'ops/site')).code).toBe(0);
+    const updated = await admin('update-project', '--path', 'ops/site', '--repository', '/srv/site.git', '--exclusions', 'secrets/, *.pem', '--duo-features-enabled', 'false', '--new-webhook-secret');
+    expect(updated.code).toBe(0);
+    expect(JSON.parse(updated.stdout)).toMatchObject({ repository: '/srv/site.git', context_exclusions: ['secrets/', '*.pem'], duo_features_enabled: false, webhook_secret: expect.any(String) });
+    const cleared = JSON.parse((await admin('update-project', '--path', 'ops/site', '--exclusions', '')).stdout);
+    expect(cleared).toMatchObject({ context_exclusions: [] });
+    expect(cleared.webhook_secret).toBeUndefined();
+    const missing = await admin('update-project', '--path', 'ops/nothing', '--repository', '/x');
+    expect(missing.code).not.toBe(0);
+    expect(missing.stderr).toMatch(/not found/);
+  });
 });
