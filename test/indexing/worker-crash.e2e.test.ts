@@ -1,0 +1,107 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import type { Project } from '../../src/db/prisma';
+import { LexicalEmbedder } from '../../src/llm/embedders/lexical.embedder';
+import { createProject } from '../../src/namespaces/namespaces.service';
+import { PROJECT_ROOT } from '../../src/paths';
+import { groupWithSeat, unique } from '../helpers/fixtures';
+import { createGitRepo, SAMPLE_FILES, type GitRepo } from '../helpers/git-repo';
+import { startTestService, type TestService } from '../helpers/test-service';
+
+/** An OpenAI-compatible /v1/embeddings server answering slowly, with lexical vectors. */
+async function startSlowEmbeddings(delayMs: number) {
+  const lexical = new LexicalEmbedder({ dimensions: 512 });
+  let requests = 0;
+  const server = http.createServer((request, response) => {
+    let body = '';
+    request.on('data', (chunk) => (body += chunk));
+    request.on('end', async () => {
+      requests += 1;
+      const input = JSON.parse(body).input as string[];
+      const vectors = await lexical.embed(input);
+      setTimeout(() => {
+        response.setHeader('content-type', 'application/json');
+        response.end(JSON.stringify({ object: 'list', data: vectors.map((embedding, index) => ({ object: 'embedding', index, embedding })), model: 'slow' }));
+      }, delayMs);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`, requests: () => requests, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+}
+
+// An index worker process killed in the middle of a run: search keeps the previous complete index,
+// another worker takes the job over and finishes it, and nothing of the dead run stays behind.
+describe('an index worker killed mid-run', () => {
+  let api: TestService;
+  let embeddings: Awaited<ReturnType<typeof startSlowEmbeddings>>;
+  let env: Record<string, string>;
+  let repo: GitRepo;
+  let project: Project;
+  const workers: ChildProcess[] = [];
+
+  const startWorker = () => {
+    const child = spawn(process.execPath, ['-r', '@swc-node/register', path.join('src', 'main.ts'), '--role=worker'], {
+      cwd: PROJECT_ROOT,
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
+      stdio: 'ignore',
+    });
+    workers.push(child);
+    return child;
+  };
+
+  const index = () => api.prisma.codeIndex.findUnique({ where: { projectId_ref: { projectId: project.id, ref: 'main' } } });
+  async function until<T>(read: () => Promise<T>, predicate: (value: T) => boolean, timeoutMs = 30_000): Promise<T> {
+    const started = Date.now();
+    for (;;) {
+      const value = await read();
+      if (predicate(value)) return value;
+      if (Date.now() - started > timeoutMs) throw new Error(`timed out: ${JSON.stringify(value, (_key, item) => (typeof item === 'bigint' ? String(item) : item))}`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+
+  beforeAll(async () => {
+    embeddings = await startSlowEmbeddings(400);
+    const settings = { EMBEDDINGS_PROVIDER: 'openai', EMBEDDINGS_BASE_URL: embeddings.url, EMBEDDINGS_MODEL: 'slow', EMBEDDINGS_DIMENSIONS: '512', INDEX_DEBOUNCE_MS: '0' };
+    api = await startTestService({ role: 'api', env: settings });
+    env = { ...settings, DATABASE_URL: api.running.services.config.databaseUrl!, REDIS_PREFIX: api.redisPrefix, DATA_DIR: api.running.services.config.dataDir, LOG_LEVEL: 'warn', JOB_LOCK_MS: '1000' };
+    repo = createGitRepo(SAMPLE_FILES);
+    const group = await groupWithSeat(api.prisma, { plan: 'ultimate' });
+    project = (await createProject(api.prisma, { fullPath: `${group}/${unique('crash')}`, repository: repo.path })).project;
+  });
+  afterAll(async () => {
+    for (const worker of workers) worker.kill('SIGKILL');
+    await api?.close();
+    await embeddings?.close();
+    repo?.destroy();
+  });
+
+  it('leaves the previous index serving, and the next worker finishes the run', async () => {
+    const first = startWorker();
+    await api.running.services.queues.enqueueIndex({ projectId: project.id, ref: 'main', reason: 'api' });
+    const ready = await until(index, (row) => row?.state === 'ready');
+    const before = { commitSha: ready!.commitSha, snapshot: ready!.activeSnapshotId, files: ready!.filesIndexed };
+
+    // 800 new files: four batches of 200, each waiting 400 ms on the embeddings server.
+    for (let file = 0; file < 800; file += 1) repo.write(`src/generated/module_${file}.ts`, `export function handler${file}(value: number): number {\n  return value * ${file} + ${file % 7};\n}\n`);
+    const next = repo.commit('many modules');
+    await api.running.services.queues.enqueueIndex({ projectId: project.id, ref: 'main', reason: 'api', commitSha: next });
+    await until(index, (row) => row?.state === 'indexing' && row.filesIndexed >= 200);
+    first.kill('SIGKILL');
+    await new Promise((resolve) => first.once('exit', resolve));
+
+    // Nothing of the dead run is visible: the same snapshot, the same commit.
+    const during = (await index())!;
+    expect({ commitSha: during.commitSha, snapshot: during.activeSnapshotId }).toEqual({ commitSha: before.commitSha, snapshot: before.snapshot });
+    const visible = await api.prisma.codeIndexFile.count({ where: { snapshotId: before.snapshot! } });
+    expect(visible).toBe(before.files);
+
+    startWorker();
+    const done = await until(index, (row) => row?.state === 'ready' && row.commitSha === next, 45_000);
+    expect(done!.filesIndexed).toBe(before.files + 800);
+    expect(await api.prisma.codeIndexSnapshot.count({ where: { indexId: done!.id } })).toBe(1);
+    expect(embeddings.requests()).toBeGreaterThan(4);
+  }, 90_000);
+});
