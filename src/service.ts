@@ -18,6 +18,8 @@ import { GRAPHQL_PATH } from './http/http-errors';
 import { buildGraphQLSchema } from './graphql/schema';
 import { createLlmProvider } from './llm/create-provider';
 import { createEmbedder } from './llm/embedders/create-embedder';
+import { CHUNKER_VERSION } from './indexing/chunk';
+import { reindexStale } from './indexing/code-index.service';
 import { SuggestionSessions } from './suggestions/sessions/sessions.service';
 import { detectIntent } from './suggestions/detect-intent';
 import { createPromptChecker } from './chat/prompt-checker';
@@ -143,6 +145,8 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
     await scheduleMaintenance(queues);
     workers = await startWorkers(services, redis);
     logger.info({ event: 'workers_started', queues: workers.workers.map((worker) => worker.name) }, 'workers started');
+    const stale = await reindexStale({ prisma: database.prisma, queues, embedderVersion: embedder.version, chunkerVersion: CHUNKER_VERSION });
+    if (stale > 0) logger.info({ event: 'code_indexes_stale', count: stale, embedder: embedder.version }, 'rebuilding code indexes made with another embedder or chunker');
   }
 
   let closing: Promise<void> | null = null;

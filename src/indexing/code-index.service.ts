@@ -58,3 +58,17 @@ export async function requestCodeIndex(options: RequestCodeIndexOptions): Promis
   const jobId = await options.queues.enqueueIndex({ projectId: project.id, ref, force: options.force ?? false, reason: 'api' });
   return { index, jobId };
 }
+
+/**
+ * Queues a rebuild of every index whose vectors came from another embedder or chunker than the
+ * configured ones (after EMBEDDINGS_PROVIDER or the model changed). Each rebuild writes a new
+ * snapshot; search keeps using the old one until it is complete.
+ */
+export async function reindexStale(options: { prisma: PrismaClient; queues: Pick<Queues, 'enqueueIndex'>; embedderVersion: string; chunkerVersion: string }): Promise<number> {
+  const stale = await options.prisma.codeIndex.findMany({
+    where: { activeSnapshot: { OR: [{ embedderVersion: { not: options.embedderVersion } }, { chunkerVersion: { not: options.chunkerVersion } }] } },
+    select: { projectId: true, ref: true },
+  });
+  for (const index of stale) await options.queues.enqueueIndex({ projectId: index.projectId, ref: index.ref, reason: 'embedder-change' });
+  return stale.length;
+}
