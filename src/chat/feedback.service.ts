@@ -1,6 +1,5 @@
 import type { Prisma, PrismaClient } from '../db/prisma';
-import { AppError } from '../errors';
-import { NOT_AVAILABLE } from './submit-chat';
+import { AppError, NOT_AVAILABLE } from '../errors';
 
 export type FeedbackInput = {
   userId: number;

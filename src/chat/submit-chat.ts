@@ -4,7 +4,7 @@ import { findReadableProject } from '../auth/policies';
 import type { Viewer } from '../auth/viewer';
 import type { PrismaClient } from '../db/prisma';
 import type { DuoAccess } from '../duo/duo-access';
-import { AppError, badInput, forbidden } from '../errors';
+import { AppError, badInput, forbidden, NOT_AVAILABLE } from '../errors';
 import { numericId, toGlobalId, type GlobalId } from '../graphql/global-id';
 import type { Queues } from '../queues';
 import type { ChatEventBus } from './chat-events';
@@ -49,8 +49,6 @@ export type SubmitChatOptions = {
 
 export type SubmitChatResult = { requestId: string; threadId: number | null };
 
-/** GitLab's answer for anything the user may not see, whether or not it exists. */
-export const NOT_AVAILABLE = "The resource that you are attempting to access does not exist or you don't have permission to perform this action";
 
 const CURRENT_FILE_LIMIT = 600_000;
 const SLASH_RESET = '/reset';

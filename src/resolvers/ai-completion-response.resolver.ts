@@ -2,11 +2,10 @@ import { Arg, Root, Subscription, Resolver, type SubscribeResolverData } from 't
 import { findReadableProject } from '../auth/policies';
 import { chatEventIterator, type ChatMessageEvent } from '../chat/chat-events';
 import { subscriberTopic } from '../chat/topics';
-import { AppError, unauthenticated } from '../errors';
+import { AppError, NOT_AVAILABLE, unauthenticated } from '../errors';
 import type { GraphQLContext } from '../graphql/context';
 import { numericId, toGlobalId, type GlobalId } from '../graphql/global-id';
 import { AiAgentVersionID, AiModelID, UserID } from '../graphql/scalars';
-import { NOT_AVAILABLE } from '../chat/submit-chat';
 import { toAiMessage } from './ai-message.mapper';
 import { AiMessage } from './ai-message.types';
 import { AiAction } from './chat.enums';

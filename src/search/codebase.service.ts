@@ -2,7 +2,7 @@ import { findReadableProject } from '../auth/policies';
 import type { Viewer } from '../auth/viewer';
 import type { CodeIndex, PrismaClient, Project } from '../db/prisma';
 import type { DuoAccess } from '../duo/duo-access';
-import { AppError, forbidden } from '../errors';
+import { AppError, forbidden, NOT_AVAILABLE } from '../errors';
 import { markPending } from '../indexing/code-index.service';
 import { validateRef } from '../indexing/git-reader';
 import type { Embedder } from '../llm/embedders/embedder';
@@ -10,8 +10,6 @@ import type { Queues } from '../queues';
 import { searchCode, type RetrievalMode, type SearchCodeResult } from './search-code';
 import { normalizeDirectory, type SearchScope } from './search-scope';
 
-/** GitLab's answer for a project the user may not see, whether or not it exists. */
-export const PROJECT_NOT_AVAILABLE = "The resource that you are attempting to access does not exist or you don't have permission to perform this action";
 
 export type CodebaseCategory = 'repository' | 'directory';
 
@@ -44,7 +42,7 @@ export async function authorizeCodebase(options: AuthorizeCodebaseOptions): Prom
   const reference = options.project.trim();
   const where = /^\d+$/.test(reference) && reference.length < 16 ? { id: Number(reference) } : { fullPath: reference.replace(/^\/+|\/+$/g, '') };
   const project = reference ? await findReadableProject(options.prisma, options.viewer, where) : null;
-  if (!project) throw new AppError({ code: 'NOT_FOUND', userMessage: PROJECT_NOT_AVAILABLE, field: options.field });
+  if (!project) throw new AppError({ code: 'NOT_FOUND', userMessage: NOT_AVAILABLE, field: options.field });
   if (!project.duoFeaturesEnabled) throw forbidden(`GitLab Duo features are turned off for ${project.fullPath}, so its code cannot be used as context`);
   return project;
 }

@@ -2,23 +2,10 @@ import type { Project } from '../../src/db/prisma';
 import { addMember, createProject } from '../../src/namespaces/namespaces.service';
 import { LSP_CHAT_MUTATION, LSP_GET_MESSAGES, subscribe, wsClient, type Collector } from '../helpers/chat-client';
 import { groupWithSeat, unique, userWithToken, type UserWithToken } from '../helpers/fixtures';
-import { createGitRepo, SAMPLE_FILES, type GitRepo } from '../helpers/git-repo';
+import { BILLING_FILES, createGitRepo, type GitRepo } from '../helpers/git-repo';
 import { startStubLlmServer, type StubLlmServer } from '../helpers/stub-llm-server';
 import { startTestService, type TestService } from '../helpers/test-service';
 
-const FILES: Record<string, string> = {
-  ...SAMPLE_FILES,
-  'src/billing/tax.ts': `/** Computes value-added tax for an invoice line. */
-export function computeVatAmount(netAmount: number, ratePercent: number): number {
-  return Math.round(netAmount * ratePercent) / 100;
-}
-`,
-  'src/billing/discount.ts': `export function applyLoyaltyDiscount(total: number, years: number): number {
-  const percent = Math.min(years * 2, 20);
-  return total - (total * percent) / 100;
-}
-`,
-};
 
 // The language server's mutation, with the gatekeeper skipped: these tests are about context, not prompt clarity.
 const CHAT = `mutation chat($question: String!, $clientSubscriptionId: String, $platformOrigin: String!, $additionalContext: [AiAdditionalContextInput!]) {
@@ -42,7 +29,7 @@ describe('repository and directory context in chat', () => {
   beforeAll(async () => {
     stub = await startStubLlmServer({ defaultBehaviour: { kind: 'echo' } });
     service = await startTestService({ role: 'all', env: { LLM_PROVIDER: 'openai', LLM_BASE_URL: stub.url, LLM_MODEL: 'stub', INDEX_DEBOUNCE_MS: '0' } });
-    repo = createGitRepo(FILES);
+    repo = createGitRepo(BILLING_FILES);
     user = await userWithToken(service.prisma);
     const group = await groupWithSeat(service.prisma, { plan: 'ultimate', addOn: 'duo_pro', username: user.username });
     project = (await createProject(service.prisma, { fullPath: `${group}/${unique('shop')}`, repository: repo.path })).project;

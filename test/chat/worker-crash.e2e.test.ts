@@ -1,9 +1,8 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import path from 'node:path';
-import { PROJECT_ROOT } from '../../src/paths';
+import type { ChildProcess } from 'node:child_process';
 import { LSP_CHAT_MUTATION, subscribe, wsClient } from '../helpers/chat-client';
 import { groupWithSeat, userWithToken } from '../helpers/fixtures';
 import { startStubLlmServer, type StubLlmServer } from '../helpers/stub-llm-server';
+import { spawnWorker } from '../helpers/worker-process';
 import { startTestService, type TestService } from '../helpers/test-service';
 
 // A worker process killed in the middle of an answer: another worker takes the job over and the
@@ -15,11 +14,7 @@ describe('a chat worker killed mid-answer', () => {
   const workers: ChildProcess[] = [];
 
   const startWorker = () => {
-    const child = spawn(process.execPath, ['-r', '@swc-node/register', path.join('src', 'main.ts'), '--role=worker'], {
-      cwd: PROJECT_ROOT,
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
-      stdio: 'ignore',
-    });
+    const child = spawnWorker(env);
     workers.push(child);
     return child;
   };

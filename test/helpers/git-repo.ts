@@ -91,3 +91,18 @@ Set MAILER_HOST and MAILER_PORT before starting the service.
 end
 `,
 };
+
+/** SAMPLE_FILES plus a small billing directory: two files that answer questions about tax and discounts. */
+export const BILLING_FILES: Record<string, string> = {
+  ...SAMPLE_FILES,
+  'src/billing/tax.ts': `/** Computes value-added tax for an invoice line. */
+export function computeVatAmount(netAmount: number, ratePercent: number): number {
+  return Math.round(netAmount * ratePercent) / 100;
+}
+`,
+  'src/billing/discount.ts': `export function applyLoyaltyDiscount(total: number, years: number): number {
+  const percent = Math.min(years * 2, 20);
+  return total - (total * percent) / 100;
+}
+`,
+};

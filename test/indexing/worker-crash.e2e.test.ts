@@ -1,13 +1,12 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import path from 'node:path';
 import type { Project } from '../../src/db/prisma';
 import { LexicalEmbedder } from '../../src/llm/embedders/lexical.embedder';
 import { createProject } from '../../src/namespaces/namespaces.service';
-import { PROJECT_ROOT } from '../../src/paths';
 import { groupWithSeat, unique } from '../helpers/fixtures';
 import { createGitRepo, SAMPLE_FILES, type GitRepo } from '../helpers/git-repo';
+import { spawnWorker } from '../helpers/worker-process';
 import { startTestService, type TestService } from '../helpers/test-service';
 
 /** An OpenAI-compatible /v1/embeddings server answering slowly, with lexical vectors. */
@@ -42,11 +41,7 @@ describe('an index worker killed mid-run', () => {
   const workers: ChildProcess[] = [];
 
   const startWorker = () => {
-    const child = spawn(process.execPath, ['-r', '@swc-node/register', path.join('src', 'main.ts'), '--role=worker'], {
-      cwd: PROJECT_ROOT,
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
-      stdio: 'ignore',
-    });
+    const child = spawnWorker(env);
     workers.push(child);
     return child;
   };

@@ -1,7 +1,7 @@
 import type { Project } from '../../src/db/prisma';
 import { addMember, createProject } from '../../src/namespaces/namespaces.service';
 import { groupWithSeat, unique, userWithToken, type UserWithToken } from '../helpers/fixtures';
-import { createGitRepo, SAMPLE_FILES, type GitRepo } from '../helpers/git-repo';
+import { BILLING_FILES, createGitRepo, type GitRepo } from '../helpers/git-repo';
 import { readJson } from '../helpers/http';
 import { startTestService, type TestService } from '../helpers/test-service';
 
@@ -12,19 +12,6 @@ const CODE_INDEX = `query($path: ID!, $ref: String) { project(fullPath: $path) {
 
 type Hit = { path: string; startLine: number; endLine: number; content: string; score: number; language: string | null; symbol: string | null; blobId: string };
 
-const FILES: Record<string, string> = {
-  ...SAMPLE_FILES,
-  'src/billing/tax.ts': `/** Computes value-added tax for an invoice line. */
-export function computeVatAmount(netAmount: number, ratePercent: number): number {
-  return Math.round(netAmount * ratePercent) / 100;
-}
-`,
-  'src/billing/discount.ts': `export function applyLoyaltyDiscount(total: number, years: number): number {
-  const percent = Math.min(years * 2, 20);
-  return total - (total * percent) / 100;
-}
-`,
-};
 
 // Codebase search through GraphQL and GitLab's REST endpoint, on an index built by the real worker.
 describe('codebaseSearch and /projects/:id/search/semantic', () => {
@@ -48,7 +35,7 @@ describe('codebaseSearch and /projects/:id/search/semantic', () => {
 
   beforeAll(async () => {
     service = await startTestService({ role: 'all', env: { INDEX_DEBOUNCE_MS: '0' } });
-    repo = createGitRepo(FILES);
+    repo = createGitRepo(BILLING_FILES);
     user = await userWithToken(service.prisma);
     groupPath = await groupWithSeat(service.prisma, { plan: 'ultimate', addOn: 'duo_enterprise', username: user.username });
     project = (await createProject(service.prisma, { fullPath: `${groupPath}/${unique('code')}`, repository: repo.path })).project;

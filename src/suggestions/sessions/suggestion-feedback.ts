@@ -1,11 +1,11 @@
 import type { PrismaClient } from '../../db/prisma';
-import { AppError } from '../../errors';
+import { AppError, NOT_AVAILABLE } from '../../errors';
 
 export const SUGGESTION_FEEDBACK_EVENTS = ['ACCEPTED', 'REJECTED', 'EXECUTED'] as const;
 export type SuggestionFeedbackEvent = (typeof SUGGESTION_FEEDBACK_EVENTS)[number];
 
 /** The same answer for a missing session or suggestion and for someone else's. */
-export const SESSION_NOT_AVAILABLE = "The resource that you are attempting to access does not exist or you don't have permission to perform this action";
+export const SESSION_NOT_AVAILABLE = NOT_AVAILABLE;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export const isUuid = (value: string) => UUID.test(value);
