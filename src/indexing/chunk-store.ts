@@ -17,6 +17,10 @@ export type BlobChunkRow = { blob: string; variant: string; seq: number; chunkId
 /** One manifest line. */
 export type FileRow = { path: string; blob: string; variant: string };
 
+// Prisma's default of 5 s is far too short for a batch of vectors (HNSW inserts) on a busy machine,
+// and waiting for another run's lock on the project counts too.
+const WRITE_TRANSACTION = { maxWait: 30_000, timeout: 10 * 60_000 } as const;
+
 // Two ints for pg_advisory_xact_lock: a namespace for code-index locks, then the project.
 const LOCK_NAMESPACE = 7_741_004;
 
@@ -90,7 +94,7 @@ export async function storeBatch(
       );
     }
     await insertFiles(tx, projectId, snapshotId, batch.files);
-  });
+  }, WRITE_TRANSACTION);
 }
 
 async function insertFiles(db: Db, projectId: number, snapshotId: bigint, files: readonly FileRow[]): Promise<void> {
@@ -166,7 +170,7 @@ export async function collectGarbage(prisma: PrismaClient, projectId: number): P
       projectId,
     );
     return { blobChunks, chunks };
-  });
+  }, WRITE_TRANSACTION);
 }
 
 /** The partial HNSW index for vectors of this size (the migration creates the 512 one of the default embedder). */
