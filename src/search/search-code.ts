@@ -136,6 +136,23 @@ function confidenceOf(top: { ranks: Array<number | null> } | undefined, lists: n
 }
 
 /**
+ * RRF's k for fusing the two rankings. Lower than the classic 60 (Cormack et al. fused lists 1,000
+ * deep): ours are `candidates` deep and the answer is their first few files, so a chunk at the top
+ * of one list should outrank one that both lists hold halfway down.
+ */
+const FUSION_K = 10;
+
+/**
+ * Weights of the vector and full-text rankings in the fusion. Vectors of the lexical embedder are a
+ * hashed bag of the same words the full-text index holds, without its stemming and stop words:
+ * they add little the text ranking does not know, so the text ranking counts twice
+ * and the vectors mostly settle its near-ties. A model's vectors carry meaning of their own: equal.
+ */
+function fusionWeights(embedder: Embedder | null): { vector: number; text: number } {
+  return embedder?.name === 'lexical' ? { vector: 1, text: 2 } : { vector: 1, text: 1 };
+}
+
+/**
  * Hybrid retrieval over one snapshot: the question embedded and searched by vector, the same
  * question searched by full text, the two rankings fused (RRF), then hits grouped by file with
  * overlapping ranges merged and an overall confidence.
@@ -152,8 +169,12 @@ export async function searchCode(options: SearchCodeOptions): Promise<SearchCode
     wantVector ? embedder!.embed([options.query]).then(([embedding]) => vectorRanking(prisma, scope, embedding!, candidates)) : Promise.resolve([]),
     wantText ? textRanking(prisma, scope, options.query, candidates) : Promise.resolve([]),
   ]);
-  const rankings = [wantVector ? vector.map((hit) => hit.chunkId) : null, wantText ? text.map((hit) => hit.chunkId) : null].filter((ranking): ranking is string[] => ranking !== null);
-  const fused = fuseRankings(rankings);
+  const weights = fusionWeights(embedder);
+  const lists = [wantVector ? { ranking: vector.map((hit) => hit.chunkId), weight: weights.vector } : null, wantText ? { ranking: text.map((hit) => hit.chunkId), weight: weights.text } : null].filter(
+    (list): list is { ranking: string[]; weight: number } => list !== null,
+  );
+  const rankings = lists.map((list) => list.ranking);
+  const fused = fuseRankings(rankings, { k: FUSION_K, weights: lists.map((list) => list.weight) });
   const chosen = fused.slice(0, Math.max(limit * 3, 20));
   const scoreOf = new Map(chosen.map((hit) => [hit.chunkId, hit.score]));
   const excluded = scope.exclusions?.length ? ignore().add([...scope.exclusions]) : null;

@@ -1,0 +1,626 @@
+/**
+ * Codebase search latency at about 10k and about 100k chunks, the query plans PostgreSQL picks,
+ * and the time from a chat message with repository context to the model being called.
+ * Prints figures (percentiles over many questions); it never passes or fails on time.
+ *
+ *   node -r @swc-node/register bench/search.ts [questions=200] [chunks=100000] [chatMessages=30]
+ *
+ * Needs PostgreSQL with pgvector (TEST_DATABASE_URL, default postgres@127.0.0.1:5432) and Redis
+ * (TEST_REDIS_URL, default 127.0.0.1:6379), like the tests. Everything it makes (a database
+ * duo_bench_<random>, Redis keys under its own prefix, a data folder) is removed at the end.
+ *
+ * 1. Data: a few npm packages are fetched (`npm pack`, cached under the system temp folder) and
+ *    committed together as one monorepo (packages/<name>/...), which the real indexer
+ *    (indexRepository, lexical embedder, tree-sitter chunks) indexes into one project: the first
+ *    size. The second size copies that snapshot in SQL until it has about `chunks` chunks: each
+ *    copy lives under mirror-<n>/, with new blob and chunk ids, the same code and words (plus
+ *    "mirror <n>" from its path), and the vector moved by small uniform noise (about 0.97 cosine
+ *    to the original) and renormalised, so copies are near neighbours, not exact duplicates. The
+ *    HNSW index is dropped for the copy and rebuilt with its own definition (faster than 90k
+ *    single inserts); then VACUUM ANALYZE, the state autovacuum would leave (it also merges GIN's
+ *    pending list, which a plain ANALYZE does not).
+ * 2. Questions: generated from symbol names in the indexed code, half identifiers ("switchMap",
+ *    "where is Subscriber.next defined"), half prose ("how does retry when work?").
+ * 3. At each size: codebaseSearch through GraphQL over HTTP (the real service, role api), one at
+ *    a time and 4 at a time; searchCode in this process with its parts timed apart; the plans
+ *    (EXPLAIN, no settings forced) of vectorRanking and textRanking for every question, tallied,
+ *    with how many chunks each question's text query matches (every match is ranked).
+ * 4. Chat, at each size: the real service with role all, the model an OpenAI-compatible stub in
+ *    this process that records when each POST /v1/chat/completions arrives and streams "ok" at
+ *    once; aiAction with a REPOSITORY item, one message at a time: arrival at the model minus
+ *    mutation sent. The first message that reaches the model must carry indexed code, or the
+ *    figure is skipped; messages the gatekeeper answers without the model are counted apart.
+ *
+ * Other work on the machine moves these figures: the load average is printed beside them.
+ */
+import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { Redis } from 'ioredis';
+import pg from 'pg';
+import { findAnswer } from '../src/chat/messages.service';
+import { loadConfig } from '../src/config';
+import type { PrismaClient, Project } from '../src/db/prisma';
+import { materializeNpmPackage } from '../src/evaluation/npm-source';
+import { indexRepository, type IndexRepositoryOptions, type IndexRunResult } from '../src/indexing/index-repository';
+import { createLogger } from '../src/logger';
+import { addMember, assignSeat, buyAddOn, createGroup, createProject } from '../src/namespaces/namespaces.service';
+import { indexReadiness, type IndexReadiness } from '../src/search/codebase.service';
+import { searchCode, textRanking, vectorRanking } from '../src/search/search-code';
+import { queryTerms, toTsQuery } from '../src/search/text-query';
+import { startService, type Role, type RunningService } from '../src/service';
+import { PROJECT_ROOT } from '../src/paths';
+import { createToken, createUser } from '../src/users/users.service';
+
+const QUESTIONS = Number(process.argv[2] ?? 200);
+const LARGE_CHUNKS = Number(process.argv[3] ?? 100_000);
+const CHAT_MESSAGES = Number(process.argv[4] ?? 30);
+const SPECS = ['rxjs@7.8.1', 'typescript@5.6.3', '@types/node@22.7.5', 'lodash@4.17.21'];
+const ADMIN_URL = process.env.TEST_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
+const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+const CONCURRENCY = 4;
+const WARM_UP = 20;
+const HITS = 10;
+const CANDIDATES = 50;
+const VECTOR_INDEX = 'code_chunks_embedding_512_idx';
+const TEXT_INDEX = 'code_chunks_search_text_idx';
+const GIT_ENV = { ...process.env, GIT_AUTHOR_NAME: 'bench', GIT_AUTHOR_EMAIL: 'bench@localhost', GIT_COMMITTER_NAME: 'bench', GIT_COMMITTER_EMAIL: 'bench@localhost', GIT_AUTHOR_DATE: '2000-01-01T00:00:00Z', GIT_COMMITTER_DATE: '2000-01-01T00:00:00Z' };
+
+type Question = { text: string; kind: 'identifier' | 'prose'; path: string };
+type ReadyScope = Extract<IndexReadiness, { status: 'ready' }>['scope'];
+type Fixture = { running: RunningService; token: string; project: Project; scope: ReadyScope; databaseUrl: string };
+
+const percentile = (values: readonly number[], p: number) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+};
+const ms = (value: number) => `${value.toFixed(1).padStart(6)} ms`;
+const spread = (values: readonly number[]) => `p50 ${ms(percentile(values, 50))}   p95 ${ms(percentile(values, 95))}   p99 ${ms(percentile(values, 99))}`;
+const git = (repository: string, ...args: string[]) => execFileSync('git', ['-C', repository, '-c', 'commit.gpgsign=false', '-c', 'core.hooksPath=/dev/null', ...args], { encoding: 'utf8', env: GIT_ENV, maxBuffer: 256 * 2 ** 20 }).trim();
+
+function databaseUrl(name: string): string {
+  const url = new URL(ADMIN_URL);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
+async function withClient<T>(url: string, run: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return await run(client);
+  } finally {
+    await client.end();
+  }
+}
+
+/** The packages committed side by side as one repository, kept for later runs (the commit message names them). */
+async function materializeMonorepo(): Promise<{ repository: string; files: number; megabytes: number }> {
+  const cache = path.join(os.tmpdir(), 'duo-bench-npm');
+  const repository = path.join(cache, 'search-monorepo');
+  const message = `monorepo ${SPECS.join(' ')}`;
+  const reusable = existsSync(path.join(repository, '.git')) && git(repository, 'log', '-1', '--format=%B').trim() === message;
+  if (!reusable) {
+    rmSync(repository, { recursive: true, force: true });
+    for (const spec of SPECS) {
+      const source = await materializeNpmPackage({ spec, directory: path.join(cache, spec.replace(/[^\w.-]+/g, '_')) });
+      const target = path.join(repository, 'packages', spec.replace(/@[^@/]*$/, '').replace(/^@/, '').replace('/', '-'));
+      mkdirSync(target, { recursive: true });
+      const archive = execFileSync('git', ['-C', source.repository, 'archive', 'HEAD'], { maxBuffer: 512 * 2 ** 20 });
+      execFileSync('tar', ['-x', '-C', target], { input: archive });
+    }
+    git(repository, 'init', '-q', '-b', 'main');
+    git(repository, 'add', '-A', '--force');
+    git(repository, 'commit', '-q', '-m', message);
+  }
+  const sizes = git(repository, 'ls-tree', '-r', '-l', 'HEAD').split('\n').map((line) => Number(line.split('\t')[0]!.split(/\s+/)[3]) || 0);
+  return { repository, files: sizes.length, megabytes: sizes.reduce((sum, size) => sum + size, 0) / 1e6 };
+}
+
+function serviceConfig(options: { databaseUrl: string; dataDir: string; redisPrefix: string; llmUrl?: string }) {
+  return loadConfig({
+    PORT: '0',
+    HOST: '127.0.0.1',
+    DATABASE_URL: options.databaseUrl,
+    DATA_DIR: options.dataDir,
+    REDIS_URL,
+    REDIS_PREFIX: options.redisPrefix,
+    LOG_LEVEL: 'warn',
+    DEMO_SEED: 'false',
+    RATE_LIMIT_PER_MINUTE: '10000000',
+    ...(options.llmUrl && { LLM_PROVIDER: 'openai', LLM_BASE_URL: options.llmUrl, LLM_MODEL: 'stub', LLM_MAX_RETRIES: '0' }),
+  });
+}
+
+async function start(options: { databaseUrl: string; dataDir: string; redisPrefix: string; role: Role; llmUrl?: string }): Promise<RunningService> {
+  const config = serviceConfig(options);
+  return startService({ config, logger: createLogger(config.logLevel), role: options.role });
+}
+
+/** A developer with a Duo Enterprise seat, a member of the project. */
+async function seedProject(prisma: PrismaClient, repository: string): Promise<{ token: string; project: Project }> {
+  const group = await createGroup(prisma, { path: 'bench', plan: 'ultimate' });
+  const user = await createUser(prisma, { username: 'bench-developer' });
+  await buyAddOn(prisma, { groupPath: group.fullPath, addOn: 'duo_enterprise', seats: 1 });
+  await assignSeat(prisma, { groupPath: group.fullPath, addOn: 'duo_enterprise', username: user.username });
+  const { token } = await createToken(prisma, { username: user.username });
+  const { project } = await createProject(prisma, { fullPath: 'bench/monorepo', repository });
+  await addMember(prisma, { fullPath: project.fullPath, username: user.username, accessLevel: 'developer' });
+  return { token, project };
+}
+
+/**
+ * indexRepository in batches of 50 files, run again when a run fails: a batch's transaction can
+ * outlast Prisma's 5 s on a busy machine (HNSW inserts), and a new run reuses the stored batches.
+ */
+async function indexWithRetries(options: IndexRepositoryOptions): Promise<{ result: IndexRunResult; failures: string[] }> {
+  const failures: string[] = [];
+  for (;;) {
+    try {
+      return { result: await indexRepository({ batchFiles: 50, ...options }), failures };
+    } catch (error) {
+      failures.push(String((error as Error).message).replace(/\s+/g, ' ').trim().slice(-160));
+      if (failures.length === 5) throw error;
+    }
+  }
+}
+
+async function vacuumAnalyze(url: string): Promise<void> {
+  await withClient(url, async (client) => {
+    for (const table of ['code_chunks', 'code_blob_chunks', 'code_index_files', 'code_index_snapshots', 'code_indexes']) await client.query(`VACUUM ANALYZE ${table}`);
+  });
+}
+
+async function describeData(url: string, snapshotId: bigint): Promise<string> {
+  return withClient(url, async (client) => {
+    const { rows } = await client.query(
+      `SELECT (SELECT count(*) FROM code_index_files WHERE snapshot_id = $1) AS files,
+              (SELECT count(*) FROM code_chunks) AS chunks,
+              (SELECT count(*) FROM code_index_files f JOIN code_blob_chunks b ON b.project_id = f.project_id AND b.blob = f.blob AND b.variant = f.variant WHERE f.snapshot_id = $1) AS occurrences,
+              pg_size_pretty(pg_table_size('code_chunks')) AS heap,
+              pg_size_pretty(pg_relation_size('${VECTOR_INDEX}')) AS hnsw,
+              pg_size_pretty(pg_relation_size('${TEXT_INDEX}')) AS gin`,
+      [snapshotId.toString()],
+    );
+    const row = rows[0];
+    return `${row.files} files, ${row.chunks} chunks (${row.occurrences} occurrences in files); code_chunks ${row.heap}, HNSW ${row.hnsw}, GIN ${row.gin}`;
+  });
+}
+
+/**
+ * Copies the snapshot's files, chunk placements and chunks `copies` times under mirror-<n>/, with
+ * new ids, the vectors moved by noise and renormalised, and the HNSW index rebuilt afterwards.
+ */
+async function replicate(options: { url: string; projectId: number; snapshotId: bigint; copies: number }): Promise<{ seconds: number; rebuildSeconds: number }> {
+  return withClient(options.url, async (client) => {
+    const started = performance.now();
+    const parameters = [options.projectId, options.snapshotId.toString(), options.copies];
+    const { rows } = await client.query<{ indexdef: string }>('SELECT indexdef FROM pg_indexes WHERE indexname = $1', [VECTOR_INDEX]);
+    const definition = rows[0]?.indexdef;
+    if (!definition) throw new Error(`${VECTOR_INDEX} is missing`);
+    await client.query('BEGIN');
+    await client.query(`DROP INDEX ${VECTOR_INDEX}`);
+    await client.query(
+      `INSERT INTO code_index_files (snapshot_id, path, blob, variant, project_id)
+       SELECT f.snapshot_id, 'mirror-' || k || '/' || f.path, f.blob || '-' || k, f.variant, f.project_id
+         FROM code_index_files f, generate_series(1, $3::int) k WHERE f.project_id = $1 AND f.snapshot_id = $2::bigint`,
+      parameters,
+    );
+    await client.query(
+      `INSERT INTO code_blob_chunks (project_id, blob, variant, seq, chunk_id, start_line, end_line, kind, symbol, language)
+       SELECT b.project_id, b.blob || '-' || k, b.variant, b.seq, b.chunk_id || '-' || k, b.start_line, b.end_line, b.kind, b.symbol, b.language
+         FROM code_blob_chunks b, generate_series(1, $2::int) k
+        WHERE b.project_id = $1 AND EXISTS (SELECT 1 FROM code_index_files f WHERE f.project_id = $1 AND f.blob = b.blob AND f.variant = b.variant)`,
+      [options.projectId, options.copies],
+    );
+    // Uniform noise of ±0.02 a dimension is about 0.26 in length against a unit vector: cosine ≈ 0.97.
+    await client.query(
+      `INSERT INTO code_chunks (project_id, id, embedder_version, dims, embedding, content, search_text)
+       SELECT c.project_id, c.id || '-' || k, c.embedder_version, c.dims,
+              l2_normalize((SELECT array_agg(x + (random()::real - 0.5) * 0.04 ORDER BY i) FROM unnest(c.embedding::real[]) WITH ORDINALITY AS u(x, i))::vector),
+              c.content, c.search_text || to_tsvector('simple', 'mirror ' || k)
+         FROM code_chunks c, generate_series(1, $2::int) k WHERE c.project_id = $1`,
+      [options.projectId, options.copies],
+    );
+    await client.query('COMMIT');
+    const rebuilding = performance.now();
+    await client.query("SET maintenance_work_mem = '2GB'");
+    await client.query(definition);
+    const done = performance.now();
+    return { seconds: (done - started) / 1000, rebuildSeconds: (done - rebuilding) / 1000 };
+  });
+}
+
+/** A small seeded generator, so every run asks the same questions of the same data. */
+function seededRandom(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let value = state;
+    value = Math.imul(value ^ (value >>> 15), value | 1);
+    value ^= value + Math.imul(value ^ (value >>> 7), value | 61);
+    return ((value ^ (value >>> 14)) >>> 0) / 2 ** 32;
+  };
+}
+
+const words = (identifier: string) =>
+  identifier
+    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+    .replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2')
+    .replace(/[_$]+/g, ' ')
+    .trim()
+    .toLowerCase();
+
+const TEMPLATES: Array<{ kind: Question['kind']; make: (symbol: { name: string; qualified: string; owner: string; pkg: string }) => string }> = [
+  { kind: 'identifier', make: ({ name }) => name },
+  { kind: 'prose', make: ({ name }) => `how does ${words(name)} work?` },
+  { kind: 'identifier', make: ({ qualified }) => `where is ${qualified} defined` },
+  { kind: 'prose', make: ({ name, pkg }) => `explain the ${words(name)} logic in ${pkg}` },
+  { kind: 'identifier', make: ({ qualified }) => `what does ${qualified} return` },
+  { kind: 'prose', make: ({ name }) => `how do I ${words(name)}?` },
+  { kind: 'identifier', make: ({ name }) => `${name} usage example` },
+  { kind: 'prose', make: ({ name, owner }) => `what happens when ${owner ? `the ${words(owner)} ` : ''}calls ${words(name)}` },
+  { kind: 'identifier', make: ({ qualified }) => `show me the implementation of ${qualified}` },
+  { kind: 'prose', make: ({ name }) => `why would ${words(name)} throw an error` },
+];
+
+/** Questions about randomly chosen named functions, methods and classes of the indexed code. */
+async function makeQuestions(url: string, snapshotId: bigint): Promise<Question[]> {
+  const symbols = await withClient(url, async (client) => {
+    const { rows } = await client.query<{ symbol: string; path: string }>(
+      `SELECT DISTINCT ON (b.symbol) b.symbol, f.path FROM code_index_files f
+         JOIN code_blob_chunks b ON b.project_id = f.project_id AND b.blob = f.blob AND b.variant = f.variant
+        WHERE f.snapshot_id = $1 AND b.kind IN ('function', 'method', 'class') AND b.symbol ~ '^[A-Za-z_$][A-Za-z0-9_$.]*$' AND length(b.symbol) >= 4
+        ORDER BY b.symbol, f.path`,
+      [snapshotId.toString()],
+    );
+    return rows;
+  });
+  const random = seededRandom(20261122);
+  const shuffled = symbols.map((symbol) => ({ symbol, key: random() })).sort((a, b) => a.key - b.key).map(({ symbol }) => symbol);
+  return shuffled.slice(0, QUESTIONS).map(({ symbol, path: file }, index) => {
+    const parts = symbol.split('.');
+    const template = TEMPLATES[index % TEMPLATES.length]!;
+    const name = parts.at(-1)!;
+    const text = template.make({ name, qualified: symbol, owner: parts.length > 1 ? parts.at(-2)! : '', pkg: file.split('/')[1] ?? 'the repository' });
+    return { text, kind: template.kind, path: file };
+  });
+}
+
+const SEARCH = `query($project: ID!, $query: String!, $first: Int!) {
+  codebaseSearch(projectPath: $project, query: $query, first: $first) { path startLine endLine score content }
+}`;
+
+async function searchOverHttp(fixture: Fixture, question: string): Promise<Array<{ path: string }>> {
+  const response = await fetch(`${fixture.running.url}/api/graphql`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${fixture.token}` },
+    body: JSON.stringify({ query: SEARCH, variables: { project: fixture.project.fullPath, query: question, first: HITS } }),
+  });
+  const body = (await response.json()) as { data?: { codebaseSearch: Array<{ path: string }> | null }; errors?: unknown };
+  if (body.errors || !body.data?.codebaseSearch) throw new Error(`codebaseSearch failed for ${JSON.stringify(question)}: ${JSON.stringify(body.errors)}`);
+  return body.data.codebaseSearch;
+}
+
+async function measureHttp(fixture: Fixture, questions: Question[]): Promise<void> {
+  for (const question of questions.slice(0, WARM_UP)) await searchOverHttp(fixture, question.text);
+  const sequential: number[] = [];
+  const byKind: Record<Question['kind'], number[]> = { identifier: [], prose: [] };
+  let found = 0;
+  let empty = 0;
+  for (const question of questions) {
+    const started = performance.now();
+    const hits = await searchOverHttp(fixture, question.text);
+    const elapsed = performance.now() - started;
+    sequential.push(elapsed);
+    byKind[question.kind].push(elapsed);
+    if (hits.some((hit) => hit.path === question.path || hit.path.endsWith(`/${question.path}`))) found += 1;
+    if (!hits.length) empty += 1;
+  }
+  const concurrent: number[] = [];
+  let next = 0;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async () => {
+      while (next < questions.length) {
+        const question = questions[next++]!;
+        const begun = performance.now();
+        await searchOverHttp(fixture, question.text);
+        concurrent.push(performance.now() - begun);
+      }
+    }),
+  );
+  const seconds = (performance.now() - started) / 1000;
+  console.log(`  codebaseSearch over HTTP (GraphQL, first: ${HITS}, content included), ${questions.length} questions after ${WARM_UP} untimed`);
+  console.log(`    one at a time          ${spread(sequential)}   ${(questions.length / (sequential.reduce((a, b) => a + b, 0) / 1000)).toFixed(0)} q/s`);
+  console.log(`      identifier questions ${spread(byKind.identifier)}   (${byKind.identifier.length})`);
+  console.log(`      prose questions      ${spread(byKind.prose)}   (${byKind.prose.length})`);
+  console.log(`    ${CONCURRENCY} at a time            ${spread(concurrent)}   ${(questions.length / seconds).toFixed(0)} q/s`);
+  console.log(`    the symbol's file among the hits: ${found}/${questions.length}; no hits: ${empty}`);
+}
+
+async function measureInProcess(fixture: Fixture, questions: Question[]): Promise<void> {
+  const { prisma, embedder } = fixture.running.services;
+  const parts = { embed: [] as number[], vector: [] as number[], text: [] as number[], total: [] as number[], rest: [] as number[] };
+  for (const question of questions.slice(0, WARM_UP)) await searchCode({ prisma, embedder, scope: fixture.scope, query: question.text });
+  for (const question of questions) {
+    let started = performance.now();
+    const [vector] = await embedder.embed([question.text]);
+    const embed = performance.now() - started;
+    started = performance.now();
+    await vectorRanking(prisma, fixture.scope, vector!, CANDIDATES);
+    const vectorMs = performance.now() - started;
+    started = performance.now();
+    await textRanking(prisma, fixture.scope, question.text, CANDIDATES);
+    const textMs = performance.now() - started;
+    started = performance.now();
+    await searchCode({ prisma, embedder, scope: fixture.scope, query: question.text, limit: HITS, candidates: CANDIDATES });
+    const total = performance.now() - started;
+    parts.embed.push(embed);
+    parts.vector.push(vectorMs);
+    parts.text.push(textMs);
+    parts.total.push(total);
+    parts.rest.push(Math.max(0, total - Math.max(embed + vectorMs, textMs)));
+  }
+  console.log(`  searchCode in this process (same pool as the service), each part alone, ${questions.length} questions`);
+  console.log(`    embed question         ${spread(parts.embed)}`);
+  console.log(`    vectorRanking (${CANDIDATES})     ${spread(parts.vector)}`);
+  console.log(`    textRanking (${CANDIDATES})       ${spread(parts.text)}`);
+  console.log(`    searchCode, hybrid     ${spread(parts.total)}`);
+  console.log(`    remainder: fusion, hydration, grouping ≈ searchCode − max(embed + vector, text)   ${spread(parts.rest)}`);
+}
+
+type PlanRow = { 'QUERY PLAN': string };
+const planLines = (rows: PlanRow[]) => rows.map((row) => row['QUERY PLAN']).filter((line) => /Scan|Index/.test(line));
+const shapeOf = (lines: string[]) =>
+  lines.filter((line) => /Scan/.test(line)).map((line) => line.replace(/\s+\(cost=[^)]*\)/, '').replace(/^\s*->\s*/, '').trim()).join(' | ') || '(no query: every word of the question is a stop word)';
+const dedent = (lines: string[]) => {
+  const indent = Math.min(...lines.map((line) => /^\s*/.exec(line)![0].length));
+  return lines.map((line) => line.slice(indent));
+};
+
+async function explainPlans(fixture: Fixture, questions: Question[]): Promise<void> {
+  const { prisma, embedder } = fixture.running.services;
+  const tally = { vector: new Map<string, number>(), text: new Map<string, number>() };
+  const samples: Array<{ label: string; lines: string[] }> = [];
+  const matched: number[] = [];
+  let hnsw = 0;
+  let gin = 0;
+  for (const [index, question] of questions.entries()) {
+    const [vector] = await embedder.embed([question.text]);
+    const vectorPlan = planLines((await vectorRanking(prisma, fixture.scope, vector!, CANDIDATES, { explain: true })) as unknown as PlanRow[]);
+    const textPlan = planLines((await textRanking(prisma, fixture.scope, question.text, CANDIDATES, { explain: true })) as unknown as PlanRow[]);
+    const terms = queryTerms(question.text);
+    if (terms.length) matched.push(Number((await withClient(fixture.databaseUrl, (client) => client.query<{ count: string }>("SELECT count(*) AS count FROM code_chunks WHERE project_id = $1 AND search_text @@ to_tsquery('simple', $2)", [fixture.scope.projectId, toTsQuery(terms)]))).rows[0]!.count));
+    if (vectorPlan.some((line) => line.includes(VECTOR_INDEX))) hnsw += 1;
+    if (textPlan.some((line) => line.includes(TEXT_INDEX))) gin += 1;
+    tally.vector.set(shapeOf(vectorPlan), (tally.vector.get(shapeOf(vectorPlan)) ?? 0) + 1);
+    tally.text.set(shapeOf(textPlan), (tally.text.get(shapeOf(textPlan)) ?? 0) + 1);
+    if (index < 2) {
+      samples.push({ label: `vectorRanking, ${JSON.stringify(question.text)}`, lines: vectorPlan });
+      samples.push({ label: `textRanking, ${JSON.stringify(question.text)}`, lines: textPlan });
+    }
+  }
+  console.log(`  plans as the planner picks them (EXPLAIN, nothing forced), ${questions.length} questions`);
+  console.log(`    vectorRanking uses the HNSW index (${VECTOR_INDEX}) in ${hnsw}/${questions.length}; textRanking uses the GIN index (${TEXT_INDEX}) in ${gin}/${questions.length}`);
+  const total = Number((await withClient(fixture.databaseUrl, (client) => client.query<{ count: string }>('SELECT count(*) AS count FROM code_chunks WHERE project_id = $1', [fixture.scope.projectId]))).rows[0]!.count);
+  const share = (p: number) => `${percentile(matched, p)} (${((100 * percentile(matched, p)) / total).toFixed(0)}%)`;
+  console.log(`    chunks the text query matches, all of which get ts_rank_cd: p50 ${share(50)}, p95 ${share(95)} of ${total}`);
+  for (const [name, shapes] of Object.entries(tally)) {
+    for (const [shape, count] of [...shapes.entries()].sort((a, b) => b[1] - a[1])) console.log(`    ${name} plan ×${String(count).padEnd(4)} ${shape}`);
+  }
+  for (const sample of samples) {
+    console.log(`    ${sample.label}:`);
+    for (const line of dedent(sample.lines)) console.log(`      ${line.length > 190 ? `${line.slice(0, 190)}…` : line}`);
+  }
+}
+
+const load = () => `load average ${os.loadavg().map((value) => value.toFixed(1)).join(' ')}`;
+
+async function measureSize(fixture: Fixture, questions: Question[]): Promise<void> {
+  console.log(`  (${load()} before, on ${os.cpus().length} cores)`);
+  await measureHttp(fixture, questions);
+  await measureInProcess(fixture, questions);
+  await explainPlans(fixture, questions);
+}
+
+type StubModel = { url: string; arrivals: Array<{ at: number; body: string }>; close(): Promise<void> };
+
+/** An OpenAI-compatible model that notes when each request arrives and streams "ok" at once. */
+async function startStubModel(): Promise<StubModel> {
+  const arrivals: StubModel['arrivals'] = [];
+  const server = http.createServer((request, response) => {
+    const at = performance.now();
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      if (request.method !== 'POST' || request.url !== '/v1/chat/completions') {
+        response.writeHead(404).end();
+        return;
+      }
+      arrivals.push({ at, body: Buffer.concat(chunks).toString('utf8') });
+      response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+      response.write('data: {"choices":[{"delta":{"content":"ok"}}]}\n\n');
+      response.end('data: [DONE]\n\n');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return { url: `http://127.0.0.1:${port}/v1`, arrivals, close: () => new Promise((resolve) => server.close(() => resolve())) };
+}
+
+const CHAT = `mutation($input: AiActionInput!) { aiAction(input: $input) { requestId errors } }`;
+
+async function sendChat(options: { running: RunningService; token: string; project: Project; content: string }): Promise<string> {
+  const input = { chat: { content: options.content, additionalContext: [{ category: 'REPOSITORY', id: options.project.fullPath, content: '' }] } };
+  const response = await fetch(`${options.running.url}/api/graphql`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${options.token}` },
+    body: JSON.stringify({ query: CHAT, variables: { input } }),
+  });
+  const body = (await response.json()) as { data?: { aiAction: { requestId: string; errors: string[] } | null }; errors?: unknown };
+  const action = body.data?.aiAction;
+  if (body.errors || !action?.requestId || action.errors.length) throw new Error(`aiAction failed: ${JSON.stringify(body)}`);
+  return action.requestId;
+}
+
+type ChatOutcome = { kind: 'model'; latency: number; prompt: string } | { kind: 'answered'; content: string } | { kind: 'timeout' };
+
+/** Waits until the model is called for this message, or the answer is stored without it. */
+async function awaitModel(options: { prisma: PrismaClient; stub: StubModel; requestId: string; sentAt: number; arrivalsBefore: number }): Promise<ChatOutcome> {
+  const deadline = performance.now() + 30_000;
+  let lastCheck = 0;
+  while (performance.now() < deadline) {
+    const arrival = options.stub.arrivals[options.arrivalsBefore];
+    if (arrival) return { kind: 'model', latency: arrival.at - options.sentAt, prompt: arrival.body };
+    if (performance.now() - lastCheck > 100) {
+      lastCheck = performance.now();
+      const answer = await findAnswer(options.prisma, options.requestId);
+      if (answer && !options.stub.arrivals[options.arrivalsBefore]) return { kind: 'answered', content: answer.content };
+    }
+    await new Promise((resolve) => setTimeout(resolve, 1));
+  }
+  return { kind: 'timeout' };
+}
+
+async function waitForAnswer(prisma: PrismaClient, requestId: string): Promise<void> {
+  const deadline = performance.now() + 30_000;
+  while (performance.now() < deadline && !(await findAnswer(prisma, requestId))) await new Promise((resolve) => setTimeout(resolve, 10));
+}
+
+async function measureChat(options: { databaseUrl: string; dataDir: string; project: Project; token: string; questions: Question[] }): Promise<void> {
+  const stub = await startStubModel();
+  const redisPrefix = `duobench:${randomBytes(5).toString('hex')}`;
+  const running = await start({ databaseUrl: options.databaseUrl, dataDir: options.dataDir, redisPrefix, role: 'all', llmUrl: stub.url });
+  try {
+    console.log(`  (${load()} before)`);
+    const prisma = running.services.prisma;
+    const prose = options.questions.filter((question) => question.kind === 'prose');
+    let next = 0;
+    const withoutModel = new Map<string, number>();
+    const ask = async () => {
+      const arrivalsBefore = stub.arrivals.length;
+      const sentAt = performance.now();
+      const requestId = await sendChat({ running, token: options.token, project: options.project, content: prose[next++ % prose.length]!.text });
+      const outcome = await awaitModel({ prisma, stub, requestId, sentAt, arrivalsBefore });
+      await waitForAnswer(prisma, requestId);
+      if (outcome.kind === 'answered') {
+        const gist = outcome.content.replace(/\s+/g, ' ').slice(0, 70);
+        withoutModel.set(gist, (withoutModel.get(gist) ?? 0) + 1);
+      }
+      return outcome;
+    };
+    // The check: the first message the model gets must carry indexed code (paths under packages/).
+    let check: ChatOutcome = { kind: 'timeout' };
+    for (let attempt = 0; attempt < 10; attempt += 1) {
+      check = await ask();
+      if (check.kind !== 'answered') break;
+    }
+    if (check.kind !== 'model' || !check.prompt.includes('packages/')) {
+      const why = check.kind === 'model' ? 'the model was called but its prompt holds no indexed code' : check.kind === 'answered' ? 'every message was answered without the model' : 'no model call and no answer within 30 s';
+      console.log(`  skipped: aiAction with a REPOSITORY item does not put searched code into the prompt (${why})`);
+      return;
+    }
+    await ask();
+    const latencies: number[] = [];
+    let sent = 0;
+    const answeredBefore = [...withoutModel.values()].reduce((sum, count) => sum + count, 0);
+    while (latencies.length < CHAT_MESSAGES && sent < CHAT_MESSAGES * 3) {
+      const outcome = await ask();
+      sent += 1;
+      if (outcome.kind === 'model') latencies.push(outcome.latency);
+    }
+    const answered = [...withoutModel.values()].reduce((sum, count) => sum + count, 0) - answeredBefore;
+    console.log(`  aiAction (REPOSITORY item) sent → model request arrives; role all, one message at a time after 2 untimed that reached the model`);
+    console.log(`    ${spread(latencies)}   (${latencies.length} messages reached the model; ${answered} more of the ${sent} sent were answered without it)`);
+    for (const [gist, count] of withoutModel) console.log(`    answered without the model ×${count}: "${gist}…"`);
+  } finally {
+    await running.close();
+    await stub.close();
+    await deleteRedisKeys(redisPrefix);
+  }
+}
+
+/** Removes the service's Redis keys (BullMQ queues, chat state) under its prefix. */
+async function deleteRedisKeys(prefix: string): Promise<void> {
+  const redis = new Redis(REDIS_URL);
+  try {
+    let cursor = '0';
+    do {
+      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 500);
+      cursor = next;
+      if (keys.length) await redis.del(...keys);
+    } while (cursor !== '0');
+  } finally {
+    redis.disconnect();
+  }
+}
+
+async function main(): Promise<void> {
+  const benchStarted = performance.now();
+  const monorepo = await materializeMonorepo();
+  const name = `duo_bench_${randomBytes(6).toString('hex')}`;
+  const url = databaseUrl(name);
+  await withClient(ADMIN_URL, (client) => client.query(`CREATE DATABASE "${name}"`));
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'duo-bench-'));
+  const redisPrefix = `duobench:${randomBytes(5).toString('hex')}`;
+  let running: RunningService | null = null;
+  try {
+    running = await start({ databaseUrl: url, dataDir, redisPrefix, role: 'api' });
+    const { prisma, embedder, logger, queues } = running.services;
+    const { token, project } = await seedProject(prisma, monorepo.repository);
+    const version = (await withClient(url, (client) => client.query<{ version: string }>("SELECT current_setting('server_version') AS version, (SELECT extversion FROM pg_extension WHERE extname = 'vector') AS vector"))).rows[0] as unknown as { version: string; vector: string };
+    console.log(`duo-slice codebase search, ${os.cpus().length} cores, node ${process.version}, PostgreSQL ${version.version}, pgvector ${version.vector}, embedder ${embedder.version}`);
+    const status = execFileSync('git', ['-C', PROJECT_ROOT, 'status', '--porcelain', '--', 'src'], { encoding: 'utf8' });
+    const dirty = status.split('\n').filter(Boolean).map((line) => line.slice(3));
+    console.log(`revision ${git(PROJECT_ROOT, 'rev-parse', '--short', 'HEAD')}${dirty.length ? `, with uncommitted changes to ${dirty.join(', ')}` : ''}`);
+    console.log(`data: ${SPECS.join(', ')} committed as one monorepo (${monorepo.files} files, ${monorepo.megabytes.toFixed(1)} MB), indexed by indexRepository (tree-sitter chunks, lexical embedder)`);
+
+    let started = performance.now();
+    const { result, failures } = await indexWithRetries({ prisma, embedder, logger, dataDir, projectId: project.id, ref: 'main' });
+    if (result.outcome !== 'indexed') throw new Error(`indexing did not index: ${JSON.stringify(result)}`);
+    console.log(`  indexed in ${((performance.now() - started) / 1000).toFixed(1)} s${failures.length ? `, after ${failures.length} failed run(s): ${failures.join('; ')}` : ''}`);
+    const readiness = await indexReadiness({ prisma, queues, project, startIndexing: false });
+    if (readiness.status !== 'ready') throw new Error(`index not ready: ${readiness.message}`);
+    const fixture: Fixture = { running, token, project, scope: readiness.scope, databaseUrl: url };
+    await vacuumAnalyze(url);
+    const questions = await makeQuestions(url, readiness.scope.snapshotId);
+    console.log(`  ${questions.length} questions from symbol names, e.g. ${questions.slice(0, 6).map((question) => JSON.stringify(question.text)).join(', ')}`);
+
+    console.log(`\nsize 1: ${await describeData(url, readiness.scope.snapshotId)}`);
+    await measureSize(fixture, questions);
+    console.log('  chat with repository context (the service with role all beside this one, same database)');
+    await measureChat({ databaseUrl: url, dataDir, project, token, questions });
+
+    const realChunks = Number((await withClient(url, (client) => client.query<{ count: string }>('SELECT count(*) AS count FROM code_chunks'))).rows[0]!.count);
+    const copies = Math.max(1, Math.round(LARGE_CHUNKS / realChunks) - 1);
+    started = performance.now();
+    const copied = await replicate({ url, projectId: project.id, snapshotId: readiness.scope.snapshotId, copies });
+    await vacuumAnalyze(url);
+    console.log(`\nsize 2: the real snapshot plus ${copies} noisy copies made in SQL (mirror-<n>/…, vectors ≈0.97 cosine to the originals)`);
+    console.log(`  copied in ${copied.seconds.toFixed(1)} s (HNSW rebuild ${copied.rebuildSeconds.toFixed(1)} s), VACUUM ANALYZE, ${((performance.now() - started) / 1000).toFixed(1)} s in all`);
+    console.log(`  ${await describeData(url, readiness.scope.snapshotId)}`);
+    console.log('  (copies share their text: the text ranking\'s 50 candidates are about 5 chunks × 10 copies, so hit rates here say little)');
+    await measureSize(fixture, questions);
+
+    await running.close();
+    running = null;
+    console.log('  chat with repository context (role all, the api service stopped)');
+    await measureChat({ databaseUrl: url, dataDir, project, token, questions });
+    console.log(`\n${load()}; bench ran ${((performance.now() - benchStarted) / 1000).toFixed(0)} s`);
+  } finally {
+    await running?.close();
+    await deleteRedisKeys(redisPrefix);
+    rmSync(dataDir, { recursive: true, force: true });
+    await withClient(ADMIN_URL, (client) => client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`));
+  }
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});

@@ -1,0 +1,359 @@
+import { randomBytes } from 'node:crypto';
+import { readFileSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import type { Config } from '../config';
+import type { PrismaClient } from '../db/prisma';
+import { AppError, badInput } from '../errors';
+import { materializeNpmPackage } from '../evaluation/npm-source';
+import { firstHitRank, formatMetricsTable, formatTable, MRR_DEPTH, parseQuestions, scoreRanks, scoredFiles, type RetrievalMetrics, type RetrievalQuestion } from '../evaluation/evaluate-retrieval';
+import { CHUNK_STRATEGIES, type ChunkStrategy } from '../indexing/chunk-file';
+import { resolveCommit } from '../indexing/git-reader';
+import { indexRepository, type IndexProgress, type IndexRunResult } from '../indexing/index-repository';
+import { openRepository } from '../indexing/repository-location';
+import type { Embedder } from '../llm/embedders/embedder';
+import { createEmbedder } from '../llm/embedders/create-embedder';
+import type { Logger } from '../logger';
+import { createGroup, createProject } from '../namespaces/namespaces.service';
+import { searchCode, type RetrievalMode } from '../search/search-code';
+import { formatCount, ProgressBar } from './progress-bar';
+import { runCommand } from './run-command';
+
+// npm run eval:retrieval -- (--repo <path> | --npm <spec>) --questions <file.jsonl> [--json out.json]
+// Indexes one repository once per chunking strategy into temporary projects, asks every labelled
+// question in every retrieval mode, prints recall@k and MRR per strategy and mode on stdout
+// (progress on stderr), and removes the temporary projects and their indexes again.
+const MODES: readonly RetrievalMode[] = ['vector', 'text', 'hybrid'];
+
+const USAGE = `Usage: npm run eval:retrieval -- (--repo <path> | --npm <spec>) --questions <file.jsonl> [options]
+
+Measures code search on labelled questions: the repository is indexed once per chunking strategy
+(${CHUNK_STRATEGIES.join(', ')}) in temporary projects of the configured database (DATABASE_URL,
+or the embedded one) with the configured embedder (EMBEDDINGS_PROVIDER), every question is asked
+in every retrieval mode (${MODES.join(', ')}), and recall@1/5/10 and MRR@${MRR_DEPTH} are printed per
+strategy and mode. A hit is the first file of the answer (grouped by file, best first) that the
+question lists. The temporary projects are removed at the end, also when the run fails.
+
+  --repo       a local git repository to index
+  --npm        an npm package spec (e.g. mysql@2.18.1), made into a git repository in a cache
+               folder under ${os.tmpdir()}
+  --questions  JSON Lines, one {"q": "...", "files": ["path", ...]} per line (required)
+  --ref        the branch, tag or commit to index (default: HEAD)
+  --strategy   only this chunking strategy; repeat for several (default: all)
+  --mode       only this retrieval mode; repeat for several (default: all)
+  --exclude    a gitignore pattern kept out of the index, e.g. '*.md'; repeat for several
+  --neutral    a gitignore pattern of files scored as neither right nor wrong (dropped from the
+               answer before ranking), e.g. '*.md' for documentation no question lists
+  --json       also write the figures and every question's ranks to this file`;
+
+type Args = {
+  repo: string | undefined;
+  npm: string | undefined;
+  questions: string;
+  ref: string;
+  strategies: ChunkStrategy[];
+  modes: RetrievalMode[];
+  exclusions: string[];
+  neutral: string[];
+  json: string | undefined;
+};
+
+function usageError(message: string): never {
+  process.stderr.write(`error: ${message}\n\n${USAGE}\n`);
+  process.exit(2);
+}
+
+function pick<T extends string>(values: string[] | undefined, allowed: readonly T[], flag: string): T[] {
+  if (!values?.length) return [...allowed];
+  const unknown = values.find((value) => !allowed.includes(value as T));
+  if (unknown !== undefined) throw badInput(`${flag} must be one of ${allowed.join(', ')} (got "${unknown}")`);
+  // In the canonical order, each once, whatever order they were given in.
+  return allowed.filter((value) => values.includes(value));
+}
+
+function parse(argv: string[]): Args {
+  try {
+    const { values } = parseArgs({
+      args: argv,
+      options: {
+        repo: { type: 'string' },
+        npm: { type: 'string' },
+        questions: { type: 'string' },
+        ref: { type: 'string' },
+        strategy: { type: 'string', multiple: true },
+        mode: { type: 'string', multiple: true },
+        exclude: { type: 'string', multiple: true },
+        neutral: { type: 'string', multiple: true },
+        json: { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+      strict: true,
+      allowPositionals: false,
+    });
+    if (values.help) {
+      process.stdout.write(`${USAGE}\n`);
+      process.exit(0);
+    }
+    const repo = values.repo?.trim() || undefined;
+    const npm = values.npm?.trim() || undefined;
+    if (!repo === !npm) throw badInput('give exactly one of --repo and --npm');
+    if (!values.questions?.trim()) throw badInput('--questions is required');
+    if (values.json !== undefined && !values.json.trim()) throw badInput('--json needs a file name');
+    if (values.ref !== undefined && !values.ref.trim()) throw badInput('--ref needs a branch, tag or commit');
+    return {
+      repo,
+      npm,
+      questions: values.questions.trim(),
+      ref: values.ref?.trim() || 'HEAD',
+      strategies: pick(values.strategy, CHUNK_STRATEGIES, '--strategy'),
+      modes: pick(values.mode, MODES, '--mode'),
+      exclusions: (values.exclude ?? []).map((pattern) => pattern.trim()).filter(Boolean),
+      neutral: (values.neutral ?? []).map((pattern) => pattern.trim()).filter(Boolean),
+      json: values.json?.trim(),
+    };
+  } catch (error) {
+    usageError(error instanceof AppError ? error.userMessage : (error as Error).message);
+  }
+}
+
+/** The questions file, validated before anything is indexed; a bad line stops the run with its number. */
+function loadQuestions(file: string): RetrievalQuestion[] {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    process.stderr.write(`error: cannot read the questions file ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}\n`);
+    process.exit(2);
+  }
+  try {
+    return parseQuestions(text, file);
+  } catch (error) {
+    process.stderr.write(`error: ${error instanceof AppError ? error.userMessage : (error as Error).message}\n`);
+    process.exit(2);
+  }
+}
+
+type Source = { label: string; repository: string; commit: string };
+
+/** The repository to index: the one given, or the npm package materialized into a cache folder. */
+async function prepareSource(args: Args, bar: ProgressBar): Promise<Source> {
+  let repository: string;
+  let label: string;
+  if (args.npm) {
+    bar.status(`${args.npm}: fetching the package…`);
+    const directory = path.join(os.tmpdir(), 'duo-eval-sources', args.npm.replace(/[^\w.-]+/g, '_'));
+    try {
+      repository = (await materializeNpmPackage({ spec: args.npm, directory })).repository;
+    } catch (error) {
+      throw new AppError({ code: 'BAD_USER_INPUT', userMessage: `The package ${args.npm} could not be fetched: ${(error as Error).message}`, cause: error });
+    }
+    label = args.npm;
+  } else {
+    repository = path.resolve(args.repo!);
+    label = repository;
+  }
+  const git = await openRepository({ projectId: 0, repositoryUrl: repository, dataDir: os.tmpdir() });
+  const commit = (await resolveCommit(git, `refs/heads/${args.ref}`).catch(() => null)) ?? (await resolveCommit(git, args.ref));
+  if (!commit) throw badInput(`${label} has no branch, tag or commit "${args.ref}"`);
+  return { label, repository, commit };
+}
+
+type IndexFigures = { strategy: ChunkStrategy; files: number; chunks: number; storedBytes: number; durationMs: number };
+type QuestionResult = { rank: number | null; files: string[] };
+type RunFigures = { strategy: ChunkStrategy; mode: RetrievalMode; metrics: RetrievalMetrics; meanSearchMs: number; questions: QuestionResult[] };
+
+type EvaluationContext = {
+  prisma: PrismaClient;
+  config: Config;
+  logger: Logger;
+  embedder: Embedder;
+  args: Args;
+  source: Source;
+  questions: RetrievalQuestion[];
+  signal: AbortSignal;
+};
+
+/** Bytes the project's chunks take in PostgreSQL (code, vector and full-text columns, as stored). */
+async function storedBytes(prisma: PrismaClient, projectId: number): Promise<number> {
+  const [row] = await prisma.$queryRawUnsafe<Array<{ bytes: bigint | null }>>(
+    'SELECT sum(pg_column_size(content) + pg_column_size(embedding) + pg_column_size(search_text))::bigint AS bytes FROM code_chunks WHERE project_id = $1',
+    projectId,
+  );
+  return Number(row?.bytes ?? 0);
+}
+
+/** Indexes the source into one temporary project with a strategy, then asks every question in every mode. */
+async function evaluateStrategy(context: EvaluationContext, options: { projectId: number; strategy: ChunkStrategy }): Promise<{ index: IndexFigures; runs: RunFigures[] }> {
+  const { prisma, embedder, args, questions, signal } = context;
+  const { projectId, strategy } = options;
+  const indexBar = new ProgressBar({ stream: process.stderr, unit: 'files' });
+  const onProgress = (progress: IndexProgress) => {
+    if (progress.phase === 'done') return;
+    indexBar.update({ label: `${strategy}: indexing`, done: progress.filesDone, total: progress.filesTotal, detail: `${formatCount(progress.chunks)} chunks` });
+  };
+  const started = performance.now();
+  indexBar.status(`${strategy}: reading the repository…`);
+  let result: IndexRunResult;
+  try {
+    result = await indexRepository({
+      prisma,
+      embedder,
+      logger: context.logger,
+      dataDir: context.config.dataDir,
+      projectId,
+      ref: args.ref,
+      chunkStrategy: strategy,
+      maxFileBytes: context.config.indexing.maxFileBytes,
+      onProgress,
+      signal,
+    });
+  } finally {
+    indexBar.clear();
+  }
+  const durationMs = Math.round(performance.now() - started);
+  if (result.outcome === 'dropped') throw new AppError({ code: 'INTERNAL', userMessage: `${context.source.label}: "${args.ref}" disappeared while it was indexed` });
+  const codeIndex = await prisma.codeIndex.findUniqueOrThrow({ where: { projectId_ref: { projectId, ref: args.ref } }, include: { activeSnapshot: true } });
+  const snapshot = codeIndex.activeSnapshot;
+  if (!snapshot) throw new AppError({ code: 'INTERNAL', userMessage: `${strategy}: the index has no active snapshot after indexing` });
+  const scope = { projectId, snapshotId: snapshot.id, directory: '', embedderVersion: snapshot.embedderVersion, exclusions: args.exclusions };
+  const index: IndexFigures = { strategy, files: result.files, chunks: result.chunks, storedBytes: await storedBytes(prisma, projectId), durationMs };
+
+  const runs: RunFigures[] = [];
+  for (const mode of args.modes) {
+    const bar = new ProgressBar({ stream: process.stderr, unit: 'questions' });
+    const results: QuestionResult[] = [];
+    let searchMs = 0;
+    for (const question of questions) {
+      signal.throwIfAborted();
+      bar.update({ label: `${strategy} ${mode}`, done: results.length, total: questions.length });
+      const searchStarted = performance.now();
+      // One snippet per file, so the answer is its first files (their order does not depend on it);
+      // twice as many when neutral files will be dropped from it.
+      const limit = args.neutral.length ? MRR_DEPTH * 2 : MRR_DEPTH;
+      const answer = await searchCode({ prisma, embedder, scope, query: question.q, limit, maxPerFile: 1, mode });
+      searchMs += performance.now() - searchStarted;
+      const files = scoredFiles(answer.files.map((file) => file.path), { neutral: args.neutral });
+      results.push({ rank: firstHitRank(files, question.files), files });
+    }
+    bar.update({ label: `${strategy} ${mode}`, done: results.length, total: questions.length });
+    bar.clear();
+    const metrics = scoreRanks(results.map((result) => result.rank));
+    runs.push({ strategy, mode, metrics, meanSearchMs: searchMs / Math.max(1, questions.length), questions: results });
+  }
+  return { index, runs };
+}
+
+const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
+const megabytes = (bytes: number) => `${(bytes / 1_000_000).toFixed(2)} MB`;
+
+function report(options: { context: EvaluationContext; indexes: IndexFigures[]; runs: RunFigures[] }): string {
+  const { context, indexes, runs } = options;
+  const { source, questions, embedder, args } = context;
+  const exclusions = args.exclusions.length ? `, excluding ${args.exclusions.join(' ')}` : '';
+  const neutral = args.neutral.length ? `, ${args.neutral.join(' ')} scored as neutral` : '';
+  return [
+    `Retrieval on ${source.label} at ${source.commit.slice(0, 12)}: ${questions.length} questions, embedder ${embedder.version}${exclusions}${neutral}`,
+    '',
+    formatMetricsTable(runs),
+    '',
+    formatTable(
+      ['strategy', 'files', 'chunks', 'stored', 'index time'],
+      indexes.map((index) => [index.strategy, formatCount(index.files), formatCount(index.chunks), megabytes(index.storedBytes), seconds(index.durationMs)]),
+    ),
+    '',
+  ].join('\n');
+}
+
+function writeJson(file: string, options: { context: EvaluationContext; indexes: IndexFigures[]; runs: RunFigures[] }): void {
+  const { context, indexes, runs } = options;
+  const round = (value: number) => Math.round(value * 10_000) / 10_000;
+  const document = {
+    source: { label: context.source.label, repository: context.source.repository, ref: context.args.ref, commit: context.source.commit, npm: context.args.npm ?? null },
+    embedder: context.embedder.version,
+    exclusions: context.args.exclusions,
+    neutral: context.args.neutral,
+    questions: context.questions,
+    indexes: indexes.map((index) => ({ strategy: index.strategy, files: index.files, chunks: index.chunks, stored_bytes: index.storedBytes, duration_ms: index.durationMs })),
+    results: runs.map((run) => ({
+      strategy: run.strategy,
+      mode: run.mode,
+      recall_at_1: round(run.metrics.recallAt1),
+      recall_at_5: round(run.metrics.recallAt5),
+      recall_at_10: round(run.metrics.recallAt10),
+      mrr: round(run.metrics.mrr),
+      mean_search_ms: round(run.meanSearchMs),
+      // Per question, in the file's order: the first right file's rank (null: none in the first files) and the files scored.
+      ranks: run.questions.map((question) => question.rank),
+      answers: run.questions.map((question) => question.files),
+    })),
+  };
+  try {
+    writeFileSync(file, `${JSON.stringify(document, null, 2)}\n`);
+  } catch (error) {
+    throw new AppError({ code: 'BAD_USER_INPUT', userMessage: `cannot write ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`, cause: error });
+  }
+}
+
+/** A group of its own with one project per strategy; removing the group removes them and their indexes. */
+async function createWorkspace(prisma: PrismaClient, options: { repository: string; strategies: readonly ChunkStrategy[]; exclusions: readonly string[] }) {
+  const group = await createGroup(prisma, { path: `eval-retrieval-${randomBytes(4).toString('hex')}`, name: 'Retrieval evaluation (temporary)' });
+  const projects = new Map<ChunkStrategy, number>();
+  try {
+    for (const strategy of options.strategies) {
+      const { project } = await createProject(prisma, { fullPath: `${group.fullPath}/${strategy}`, repository: options.repository, duoFeaturesEnabled: true });
+      if (options.exclusions.length) await prisma.project.update({ where: { id: project.id }, data: { contextExclusions: [...options.exclusions] } });
+      projects.set(strategy, project.id);
+    }
+  } catch (error) {
+    await removeWorkspace(prisma, group);
+    throw error;
+  }
+  return { group, projects };
+}
+
+async function removeWorkspace(prisma: PrismaClient, group: { id: number; fullPath: string }): Promise<void> {
+  try {
+    // Projects cascade to their code indexes, snapshots, manifests and chunks.
+    await prisma.project.deleteMany({ where: { groupId: group.id } });
+    await prisma.group.deleteMany({ where: { id: group.id } });
+  } catch (error) {
+    process.stderr.write(`warning: the temporary group ${group.fullPath} could not be removed (${(error as Error).message}); remove it by hand\n`);
+  }
+}
+
+const args = parse(process.argv.slice(2));
+const questions = loadQuestions(args.questions);
+
+void runCommand(async ({ config, database, logger }) => {
+  const { prisma } = database;
+  const controller = new AbortController();
+  const interrupt = () => controller.abort(new AppError({ code: 'INTERNAL', userMessage: 'The evaluation was interrupted; its temporary projects were removed.' }));
+  process.once('SIGINT', interrupt);
+  process.once('SIGTERM', interrupt);
+  const status = new ProgressBar({ stream: process.stderr, unit: 'steps' });
+  try {
+    const source = await prepareSource(args, status);
+    const embedder = await createEmbedder(config.embeddings);
+    const context: EvaluationContext = { prisma, config, logger, embedder, args, source, questions, signal: controller.signal };
+    const workspace = await createWorkspace(prisma, { repository: source.repository, strategies: args.strategies, exclusions: args.exclusions });
+    const indexes: IndexFigures[] = [];
+    const runs: RunFigures[] = [];
+    try {
+      for (const strategy of args.strategies) {
+        const result = await evaluateStrategy(context, { projectId: workspace.projects.get(strategy)!, strategy });
+        indexes.push(result.index);
+        runs.push(...result.runs);
+      }
+    } finally {
+      status.status(`removing the temporary projects of ${workspace.group.fullPath}…`);
+      await removeWorkspace(prisma, workspace.group);
+    }
+    if (args.json) writeJson(args.json, { context, indexes, runs });
+    process.stdout.write(report({ context, indexes, runs }));
+    return undefined;
+  } finally {
+    process.off('SIGINT', interrupt);
+    process.off('SIGTERM', interrupt);
+  }
+});
