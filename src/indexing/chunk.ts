@@ -35,8 +35,12 @@ export type ChunkOptions = {
 export const DEFAULT_MAX_CHARS = 1_500;
 export const DEFAULT_OVERLAP_LINES = 3;
 
-/** Bump whenever the chunks of some file would change: every chunk id changes with it, so the index re-embeds. */
-export const CHUNKER_VERSION = 'chunk-v1';
+/**
+ * Bump whenever the chunks of some file, or what is stored with them (the full-text document of
+ * search-text.ts), would change: every chunk id changes with it, so indexes rebuild.
+ * v2: damped term counts in the full-text document.
+ */
+export const CHUNKER_VERSION = 'chunk-v2';
 
 /** Versions that, with the content, make up a chunk's identity. */
 export type ChunkIdOptions = {
