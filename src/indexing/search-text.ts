@@ -1,4 +1,4 @@
-import { identifierTerms } from '../llm/embedders/lexical.embedder';
+import { identifierTerms } from '../llm/embedders/terms';
 import type { Chunk } from './chunk';
 
 /**

@@ -5,7 +5,7 @@ import type { Embedder } from '../llm/embedders/embedder';
 import { fuseRankings } from './fuse-rankings';
 import { groupHits, type ChunkHit, type FileHits } from './group-hits';
 import { directoryCondition, type SearchScope } from './search-scope';
-import { queryTerms, toTsQuery } from './text-query';
+import { queryTerms, toPairsTsQuery, toTsQuery } from './text-query';
 import ignore from 'ignore';
 
 /** Which rankings to use: both fused (the default), or one alone (for evaluation). */
@@ -89,24 +89,58 @@ export async function vectorRanking(prisma: PrismaClient, scope: SearchScope, ve
   });
 }
 
-/** Chunks matching any of the question's words (identifier-split), ranked by PostgreSQL's cover density. */
+/** Chunks with any of the question's words ranked this deep at most; see textRanking. */
+const TEXT_RANK_CAP = 2_000;
+
+/**
+ * Chunks matching the question's words (identifier-split), ranked by PostgreSQL's cover density
+ * over all of them, in two stages so the cost does not grow with how common a word is: first the
+ * chunks holding at least two of the words (few, all ranked); then, only when those are not
+ * enough, chunks with any one word, of which at most TEXT_RANK_CAP are ranked.
+ */
 export async function textRanking(prisma: PrismaClient, scope: SearchScope, question: string, limit: number, options: PlanOptions = {}): Promise<Ranked[]> {
   const terms = queryTerms(question);
   if (!terms.length) return [];
   const filter = inScope(scope, 5);
+  const any = toTsQuery(terms);
+  const pairs = toPairsTsQuery(terms);
   return prisma.$transaction(async (tx) => {
     await applyPlanOptions(tx, options);
-    return tx.$queryRawUnsafe<Ranked[]>(
-    `${options.explain ? 'EXPLAIN ' : ''}SELECT c.id AS "chunkId" FROM code_chunks c, to_tsquery('simple', $3) q
-      WHERE c.project_id = $1 AND c.search_text @@ q AND ${filter.sql}
-      ORDER BY ts_rank_cd(c.search_text, q, 1) DESC, c.id
-      LIMIT $4`,
-    scope.projectId,
-    scope.snapshotId,
-    toTsQuery(terms),
-    limit,
-    ...filter.parameters,
+    const explain = options.explain ? 'EXPLAIN ' : '';
+    const ranked: Ranked[] = [];
+    if (pairs) {
+      ranked.push(
+        ...(await tx.$queryRawUnsafe<Ranked[]>(
+          `${explain}SELECT c.id AS "chunkId" FROM code_chunks c, to_tsquery('simple', $3) q
+            WHERE c.project_id = $1 AND c.search_text @@ q AND ${filter.sql}
+            ORDER BY ts_rank_cd(c.search_text, to_tsquery('simple', $${5 + filter.parameters.length}), 1) DESC, c.id
+            LIMIT $4`,
+          scope.projectId,
+          scope.snapshotId,
+          pairs,
+          limit,
+          ...filter.parameters,
+          any,
+        )),
+      );
+      if (options.explain || ranked.length >= limit) return ranked;
+    }
+    const seen = new Set(ranked.map((row) => row.chunkId));
+    const more = await tx.$queryRawUnsafe<Ranked[]>(
+      `${explain}WITH matched AS MATERIALIZED (
+         SELECT c.id, c.search_text FROM code_chunks c, to_tsquery('simple', $3) q
+          WHERE c.project_id = $1 AND c.search_text @@ q AND ${filter.sql}
+          LIMIT ${TEXT_RANK_CAP}
+       ) SELECT id AS "chunkId" FROM matched ORDER BY ts_rank_cd(search_text, to_tsquery('simple', $3), 1) DESC, id LIMIT $4`,
+      scope.projectId,
+      scope.snapshotId,
+      any,
+      limit + seen.size,
+      ...filter.parameters,
     );
+    if (options.explain) return more;
+    for (const row of more) if (!seen.has(row.chunkId) && ranked.length < limit) ranked.push(row);
+    return ranked;
   });
 }
 
@@ -140,7 +174,7 @@ function confidenceOf(top: { ranks: Array<number | null> } | undefined, lists: n
  * deep): ours are `candidates` deep and the answer is their first few files, so a chunk at the top
  * of one list should outrank one that both lists hold halfway down.
  */
-const FUSION_K = 10;
+const FUSION_K = 5;
 
 /**
  * Weights of the vector and full-text rankings in the fusion. Vectors of the lexical embedder are a

@@ -1,20 +1,7 @@
-import { identifierTerms } from '../llm/embedders/lexical.embedder';
+import { identifierTerms, stemWord, STOP_WORDS } from '../llm/embedders/terms';
 
-// Words that say nothing about which code answers a question: function words, question fillers,
-// and the few keywords that occur in nearly every chunk of code (`new`, `function`, `return`).
-const STOP_WORDS = new Set([
-  'the', 'is', 'are', 'was', 'were', 'be', 'been', 'being', 'am', 'of', 'to', 'in', 'and', 'or', 'it', 'its', 'this', 'that', 'these', 'those',
-  'what', 'how', 'does', 'do', 'did', 'done', 'an', 'on', 'for', 'with', 'where', 'which', 'when', 'why', 'who', 'whom', 'whose', 'whether',
-  'can', 'could', 'should', 'would', 'will', 'shall', 'may', 'might', 'must', 'need', 'needs', 'has', 'have', 'had', 'having',
-  'we', 'you', 'your', 'me', 'my', 'our', 'us', 'they', 'them', 'their', 'he', 'she', 'his', 'her', 'there', 'here', 'from', 'by', 'as', 'at',
-  'if', 'into', 'onto', 'about', 'any', 'all', 'some', 'each', 'every', 'both', 'either', 'other', 'another', 'such', 'same', 'own', 'one', 'ones',
-  'more', 'most', 'many', 'much', 'few', 'than', 'then', 'too', 'very', 'just', 'only', 'also', 'so', 'but', 'not', 'no', 'nor', 'yet',
-  'again', 'already', 'always', 'ever', 'never', 'still', 'once', 'before', 'after', 'while', 'until', 'since', 'because', 'between', 'against',
-  'through', 'during', 'over', 'under', 'out', 'up', 'down', 'off', 'away', 'instead', 'via', 'per', 'within', 'without', 'like', 'exactly',
-  'get', 'gets', 'got', 'make', 'makes', 'made', 'sure', 'way', 'ways', 'kind', 'thing', 'things', 'something', 'happen', 'happens',
-  'code', 'file', 'files', 'handled', 'handle', 'handles', 'work', 'works', 'used', 'use', 'uses',
-  'new', 'function', 'return', 'var', 'let', 'const', 'null', 'undefined', 'true', 'false',
-]);
+export { stemWord } from '../llm/embedders/terms';
+
 
 /**
  * The words of a question for full-text search: identifiers split as the index splits them
@@ -31,39 +18,36 @@ export function queryTerms(question: string, limit = 32): string[] {
   return terms;
 }
 
+
 /**
- * A word without its English inflection (packets, queued, committed, buffering, queries: packet,
- * queu, commit, buffer, quer), for prefix matching that finds every form of it. Short words,
- * numbers and joined identifiers stay as they are.
+ * The forms of one term as a tsquery fragment: a longer word by the prefix of its stem (`packets`
+ * finds packet and packet_writer, `queued` finds queue), a short one as it is or with an s (`node`,
+ * `nodes`), a joined identifier or a number exactly.
  */
-export function stemWord(word: string): string {
-  if (word.length < 5 || !/^[a-z]+$/.test(word)) return word;
-  let stem = word;
-  if (/(ies|ied)$/.test(word)) stem = word.slice(0, -3);
-  else if (/(ss|us|is)$/.test(word)) return word;
-  else if (/(ches|shes|sses|xes)$/.test(word)) stem = word.slice(0, -2);
-  else if (/s$/.test(word)) stem = word.slice(0, -1);
-  else if (/(ed|ing)$/.test(word)) {
-    stem = word.replace(/(ed|ing)$/, '');
-    // committed, stopped: commit, stop (but rolled, passed keep their double letter).
-    if (/([^aeiouls])\1$/.test(stem)) stem = stem.slice(0, -1);
-  }
-  // "string" is no inflection of "str": what is left must still be a word.
-  return stem.length >= 3 && /[aeiouy]/.test(stem) ? stem : word;
+export function termForms(term: string): string {
+  const stem = stemWord(term);
+  if (term.includes('_') || /^\d+$/.test(term)) return term;
+  if (stem.length >= 4 && (stem !== term || term.length >= 5)) return `${stem}:*`;
+  const forms = stem !== term ? [term, stem] : term.endsWith('s') ? [term] : [term, `${term}s`];
+  return forms.length === 1 ? forms[0]! : `(${forms.join(' | ')})`;
+}
+
+/** A tsquery matching any of the terms in any of its forms. */
+export function toTsQuery(terms: readonly string[]): string {
+  return [...new Set(terms.map(termForms))].join(' | ');
 }
 
 /**
- * A tsquery matching any of the terms in any of its forms: a longer word by the prefix of its stem
- * (`packets` finds packet and packet_writer, `queued` finds queue), a short one as it is or with an s
- * (`node`, `nodes`), a joined identifier exactly.
+ * A tsquery matching chunks that hold at least two of the terms (any pair of the first
+ * `maxTerms`), or null for fewer than two. Far fewer chunks match it than the any-term query, so
+ * ranking them stays cheap however common one of the words is.
  */
-export function toTsQuery(terms: readonly string[]): string {
-  const alternatives = new Set<string>();
-  for (const term of terms) {
-    const stem = stemWord(term);
-    if (term.includes('_') || /^\d+$/.test(term)) alternatives.add(term);
-    else if (stem.length >= 4 && (stem !== term || term.length >= 5)) alternatives.add(`${stem}:*`);
-    else for (const form of stem !== term ? [term, stem] : term.endsWith('s') ? [term] : [term, `${term}s`]) alternatives.add(form);
+export function toPairsTsQuery(terms: readonly string[], maxTerms = 8): string | null {
+  const groups = [...new Set(terms.map(termForms))].slice(0, maxTerms);
+  if (groups.length < 2) return null;
+  const pairs: string[] = [];
+  for (let first = 0; first < groups.length; first += 1) {
+    for (let second = first + 1; second < groups.length; second += 1) pairs.push(`(${groups[first]} & ${groups[second]})`);
   }
-  return [...alternatives].join(' | ');
+  return pairs.join(' | ');
 }

@@ -131,7 +131,7 @@ describe('npm run eval:retrieval', () => {
     expect(result.code).toBe(0);
 
     const lines = result.stdout.split('\n');
-    expect(lines[0]).toBe(`Retrieval on ${repo.path} at ${repo.head().slice(0, 12)}: 4 questions, embedder lexical-v1-512`);
+    expect(lines[0]).toBe(`Retrieval on ${repo.path} at ${repo.head().slice(0, 12)}: 4 questions, embedder lexical-v2-512`);
     expect(lines[2]).toMatch(/^strategy +mode +R@1 +R@5 +R@10 +MRR +ms\/query$/);
     const rows = lines.slice(4, 13).map((line) => line.split(/ {2,}/));
     expect(rows.map((row) => [row[0], row[1]])).toEqual(STRATEGIES.flatMap((strategy) => MODES.map((mode) => [strategy, mode])));
@@ -144,7 +144,7 @@ describe('npm run eval:retrieval', () => {
 
     const json = JSON.parse(readFileSync(jsonFile, 'utf8'));
     expect(json.source).toMatchObject({ repository: repo.path, ref: 'HEAD', commit: repo.head(), npm: null });
-    expect(json.embedder).toBe('lexical-v1-512');
+    expect(json.embedder).toBe('lexical-v2-512');
     expect(json.questions).toEqual(QUESTIONS);
     expect(json.indexes).toEqual(STRATEGIES.map((strategy) => ({ strategy, files: 5, chunks: expect.any(Number), stored_bytes: expect.any(Number), duration_ms: expect.any(Number) })));
     expect(json.results).toHaveLength(9);

@@ -49,13 +49,13 @@ describe('switching the embedder', () => {
     const started = Date.now();
     for (;;) {
       const index = await api.prisma.codeIndex.findUniqueOrThrow({ where: { projectId_ref: { projectId: project.id, ref: 'main' } }, include: { activeSnapshot: true } });
-      if (index.activeSnapshot?.embedderVersion === 'lexical-v1-512') break;
+      if (index.activeSnapshot?.embedderVersion === 'lexical-v2-512') break;
       if (Date.now() - started > 20_000) throw new Error('never rebuilt');
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
     const after = await api.graphql<{ codebaseSearch: Array<{ path: string }> }>(SEARCH, { token: user.token, variables: { path: project.fullPath, q: 'retry with backoff' } });
     expect(after.body.data!.codebaseSearch[0]!.path).toBe('src/retry.py');
     const versions = await api.prisma.$queryRawUnsafe<Array<{ embedder_version: string }>>('SELECT DISTINCT embedder_version FROM code_chunks WHERE project_id = $1', project.id);
-    expect(versions).toEqual([{ embedder_version: 'lexical-v1-512' }]);
+    expect(versions).toEqual([{ embedder_version: 'lexical-v2-512' }]);
   });
 });

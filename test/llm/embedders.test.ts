@@ -1,5 +1,6 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { embedderForVersion } from '../../src/llm/embedders/create-embedder';
 import { identifierTerms, LexicalEmbedder } from '../../src/llm/embedders/lexical.embedder';
 import { OpenAiCompatibleEmbedder } from '../../src/llm/embedders/openai-compatible.embedder';
 
@@ -22,7 +23,19 @@ describe('lexical embedder (the default, no model)', () => {
     expect(first).toHaveLength(512);
     expect(cosine(first!, first!)).toBeCloseTo(1, 6);
     expect(again).toEqual(first);
-    expect(embedder.version).toBe('lexical-v1-512');
+    expect(embedder.version).toBe('lexical-v2-512');
+  });
+
+  it('version 2 treats inflected forms alike; version 1 (for old indexes) still embeds as before', async () => {
+    const [plural, singular] = await embedder.embed(['buffering packets', 'buffer packet']);
+    expect(cosine(plural!, singular!)).toBeCloseTo(1, 6);
+    const first = new LexicalEmbedder({ algorithm: 1 });
+    expect(first.version).toBe('lexical-v1-512');
+    const [oldPlural, oldSingular] = await first.embed(['buffering packets', 'buffer packet']);
+    expect(cosine(oldPlural!, oldSingular!)).toBeLessThan(0.5);
+    expect(embedderForVersion(embedder, 'lexical-v1-256')).toMatchObject({ version: 'lexical-v1-256', dimensions: 256 });
+    expect(embedderForVersion(embedder, 'lexical-v2-512')).toBe(embedder);
+    expect(embedderForVersion(embedder, 'openai:text-embedding-3-small:1536')).toBeNull();
   });
 
   it('puts a question near the code that shares its identifiers', async () => {

@@ -24,6 +24,6 @@ export async function createEmbedder(config: EmbeddingsConfig): Promise<Embedder
  */
 export function embedderForVersion(current: Embedder, version: string): Embedder | null {
   if (current.version === version) return current;
-  const lexical = /^lexical-v1-(\d+)$/.exec(version);
-  return lexical ? new LexicalEmbedder({ dimensions: Number(lexical[1]) }) : null;
+  const lexical = /^lexical-v([12])-(\d+)$/.exec(version);
+  return lexical ? new LexicalEmbedder({ algorithm: Number(lexical[1]) as 1 | 2, dimensions: Number(lexical[2]) }) : null;
 }

@@ -1,21 +1,7 @@
 import { normalize, type Embedder } from './embedder';
+import { identifierTerms, stemWord, STOP_WORDS } from './terms';
 
-/** Identifier pieces: `parseConnection`, `parse_connection` and `parse-connection` all give parse + connection. */
-export function identifierTerms(text: string): string[] {
-  const terms: string[] = [];
-  for (const word of text.match(/[A-Za-z_$][A-Za-z0-9_$]*|\d+/g) ?? []) {
-    const parts = word
-      .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
-      .replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2')
-      .split(/[\s_$]+/)
-      .map((part) => part.toLowerCase())
-      .filter((part) => part.length > 1);
-    terms.push(...parts);
-    // The whole identifier too, so an exact symbol name weighs more than its pieces.
-    if (parts.length > 1) terms.push(parts.join('_'));
-  }
-  return terms;
-}
+export { identifierTerms } from './terms';
 
 // FNV-1a: fast, stable across runs and machines, good enough to spread terms over buckets.
 function hash(text: string): number {
@@ -27,11 +13,17 @@ function hash(text: string): number {
   return value >>> 0;
 }
 
-const STOP_WORDS = new Set(['the', 'is', 'of', 'to', 'in', 'and', 'or', 'it', 'this', 'that', 'what', 'how', 'does', 'do', 'an', 'be', 'on', 'for', 'with', 'where', 'which']);
+// The first version's few stop words; version 2 shares the full-text index's list and stems.
+const V1_STOP_WORDS = new Set(['the', 'is', 'of', 'to', 'in', 'and', 'or', 'it', 'this', 'that', 'what', 'how', 'does', 'do', 'an', 'be', 'on', 'for', 'with', 'where', 'which']);
 
 export type LexicalEmbedderOptions = {
   /** Default 512. */
   dimensions?: number;
+  /**
+   * 2 (default): the full-text index's stop words, and words reduced to their stem (packets and
+   * packet weigh the same). 1: the first version, kept to embed questions for indexes made with it.
+   */
+  algorithm?: 1 | 2;
 };
 
 /**
@@ -44,10 +36,12 @@ export class LexicalEmbedder implements Embedder {
   readonly name = 'lexical';
   readonly dimensions: number;
   readonly version: string;
+  private readonly algorithm: 1 | 2;
 
   constructor(options: LexicalEmbedderOptions = {}) {
     this.dimensions = options.dimensions ?? 512;
-    this.version = `lexical-v1-${this.dimensions}`;
+    this.algorithm = options.algorithm ?? 2;
+    this.version = `lexical-v${this.algorithm}-${this.dimensions}`;
   }
 
   async embed(texts: readonly string[]): Promise<number[][]> {
@@ -55,7 +49,12 @@ export class LexicalEmbedder implements Embedder {
   }
 
   private embedOne(text: string): number[] {
-    const terms = identifierTerms(text).filter((term) => !STOP_WORDS.has(term));
+    const terms =
+      this.algorithm === 1
+        ? identifierTerms(text).filter((term) => !V1_STOP_WORDS.has(term))
+        : identifierTerms(text)
+            .filter((term) => !STOP_WORDS.has(term))
+            .map(stemWord);
     const counts = new Map<string, number>();
     const add = (feature: string) => counts.set(feature, (counts.get(feature) ?? 0) + 1);
     terms.forEach((term, index) => {
