@@ -5,7 +5,7 @@ import type { Embedder } from '../llm/embedders/embedder';
 import { fuseRankings } from './fuse-rankings';
 import { groupHits, type ChunkHit, type FileHits } from './group-hits';
 import { directoryCondition, type SearchScope } from './search-scope';
-import { queryTerms, toPairsTsQuery, toTsQuery } from './text-query';
+import { queryTerms, toAllTsQuery, toPairsTsQuery, toTsQuery } from './text-query';
 import ignore from 'ignore';
 
 /** Which rankings to use: both fused (the default), or one alone (for evaluation). */
@@ -89,57 +89,56 @@ export async function vectorRanking(prisma: PrismaClient, scope: SearchScope, ve
   });
 }
 
-/** Chunks with any of the question's words ranked this deep at most; see textRanking. */
-const TEXT_RANK_CAP = 2_000;
+/** Matches of a broad text level (pairs of words, any word) ranked this deep at most; see textRanking. */
+const TEXT_RANK_CAP = 500;
+/** The same for the level of chunks holding every word: usually few, but bounded too. */
+const TEXT_RANK_CAP_ALL = 2_000;
 
 /**
  * Chunks matching the question's words (identifier-split), ranked by PostgreSQL's cover density
- * over all of them, in two stages so the cost does not grow with how common a word is: first the
- * chunks holding at least two of the words (few, all ranked); then, only when those are not
- * enough, chunks with any one word, of which at most TEXT_RANK_CAP are ranked.
+ * over all of them, level by level from the most to the least selective query so the cost does not
+ * grow with how common a word is: chunks holding every word (three or more), then
+ * chunks holding at least two, then chunks with any one; a level is looked at only when the levels
+ * before gave too few, and at most TEXT_RANK_CAP (TEXT_RANK_CAP_ALL) of its matches are ranked.
  */
 export async function textRanking(prisma: PrismaClient, scope: SearchScope, question: string, limit: number, options: PlanOptions = {}): Promise<Ranked[]> {
   const terms = queryTerms(question);
   if (!terms.length) return [];
   const filter = inScope(scope, 5);
-  const any = toTsQuery(terms);
-  const pairs = toPairsTsQuery(terms);
+  const rankBy = toTsQuery(terms);
+  const levels = [
+    { query: toAllTsQuery(terms), cap: TEXT_RANK_CAP_ALL },
+    { query: toPairsTsQuery(terms), cap: TEXT_RANK_CAP },
+    { query: rankBy, cap: TEXT_RANK_CAP },
+  ].filter((level): level is { query: string; cap: number } => level.query !== null);
   return prisma.$transaction(async (tx) => {
     await applyPlanOptions(tx, options);
-    const explain = options.explain ? 'EXPLAIN ' : '';
     const ranked: Ranked[] = [];
-    if (pairs) {
-      ranked.push(
-        ...(await tx.$queryRawUnsafe<Ranked[]>(
-          `${explain}SELECT c.id AS "chunkId" FROM code_chunks c, to_tsquery('simple', $3) q
+    const seen = new Set<string>();
+    for (const level of levels) {
+      const rows = await tx.$queryRawUnsafe<Ranked[]>(
+        `${options.explain ? 'EXPLAIN ' : ''}WITH matched AS MATERIALIZED (
+           SELECT c.id, c.search_text FROM code_chunks c, to_tsquery('simple', $3) q
             WHERE c.project_id = $1 AND c.search_text @@ q AND ${filter.sql}
-            ORDER BY ts_rank_cd(c.search_text, to_tsquery('simple', $${5 + filter.parameters.length}), 1) DESC, c.id
+            LIMIT ${level.cap}
+         ) SELECT id AS "chunkId" FROM matched
+            ORDER BY ts_rank_cd(search_text, to_tsquery('simple', $${5 + filter.parameters.length}), 1) DESC, id
             LIMIT $4`,
-          scope.projectId,
-          scope.snapshotId,
-          pairs,
-          limit,
-          ...filter.parameters,
-          any,
-        )),
+        scope.projectId,
+        scope.snapshotId,
+        level.query,
+        limit + seen.size,
+        ...filter.parameters,
+        rankBy,
       );
-      if (options.explain || ranked.length >= limit) return ranked;
+      if (options.explain) return rows;
+      for (const row of rows) {
+        if (seen.has(row.chunkId) || ranked.length >= limit) continue;
+        seen.add(row.chunkId);
+        ranked.push(row);
+      }
+      if (ranked.length >= limit) break;
     }
-    const seen = new Set(ranked.map((row) => row.chunkId));
-    const more = await tx.$queryRawUnsafe<Ranked[]>(
-      `${explain}WITH matched AS MATERIALIZED (
-         SELECT c.id, c.search_text FROM code_chunks c, to_tsquery('simple', $3) q
-          WHERE c.project_id = $1 AND c.search_text @@ q AND ${filter.sql}
-          LIMIT ${TEXT_RANK_CAP}
-       ) SELECT id AS "chunkId" FROM matched ORDER BY ts_rank_cd(search_text, to_tsquery('simple', $3), 1) DESC, id LIMIT $4`,
-      scope.projectId,
-      scope.snapshotId,
-      any,
-      limit + seen.size,
-      ...filter.parameters,
-    );
-    if (options.explain) return more;
-    for (const row of more) if (!seen.has(row.chunkId) && ranked.length < limit) ranked.push(row);
     return ranked;
   });
 }

@@ -42,6 +42,12 @@ export function toTsQuery(terms: readonly string[]): string {
  * `maxTerms`), or null for fewer than two. Far fewer chunks match it than the any-term query, so
  * ranking them stays cheap however common one of the words is.
  */
+/** A tsquery matching chunks that hold every one of three or more terms; null for fewer terms (the pairs query covers them). */
+export function toAllTsQuery(terms: readonly string[]): string | null {
+  const groups = [...new Set(terms.map(termForms))];
+  return groups.length >= 3 ? groups.join(' & ') : null;
+}
+
 export function toPairsTsQuery(terms: readonly string[], maxTerms = 8): string | null {
   const groups = [...new Set(terms.map(termForms))].slice(0, maxTerms);
   if (groups.length < 2) return null;

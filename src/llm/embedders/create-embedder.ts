@@ -11,7 +11,7 @@ export async function createEmbedder(config: EmbeddingsConfig): Promise<Embedder
       return new OpenAiCompatibleEmbedder({ model: config.model!, baseUrl: config.baseUrl, apiKey: config.apiKey, dimensions: config.dimensions! });
     case 'onnx':
       // onnx.embedder.ts loads @huggingface/transformers (and onnxruntime) only here.
-      return OnnxEmbedder.load({ modelDirectory: config.modelDir! });
+      return OnnxEmbedder.load({ modelDirectory: config.modelDir!, dimensions: config.dimensions });
     default:
       return new LexicalEmbedder({ dimensions: config.dimensions });
   }
