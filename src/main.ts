@@ -27,6 +27,14 @@ async function main(): Promise<void> {
     throw error;
   }
   const logger = createLogger(config.logLevel, { bindings: { role } });
+  // Signals are taken from the start: one that arrives while the service is still starting (HTTP
+  // may already answer) stops it as soon as it has started, in order, instead of killing it.
+  let requested: string | null = null;
+  let onSignal = (signal: string) => {
+    requested ??= signal;
+  };
+  process.once('SIGINT', () => onSignal('SIGINT'));
+  process.once('SIGTERM', () => onSignal('SIGTERM'));
   let service;
   try {
     service = await startService({ config, logger, role });
@@ -56,8 +64,8 @@ async function main(): Promise<void> {
         process.exit(1);
       });
   };
-  process.once('SIGINT', () => stop('SIGINT'));
-  process.once('SIGTERM', () => stop('SIGTERM'));
+  onSignal = stop;
+  if (requested) stop(requested);
 }
 
 void main();
