@@ -24,7 +24,7 @@ export function semanticSearchRoutes(services: Services): Router {
     const directory = typeof request.query.directory_path === 'string' ? request.query.directory_path : null;
     const knn = boundedInt(request.query.knn, 'knn', 64);
     const limit = boundedInt(request.query.limit, 'limit', 20);
-    const access = await resolveDuoAccess({ prisma: services.prisma, userId: viewer.user.id, disabledCategories: services.config.disabledContextCategories });
+    const access = resolveDuoAccess({ prisma: services.prisma, userId: viewer.user.id, disabledCategories: services.config.disabledContextCategories });
     const result = await codebaseSearch({
       prisma: services.prisma,
       queues: services.queues,

@@ -21,7 +21,7 @@ export class CodebaseSearchResolver {
     if (query.length > 2000) throw badInput('query is too long (maximum is 2000 characters)', 'query');
     if (first < 1 || first > 100) throw badInput('first must be between 1 and 100', 'first');
     const { prisma, queues, embedder } = context.services;
-    const result = await codebaseSearch({ prisma, queues, embedder, viewer, access: await context.duoAccess(), project: projectPath, query, directory, ref, limit: first });
+    const result = await codebaseSearch({ prisma, queues, embedder, viewer, access: context.duoAccess(), project: projectPath, query, directory, ref, limit: first });
     return result.files.flatMap((file) =>
       file.snippets.map((snippet) => ({ path: file.path, blobId: file.blob, language: file.language, startLine: snippet.startLine, endLine: snippet.endLine, content: snippet.content, score: snippet.score, symbol: snippet.symbol })),
     );

@@ -16,7 +16,8 @@ export type CodebaseCategory = 'repository' | 'directory';
 export type AuthorizeCodebaseOptions = {
   prisma: PrismaClient;
   viewer: Viewer;
-  access: DuoAccess;
+  /** May still be on its way: it is awaited together with the project. */
+  access: DuoAccess | Promise<DuoAccess>;
   /** A full path, or a numeric id as a string. */
   project: string;
   /** Which feature the request uses: include_repository_context or include_directory_context. */
@@ -30,8 +31,11 @@ export type AuthorizeCodebaseOptions = {
  * missing one), the project has Duo features on, and the user has the context feature.
  */
 export async function authorizeCodebase(options: AuthorizeCodebaseOptions): Promise<Project> {
+  const reference = options.project.trim();
+  const where = /^\d+$/.test(reference) && reference.length < 16 ? { id: Number(reference) } : { fullPath: reference.replace(/^\/+|\/+$/g, '') };
+  const [access, project] = await Promise.all([options.access, reference ? findReadableProject(options.prisma, options.viewer, where) : null]);
   // A directory is part of the repository: either feature lets the user search one.
-  const allowed = options.access.chatContextCategories.includes(options.category) || (options.category === 'directory' && options.access.chatContextCategories.includes('repository'));
+  const allowed = access.chatContextCategories.includes(options.category) || (options.category === 'directory' && access.chatContextCategories.includes('repository'));
   if (!allowed) {
     throw new AppError({
       code: 'FORBIDDEN',
@@ -39,9 +43,6 @@ export async function authorizeCodebase(options: AuthorizeCodebaseOptions): Prom
       field: options.field,
     });
   }
-  const reference = options.project.trim();
-  const where = /^\d+$/.test(reference) && reference.length < 16 ? { id: Number(reference) } : { fullPath: reference.replace(/^\/+|\/+$/g, '') };
-  const project = reference ? await findReadableProject(options.prisma, options.viewer, where) : null;
   if (!project) throw new AppError({ code: 'NOT_FOUND', userMessage: NOT_AVAILABLE, field: options.field });
   if (!project.duoFeaturesEnabled) throw forbidden(`GitLab Duo features are turned off for ${project.fullPath}, so its code cannot be used as context`);
   return project;
@@ -97,7 +98,7 @@ export type CodebaseSearchOptions = {
   queues: Pick<Queues, 'enqueueIndex'>;
   embedder: Embedder;
   viewer: Viewer;
-  access: DuoAccess;
+  access: DuoAccess | Promise<DuoAccess>;
   project: string;
   query: string;
   directory?: string | null;

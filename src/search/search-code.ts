@@ -111,8 +111,8 @@ export async function textRanking(prisma: PrismaClient, scope: SearchScope, ques
     { query: toPairsTsQuery(terms), cap: TEXT_RANK_CAP },
     { query: rankBy, cap: TEXT_RANK_CAP },
   ].filter((level): level is { query: string; cap: number } => level.query !== null);
-  return prisma.$transaction(async (tx) => {
-    await applyPlanOptions(tx, options);
+  type Db = Pick<PrismaClient, '$queryRawUnsafe' | '$executeRawUnsafe'>;
+  const run = async (tx: Db): Promise<Ranked[]> => {
     const ranked: Ranked[] = [];
     const seen = new Set<string>();
     for (const level of levels) {
@@ -140,6 +140,12 @@ export async function textRanking(prisma: PrismaClient, scope: SearchScope, ques
       if (ranked.length >= limit) break;
     }
     return ranked;
+  };
+  // A transaction only to scope the plan settings: searches skip its round trips.
+  if (!options.explain && !options.preferIndexes) return run(prisma);
+  return prisma.$transaction(async (tx) => {
+    await applyPlanOptions(tx, options);
+    return run(tx);
   });
 }
 
