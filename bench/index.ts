@@ -22,7 +22,6 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { appendFileSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { Redis } from 'ioredis';
 import pg from 'pg';
 import { loadConfig } from '../src/config';
 import { openDatabase } from '../src/db/database';
@@ -34,6 +33,7 @@ import { createLogger } from '../src/logger';
 import { addMember, createGroup, createProject } from '../src/namespaces/namespaces.service';
 import { startService } from '../src/service';
 import { createToken, createUser } from '../src/users/users.service';
+import { deleteRedisKeys } from '../test/helpers/test-service';
 
 const RUNS = Number(process.argv[2] ?? 3);
 const SPEC = process.argv[3] ?? 'rxjs@7.8.1';
@@ -120,21 +120,6 @@ function reportFullIndex(runs: Run[]): void {
   line('source read', runs.map((run) => mb(run.result.bytesRead) / run.seconds), 'MB/s', 2);
   line('peak RSS', runs.map((run) => run.peakRssMb), 'MiB');
   line('RSS before the run', runs.map((run) => run.startRssMb), 'MiB');
-}
-
-/** Removes the service's Redis keys (BullMQ queues, webhook event ids) under its prefix. */
-async function deleteRedisKeys(prefix: string): Promise<void> {
-  const redis = new Redis(REDIS_URL);
-  try {
-    let cursor = '0';
-    do {
-      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 500);
-      cursor = next;
-      if (keys.length) await redis.del(...keys);
-    } while (cursor !== '0');
-  } finally {
-    redis.disconnect();
-  }
 }
 
 /** A file of the code base to edit for each push: a source file of median size, preferring TypeScript under src/. */

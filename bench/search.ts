@@ -40,7 +40,6 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { Redis } from 'ioredis';
 import pg from 'pg';
 import { findAnswer } from '../src/chat/messages.service';
 import { loadConfig } from '../src/config';
@@ -55,6 +54,8 @@ import { queryTerms, toTsQuery } from '../src/search/text-query';
 import { startService, type Role, type RunningService } from '../src/service';
 import { PROJECT_ROOT } from '../src/paths';
 import { createToken, createUser } from '../src/users/users.service';
+import { createRandom } from '../src/random';
+import { deleteRedisKeys } from '../test/helpers/test-service';
 
 const QUESTIONS = Number(process.argv[2] ?? 200);
 const LARGE_CHUNKS = Number(process.argv[3] ?? 100_000);
@@ -235,18 +236,6 @@ async function replicate(options: { url: string; projectId: number; snapshotId: 
   });
 }
 
-/** A small seeded generator, so every run asks the same questions of the same data. */
-function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let value = state;
-    value = Math.imul(value ^ (value >>> 15), value | 1);
-    value ^= value + Math.imul(value ^ (value >>> 7), value | 61);
-    return ((value ^ (value >>> 14)) >>> 0) / 2 ** 32;
-  };
-}
-
 const words = (identifier: string) =>
   identifier
     .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
@@ -280,7 +269,7 @@ async function makeQuestions(url: string, snapshotId: bigint): Promise<Question[
     );
     return rows;
   });
-  const random = seededRandom(20261122);
+  const random = createRandom(20261122);
   const shuffled = symbols.map((symbol) => ({ symbol, key: random() })).sort((a, b) => a.key - b.key).map(({ symbol }) => symbol);
   return shuffled.slice(0, QUESTIONS).map(({ symbol, path: file }, index) => {
     const parts = symbol.split('.');
@@ -542,21 +531,6 @@ async function measureChat(options: { databaseUrl: string; dataDir: string; proj
     await running.close();
     await stub.close();
     await deleteRedisKeys(redisPrefix);
-  }
-}
-
-/** Removes the service's Redis keys (BullMQ queues, chat state) under its prefix. */
-async function deleteRedisKeys(prefix: string): Promise<void> {
-  const redis = new Redis(REDIS_URL);
-  try {
-    let cursor = '0';
-    do {
-      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 500);
-      cursor = next;
-      if (keys.length) await redis.del(...keys);
-    } while (cursor !== '0');
-  } finally {
-    redis.disconnect();
   }
 }
 

@@ -1,6 +1,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import protobuf from 'protobufjs';
+import { createRandom } from '../../src/random';
 
 // The part of onnx.proto (github.com/onnx/onnx, onnx/onnx.proto) a small inference graph needs,
 // with the upstream field numbers. Enums are plain int32 so proto3 needs no zero values.
@@ -41,17 +42,6 @@ export type TinyOnnxModelOptions = {
   seed?: number;
 };
 
-// mulberry32: a seeded generator so a model is the same on every run and machine.
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let value = state;
-    value = Math.imul(value ^ (value >>> 15), value | 1);
-    value ^= value + Math.imul(value ^ (value >>> 7), value | 61);
-    return ((value ^ (value >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Uniform noise in [-scale, scale], plus the identity when asked (a square matrix that keeps angles roughly). */
 function floatTensor(options: { name: string; dims: [number, number]; next: () => number; scale?: number; identity?: boolean }) {
@@ -77,7 +67,7 @@ const tensorInfo = (name: string, elemType: number, dims: Array<number | string>
 function modelBytes(options: { vocabSize: number; hiddenSize: number; seed: number }): Uint8Array {
   const root = protobuf.parse(ONNX_PROTO, { keepCase: true }).root;
   const ModelProto = root.lookupType('onnx.ModelProto');
-  const next = random(options.seed);
+  const next = createRandom(options.seed);
   const hidden = options.hiddenSize;
   const graph = {
     name: 'tiny_bert',

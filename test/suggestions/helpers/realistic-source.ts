@@ -3,6 +3,8 @@
  * multi-line strings with blank lines, some empty functions), for the intent benchmark and for the
  * tests that compare windowed parsing with whole-file parsing. Deterministic for a given seed.
  */
+import { createRandom } from '../../../src/random';
+
 export type RealisticLanguage = 'typescript' | 'python' | 'go' | 'java' | 'csharp' | 'php' | 'ruby';
 
 export const REALISTIC_FILE_NAMES: Record<RealisticLanguage, string> = {
@@ -16,17 +18,6 @@ export const REALISTIC_FILE_NAMES: Record<RealisticLanguage, string> = {
 };
 
 const NOUNS = ['user', 'order', 'invoice', 'project', 'ticket', 'payment', 'session', 'report', 'account', 'widget'];
-
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let value = state;
-    value = Math.imul(value ^ (value >>> 15), value | 1);
-    value ^= value + Math.imul(value ^ (value >>> 7), value | 61);
-    return ((value ^ (value >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 type Unit = (noun: string, Name: string, index: number) => string;
 
@@ -367,7 +358,7 @@ const SHAPES: Record<RealisticLanguage, Shape> = {
 
 /** A file of about `lines` lines (a little more: units are whole), in the given language. */
 export function realisticSource(language: RealisticLanguage, lines: number, seed = 1): string {
-  const next = random(seed);
+  const next = createRandom(seed);
   const { units, header, footer, indent = '' } = SHAPES[language];
   const parts = [header];
   let count = header.split('\n').length + footer.split('\n').length;
