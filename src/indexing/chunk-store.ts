@@ -173,12 +173,20 @@ export async function collectGarbage(prisma: PrismaClient, projectId: number): P
   }, WRITE_TRANSACTION);
 }
 
-/** The partial HNSW index for vectors of this size (the migration creates the 512 one of the default embedder). */
+// Sizes whose index this process has made sure of, per database client: CREATE INDEX IF NOT EXISTS
+// still takes a lock on the table that blocks other runs' inserts.
+const ensuredSizes = new WeakMap<PrismaClient, Set<number>>();
+
+/** The partial HNSW index for vectors of this size (the migration creates the 512 one of the default embedder); checked once per process. */
 export async function ensureVectorIndex(prisma: PrismaClient, dimensions: number): Promise<void> {
+  const ensured = ensuredSizes.get(prisma) ?? new Set<number>();
+  ensuredSizes.set(prisma, ensured);
+  if (ensured.has(dimensions)) return;
   if (!Number.isInteger(dimensions) || dimensions < 1) throw new Error(`bad vector size ${dimensions}`);
   // pgvector's HNSW indexes `vector` up to 2,000 dimensions; larger vectors are searched exactly.
   if (dimensions > 2_000) return;
   await prisma.$executeRawUnsafe(
     `CREATE INDEX IF NOT EXISTS code_chunks_embedding_${dimensions}_idx ON code_chunks USING hnsw ((embedding::vector(${dimensions})) vector_cosine_ops) WHERE dims = ${dimensions}`,
   );
+  ensured.add(dimensions);
 }

@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { ACCESS_LEVELS, findReadableProject, projectAccessLevel } from '../auth/policies';
 import type { Viewer } from '../auth/viewer';
 import type { CodeIndex, PrismaClient } from '../db/prisma';
@@ -8,11 +7,6 @@ import { validateRef } from './git-reader';
 
 /** A (project, ref) index as the API shows it. */
 export type CodeIndexStatus = Pick<CodeIndex, 'state' | 'commitSha' | 'filesIndexed' | 'chunkCount' | 'embeddedCount' | 'lastError' | 'startedAt' | 'finishedAt'> & { ref: string };
-
-/** A short stable key for a ref in job and lock ids (refs may hold characters ids should not). */
-export function refKey(ref: string): string {
-  return createHash('sha256').update(ref).digest('hex').slice(0, 16);
-}
 
 export async function findCodeIndex(prisma: PrismaClient, options: { projectId: number; ref: string }): Promise<CodeIndex | null> {
   return prisma.codeIndex.findUnique({ where: { projectId_ref: { projectId: options.projectId, ref: options.ref } } });

@@ -59,7 +59,8 @@ export type ReadinessOptions = {
   project: Project;
   /** Default: the project's default branch. */
   ref?: string | null;
-  directory?: string | null;
+  /** Already normalised (normalizeDirectory): '' for the whole repository. */
+  directory?: string;
   /** Start indexing when the ref has no index (lazy indexing, as GitLab's ad-hoc indexing). Default true. */
   startIndexing?: boolean;
 };
@@ -68,7 +69,7 @@ export type ReadinessOptions = {
 export async function indexReadiness(options: ReadinessOptions): Promise<IndexReadiness> {
   const { prisma, project } = options;
   const ref = validateRef(options.ref?.trim() || project.defaultBranch);
-  const directory = normalizeDirectory(options.directory);
+  const directory = options.directory ?? '';
   const index = await prisma.codeIndex.findUnique({ where: { projectId_ref: { projectId: project.id, ref } }, include: { activeSnapshot: true } });
   const snapshot = index?.activeSnapshot;
   if (index && snapshot) {
@@ -113,12 +114,9 @@ export type CodebaseSearchOptions = {
 export async function codebaseSearch(options: CodebaseSearchOptions): Promise<SearchCodeResult & { commitSha: string }> {
   const category: CodebaseCategory = options.directory?.trim() ? 'directory' : 'repository';
   const project = await authorizeCodebase({ ...options, category, field: 'projectPath' });
-  const readiness = await indexReadiness({ ...options, project, directory: normalizeDirectoryField(options.directory) });
+  const readiness = await indexReadiness({ ...options, project, directory: normalizeDirectory(options.directory, 'directory') });
   if (readiness.status !== 'ready') throw new AppError({ code: 'CONFLICT', userMessage: readiness.message });
   const result = await searchCode({ prisma: options.prisma, embedder: options.embedder, scope: readiness.scope, query: options.query, limit: options.limit, candidates: options.candidates, mode: options.mode });
   return { ...result, commitSha: readiness.commitSha };
 }
 
-function normalizeDirectoryField(directory: string | null | undefined): string {
-  return normalizeDirectory(directory, 'directory');
-}

@@ -1,7 +1,5 @@
 import { identifierTerms, stemWord, STOP_WORDS } from '../llm/embedders/terms';
 
-export { stemWord } from '../llm/embedders/terms';
-
 
 /**
  * The words of a question for full-text search: identifiers split as the index splits them
