@@ -34,6 +34,7 @@ const urlWithProtocol = (protocols: string[]) =>
 const envSchema = z.object({
   PORT: z.coerce.number({ message: 'must be a number' }).int().min(0).max(65535, 'must be a port number (0-65535)').default(3000),
   HOST: z.string().min(1).default('127.0.0.1'),
+  EXTERNAL_URL: urlWithProtocol(['http:', 'https:']).optional(),
   DATABASE_URL: urlWithProtocol(['postgres:', 'postgresql:']).optional(),
   DATA_DIR: z.string().min(1).default('.data'),
   REDIS_URL: urlWithProtocol(['redis:', 'rediss:']).default('redis://127.0.0.1:6379'),
@@ -84,6 +85,8 @@ const envSchema = z.object({
 export type Config = Readonly<{
   port: number;
   host: string;
+  /** The URL users reach the service at (links such as file_url), no trailing slash. Unset: the URL the request came to (the listening URL). */
+  externalUrl: string | undefined;
   databaseUrl: string | undefined;
   dataDir: string;
   redisUrl: string;
@@ -180,6 +183,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   return Object.freeze({
     port: values.PORT,
     host: values.HOST,
+    externalUrl: values.EXTERNAL_URL?.replace(/\/+$/, ''),
     databaseUrl: values.DATABASE_URL,
     dataDir: path.resolve(values.DATA_DIR),
     redisUrl: values.REDIS_URL,

@@ -1,7 +1,17 @@
-import { unauthenticated } from '../errors';
+import { AppError, unauthenticated } from '../errors';
 import type { PrismaClient } from '../db/prisma';
 import { digestToken, isTokenScope } from './tokens';
-import type { Viewer } from './viewer';
+import { hasScope, SURFACE_SCOPES, type TokenSurface, type Viewer } from './viewer';
+
+export type AuthenticateOptions = {
+  /** Default: now. */
+  now?: Date;
+  /** The surface the token is used on; a token without a scope for it gets 403 insufficient_scope. Default 'api'. */
+  surface?: TokenSurface;
+};
+
+/** GitLab's words for a valid token that lacks the scope (OAuth's insufficient_scope). */
+export const INSUFFICIENT_SCOPE_MESSAGE = 'The request requires higher privileges than provided by the access token.';
 
 // GitLab also writes last_used_at at most every 10 minutes, to keep reads from becoming writes.
 const LAST_USED_WRITE_INTERVAL_MS = 10 * 60 * 1000;
@@ -10,7 +20,8 @@ const LAST_USED_WRITE_INTERVAL_MS = 10 * 60 * 1000;
  * Finds the user behind a token. Wrong, expired and revoked tokens and blocked users are all the
  * same 401, so that a caller learns nothing about which one it was.
  */
-export async function authenticateToken(prisma: PrismaClient, token: string, now: Date = new Date()): Promise<Viewer> {
+export async function authenticateToken(prisma: PrismaClient, token: string, options: AuthenticateOptions = {}): Promise<Viewer> {
+  const now = options.now ?? new Date();
   const record = await prisma.personalAccessToken.findUnique({
     where: { tokenDigest: digestToken(token) },
     include: { user: true },
@@ -22,10 +33,15 @@ export async function authenticateToken(prisma: PrismaClient, token: string, now
     await prisma.personalAccessToken.update({ where: { id: record.id }, data: { lastUsedAt: now } });
   }
   const { user } = record;
-  return {
+  const viewer: Viewer = {
     user: { id: user.id, username: user.username, name: user.name, email: user.email, admin: user.admin },
     token: { id: record.id, scopes: (record.scopes ?? []).filter(isTokenScope) },
   };
+  const surface = options.surface ?? 'api';
+  if (!hasScope(viewer, ...SURFACE_SCOPES[surface])) {
+    throw new AppError({ code: 'FORBIDDEN', userMessage: INSUFFICIENT_SCOPE_MESSAGE, internalMessage: `token ${record.id} has no scope for ${surface}` });
+  }
+  return viewer;
 }
 
 /** A token expires at the start of its expiry date (UTC), as GitLab's do. */

@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 
 export const TOKEN_PREFIX = 'glpat-';
-export const TOKEN_SCOPES = ['api', 'read_api', 'ai_features'] as const;
+export const TOKEN_SCOPES = ['api', 'read_api', 'ai_features', 'mcp'] as const;
 export type TokenScope = (typeof TOKEN_SCOPES)[number];
 
 /** A new personal access token: `glpat-` and 20 URL-safe random characters (120 bits). */

@@ -47,7 +47,7 @@ export const ADMIN_COMMANDS: Record<string, AdminCommand> = {
   },
   'create-token': {
     summary: 'Create a personal access token and print it (shown only this once)',
-    flags: { username: 'owner!', name: 'token name', scopes: 'comma-separated: api, read_api, ai_features (default api)', 'expires-at': 'YYYY-MM-DD' },
+    flags: { username: 'owner!', name: 'token name', scopes: 'comma-separated: api, read_api, ai_features, mcp (default api)', 'expires-at': 'YYYY-MM-DD' },
     run: async (prisma, flags) => {
       const created = await createToken(prisma, {
         username: text(flags, 'username')!,

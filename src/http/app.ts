@@ -20,6 +20,8 @@ import { restV4Routes } from './rest-v4.routes';
 import { webhookRoutes } from './webhooks.routes';
 import { semanticSearchRoutes } from './semantic-search.routes';
 import { codeSuggestionsRoutes } from './code-suggestions.routes';
+import { MCP_PATH, mcpRoutes } from './mcp.routes';
+import { oauthRoutes } from './oauth.routes';
 import { detectIntent } from '../suggestions/detect-intent';
 
 export type HttpApp = { app: Express; apollo: ApolloServer<GraphQLContext> };
@@ -53,8 +55,12 @@ export async function createHttpApp(services: Services, httpServer: Server): Pro
   app.use(playgroundRoutes());
   // Webhooks carry the project's secret instead of a user's token.
   app.use('/api/v4/webhooks', webhookRoutes(services));
+  const rateLimit = rateLimitMiddleware({ redis: services.redis, keyPrefix: services.config.redisPrefix, pointsPerMinute: services.config.rateLimitPerMinute, logger: services.logger });
+  // Before the API's authentication: these take tokens the API would refuse (mcp scope; any scope for token info).
+  app.use(MCP_PATH, mcpRoutes(services, rateLimit));
+  app.use('/oauth', oauthRoutes(services, rateLimit));
   app.use('/api', authenticateMiddleware(services.prisma));
-  app.use('/api', rateLimitMiddleware({ redis: services.redis, keyPrefix: services.config.redisPrefix, pointsPerMinute: services.config.rateLimitPerMinute, logger: services.logger }));
+  app.use('/api', rateLimit);
   // Before the general body parser: this endpoint has GitLab's own, smaller body limit.
   app.use('/api/v4/code_suggestions', codeSuggestionsRoutes(services, (input) => detectIntent(input)));
   app.use('/api', express.json({ limit: services.config.maxBodyBytes }));

@@ -2,11 +2,13 @@ import express, { Router, type Request, type Response } from 'express';
 import { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import { findReadableProject } from '../auth/policies';
 import { hasScope } from '../auth/viewer';
-import { resolveDuoAccess } from '../duo/duo-access';
+import { resolveDuoAccess, type DuoAccess } from '../duo/duo-access';
 import type { Services } from '../services';
 import { COMPLETION_LIMITS, parseCompletionRequest } from '../suggestions/completion-request';
 import { collectSuggestion, suggest, type DetectIntent } from '../suggestions/completions.service';
+import { connectionDetails } from '../duo/connection-details';
 import { locals } from './locals';
+import { GITLAB_VERSION, publicUrl } from './rest-v4.routes';
 
 export const CODE_SUGGESTIONS_RATE_MESSAGE = 'This endpoint has been requested too many times. Try again later.';
 export const NO_MODEL_NOTICE = 'no language model is configured: set LLM_PROVIDER, LLM_MODEL and LLM_BASE_URL';
@@ -20,29 +22,29 @@ export function codeSuggestionsRoutes(services: Services, detect: DetectIntent):
   router.use(express.json({ limit: COMPLETION_LIMITS.bodyBytes }));
 
   // Who may use code suggestions: a signed-in user, an api or ai_features token, a Duo seat.
-  const authorize = async (_request: Request, response: Response): Promise<boolean> => {
+  const authorize = async (_request: Request, response: Response): Promise<DuoAccess | null> => {
     const viewer = locals(response).viewer;
     if (!viewer) {
       response.status(401).set(MONOLITH).json({ message: '401 Unauthorized' });
-      return false;
+      return null;
     }
     if (!hasScope(viewer, 'api', 'ai_features')) {
       response.status(403).json({ error: 'insufficient_scope', error_description: 'The request requires higher privileges than provided by the access token.', scope: 'api ai_features' });
-      return false;
+      return null;
     }
     const access = await resolveDuoAccess({ prisma: services.prisma, userId: viewer.user.id, disabledCategories: [] });
     if (!access.codeSuggestionsAvailable) {
       response.status(401).set(MONOLITH).json({ message: '401 Unauthorized' });
-      return false;
+      return null;
     }
     try {
       await limiter.consume(`user:${viewer.user.id}`);
     } catch (error) {
       if (!(error instanceof RateLimiterRes)) throw error;
       response.status(429).set('Retry-After', String(Math.ceil(error.msBeforeNext / 1000))).json({ error: CODE_SUGGESTIONS_RATE_MESSAGE });
-      return false;
+      return null;
     }
-    return true;
+    return access;
   };
 
   router.post('/completions', async (request, response) => {
@@ -64,9 +66,18 @@ export function codeSuggestionsRoutes(services: Services, detect: DetectIntent):
     }
   });
 
+  // As a GitLab instance with direct connections turned off answers: the language server logs it
+  // as "not critical", backs off, and sends suggestions through /completions instead.
   router.post('/direct_access', async (request, response) => {
     if (!(await authorize(request, response))) return;
     response.status(403).json({ message: '403 Forbidden - Direct connections are disabled' });
+  });
+
+  // GitLab 18.3+: telemetry details of the instance, for the user's IDE (201, as GitLab answers).
+  router.post('/connection_details', async (request, response) => {
+    const access = await authorize(request, response);
+    if (!access) return;
+    response.status(201).json(connectionDetails({ userId: locals(response).viewer!.user.id, access, externalUrl: publicUrl(services.config, request), version: GITLAB_VERSION }));
   });
 
   router.post('/enabled', async (request, response) => {

@@ -1,4 +1,5 @@
 import { Router, type Request } from 'express';
+import type { Config } from '../config';
 import { unauthenticated } from '../errors';
 import type { Services } from '../services';
 import { describeToken, describeUser } from '../users/users.service';
@@ -9,6 +10,11 @@ export const GITLAB_VERSION = '17.11.0';
 
 export function baseUrl(request: Request): string {
   return `${request.protocol}://${request.get('host') ?? 'localhost'}`;
+}
+
+/** The instance's public URL for links: EXTERNAL_URL, or the URL the request came to. */
+export function publicUrl(config: Pick<Config, 'externalUrl'>, request: Request): string {
+  return config.externalUrl ?? baseUrl(request);
 }
 
 /** The GitLab REST endpoints IDE clients probe before anything else. */

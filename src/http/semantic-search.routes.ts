@@ -1,54 +1,82 @@
-import { Router } from 'express';
+import { Router, type Request } from 'express';
 import { resolveDuoAccess } from '../duo/duo-access';
-import { badInput, unauthenticated } from '../errors';
+import { AppError, badInput, isAppError, unauthenticated } from '../errors';
 import { codebaseSearch } from '../search/codebase.service';
+import { directoryPathProblem, presentSemanticResults, SEMANTIC_SEARCH_LIMITS } from '../search/semantic-code-results';
 import type { Services } from '../services';
 import { locals } from './locals';
+import { publicUrl } from './rest-v4.routes';
 
-function boundedInt(value: unknown, name: string, fallback: number): number {
-  if (value === undefined || value === '') return fallback;
-  const number = Number(value);
-  if (!Number.isInteger(number) || number < 1 || number > 100) throw badInput(`${name} must be a whole number from 1 to 100`, name);
+// Grape's messages, as GitLab's REST API words a bad parameter.
+function boundedInt(value: unknown, name: string, bounds: { min: number; max: number; default: number }): number {
+  if (value === undefined) return bounds.default;
+  const number = typeof value === 'string' && /^\s*-?\d+\s*$/.test(value) ? Number(value) : Number.NaN;
+  if (!Number.isSafeInteger(number)) throw badInput(`${name} is invalid`, name);
+  if (number < bounds.min || number > bounds.max) throw badInput(`${name} does not have a valid value`, name);
   return number;
 }
 
-/** GitLab's `GET /api/v4/projects/:id/search/semantic`: thin, the work is in src/search. */
+function singleString(request: Request, name: string): string | undefined {
+  const value = request.query[name];
+  if (value === undefined) return undefined;
+  if (typeof value !== 'string') throw badInput(`${name} is invalid`, name);
+  return value;
+}
+
+export type SemanticSearchParameters = { query: string; directory: string | null; knn: number; limit: number; ref: string | null };
+
+/** `q`, `directory_path`, `knn`, `limit` (and our `ref`) with GitLab's limits; a 400 names the parameter. */
+export function parseSemanticSearchParameters(request: Request): SemanticSearchParameters {
+  const query = singleString(request, 'q');
+  if (query === undefined) throw badInput('q is missing', 'q');
+  if (!query.trim()) throw badInput('q is empty', 'q');
+  if (query.length > SEMANTIC_SEARCH_LIMITS.queryChars) throw badInput(`q must be less than ${SEMANTIC_SEARCH_LIMITS.queryChars} characters`, 'q');
+  const directory = singleString(request, 'directory_path') ?? null;
+  const directoryProblem = directory === null ? null : directoryPathProblem(directory);
+  if (directoryProblem) throw badInput(directoryProblem, 'directory_path');
+  const ref = singleString(request, 'ref') ?? null;
+  return {
+    query,
+    directory,
+    knn: boundedInt(singleString(request, 'knn'), 'knn', SEMANTIC_SEARCH_LIMITS.knn),
+    limit: boundedInt(singleString(request, 'limit'), 'limit', SEMANTIC_SEARCH_LIMITS.limit),
+    ref: ref?.trim() ? ref : null,
+  };
+}
+
+/** GitLab's `GET /api/v4/projects/:id/search/semantic` (18.11): thin, the work is in src/search. */
 export function semanticSearchRoutes(services: Services): Router {
   const router = Router();
-  router.get('/projects/:id/search/semantic', async (request, response) => {
+  router.get(['/projects/:id/search/semantic', '/projects/:id/-/search/semantic'], async (request, response) => {
     const viewer = locals(response).viewer;
     if (!viewer) throw unauthenticated();
-    const query = typeof request.query.q === 'string' ? request.query.q : '';
-    if (!query.trim()) throw badInput('q is missing', 'q');
-    if (query.length > 2000) throw badInput('q is too long (maximum is 2000 characters)', 'q');
-    const directory = typeof request.query.directory_path === 'string' ? request.query.directory_path : null;
-    const knn = boundedInt(request.query.knn, 'knn', 64);
-    const limit = boundedInt(request.query.limit, 'limit', 20);
+    const parameters = parseSemanticSearchParameters(request);
+    const project = String(request.params.id);
     const access = resolveDuoAccess({ prisma: services.prisma, userId: viewer.user.id, disabledCategories: services.config.disabledContextCategories });
-    const result = await codebaseSearch({
-      prisma: services.prisma,
-      queues: services.queues,
-      embedder: services.embedder,
-      viewer,
-      access,
-      project: decodeURIComponent(String(request.params.id)),
-      query,
-      directory,
-      ref: typeof request.query.ref === 'string' ? request.query.ref : null,
-      limit,
-      candidates: knn,
-    });
-    response.json({
-      confidence: result.confidence,
-      commit_sha: result.commitSha,
-      results: result.files.map((file) => ({
-        path: file.path,
-        blob_id: file.blob,
-        language: file.language,
-        score: Number(file.score.toFixed(4)),
-        snippets: file.snippets.map((snippet) => ({ start_line: snippet.startLine, end_line: snippet.endLine, content: snippet.content, score: Number(snippet.score.toFixed(4)), symbol: snippet.symbol })),
-      })),
-    });
+    try {
+      const result = await codebaseSearch({
+        prisma: services.prisma,
+        queues: services.queues,
+        embedder: services.embedder,
+        viewer,
+        access,
+        project,
+        query: parameters.query,
+        directory: parameters.directory,
+        ref: parameters.ref,
+        limit: parameters.limit,
+        candidates: parameters.knn,
+      });
+      response.json(presentSemanticResults({ result, externalUrl: publicUrl(services.config, request) }));
+    } catch (error) {
+      // GitLab answers 422 while a project has no embeddings (indexing starts on the first search).
+      if (isAppError(error) && error.code === 'CONFLICT') {
+        response.status(422).json({ message: `Project '${project}' has no embeddings`, detail: error.userMessage });
+        return;
+      }
+      if (isAppError(error) && error.field === 'directory') throw new AppError({ code: error.code, userMessage: error.userMessage.replace(/^directory/, 'directory_path'), field: 'directory_path' });
+      throw error;
+    }
   });
   return router;
 }

@@ -26,14 +26,20 @@ export type AuthorizeCodebaseOptions = {
   field: string;
 };
 
+/** A project reference as GitLab takes one (a numeric id, or a full path); null when blank. */
+export function projectWhere(reference: string): { id: number } | { fullPath: string } | null {
+  const trimmed = reference.trim();
+  if (!trimmed) return null;
+  return /^\d+$/.test(trimmed) && trimmed.length < 16 ? { id: Number(trimmed) } : { fullPath: trimmed.replace(/^\/+|\/+$/g, '') };
+}
+
 /**
  * Who may search a project's code: the user can read it (a hidden project answers exactly like a
  * missing one), the project has Duo features on, and the user has the context feature.
  */
 export async function authorizeCodebase(options: AuthorizeCodebaseOptions): Promise<Project> {
-  const reference = options.project.trim();
-  const where = /^\d+$/.test(reference) && reference.length < 16 ? { id: Number(reference) } : { fullPath: reference.replace(/^\/+|\/+$/g, '') };
-  const [access, project] = await Promise.all([options.access, reference ? findReadableProject(options.prisma, options.viewer, where) : null]);
+  const where = projectWhere(options.project);
+  const [access, project] = await Promise.all([options.access, where ? findReadableProject(options.prisma, options.viewer, where) : null]);
   // A directory is part of the repository: either feature lets the user search one.
   const allowed = access.chatContextCategories.includes(options.category) || (options.category === 'directory' && access.chatContextCategories.includes('repository'));
   if (!allowed) {
@@ -111,12 +117,31 @@ export type CodebaseSearchOptions = {
 };
 
 /** codebaseSearch and the REST semantic search: authorize, find the index, search. */
-export async function codebaseSearch(options: CodebaseSearchOptions): Promise<SearchCodeResult & { commitSha: string }> {
+export async function codebaseSearch(options: CodebaseSearchOptions): Promise<SearchCodeResult & { commitSha: string; ref: string; project: Project }> {
   const category: CodebaseCategory = options.directory?.trim() ? 'directory' : 'repository';
   const project = await authorizeCodebase({ ...options, category, field: 'projectPath' });
   const readiness = await indexReadiness({ ...options, project, directory: normalizeDirectory(options.directory, 'directory') });
   if (readiness.status !== 'ready') throw new AppError({ code: 'CONFLICT', userMessage: readiness.message });
   const result = await searchCode({ prisma: options.prisma, embedder: options.embedder, scope: readiness.scope, query: options.query, limit: options.limit, candidates: options.candidates, mode: options.mode });
-  return { ...result, commitSha: readiness.commitSha };
+  return { ...result, commitSha: readiness.commitSha, ref: readiness.index.ref, project };
 }
 
+
+export type CodeIndexStatusOptions = {
+  prisma: PrismaClient;
+  viewer: Viewer;
+  /** A full path, or a numeric id as a string. */
+  project: string;
+  /** Default: the project's default branch. */
+  ref?: string | null;
+};
+
+/** A ref's index as the user may see it: the project must be readable (hidden answers like missing). */
+export async function codeIndexStatus(options: CodeIndexStatusOptions): Promise<{ project: Project; ref: string; index: CodeIndex | null; searchable: boolean }> {
+  const where = projectWhere(options.project);
+  const project = where ? await findReadableProject(options.prisma, options.viewer, where) : null;
+  if (!project) throw new AppError({ code: 'NOT_FOUND', userMessage: NOT_AVAILABLE, field: 'project_id' });
+  const ref = validateRef(options.ref?.trim() || project.defaultBranch);
+  const index = await options.prisma.codeIndex.findUnique({ where: { projectId_ref: { projectId: project.id, ref } } });
+  return { project, ref, index, searchable: Boolean(index?.activeSnapshotId) };
+}

@@ -102,3 +102,23 @@ export async function describeToken(prisma: PrismaClient, tokenId: number, now: 
     expires_at: token.expiresAt?.toISOString().slice(0, 10) ?? null,
   };
 }
+
+/**
+ * Doorkeeper's token info (`GET /oauth/token/info`) for one of our tokens: the owner, scopes,
+ * seconds until it expires (null when it never does) and creation time in epoch seconds. Our
+ * tokens belong to no OAuth application, so `application.uid` is null.
+ */
+export async function describeTokenInfo(prisma: PrismaClient, tokenId: number, now: Date = new Date()) {
+  const token = await prisma.personalAccessToken.findUniqueOrThrow({ where: { id: tokenId } });
+  // A token expires at the start of its expiry date (UTC).
+  const expiresIn = token.expiresAt ? Math.max(0, Math.floor((Date.parse(`${token.expiresAt.toISOString().slice(0, 10)}T00:00:00Z`) - now.getTime()) / 1000)) : null;
+  return {
+    resource_owner_id: token.userId,
+    scope: token.scopes,
+    expires_in: expiresIn,
+    application: { uid: null },
+    created_at: Math.floor(token.createdAt.getTime() / 1000),
+    scopes: token.scopes,
+    expires_in_seconds: expiresIn,
+  };
+}

@@ -1,0 +1,55 @@
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import express, { Router, type RequestHandler } from 'express';
+import { authenticateToken } from '../auth/authenticate';
+import { tokenFromHeaders } from '../auth/tokens';
+import { isAppError } from '../errors';
+import { createMcpServer } from '../mcp/mcp-server';
+import type { Services } from '../services';
+import { locals } from './locals';
+import { GITLAB_VERSION, publicUrl } from './rest-v4.routes';
+
+export const MCP_PATH = '/api/v4/mcp';
+
+/** Every MCP request needs a token with the api, read_api or mcp scope; anything else is 401 (or 403 for a token without those scopes). */
+function authenticateMcp(services: Services): RequestHandler {
+  return async (request, response, next) => {
+    const token = tokenFromHeaders(request.headers);
+    if (!token) return void response.status(401).set('WWW-Authenticate', 'Bearer realm="GitLab"').json({ message: '401 Unauthorized' });
+    try {
+      locals(response).viewer = await authenticateToken(services.prisma, token, { surface: 'mcp' });
+      next();
+    } catch (error) {
+      if (isAppError(error) && error.code === 'UNAUTHENTICATED') {
+        return void response.status(401).set('WWW-Authenticate', 'Bearer realm="GitLab", error="invalid_token"').json({ message: '401 Unauthorized' });
+      }
+      if (isAppError(error) && error.code === 'FORBIDDEN') {
+        return void response.status(403).set('WWW-Authenticate', 'Bearer realm="GitLab", error="insufficient_scope", scope="mcp"').json({ error: 'insufficient_scope', error_description: error.userMessage, scope: 'mcp api read_api' });
+      }
+      next(error);
+    }
+  };
+}
+
+/**
+ * GitLab's MCP server (18.6+) at /api/v4/mcp: Streamable HTTP in stateless JSON mode, so any API
+ * process can answer any request. GET (a server-to-client stream) and DELETE (sessions) are not
+ * offered, as in stateless servers: 405.
+ */
+export function mcpRoutes(services: Services, rateLimit: RequestHandler): Router {
+  const router = Router();
+  router.use(authenticateMcp(services), rateLimit);
+  router.post('/', express.json({ limit: services.config.maxBodyBytes }), async (request, response) => {
+    const server = createMcpServer({ services, viewer: locals(response).viewer!, externalUrl: publicUrl(services.config, request), version: GITLAB_VERSION, requestId: locals(response).requestId });
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    response.on('close', () => {
+      void transport.close();
+      void server.close();
+    });
+    await server.connect(transport);
+    await transport.handleRequest(request, response, request.body);
+  });
+  router.all('/', (_request, response) => {
+    response.status(405).set('Allow', 'POST').json({ jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed.' }, id: null });
+  });
+  return router;
+}
