@@ -118,21 +118,63 @@ describe('codebaseSearch and /projects/:id/search/semantic', () => {
     expect(onMain.some((hit) => hit.path === 'src/shipping.ts')).toBe(false);
   });
 
-  it("answers GitLab's REST semantic search, grouped by file with a confidence", async () => {
-    const response = await fetch(`${service.url}/api/v4/projects/${encodeURIComponent(project.fullPath)}/search/semantic?q=${encodeURIComponent('retry with backoff after a failure')}&limit=3`, {
-      headers: { authorization: `Bearer ${user.token}` },
-    });
+  const semantic = (id: string | number, query: Record<string, string>, token: string | null = user.token) =>
+    fetch(`${service.url}/api/v4/projects/${encodeURIComponent(String(id))}/search/semantic?${new URLSearchParams(query)}`, { headers: token ? { authorization: `Bearer ${token}` } : {} });
+
+  it("answers GitLab's REST semantic search in GitLab's shape: files with snippet ranges, a file URL and a confidence", async () => {
+    const response = await semantic(project.fullPath, { q: 'retry with backoff after a failure', limit: '3' });
     expect(response.status).toBe(200);
     const body = await readJson(response);
-    expect(body).toMatchObject({ confidence: expect.stringMatching(/^(high|medium|low)$/), commit_sha: repo.head() });
-    expect(body.results[0]).toMatchObject({ path: 'src/retry.py', blob_id: expect.any(String), snippets: [expect.objectContaining({ start_line: 1, content: expect.stringContaining('retry_with_backoff') })] });
-    const byId = await fetch(`${service.url}/api/v4/projects/${project.id}/search/semantic?q=invoice&directory_path=lib`, { headers: { authorization: `Bearer ${user.token}` } });
+    expect(body).toMatchObject({ confidence: expect.stringMatching(/^(high|medium|low)$/), commit_sha: repo.head(), ref: 'main' });
+    expect(body.results.length).toBeLessThanOrEqual(3);
+    expect(body.results[0]).toEqual({
+      path: 'src/retry.py',
+      project_id: project.id,
+      language: 'python',
+      blob_id: expect.stringMatching(/^[0-9a-f]{40}$/),
+      file_url: `${service.url}/${project.fullPath}/-/blob/main/src/retry.py`,
+      score: expect.any(Number),
+      snippet_ranges: [expect.objectContaining({ start_line: 1, end_line: expect.any(Number), score: expect.any(Number), content: expect.stringContaining('retry_with_backoff') })],
+    });
+    // glab's form: the path URL-encoded, and GitLab's optional /-/ segment.
+    const byId = await fetch(`${service.url}/api/v4/projects/${project.id}/-/search/semantic?q=invoice&directory_path=lib`, { headers: { authorization: `Bearer ${user.token}` } });
     expect((await readJson(byId)).results.map((result: { path: string }) => result.path)).toEqual(['lib/invoice.rb']);
-    const bad = await fetch(`${service.url}/api/v4/projects/${project.id}/search/semantic?q=x&knn=1000`, { headers: { authorization: `Bearer ${user.token}` } });
-    expect(bad.status).toBe(400);
-    expect(await readJson(bad)).toMatchObject({ field: 'knn' });
-    const anonymous = await fetch(`${service.url}/api/v4/projects/${project.id}/search/semantic?q=x`);
-    expect(anonymous.status).toBe(401);
+    expect((await semantic(project.id, { q: 'invoice', knn: '1', limit: '1' })).status).toBe(200);
+    expect((await semantic(project.id, { q: 'x'.repeat(1000), knn: '100', limit: '100' })).status).toBe(200);
+  });
+
+  it.each([
+    ['q is missing', {}, 'q'],
+    ['q is empty', { q: '   ' }, 'q'],
+    ['q must be less than 1000 characters', { q: 'x'.repeat(1001) }, 'q'],
+    ['knn does not have a valid value', { q: 'x', knn: '101' }, 'knn'],
+    ['knn does not have a valid value', { q: 'x', knn: '0' }, 'knn'],
+    ['knn is invalid', { q: 'x', knn: 'many' }, 'knn'],
+    ['limit does not have a valid value', { q: 'x', limit: '101' }, 'limit'],
+    ['limit is invalid', { q: 'x', limit: '2.5' }, 'limit'],
+    ['directory_path must not start with / or contain .. segments', { q: 'x', directory_path: '/etc' }, 'directory_path'],
+    ['directory_path must not start with / or contain .. segments', { q: 'x', directory_path: 'src/../../etc' }, 'directory_path'],
+    ['directory_path must be less than 100 characters', { q: 'x', directory_path: 'a'.repeat(101) }, 'directory_path'],
+  ])('answers 400 "%s"', async (message, query, field) => {
+    const response = await semantic(project.id, query as Record<string, string>);
+    expect(response.status).toBe(400);
+    expect(await readJson(response)).toEqual({ error: message, field });
+  });
+
+  it('answers 422 while a project has no embeddings, 404 for a hidden project as for a missing one, 401 without a token', async () => {
+    const other = (await createProject(service.prisma, { fullPath: `${groupPath}/${unique('fresh')}`, repository: repo.path })).project;
+    await addMember(service.prisma, { fullPath: other.fullPath, username: user.username, accessLevel: 'developer' });
+    const fresh = await semantic(other.id, { q: 'invoice' });
+    expect(fresh.status).toBe(422);
+    expect(await readJson(fresh)).toMatchObject({ message: `Project '${other.id}' has no embeddings`, detail: expect.stringContaining('indexing has started') });
+
+    const stranger = await userWithToken(service.prisma);
+    await groupWithSeat(service.prisma, { plan: 'ultimate', addOn: 'duo_pro', username: stranger.username });
+    const hidden = await semantic(project.fullPath, { q: 'invoice' }, stranger.token);
+    const missing = await semantic(`${groupPath}/does-not-exist`, { q: 'invoice' }, stranger.token);
+    expect(hidden.status).toBe(404);
+    expect(await readJson(hidden)).toEqual(await readJson(missing));
+    expect((await semantic(project.id, { q: 'x' }, null)).status).toBe(401);
   });
 });
 
