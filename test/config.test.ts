@@ -25,9 +25,15 @@ describe('configuration', () => {
     [{ DEMO_SEED: 'maybe' }, 'DEMO_SEED'],
     [{ DUO_DISABLED_CONTEXT_CATEGORIES: 'file,nonsense' }, 'DUO_DISABLED_CONTEXT_CATEGORIES'],
     [{ RATE_LIMIT_PER_MINUTE: '0' }, 'RATE_LIMIT_PER_MINUTE'],
+    [{ EXTERNAL_URL: 'duo.example.com' }, 'EXTERNAL_URL'],
   ])('refuses %j naming the variable', (env, name) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(new RegExp(`${name}:`));
+  });
+
+  it('takes EXTERNAL_URL without its trailing slash, and leaves it unset by default (the URL a request came to)', () => {
+    expect(loadConfig({ EXTERNAL_URL: 'https://duo.example.com/gitlab/' }).externalUrl).toBe('https://duo.example.com/gitlab');
+    expect(loadConfig({}).externalUrl).toBeUndefined();
   });
 
   it('names every bad variable at once, and treats blank as unset', () => {

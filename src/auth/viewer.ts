@@ -7,7 +7,7 @@ export type Viewer = {
 };
 
 /** Where a token is used: the REST/GraphQL/WebSocket API, the MCP server at /api/v4/mcp, or OAuth's token info (any scope). */
-export type TokenSurface = 'api' | 'mcp' | 'token_info';
+export type TokenSurface = 'api' | 'mcp' | 'mcp_read' | 'token_info';
 
 /**
  * The scopes that admit a token to each surface, as GitLab's: `mcp` opens only the MCP server
@@ -16,6 +16,8 @@ export type TokenSurface = 'api' | 'mcp' | 'token_info';
 export const SURFACE_SCOPES: Record<TokenSurface, readonly TokenScope[]> = {
   api: ['api', 'read_api', 'ai_features'],
   mcp: ['api', 'read_api', 'mcp'],
+  // The few REST reads GitLab opens to mcp tokens too (`allow_mcp_access_read`): semantic search.
+  mcp_read: ['api', 'read_api', 'ai_features', 'mcp'],
   token_info: TOKEN_SCOPES,
 };
 

@@ -20,7 +20,7 @@ import { restV4Routes } from './rest-v4.routes';
 import { webhookRoutes } from './webhooks.routes';
 import { semanticSearchRoutes } from './semantic-search.routes';
 import { codeSuggestionsRoutes } from './code-suggestions.routes';
-import { MCP_PATH, mcpRoutes } from './mcp.routes';
+import { MCP_PATH, mcpRoutes, restSurface } from './mcp.routes';
 import { oauthRoutes } from './oauth.routes';
 import { detectIntent } from '../suggestions/detect-intent';
 
@@ -59,7 +59,7 @@ export async function createHttpApp(services: Services, httpServer: Server): Pro
   // Before the API's authentication: these take tokens the API would refuse (mcp scope; any scope for token info).
   app.use(MCP_PATH, mcpRoutes(services, rateLimit));
   app.use('/oauth', oauthRoutes(services, rateLimit));
-  app.use('/api', authenticateMiddleware(services.prisma));
+  app.use('/api', authenticateMiddleware(services.prisma, restSurface));
   app.use('/api', rateLimit);
   // Before the general body parser: this endpoint has GitLab's own, smaller body limit.
   app.use('/api/v4/code_suggestions', codeSuggestionsRoutes(services, (input) => detectIntent(input)));

@@ -1,4 +1,5 @@
-import type { RequestHandler } from 'express';
+import type { Request, RequestHandler } from 'express';
+import type { TokenSurface } from '../auth/viewer';
 import { authenticateToken } from '../auth/authenticate';
 import { tokenFromHeaders } from '../auth/tokens';
 import type { PrismaClient } from '../db/prisma';
@@ -7,12 +8,12 @@ import { sendAppError } from './http-errors';
 import { locals } from './locals';
 
 /** No token: anonymous. A bad token (wrong, expired, revoked, blocked user): 401, never anonymous. */
-export function authenticateMiddleware(prisma: PrismaClient): RequestHandler {
+export function authenticateMiddleware(prisma: PrismaClient, surfaceOf: (request: Request) => TokenSurface = () => 'api'): RequestHandler {
   return async (request, response, next) => {
     const token = tokenFromHeaders(request.headers);
     if (!token) return next();
     try {
-      locals(response).viewer = await authenticateToken(prisma, token);
+      locals(response).viewer = await authenticateToken(prisma, token, { surface: surfaceOf(request) });
       next();
     } catch (error) {
       if (isAppError(error)) return sendAppError(request, response, error);

@@ -1,7 +1,8 @@
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import express, { Router, type RequestHandler } from 'express';
+import express, { Router, type Request, type RequestHandler } from 'express';
 import { authenticateToken } from '../auth/authenticate';
 import { tokenFromHeaders } from '../auth/tokens';
+import type { TokenSurface } from '../auth/viewer';
 import { isAppError } from '../errors';
 import { createMcpServer } from '../mcp/mcp-server';
 import type { Services } from '../services';
@@ -9,6 +10,13 @@ import { locals } from './locals';
 import { GITLAB_VERSION, publicUrl } from './rest-v4.routes';
 
 export const MCP_PATH = '/api/v4/mcp';
+
+const MCP_READABLE = /^\/api\/v4\/projects\/[^/]+(\/-)?\/search\/semantic\/?$/;
+
+/** GitLab lets mcp-scope tokens read semantic search over REST too (`allow_mcp_access_read`); everything else is the API's. */
+export function restSurface(request: Request): TokenSurface {
+  return (request.method === 'GET' || request.method === 'HEAD') && MCP_READABLE.test(request.originalUrl.split('?')[0]!) ? 'mcp_read' : 'api';
+}
 
 /** Every MCP request needs a token with the api, read_api or mcp scope; anything else is 401 (or 403 for a token without those scopes). */
 function authenticateMcp(services: Services): RequestHandler {

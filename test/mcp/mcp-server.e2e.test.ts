@@ -165,9 +165,12 @@ describe('MCP server at /api/v4/mcp', () => {
     await expect(connect('glpat-wrongwrongwrongwrong')).rejects.toThrow();
   });
 
-  it('keeps an mcp-scope token out of REST and GraphQL', async () => {
+  it('keeps an mcp-scope token out of REST and GraphQL, but for semantic search (GitLab: allow_mcp_access_read)', async () => {
     const rest = await fetch(`${service.url}/api/v4/user`, { headers: { authorization: `Bearer ${user.token}` } });
     expect(rest.status).toBe(403);
+    const search = await fetch(`${service.url}/api/v4/projects/${encodeURIComponent(project.fullPath)}/search/semantic?q=invoice`, { headers: { authorization: `Bearer ${user.token}` } });
+    expect(search.status).toBe(200);
+    expect((await readJson(search)).results.length).toBeGreaterThan(0);
     const graphql = await service.graphql('{ currentUser { id } }', { token: user.token });
     expect(graphql.status).toBe(403);
     expect(graphql.body.errors?.[0]?.extensions?.code).toBe('FORBIDDEN');
