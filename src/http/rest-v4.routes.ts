@@ -2,6 +2,7 @@ import { Router, type Request } from 'express';
 import type { Config } from '../config';
 import { unauthenticated } from '../errors';
 import type { Services } from '../services';
+import { trackUsageEvent, type TrackEventInput } from '../usage/usage-events';
 import { describeToken, describeUser } from '../users/users.service';
 import { locals } from './locals';
 
@@ -35,6 +36,15 @@ export function restV4Routes(services: Services): Router {
     const viewer = locals(response).viewer;
     if (!viewer) throw unauthenticated();
     response.json(await describeToken(services.prisma, viewer.token.id));
+  });
+
+  // The language server (17.2+) reports shown, accepted and rejected suggestions here.
+  router.post('/usage_data/track_event', async (request, response) => {
+    const viewer = locals(response).viewer;
+    if (!viewer) throw unauthenticated();
+    const body = request.body && typeof request.body === 'object' ? (request.body as TrackEventInput) : {};
+    await trackUsageEvent({ redis: services.redis, prefix: services.config.redisPrefix, input: body });
+    response.status(200).json({});
   });
 
   return router;

@@ -99,6 +99,7 @@ describe('REST calls of GitLab clients (conformance fixtures)', () => {
       'project.pathEncoded': encodeURIComponent(project.fullPath),
       'group.fullPath': groupPath,
       baseUrl: service.url,
+      clientSubscriptionId: crypto.randomUUID(),
       version,
     };
   }

@@ -1,3 +1,4 @@
+import { usageEventsKey } from '../../src/usage/usage-events';
 import { revokeToken } from '../../src/users/users.service';
 import { groupWithSeat, userWithToken, type UserWithToken } from '../helpers/fixtures';
 import { readJson } from '../helpers/http';
@@ -86,6 +87,30 @@ describe('REST calls of the language server: token info, direct access, connecti
     expect(otherBody.global_user_id).not.toBe(body.global_user_id);
     expect((await request('POST', '/api/v4/code_suggestions/connection_details', noSeat.token)).status).toBe(401);
     expect((await request('POST', '/api/v4/code_suggestions/connection_details', null)).status).toBe(401);
+  });
+
+  it('counts the suggestion events the language server tracks, validates them as GitLab does, and needs a token', async () => {
+    const track = (body: unknown, token: string | null = seated.token) =>
+      fetch(`${service.url}/api/v4/usage_data/track_event`, { method: 'POST', headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) }, body: JSON.stringify(body) });
+    for (const event of ['code_suggestion_shown_in_ide', 'code_suggestion_shown_in_ide', 'code_suggestion_accepted_in_ide', 'some_other_event']) {
+      const response = await track({ event, additional_properties: { language: 'python', suggestion_size: 3 } });
+      expect(response.status).toBe(200);
+      expect(await readJson(response)).toEqual({});
+    }
+    const counts = await service.running.services.redis.hgetall(usageEventsKey(service.redisPrefix, new Date()));
+    expect(counts).toEqual({ code_suggestion_shown_in_ide: '2', code_suggestion_accepted_in_ide: '1' });
+    for (const [body, error, field] of [
+      [{}, 'event is missing', 'event'],
+      [{ event: 42 }, 'event is invalid', 'event'],
+      [{ event: 'x', project_id: 'abc' }, 'project_id is invalid', 'project_id'],
+      [{ event: 'x', additional_properties: [1] }, 'additional_properties is invalid', 'additional_properties'],
+    ] as const) {
+      const refused = await track(body);
+      expect(refused.status).toBe(400);
+      expect(await readJson(refused)).toEqual({ error, field });
+    }
+    expect((await track({ event: 'code_suggestion_shown_in_ide' }, null)).status).toBe(401);
+    expect(await service.running.services.redis.hget(usageEventsKey(service.redisPrefix, new Date()), 'code_suggestion_shown_in_ide')).toBe('2');
   });
 
   it("describes a token at personal_access_tokens/self with the fields the language server checks", async () => {
