@@ -1,15 +1,28 @@
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import express, { Router, type Request, type RequestHandler } from 'express';
 import { authenticateToken } from '../auth/authenticate';
 import { tokenFromHeaders } from '../auth/tokens';
 import type { TokenSurface } from '../auth/viewer';
 import { isAppError } from '../errors';
-import { createMcpServer } from '../mcp/mcp-server';
 import type { Services } from '../services';
 import { locals } from './locals';
 import { GITLAB_VERSION, publicUrl } from './rest-v4.routes';
 
 export const MCP_PATH = '/api/v4/mcp';
+
+type McpModules = {
+  createMcpServer: typeof import('../mcp/mcp-server').createMcpServer;
+  StreamableHTTPServerTransport: typeof import('@modelcontextprotocol/sdk/server/streamableHttp.js').StreamableHTTPServerTransport;
+};
+let mcpModules: McpModules | null = null;
+
+/** The MCP SDK (with its JSON Schema tooling) takes about a second to load: only when the first MCP request comes, not at every start. */
+function loadMcp(): McpModules {
+  mcpModules ??= {
+    createMcpServer: (require('../mcp/mcp-server') as typeof import('../mcp/mcp-server')).createMcpServer,
+    StreamableHTTPServerTransport: (require('@modelcontextprotocol/sdk/server/streamableHttp.js') as typeof import('@modelcontextprotocol/sdk/server/streamableHttp.js')).StreamableHTTPServerTransport,
+  };
+  return mcpModules;
+}
 
 const MCP_READABLE = /^\/api\/v4\/projects\/[^/]+(\/-)?\/search\/semantic\/?$/;
 
@@ -47,6 +60,7 @@ export function mcpRoutes(services: Services, rateLimit: RequestHandler): Router
   const router = Router();
   router.use(authenticateMcp(services), rateLimit);
   router.post('/', express.json({ limit: services.config.maxBodyBytes }), async (request, response) => {
+    const { createMcpServer, StreamableHTTPServerTransport } = loadMcp();
     const server = createMcpServer({ services, viewer: locals(response).viewer!, externalUrl: publicUrl(services.config, request), version: GITLAB_VERSION, requestId: locals(response).requestId });
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     response.on('close', () => {
