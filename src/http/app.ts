@@ -21,6 +21,7 @@ import { webhookRoutes } from './webhooks.routes';
 import { semanticSearchRoutes } from './semantic-search.routes';
 import { codeSuggestionsRoutes } from './code-suggestions.routes';
 import { detectIntent } from '../suggestions/detect-intent';
+import { avatarRoutes } from './avatar.routes';
 
 export type HttpApp = { app: Express; apollo: ApolloServer<GraphQLContext> };
 
@@ -51,6 +52,7 @@ export async function createHttpApp(services: Services, httpServer: Server): Pro
   app.use(requestIdMiddleware());
   app.use('/-', healthRoutes(services));
   app.use(playgroundRoutes());
+  app.use(avatarRoutes(services));
   // Webhooks carry the project's secret instead of a user's token.
   app.use('/api/v4/webhooks', webhookRoutes(services));
   app.use('/api', authenticateMiddleware(services.prisma));
