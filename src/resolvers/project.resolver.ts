@@ -1,8 +1,11 @@
-import { Arg, Ctx, FieldResolver, ID, Query, Resolver, Root } from 'type-graphql';
+import { Arg, Args, Ctx, FieldResolver, ID, Query, Resolver, Root } from 'type-graphql';
 import { findReadableProject } from '../auth/policies';
 import type { Project } from '../db/prisma';
 import type { GraphQLContext } from '../graphql/context';
-import { toGlobalId } from '../graphql/global-id';
+import { parseGlobalId, toGlobalId } from '../graphql/global-id';
+import { badInput } from '../errors';
+import { connectionType, MAX_PAGE_SIZE, paginate } from './connection';
+import { PageArguments } from './page-arguments';
 import { namespaceWebUrl, projectWebUrl } from '../instance';
 import { findGroupWithAncestors } from '../namespaces/namespaces.service';
 import { GroupType } from './group.types';
@@ -22,8 +25,24 @@ export function toProjectType(project: Project): ProjectType {
   };
 }
 
+export const ProjectConnection = connectionType('Project', ProjectType, 'The connection type for Project.');
+
 @Resolver(() => ProjectType)
 export class ProjectResolver {
+  @Query(() => ProjectConnection, { nullable: true, description: 'Find projects visible to the current user, by global ID (the language server asks which have Duo turned on).' })
+  async projects(
+    @Args(() => PageArguments) page: PageArguments,
+    @Ctx() context: GraphQLContext,
+    @Arg('ids', () => [ID], { nullable: true, description: 'Filter projects by IDs.' }) ids?: string[] | null,
+  ) {
+    if (!ids) throw badInput('projects needs ids: listing every project is not supported', 'ids');
+    if (ids.length > MAX_PAGE_SIZE) throw badInput(`ids is too long (maximum is ${MAX_PAGE_SIZE})`, 'ids');
+    const numeric = ids.map((id) => parseGlobalId(id)).flatMap((gid) => (gid?.model === 'Project' && /^\d{1,10}$/.test(gid.id) ? [Number(gid.id)] : []));
+    const found = await Promise.all([...new Set(numeric)].map((id) => findReadableProject(context.services.prisma, context.viewer, { id })));
+    const readable = found.filter((project): project is Project => project !== null).map(toProjectType);
+    return paginate(readable, (project) => project.id, page);
+  }
+
   @Query(() => ProjectType, { nullable: true, description: 'Find a project. Null when it does not exist or the user cannot read it.' })
   async project(@Arg('fullPath', () => ID, { description: 'Full path of the project. For example, `gitlab-org/gitlab-foss`.' }) fullPath: string, @Ctx() context: GraphQLContext): Promise<ProjectType | null> {
     const project = await findReadableProject(context.services.prisma, context.viewer, { fullPath });
