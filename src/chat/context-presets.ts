@@ -13,6 +13,9 @@ export const GENERAL_QUESTIONS = [
 
 export const QUESTION_COUNT = { default: 4, max: 10 } as const;
 
+/** Files with a language that are prose or configuration, not code to ask about. */
+const NOT_CODE = new Set(['markdown', 'json', 'yaml', 'toml', 'xml', 'css', 'scss', 'html']);
+
 const TEST_PATH = /(^|\/)(tests?|spec|__tests__|fixtures?)\/|[._-](test|spec)\.[a-z]+$/i;
 
 /**
@@ -35,7 +38,10 @@ async function questionsFromCode(prisma: PrismaClient, viewer: Viewer, projectId
   const files = await prisma.codeIndexFile.findMany({ where: { snapshotId: index.activeSnapshotId }, select: { path: true }, orderBy: { path: 'asc' }, take: 2000 });
   const sources = files
     .map((file) => file.path)
-    .filter((path) => languageOf(path) !== null && !TEST_PATH.test(path))
+    .filter((path) => {
+      const language = languageOf(path);
+      return language !== null && !NOT_CODE.has(language) && !TEST_PATH.test(path);
+    })
     .sort((left, right) => left.split('/').length - right.split('/').length || left.localeCompare(right));
   if (sources.length === 0) return [];
   const [first, second] = sources;
