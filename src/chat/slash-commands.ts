@@ -16,7 +16,7 @@ export type SlashCommand = {
   kind: 'reset' | 'clear' | 'help' | 'code';
   /** The intent a code command fixes (build-prompt's INTENT_TASKS). */
   intent?: string;
-  /** The task for the model, said of "the code" the command works on. */
+  /** The task for the model; `{target}` names what the command works on. */
   task?: string;
   /** What the refusal names when there is nothing to work on. */
   subject?: string;
@@ -26,17 +26,17 @@ export const SLASH_COMMANDS: readonly SlashCommand[] = [
   { name: '/reset', description: 'Reset conversation and ignore previous messages.', shouldSubmit: true, kind: 'reset' },
   { name: '/clear', description: 'Delete all messages in the current conversation.', shouldSubmit: true, kind: 'clear' },
   { name: '/help', description: 'Learn what Duo Chat can do.', shouldSubmit: true, kind: 'help' },
-  { name: '/explain', description: 'Explain the selected code.', shouldSubmit: false, kind: 'code', intent: 'EXPLAIN_CODE', task: 'Explain what the code does and why', subject: 'code to explain' },
-  { name: '/tests', description: 'Write tests for the selected code.', shouldSubmit: false, kind: 'code', intent: 'WRITE_TESTS', task: 'Write tests for the code', subject: 'code to write tests for' },
-  { name: '/refactor', description: 'Refactor the selected code.', shouldSubmit: false, kind: 'code', intent: 'REFACTOR_CODE', task: 'Refactor the code without changing what it does', subject: 'code to refactor' },
-  { name: '/fix', description: 'Fix the selected code.', shouldSubmit: false, kind: 'code', intent: 'FIX_CODE', task: 'Find the problems in the code and fix them', subject: 'code to fix' },
+  { name: '/explain', description: 'Explain the selected code.', shouldSubmit: false, kind: 'code', intent: 'EXPLAIN_CODE', task: 'Explain what {target} does and why', subject: 'code to explain' },
+  { name: '/tests', description: 'Write tests for the selected code.', shouldSubmit: false, kind: 'code', intent: 'WRITE_TESTS', task: 'Write tests for {target}', subject: 'code to write tests for' },
+  { name: '/refactor', description: 'Refactor the selected code.', shouldSubmit: false, kind: 'code', intent: 'REFACTOR_CODE', task: 'Refactor {target} without changing what it does', subject: 'code to refactor' },
+  { name: '/fix', description: 'Fix the selected code.', shouldSubmit: false, kind: 'code', intent: 'FIX_CODE', task: 'Find the problems in {target} and fix them', subject: 'code to fix' },
   {
     name: '/troubleshoot',
     description: 'Troubleshoot the selected error output or failing code.',
     shouldSubmit: false,
     kind: 'code',
     intent: 'TROUBLESHOOT',
-    task: 'Find the root cause of the failure shown in the code or output, and say how to fix it',
+    task: 'Find the root cause of the failure shown in {target}, and say how to fix it',
     subject: 'error output or code to troubleshoot',
   },
 ];
@@ -83,7 +83,7 @@ export function commandQuestion(parsed: ParsedSlashCommand, target: Exclude<Comm
     context: 'the code and output the user attached (shown above)',
     input: 'the code the user gave below',
   }[target];
-  const task = `${command.task!.replace(/the code/, where)}.`;
+  const task = `${command.task!.replace('{target}', where)}.`;
   if (target === 'input') return `${task}\n\n${input}`;
   return input ? `${task} The user adds: ${input}` : task;
 }

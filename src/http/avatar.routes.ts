@@ -1,4 +1,5 @@
 import { Router } from 'express';
+import type { Services } from '../services';
 import { findUserInitials } from '../users/users.service';
 
 const PALETTE = ['#6666c4', '#4e9a06', '#c17d11', '#a33b74', '#3465a4', '#cc0000', '#2e8f83'];
@@ -9,7 +10,7 @@ const escapeXml = (text: string) => text.replace(/[<>&"']/g, (char) => `&#${char
  * The user avatars `avatarUrl` points at: the user's initials on a colour picked from the id,
  * as GitLab draws users without an uploaded picture. Avatars are public in GitLab too.
  */
-export function avatarRoutes(services: { prisma: Parameters<typeof findUserInitials>[0] }): Router {
+export function avatarRoutes(services: Pick<Services, 'prisma'>): Router {
   const router = Router();
   router.get('/uploads/-/system/user/avatar/:id/avatar.svg', async (request, response) => {
     const id = /^\d{1,10}$/.test(request.params.id) ? Number(request.params.id) : null;

@@ -171,16 +171,3 @@ export async function updateProject(prisma: PrismaClient, input: UpdateProjectIn
   });
   return { project, webhookSecret };
 }
-
-/** A group and the groups above it, top-level first; empty when there is no such group. Nesting is shallow, so one query per level. */
-export async function findGroupWithAncestors(prisma: PrismaClient, groupId: number): Promise<Group[]> {
-  const chain: Group[] = [];
-  let next: number | null = groupId;
-  while (next !== null && chain.length < 20) {
-    const group: Group | null = await prisma.group.findUnique({ where: { id: next } });
-    if (!group) break;
-    chain.unshift(group);
-    next = group.parentId;
-  }
-  return chain;
-}

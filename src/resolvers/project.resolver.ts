@@ -1,5 +1,5 @@
 import { Arg, Args, Ctx, FieldResolver, ID, Query, Resolver, Root } from 'type-graphql';
-import { findReadableProject } from '../auth/policies';
+import { findReadableProject, groupAncestry } from '../auth/policies';
 import type { Project } from '../db/prisma';
 import type { GraphQLContext } from '../graphql/context';
 import { parseGlobalId, toGlobalId } from '../graphql/global-id';
@@ -7,7 +7,6 @@ import { badInput } from '../errors';
 import { connectionType, MAX_PAGE_SIZE, paginate } from './connection';
 import { PageArguments } from './page-arguments';
 import { namespaceWebUrl, projectWebUrl } from '../instance';
-import { findGroupWithAncestors } from '../namespaces/namespaces.service';
 import { GroupType } from './group.types';
 import { ProjectType } from './project.types';
 
@@ -56,7 +55,10 @@ export class ProjectResolver {
 
   @FieldResolver(() => GroupType, { nullable: true, description: 'Group of the project.' })
   async group(@Root() project: ProjectType, @Ctx() context: GraphQLContext): Promise<GroupType | null> {
-    const groups = await findGroupWithAncestors(context.services.prisma, project.groupId);
+    const ids = await groupAncestry(context.services.prisma, project.groupId);
+    const found = await context.services.prisma.group.findMany({ where: { id: { in: ids } } });
+    // groupAncestry lists the nearest group first; GitLab's full name starts at the top.
+    const groups = ids.map((id) => found.find((each) => each.id === id)).filter((each) => each !== undefined).reverse();
     const group = groups.at(-1);
     if (!group) return null;
     return {
