@@ -1,6 +1,7 @@
 import { parse, validate } from 'graphql';
 import { buildGraphQLSchema } from '../../src/graphql/schema';
 import { GITLAB_VERSION } from '../../src/instance';
+import { subscribe, wsClient } from '../helpers/chat-client';
 import { groupWithSeat, projectIn, userWithToken, type UserWithToken } from '../helpers/fixtures';
 import { startStubLlmServer, type StubLlmServer } from '../helpers/stub-llm-server';
 import { startTestService, type TestService } from '../helpers/test-service';
@@ -97,6 +98,33 @@ describe('GraphQL conformance with GitLab clients', () => {
     expect(response.status).toBe(fixture.expect.status ?? 200);
     if (fixture.expect.noErrors !== false) expect(body.errors).toBeUndefined();
     expect(failedChecks(body, fill(fixture.expect.checks, values))).toEqual([]);
+  });
+
+  const subscriptions = atOurVersion.filter((fixture) => fixture.transport === 'subscription');
+  it.each(subscriptions.map((fixture) => [fixture.file, fixture] as const))('%s streams a chat answer over graphql-ws', async (_file, fixture) => {
+    const clientSubscriptionId = crypto.randomUUID();
+    const client = wsClient(service.url, alice.token);
+    const stream = await subscribe(client, fill({ ...fixture.variables }, { ...values, clientSubscriptionId }), fixture.document);
+    try {
+      const { body } = await service.graphql<{ aiAction: { requestId: string } }>(SEED_CHAT, {
+        token: alice.token,
+        variables: { question: 'Say hello', clientSubscriptionId, conversationType: null, additionalContext: [] },
+      });
+      const messages = await stream.untilFinal(body.data!.aiAction.requestId, 20_000);
+      expect(stream.errors).toEqual([]);
+      const final = messages.find((message) => message.role === 'ASSISTANT' && message.chunkId === null)!;
+      expect(final.content).toContain('Say hello');
+      // A subscription with the client's id gets the chunks too; one without gets the final message only.
+      const chunks = messages.filter((message) => message.chunkId !== null);
+      if (fixture.document!.includes('clientSubscriptionId: $clientSubscriptionId') && 'clientSubscriptionId' in (fixture.variables ?? {})) {
+        expect(chunks.map((chunk) => chunk.content).join('')).toBe(final.content);
+      } else {
+        expect(chunks).toEqual([]);
+      }
+    } finally {
+      stream.stop();
+      await client.dispose();
+    }
   });
 
   it('reports the same version over GraphQL as over REST', async () => {
