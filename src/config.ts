@@ -16,6 +16,12 @@ export const CONTEXT_CATEGORIES = [
 ] as const;
 export type ContextCategory = (typeof CONTEXT_CATEGORIES)[number];
 
+/**
+ * Instance feature flags on by default: the two the language server checks before it gathers
+ * context for code suggestions, which our completions endpoint accepts.
+ */
+export const DEFAULT_FEATURE_FLAGS = ['advanced_context_resolver', 'code_suggestions_context'] as const;
+
 const booleanString = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'], { message: 'must be true or false' })
   .transform((value) => value === 'true' || value === '1' || value === 'yes');
@@ -34,7 +40,22 @@ const urlWithProtocol = (protocols: string[]) =>
 const envSchema = z.object({
   PORT: z.coerce.number({ message: 'must be a number' }).int().min(0).max(65535, 'must be a port number (0-65535)').default(3000),
   HOST: z.string().min(1).default('127.0.0.1'),
-  EXTERNAL_URL: urlWithProtocol(['http:', 'https:']).optional(),
+  EXTERNAL_URL: urlWithProtocol(['http:', 'https:'])
+    .transform((value) => value.replace(/\/+$/, ''))
+    .optional(),
+  FEATURE_FLAGS: z
+    .string()
+    .default(DEFAULT_FEATURE_FLAGS.join(','))
+    .transform((value, context) => {
+      const names = value
+        .split(',')
+        .map((name) => name.trim())
+        .filter(Boolean);
+      for (const name of names) {
+        if (!/^[a-z0-9_]+$/.test(name)) context.addIssue({ code: 'custom', message: `"${name}" is not a feature flag name (lowercase letters, digits and _)` });
+      }
+      return [...new Set(names)];
+    }),
   DATABASE_URL: urlWithProtocol(['postgres:', 'postgresql:']).optional(),
   DATA_DIR: z.string().min(1).default('.data'),
   REDIS_URL: urlWithProtocol(['redis:', 'rediss:']).default('redis://127.0.0.1:6379'),
@@ -85,8 +106,10 @@ const envSchema = z.object({
 export type Config = Readonly<{
   port: number;
   host: string;
-  /** The URL users reach the service at (links such as file_url), no trailing slash. Unset: the URL the request came to (the listening URL). */
+  /** The URL users reach the service at (EXTERNAL_URL), without a trailing slash; undefined = the listening URL. */
   externalUrl: string | undefined;
+  /** Instance feature flags that are on (FEATURE_FLAGS); `metadata.featureFlags` answers every other name with false. */
+  featureFlags: readonly string[];
   databaseUrl: string | undefined;
   dataDir: string;
   redisUrl: string;
@@ -183,7 +206,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   return Object.freeze({
     port: values.PORT,
     host: values.HOST,
-    externalUrl: values.EXTERNAL_URL?.replace(/\/+$/, ''),
+    externalUrl: values.EXTERNAL_URL,
+    featureFlags: Object.freeze([...values.FEATURE_FLAGS]),
     databaseUrl: values.DATABASE_URL,
     dataDir: path.resolve(values.DATA_DIR),
     redisUrl: values.REDIS_URL,

@@ -83,6 +83,7 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
     redis,
     logger,
     revision: readRevision(),
+    externalUrl: config.externalUrl ?? `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}`,
     queues,
     chatEvents,
     llm,
@@ -138,6 +139,7 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
     });
     const address = server.address() as AddressInfo;
     url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${address.port}`;
+    if (!config.externalUrl) services.externalUrl = url;
     stopHttp = () => apollo.stop();
     logger.info({ event: 'http_listening', url }, `listening on ${url}`);
   }

@@ -17,6 +17,8 @@ export type Services = {
   logger: Logger;
   /** The git revision the service runs, or "unknown". */
   revision: string;
+  /** Base of every web URL we answer (users, projects, avatars): EXTERNAL_URL, else the URL the API listens on. */
+  externalUrl: string;
   queues: Queues;
   chatEvents: ChatEventBus;
   /** Null when no model is configured (LLM_PROVIDER=none). */

@@ -26,6 +26,7 @@ describe('configuration', () => {
     [{ DUO_DISABLED_CONTEXT_CATEGORIES: 'file,nonsense' }, 'DUO_DISABLED_CONTEXT_CATEGORIES'],
     [{ RATE_LIMIT_PER_MINUTE: '0' }, 'RATE_LIMIT_PER_MINUTE'],
     [{ EXTERNAL_URL: 'duo.example.com' }, 'EXTERNAL_URL'],
+    [{ FEATURE_FLAGS: 'good_flag,Bad Flag' }, 'FEATURE_FLAGS'],
   ])('refuses %j naming the variable', (env, name) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(new RegExp(`${name}:`));
@@ -43,5 +44,13 @@ describe('configuration', () => {
     } catch (error) {
       expect((error as ConfigError).problems).toHaveLength(2);
     }
+  });
+
+  it('reads EXTERNAL_URL without its trailing slash and FEATURE_FLAGS as a list, with GitLab-client defaults', () => {
+    expect(loadConfig({}).externalUrl).toBeUndefined();
+    expect(loadConfig({}).featureFlags).toEqual(['advanced_context_resolver', 'code_suggestions_context']);
+    const config = loadConfig({ EXTERNAL_URL: 'https://duo.example.com/gitlab/', FEATURE_FLAGS: ' my_flag, other_flag ,my_flag' });
+    expect(config.externalUrl).toBe('https://duo.example.com/gitlab');
+    expect(config.featureFlags).toEqual(['my_flag', 'other_flag']);
   });
 });

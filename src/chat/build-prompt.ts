@@ -29,6 +29,7 @@ export const INTENT_TASKS: Record<string, string> = {
   FIX_CODE: 'Task: find the cause of the problem, show the corrected code, and explain the fix.',
   REFACTOR_CODE: 'Task: refactor the code without changing its behaviour; show the result and what changed.',
   WRITE_TESTS: 'Task: write focused tests for the code with the project\'s test framework, covering edge cases.',
+  TROUBLESHOOT: 'Task: find the root cause of the failure in the output or code given, then show how to fix it, most likely cause first.',
   CODEBASE_SEARCH: 'Task: answer from the repository context given; cite the files and lines you rely on.',
   GENERAL_QUESTION: 'Task: answer the question directly and accurately.',
 };

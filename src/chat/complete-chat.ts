@@ -11,7 +11,8 @@ import type { Logger } from '../logger';
 import { streamWithRetry } from '../llm/stream-with-retry';
 import { LlmError, type LlmProvider } from '../llm/types';
 import type { ChatJob } from '../queues';
-import { buildPrompt } from './build-prompt';
+import { buildPrompt, type CurrentFile } from './build-prompt';
+import { commandQuestion, commandTarget, parseSlashCommand } from './slash-commands';
 import type { ChatEventBus, ChatMessageEvent } from './chat-events';
 import type { GenerationRegistry } from './generation-registry';
 import { conversationHistory, findAnswer, findUserMessage, saveAssistantMessage, toChatEvent } from './messages.service';
@@ -100,7 +101,13 @@ export async function completeChat(options: CompleteChatOptions): Promise<Comple
     const asked = promptRecord ?? userRecord;
     const resourceProject = /^gid:\/\/gitlab\/Project\/(\d+)$/.exec(asked.resourceId ?? '');
     const grounding = await groundQuestion(options, { question, projectId: asked.projectId ?? (resourceProject ? Number(resourceProject[1]) : null) });
-    const prompt = buildPrompt({ question: question.content, contextItems: grounding.items, currentFile: job.currentFile ?? null, history, intent: job.intent ?? null });
+    const prompt = buildPrompt({
+      question: promptQuestion({ content: question.content, currentFile: job.currentFile ?? null, contextItems: grounding.items }),
+      contextItems: grounding.items,
+      currentFile: job.currentFile ?? null,
+      history,
+      intent: job.intent ?? null,
+    });
     let chunkId = 0;
     const publishChunk = async (text: string) => {
       if (generation.signal.aborted || !text || !source.clientSubscriptionId) return;
@@ -195,6 +202,14 @@ async function groundQuestion(options: CompleteChatOptions, input: { question: C
   }
   const unavailable = grounding.results.length > 0 && grounding.results.every((result) => result.status !== 'ok') ? grounding.results.map((result) => result.content).join('\n\n') : null;
   return { items: grounding.items, sources: grounding.sources, unavailable };
+}
+
+/** A code slash command becomes its task on what it works on; any other question goes as it is. */
+function promptQuestion(options: { content: string; currentFile: CurrentFile | null; contextItems: ContextItem[] }): string {
+  const slash = parseSlashCommand(options.content);
+  if (slash?.command.kind !== 'code') return options.content;
+  const target = commandTarget({ input: slash.input, currentFile: options.currentFile, contextItems: options.contextItems });
+  return target ? commandQuestion(slash, target) : options.content;
 }
 
 function baseAnswer(question: ChatMessageEvent): ChatMessageEvent {

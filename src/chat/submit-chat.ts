@@ -13,7 +13,10 @@ import { validateContextItems, type ContextItemInput } from './context-items';
 import { gateAnswer, isConfirmation, type PromptChecker } from './gate-prompt';
 import { clearConversation, createUserMessage, saveAssistantMessage, takePendingConfirmation } from './messages.service';
 import { THREAD_MAX_AGE_MS } from './threads.service';
+import { commandTarget, helpAnswer, parseSlashCommand, refusalFor } from './slash-commands';
 import { topicsFor } from './topics';
+
+type GatekeeperDecision = { status: string; intent: string | null; confidence: number; intents: string[] };
 
 export type ConversationType = 'duo_chat_legacy' | 'duo_code_review' | 'duo_quick_chat' | 'duo_chat';
 
@@ -51,8 +54,6 @@ export type SubmitChatResult = { requestId: string; threadId: number | null };
 
 
 const CURRENT_FILE_LIMIT = 600_000;
-const SLASH_RESET = '/reset';
-const SLASH_CLEAR = ['/clear', '/clean'];
 
 /** Which key marks the newest request of a client subscription, so older ones know they are superseded. */
 export const activeRequestKey = (prefix: string, userId: number, clientSubscriptionId: string) => `${prefix}:chat-active:${userId}:${clientSubscriptionId}`;
@@ -77,7 +78,8 @@ export async function submitChat(options: SubmitChatOptions): Promise<SubmitChat
   const conversation = { userId: viewer.user.id, threadId };
   const requestId = randomUUID();
 
-  if (SLASH_CLEAR.includes(content)) {
+  const slash = parseSlashCommand(content);
+  if (slash?.command.kind === 'clear' && !slash.input) {
     await clearConversation(prisma, conversation);
     return { requestId, threadId };
   }
@@ -94,7 +96,33 @@ export async function submitChat(options: SubmitChatOptions): Promise<SubmitChat
   });
   const topicSource = { userId: viewer.user.id, clientSubscriptionId: request.clientSubscriptionId, resourceId, agentVersionId: message.agentVersionId };
   await options.events.publish(viewer.user.id, { message, topics: topicsFor(topicSource, 'user-echo') });
-  if (content === SLASH_RESET) return { requestId, threadId };
+  if (slash?.command.kind === 'reset' && !slash.input) return { requestId, threadId };
+  const answerNow = async (answer: string, gatekeeper?: GatekeeperDecision) => {
+    const { event } = await saveAssistantMessage(prisma, {
+      ...conversation,
+      requestId,
+      content: answer,
+      errors: [],
+      extras: { sources: [], contextItemIds: contextItems.map((item) => item.id), ...(gatekeeper ? { gatekeeper } : {}) },
+      agentVersionId: message.agentVersionId,
+      clientSubscriptionId: request.clientSubscriptionId,
+    });
+    if (request.clientSubscriptionId) {
+      await options.events.publish(viewer.user.id, { message: { ...event, id: null, chunkId: 1 }, topics: topicsFor(topicSource, 'chunk') });
+    }
+    await options.events.publish(viewer.user.id, { message: event, topics: topicsFor(topicSource, 'final') });
+    return { requestId, threadId };
+  };
+
+  // A slash command fixes the intent; /help and a command with nothing to work on are answered
+  // at once, without the model.
+  if (slash?.command.kind === 'help') return answerNow(helpAnswer());
+  if (slash?.command.kind === 'code') {
+    if (!commandTarget({ input: slash.input, currentFile: request.currentFile, contextItems })) return answerNow(refusalFor(slash.command));
+    await supersedeOlderRequests(options, requestId);
+    await options.queues.enqueueChat({ requestId, userId: viewer.user.id, currentFile: request.currentFile, promptRequestId: null, intent: slash.command.intent ?? null });
+    return { requestId, threadId };
+  }
 
   // Stage 2 of the gatekeeper: a confirmation runs the prompt it confirms; an unclear or
   // many-sided prompt is answered at once, without the model.
@@ -109,32 +137,24 @@ export async function submitChat(options: SubmitChatOptions): Promise<SubmitChat
     const answer = gateAnswer(verdict);
     const gatekeeper = { status: verdict.status, intent: verdict.intent, confidence: verdict.confidence, intents: verdict.intents.map((part) => part.intent) };
     if (answer) {
-      const { event } = await saveAssistantMessage(prisma, {
-        ...conversation,
-        requestId,
-        content: answer,
-        errors: [],
-        extras: { sources: [], contextItemIds: contextItems.map((item) => item.id), gatekeeper },
-        agentVersionId: message.agentVersionId,
-        clientSubscriptionId: request.clientSubscriptionId,
-      });
-      if (request.clientSubscriptionId) {
-        await options.events.publish(viewer.user.id, { message: { ...event, id: null, chunkId: 1 }, topics: topicsFor(topicSource, 'chunk') });
-      }
-      await options.events.publish(viewer.user.id, { message: event, topics: topicsFor(topicSource, 'final') });
+      const result = await answerNow(answer, gatekeeper);
       options.onGatekeeperSaved?.({ requestId, status: verdict.status });
-      return { requestId, threadId };
+      return result;
     }
     intent = verdict.intent;
   }
 
-  if (request.clientSubscriptionId) {
-    // A newer request on the same client subscription supersedes one still streaming.
-    await options.redis.set(activeRequestKey(options.redisPrefix, viewer.user.id, request.clientSubscriptionId), requestId, 'EX', 3600);
-    await options.events.publishCancel({ userId: viewer.user.id, clientSubscriptionId: request.clientSubscriptionId, supersededBy: requestId });
-  }
+  await supersedeOlderRequests(options, requestId);
   await options.queues.enqueueChat({ requestId, userId: viewer.user.id, currentFile: request.currentFile, promptRequestId, intent });
   return { requestId, threadId };
+}
+
+/** A newer request on the same client subscription supersedes one still streaming. */
+async function supersedeOlderRequests(options: SubmitChatOptions, requestId: string): Promise<void> {
+  const { viewer, request } = options;
+  if (!request.clientSubscriptionId) return;
+  await options.redis.set(activeRequestKey(options.redisPrefix, viewer.user.id, request.clientSubscriptionId), requestId, 'EX', 3600);
+  await options.events.publishCancel({ userId: viewer.user.id, clientSubscriptionId: request.clientSubscriptionId, supersededBy: requestId });
 }
 
 function checkCurrentFile(file: ChatRequest['currentFile']): void {

@@ -1,5 +1,6 @@
 import { CONTEXT_CATEGORIES, type ContextCategory } from '../config';
 import type { AddOnName, PrismaClient } from '../db/prisma';
+import { isFeatureFlagEnabled } from '../instance';
 
 /** Which chat context categories each Duo add-on includes. */
 export const ADD_ON_CONTEXT_CATEGORIES: Record<AddOnName, readonly ContextCategory[]> = {
@@ -59,4 +60,17 @@ export async function resolveDuoAccess(options: DuoAccessOptions): Promise<DuoAc
 /** GitLab's names for the categories in `currentUser.duoChatAvailableFeatures`. */
 export function chatFeatureNames(access: DuoAccess): string[] {
   return access.chatContextCategories.map((category) => `include_${category}_context`);
+}
+
+/**
+ * GitLab's code-suggestion context categories this instance can use: open tabs and imports reach
+ * the completions endpoint as `context` items. Repository X-Ray is left out: there are no X-Ray
+ * reports here. The language server gathers context only when the instance flag
+ * `code_suggestions_context` is on too, so without it the list is empty.
+ */
+export const CODE_SUGGESTIONS_CONTEXTS = ['open_tabs', 'imports'] as const;
+
+export function codeSuggestionsContextNames(access: DuoAccess, enabledFlags: readonly string[]): string[] {
+  if (!access.codeSuggestionsAvailable || !isFeatureFlagEnabled(enabledFlags, 'code_suggestions_context')) return [];
+  return [...CODE_SUGGESTIONS_CONTEXTS];
 }

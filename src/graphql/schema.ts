@@ -13,15 +13,19 @@ import { CodebaseSearchResolver } from '../resolvers/codebase-search.resolver';
 import { CodeIndexResolver } from '../resolvers/code-index.resolver';
 import { CodeSuggestionSessionResolver } from '../resolvers/code-suggestion-session.resolver';
 import { ProjectResolver } from '../resolvers/project.resolver';
+import { MetadataResolver } from '../resolvers/metadata.resolver';
+import { DuoChatPresetsResolver } from '../resolvers/duo-chat-presets.resolver';
 import { ThreadResolver } from '../resolvers/thread.resolver';
 import { AiAgentVersionID, AiConversationThreadID, AiModelID, NamespaceID, ProjectID, Time, UserID } from './scalars';
 
 export const RESOLVERS = [
   CurrentUserResolver,
+  MetadataResolver,
   ProjectResolver,
   ThreadResolver,
   AiActionResolver,
   AiMessagesResolver,
+  DuoChatPresetsResolver,
   AiCompletionResponseResolver,
   FeedbackResolver,
   PromptCheckResolver,

@@ -23,6 +23,7 @@ import { codeSuggestionsRoutes } from './code-suggestions.routes';
 import { MCP_PATH, mcpRoutes, restSurface } from './mcp.routes';
 import { oauthRoutes } from './oauth.routes';
 import { detectIntent } from '../suggestions/detect-intent';
+import { avatarRoutes } from './avatar.routes';
 
 export type HttpApp = { app: Express; apollo: ApolloServer<GraphQLContext> };
 
@@ -53,6 +54,7 @@ export async function createHttpApp(services: Services, httpServer: Server): Pro
   app.use(requestIdMiddleware());
   app.use('/-', healthRoutes(services));
   app.use(playgroundRoutes());
+  app.use(avatarRoutes(services));
   // Webhooks carry the project's secret instead of a user's token.
   app.use('/api/v4/webhooks', webhookRoutes(services));
   const rateLimit = rateLimitMiddleware({ redis: services.redis, keyPrefix: services.config.redisPrefix, pointsPerMinute: services.config.rateLimitPerMinute, logger: services.logger });

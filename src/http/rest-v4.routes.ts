@@ -4,10 +4,10 @@ import { unauthenticated } from '../errors';
 import type { Services } from '../services';
 import { trackUsageEvent, type TrackEventInput } from '../usage/usage-events';
 import { describeToken, describeUser } from '../users/users.service';
+import { GITLAB_VERSION } from '../instance';
 import { locals } from './locals';
 
-/** The version IDE clients compare against to turn features on (chat needs 16.8+, context 17.5+, features 17.6+). */
-export const GITLAB_VERSION = '17.11.0';
+export { GITLAB_VERSION };
 
 export function baseUrl(request: Request): string {
   return `${request.protocol}://${request.get('host') ?? 'localhost'}`;
@@ -26,10 +26,10 @@ export function restV4Routes(services: Services): Router {
     response.json({ version: GITLAB_VERSION, revision: services.revision, kas: { enabled: false }, enterprise: true });
   });
 
-  router.get('/user', async (request, response) => {
+  router.get('/user', async (_request, response) => {
     const viewer = locals(response).viewer;
     if (!viewer) throw unauthenticated();
-    response.json(await describeUser(services.prisma, viewer.user.id, baseUrl(request)));
+    response.json(await describeUser(services.prisma, viewer.user.id, services.externalUrl));
   });
 
   router.get('/personal_access_tokens/self', async (_request, response) => {

@@ -4,6 +4,15 @@ import { toGlobalId } from '../graphql/global-id';
 import type { AiAdditionalContextCategory, AiMessageRole } from './chat.enums';
 import type { AiMessage } from './ai-message.types';
 
+/** The code in a failed answer's "Error code: A1000" (see chat/complete-chat.ts), or null. */
+export function errorCodeOf(errors: readonly string[]): string | null {
+  for (const error of errors) {
+    const match = /Error code: ([A-Z]\d{4})\b/.exec(error);
+    if (match) return match[1]!;
+  }
+  return null;
+}
+
 /** A chat message as GraphQL's AiMessage. contentHtml is null for chunks and for errors, as GitLab does. */
 export function toAiMessage(message: ChatMessageEvent): AiMessage {
   const items = message.contextItems;
@@ -17,6 +26,7 @@ export function toAiMessage(message: ChatMessageEvent): AiMessage {
     type: null,
     chunkId: message.chunkId,
     errors: message.errors,
+    errorCode: errorCodeOf(message.errors),
     extras: {
       additionalContext: items.map((item) => ({ id: item.id, category: item.category as AiAdditionalContextCategory, content: item.content, metadata: item.metadata })),
       hasFeedback: message.extras.hasFeedback ?? false,

@@ -104,6 +104,9 @@ export class AiMessage {
   @Field(() => [String], { nullable: true, description: 'Message errors.' })
   errors!: string[] | null;
 
+  @Field(() => String, { nullable: true, description: 'Error code of the message, e.g. A1000, when the answer failed.' })
+  errorCode!: string | null;
+
   @Field(() => AiMessageExtras, { nullable: true, description: 'Extra message metadata.' })
   extras!: AiMessageExtras | null;
 

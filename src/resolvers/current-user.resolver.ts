@@ -1,7 +1,8 @@
 import { Ctx, FieldResolver, Query, Resolver } from 'type-graphql';
-import { chatFeatureNames } from '../duo/duo-access';
+import { chatFeatureNames, codeSuggestionsContextNames } from '../duo/duo-access';
 import type { GraphQLContext } from '../graphql/context';
 import { toGlobalId } from '../graphql/global-id';
+import { userAvatarUrl, userWebUrl } from '../instance';
 import { CurrentUser } from './user.types';
 
 @Resolver(() => CurrentUser)
@@ -10,7 +11,14 @@ export class CurrentUserResolver {
   currentUser(@Ctx() context: GraphQLContext): CurrentUser | null {
     if (!context.viewer) return null;
     const { user } = context.viewer;
-    return { id: toGlobalId('User', user.id), username: user.username, name: user.name };
+    const { externalUrl } = context.services;
+    return {
+      id: toGlobalId('User', user.id),
+      username: user.username,
+      name: user.name,
+      avatarUrl: userAvatarUrl(externalUrl, user.id),
+      webUrl: userWebUrl(externalUrl, user.username),
+    };
   }
 
   @FieldResolver(() => Boolean, { nullable: true, description: 'User access to AI chat feature.' })
@@ -26,5 +34,10 @@ export class CurrentUserResolver {
   @FieldResolver(() => [String], { description: 'List of available features for AI chat.' })
   async duoChatAvailableFeatures(@Ctx() context: GraphQLContext): Promise<string[]> {
     return chatFeatureNames(await context.duoAccess());
+  }
+
+  @FieldResolver(() => [String], { description: 'List of additional contexts enabled for Code Suggestions.' })
+  async codeSuggestionsContexts(@Ctx() context: GraphQLContext): Promise<string[]> {
+    return codeSuggestionsContextNames(await context.duoAccess(), context.services.config.featureFlags);
   }
 }

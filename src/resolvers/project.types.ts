@@ -11,6 +11,9 @@ export class ProjectType {
   @Field({ description: 'Name of the project without the namespace.' })
   name!: string;
 
+  @Field(() => String, { nullable: true, description: 'Short description of the project.' })
+  description!: string | null;
+
   @Field(() => String, { nullable: true, description: 'Default branch of the repository.' })
   defaultBranch!: string | null;
 
@@ -19,4 +22,7 @@ export class ProjectType {
 
   @Field(() => String, { description: 'Visibility of the project: private, internal or public.' })
   visibility!: string;
+
+  /** The namespace the project lives in (not a field: `group` resolves it). */
+  groupId!: number;
 }

@@ -11,4 +11,10 @@ export class CurrentUser {
 
   @Field({ description: 'Human-readable name of the user.' })
   name!: string;
+
+  @Field(() => String, { nullable: true, description: "URL of the user's avatar." })
+  avatarUrl!: string | null;
+
+  @Field({ description: 'Web URL of the user.' })
+  webUrl!: string;
 }

@@ -3,6 +3,7 @@ import type { PrismaClient, User } from '../db/prisma';
 import { badInput, notFound } from '../errors';
 import { requireEmail, requireEnum, requireFutureDate, requireNonBlank, requirePathSegment } from '../validation';
 import { withConflict } from '../db/errors';
+import { userAvatarUrl, userWebUrl } from '../instance';
 
 export type CreateUserInput = { username: string; name?: string; email?: string; admin?: boolean };
 
@@ -60,8 +61,19 @@ export async function revokeToken(prisma: PrismaClient, reference: { id?: number
   if (!record.revokedAt) await prisma.personalAccessToken.update({ where: { id: record.id }, data: { revokedAt: new Date() } });
 }
 
+/** Up to two initials of an active user's name (or username), or null when there is no such user. */
+export async function findUserInitials(prisma: PrismaClient, userId: number): Promise<string | null> {
+  const user = await prisma.user.findUnique({ where: { id: userId }, select: { name: true, username: true, state: true } });
+  if (!user || user.state !== 'active') return null;
+  const words = (user.name.trim() || user.username).split(/\s+/).filter(Boolean);
+  return words
+    .slice(0, 2)
+    .map((word) => [...word][0]!.toUpperCase())
+    .join('');
+}
+
 /** GitLab's REST representation of the signed-in user (`GET /api/v4/user`). */
-export async function describeUser(prisma: PrismaClient, userId: number, baseUrl: string) {
+export async function describeUser(prisma: PrismaClient, userId: number, externalUrl: string) {
   const user = await prisma.user.findUniqueOrThrow({ where: { id: userId } });
   return {
     id: user.id,
@@ -69,8 +81,8 @@ export async function describeUser(prisma: PrismaClient, userId: number, baseUrl
     name: user.name,
     state: user.state,
     locked: false,
-    avatar_url: null,
-    web_url: `${baseUrl}/${user.username}`,
+    avatar_url: userAvatarUrl(externalUrl, user.id),
+    web_url: userWebUrl(externalUrl, user.username),
     created_at: user.createdAt.toISOString(),
     bio: '',
     public_email: null,

@@ -1,0 +1,53 @@
+import { findReadableProject } from '../auth/policies';
+import type { Viewer } from '../auth/viewer';
+import type { PrismaClient } from '../db/prisma';
+import { languageOf } from '../languages';
+
+/** Suggested first questions when nothing more specific is known. */
+export const GENERAL_QUESTIONS = [
+  'What can you help me with?',
+  'How do I write good tests for my code?',
+  'How can I make this code easier to read?',
+  'What are common causes of a failing CI/CD job?',
+] as const;
+
+export const QUESTION_COUNT = { default: 4, max: 10 } as const;
+
+/** Files with a language that are prose or configuration, not code to ask about. */
+const NOT_CODE = new Set(['markdown', 'json', 'yaml', 'toml', 'xml', 'css', 'scss', 'html']);
+
+const TEST_PATH = /(^|\/)(tests?|spec|__tests__|fixtures?)\/|[._-](test|spec)\.[a-z]+$/i;
+
+/**
+ * Suggested questions for Duo Chat (`aiChatContextPresets`). For a project the user may read
+ * whose default branch is indexed, questions name files from its code: the shallowest source
+ * files outside tests, which tend to be its entry points. A hidden, missing or unindexed project
+ * gets the general questions, the same answer in each case.
+ */
+export async function contextPresetQuestions(options: { prisma: PrismaClient; viewer: Viewer; projectId: number | null; count: number }): Promise<string[]> {
+  const count = Math.min(Math.max(options.count, 0), QUESTION_COUNT.max);
+  const fromCode = options.projectId === null ? [] : await questionsFromCode(options.prisma, options.viewer, options.projectId);
+  return [...fromCode, ...GENERAL_QUESTIONS].slice(0, count);
+}
+
+async function questionsFromCode(prisma: PrismaClient, viewer: Viewer, projectId: number): Promise<string[]> {
+  const project = await findReadableProject(prisma, viewer, { id: projectId });
+  if (!project || !project.duoFeaturesEnabled) return [];
+  const index = await prisma.codeIndex.findUnique({ where: { projectId_ref: { projectId, ref: project.defaultBranch } }, select: { activeSnapshotId: true } });
+  if (!index?.activeSnapshotId) return [];
+  const files = await prisma.codeIndexFile.findMany({ where: { snapshotId: index.activeSnapshotId }, select: { path: true }, orderBy: { path: 'asc' }, take: 2000 });
+  const sources = files
+    .map((file) => file.path)
+    .filter((path) => {
+      const language = languageOf(path);
+      return language !== null && !NOT_CODE.has(language) && !TEST_PATH.test(path);
+    })
+    .sort((left, right) => left.split('/').length - right.split('/').length || left.localeCompare(right));
+  if (sources.length === 0) return [];
+  const [first, second] = sources;
+  return [
+    `What does \`${first}\` do?`,
+    `Give me an overview of how the ${project.name} repository is organised.`,
+    ...(second ? [`How is \`${second}\` used in ${project.name}?`] : []),
+  ];
+}

@@ -1,0 +1,113 @@
+import { createLspCable, subscribeLikeLsp } from '../helpers/cable-clients';
+import { groupWithSeat, userWithToken, type UserWithToken } from '../helpers/fixtures';
+import { startStubLlmServer, type StubLlmServer } from '../helpers/stub-llm-server';
+import { startTestService, type TestService } from '../helpers/test-service';
+import { loadFixtures, type Fixture } from './fixture-format';
+
+// A chat started exactly as GitLab's language server starts one, with the documents of the
+// conformance fixtures: version, getUser, the Duo feature probe, instance feature flags, the
+// ActionCable subscription, the chat mutation with additionalContext, then getAiMessages.
+
+type Message = { id: string | null; requestId: string; content: string; role: string; chunkId: number | null; errors: string[]; extras: { sources: unknown[]; additionalContext: Array<{ id: string; category: string; metadata: unknown }> } | null };
+type CableMessage = { result?: { data?: { aiCompletionResponse: Message | null }; errors?: unknown[] }; more?: boolean };
+
+const lsp = Object.fromEntries(loadFixtures('graphql').filter((fixture) => fixture.client === 'gitlab-lsp').map((fixture) => [fixture.name, fixture])) as Record<string, Fixture>;
+
+const GREETING = {
+  id: 'file:///workspace/src/greeting.ts',
+  category: 'FILE',
+  content: 'export const greet = (name: string) => `Hello, ${name}`;',
+  metadata: { title: 'greeting.ts', enabled: true, relativePath: 'src/greeting.ts', subType: 'open_tab', icon: 'document' },
+};
+
+async function until(check: () => boolean, timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error('timed out');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+describe("a chat started as GitLab's language server starts one", () => {
+  let stub: StubLlmServer;
+  let service: TestService;
+  let alice: UserWithToken;
+
+  beforeAll(async () => {
+    stub = await startStubLlmServer({ defaultBehaviour: { kind: 'echo' } });
+    service = await startTestService({ role: 'all', env: { LLM_PROVIDER: 'openai', LLM_BASE_URL: stub.url, LLM_MODEL: 'stub', GATEKEEPER: 'false' } });
+    alice = await userWithToken(service.prisma);
+    await groupWithSeat(service.prisma, { plan: 'ultimate', addOn: 'duo_pro', username: alice.username });
+  });
+  afterAll(async () => {
+    await service?.close();
+    await stub?.close();
+  });
+
+  /** POSTs a fixture's document as the language server does (graphql-request: query, variables). */
+  async function send<Data>(fixture: Fixture, variables: Record<string, unknown>): Promise<Data> {
+    const response = await fetch(`${service.url}/api/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${alice.token}`, 'user-agent': 'gitlab-language-server:8.0.0 (vscode:1.99.0)' },
+      body: JSON.stringify({ query: fixture.document, variables }),
+    });
+    const body = (await response.json()) as { data?: Data; errors?: unknown[] };
+    expect(body.errors).toBeUndefined();
+    return body.data!;
+  }
+
+  it('gets the streamed answer and its context items', async () => {
+    const version = (await (await fetch(`${service.url}/api/v4/version`, { headers: { authorization: `Bearer ${alice.token}` } })).json()) as { version: string };
+    expect(version.version).toMatch(/^17\.11\./);
+
+    const { currentUser } = await send<{ currentUser: { id: string; username: string; avatarUrl: string; webUrl: string } }>(lsp.getUser!, {});
+    expect(currentUser.id).toBe(`gid://gitlab/User/${alice.id}`);
+    const features = await send<{ currentUser: { duoChatAvailableFeatures: string[]; codeSuggestionsContexts: string[] } }>(lsp.getDuoAvailableFeatures!, {});
+    // The chat offers file context, and sends additionalContext at all, only when this lists it.
+    expect(features.currentUser.duoChatAvailableFeatures).toContain('include_file_context');
+    const flags = await send<{ metadata: { featureFlags: Array<{ name: string; enabled: boolean }> } }>(lsp.featureFlagsEnabled!, lsp.featureFlagsEnabled!.variables!);
+    expect(flags.metadata.featureFlags.find((flag) => flag.name === 'duo_workflow')).toEqual({ name: 'duo_workflow', enabled: false });
+
+    const cable = await createLspCable(`${service.url.replace(/^http/, 'ws')}/-/cable`, alice.token);
+    try {
+      const clientSubscriptionId = crypto.randomUUID();
+      const { messages } = await subscribeLikeLsp(cable, {
+        query: lsp.aiCompletionResponse!.document!,
+        variables: { htmlResponse: false, userId: currentUser.id, aiAction: 'CHAT', clientSubscriptionId },
+        operationName: 'aiCompletionResponse',
+      });
+      const { aiAction } = await send<{ aiAction: { requestId: string; errors: string[] } }>(lsp['chat-17.5']!, {
+        question: 'What does greet return?',
+        resourceId: null,
+        currentFileContext: { fileName: 'src/app.ts', selectedText: '', contentAboveCursor: 'import { greet } from "./greeting";\n', contentBelowCursor: '' },
+        clientSubscriptionId,
+        platformOrigin: 'vs_code_extension',
+        additionalContext: [GREETING],
+      });
+      expect(aiAction.errors).toEqual([]);
+      const received = () => (messages as CableMessage[]).map((message) => message.result?.data?.aiCompletionResponse).filter((message): message is Message => Boolean(message));
+      await until(() => received().some((message) => message.requestId === aiAction.requestId && message.chunkId === null));
+
+      const mine = received().filter((message) => message.requestId === aiAction.requestId);
+      const chunks = mine.filter((message) => message.chunkId !== null);
+      const final = mine.find((message) => message.chunkId === null)!;
+      expect(chunks.length).toBeGreaterThan(1);
+      expect(chunks.map((chunk) => chunk.chunkId)).toEqual(chunks.map((_chunk, index) => index + 1));
+      expect(chunks.map((chunk) => chunk.content).join('')).toBe(final.content);
+      expect(final.role).toBe('ASSISTANT');
+      expect(final.errors).toEqual([]);
+      expect(final.content).toContain('What does greet return?');
+      // The attached file reached the model.
+      expect(JSON.stringify(stub.requests.at(-1)!.body.messages)).toContain('Hello, ${name}');
+
+      // The polling fallback and the history read the same request, with its context items.
+      const asked = await send<{ aiMessages: { nodes: Message[] } }>(lsp['getAiMessages-17.5']!, { requestIds: [aiAction.requestId], roles: ['USER'] });
+      expect(asked.aiMessages.nodes).toHaveLength(1);
+      expect(asked.aiMessages.nodes[0]!.extras!.additionalContext).toEqual([{ id: GREETING.id, category: 'FILE', metadata: expect.objectContaining({ relativePath: 'src/greeting.ts' }) }]);
+      const answered = await send<{ aiMessages: { nodes: Message[] } }>(lsp['getAiMessages-17.5']!, { requestIds: [aiAction.requestId], roles: ['ASSISTANT'] });
+      expect(answered.aiMessages.nodes.map((node) => node.content)).toEqual([final.content]);
+    } finally {
+      cable.disconnect();
+    }
+  });
+});
