@@ -17,6 +17,7 @@ import { createGraphQLWsServer, type GraphQLWsServer } from './http/graphql-ws';
 import { GRAPHQL_PATH } from './http/http-errors';
 import { buildGraphQLSchema } from './graphql/schema';
 import { createLlmProvider } from './llm/create-provider';
+import { instrumentProvider } from './metrics/record';
 import { createEmbedder } from './llm/embedders/create-embedder';
 import { CHUNKER_VERSION } from './indexing/chunk';
 import { reindexStale } from './indexing/code-index.service';
@@ -75,7 +76,7 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
 
   const queues: Queues = createQueues({ connection: redis, prefix: config.redisPrefix, logger });
   const chatEvents = new ChatEventBus({ redis, createSubscriber: () => connectRedis(config.redisUrl, logger, { maxRetriesPerRequest: null }), prefix: config.redisPrefix, logger });
-  const llm = createLlmProvider(config.llm);
+  const llm = instrumentProvider(createLlmProvider(config.llm));
   const suggestionSessions = new SuggestionSessions({ prisma: database.prisma, events: chatEvents, llm, maxRetries: config.llm.maxRetries, detect: (input) => detectIntent(input), logger });
   const services: Services = {
     config,
