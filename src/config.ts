@@ -80,6 +80,7 @@ const envSchema = z.object({
   GATEKEEPER: booleanString.default(true),
   GATEKEEPER_CLEAR_THRESHOLD: z.coerce.number({ message: 'must be a number' }).min(0).max(1).default(0.85),
   GATEKEEPER_CONFIRM_THRESHOLD: z.coerce.number({ message: 'must be a number' }).min(0).max(1).default(0.65),
+  WORKER_METRICS_PORT: z.coerce.number({ message: 'must be a number' }).int().min(0).max(65535, 'must be a port number (0-65535)').optional(),
   METRICS_ALLOWED_CIDRS: z
     .string()
     .default('127.0.0.0/8,::1/128')
@@ -140,6 +141,8 @@ export type Config = Readonly<{
   metrics: Readonly<{
     /** Addresses and CIDR ranges GET /-/metrics answers; others get 404. Default loopback only. */
     allowedCidrs: readonly string[];
+    /** A worker-only process (--role=worker) serves /-/metrics on this port of HOST; unset: none. */
+    workerPort: number | undefined;
   }>;
 }>;
 
@@ -230,7 +233,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       dimensions: values.EMBEDDINGS_DIMENSIONS,
       modelDir: values.EMBEDDINGS_MODEL_DIR ? path.resolve(values.EMBEDDINGS_MODEL_DIR) : undefined,
     }),
-    metrics: Object.freeze({ allowedCidrs: Object.freeze([...values.METRICS_ALLOWED_CIDRS]) }),
+    metrics: Object.freeze({ allowedCidrs: Object.freeze([...values.METRICS_ALLOWED_CIDRS]), workerPort: values.WORKER_METRICS_PORT }),
     indexing: Object.freeze({
       debounceMs: values.INDEX_DEBOUNCE_MS,
       maxFileBytes: values.INDEX_MAX_FILE_BYTES,
