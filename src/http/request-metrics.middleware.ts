@@ -36,12 +36,16 @@ export function routeLabel(request: Request): string {
   return mount ? `${mount}/*` : 'other';
 }
 
-/** Counts and times every HTTP request by method, route pattern and status once its response is done. */
+/**
+ * Counts and times every HTTP request by method, route pattern and status once its connection is
+ * done with it; a client that went away before the response ended counts as status 499.
+ */
 export function requestMetricsMiddleware(): RequestHandler {
   return (request, response, next) => {
     const started = process.hrtime.bigint();
-    response.once('finish', () => {
-      const labels = { method: METHODS.has(request.method) ? request.method : 'OTHER', route: routeLabel(request), status: String(response.statusCode) };
+    response.once('close', () => {
+      const status = response.writableFinished ? String(response.statusCode) : '499';
+      const labels = { method: METHODS.has(request.method) ? request.method : 'OTHER', route: routeLabel(request), status };
       metrics.httpRequests.inc(labels);
       metrics.httpDuration.observe(labels, Number(process.hrtime.bigint() - started) / 1e9);
     });
