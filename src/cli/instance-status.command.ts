@@ -2,9 +2,12 @@ import { AppError } from '../errors';
 import { GITLAB_VERSION } from '../http/rest-v4.routes';
 import { readInstanceSummary, type InstanceSummary } from '../metrics/instance-status';
 import { createQueues } from '../queues';
-import { connectRedis } from '../redis';
+import { Redis } from 'ioredis';
 import { readRevision } from '../revision';
 import type { CommandContext } from './run-command';
+
+/** A command may be the first to use the database client in its process, which takes a moment on a busy machine. */
+const STATUS_TIMEOUT_MS = 10_000;
 
 const row = (name: string, value: string) => `${name.padEnd(11)}${value}`;
 
@@ -36,23 +39,28 @@ export function formatSummary(summary: InstanceSummary): string {
  */
 export async function instanceStatus(context: CommandContext, options: { json: boolean }): Promise<void> {
   const { config, database, logger } = context;
-  const redis = connectRedis(config.redisUrl, logger, { maxRetriesPerRequest: 1 });
-  const queues = createQueues({ connection: redis, prefix: config.redisPrefix, logger });
+  // One attempt, no reconnecting: a Redis that does not answer is reported once, not logged on every retry.
+  const redis = new Redis(config.redisUrl, { maxRetriesPerRequest: 0, retryStrategy: () => null, connectTimeout: STATUS_TIMEOUT_MS, lazyConnect: true });
+  redis.on('error', () => undefined);
+  await redis.connect().catch(() => undefined);
+  // BullMQ waits for a connection for ever: without one, the queues are not asked at all.
+  const queues = redis.status === 'ready' ? createQueues({ connection: redis, prefix: config.redisPrefix, logger: logger.child({}, { level: 'silent' }) }) : null;
   try {
     const summary = await readInstanceSummary({
       prisma: database.prisma,
       databaseKind: database.kind,
       redis,
-      queues: [queues.maintenance, queues.chat, queues.indexing],
+      queues: queues ? [queues.maintenance, queues.chat, queues.indexing] : [],
       config,
       version: GITLAB_VERSION,
       revision: readRevision(),
+      timeoutMs: STATUS_TIMEOUT_MS,
     });
     process.stdout.write(`${options.json ? JSON.stringify(summary) : formatSummary(summary)}\n`);
     const failed = [summary.database, summary.redis].some((check) => check.status !== 'ok');
     if (failed) throw new AppError({ code: 'INTERNAL', userMessage: 'a dependency did not answer (see above)' });
   } finally {
-    await queues.close().catch(() => undefined);
+    await queues?.close().catch(() => undefined);
     redis.disconnect();
   }
 }

@@ -110,16 +110,19 @@ export type SummaryOptions = {
   config: Pick<Config, 'llm' | 'embeddings' | 'gatekeeper' | 'redisPrefix'>;
   version: string;
   revision: string;
+  /** Default CHECK_TIMEOUT_MS. */
+  timeoutMs?: number;
 };
 
 /** Everything `admin status` shows, each part read on its own so one failing dependency hides nothing else. */
 export async function readInstanceSummary(options: SummaryOptions): Promise<InstanceSummary> {
+  const timeoutMs = options.timeoutMs ?? CHECK_TIMEOUT_MS;
   const [database, redis, queues, indexes, saved] = await Promise.all([
-    runCheck(() => checkDatabase(options.prisma), { message: 'the database did not answer' }),
-    runCheck(() => checkRedis(options.redis), { message: 'Redis did not answer' }),
-    readQueues(options.queues).catch(() => []),
-    countIndexesByState(options.prisma).catch(() => null),
-    withTimeout(options.redis.get(gatekeeperSavedKey(options.config.redisPrefix)), CHECK_TIMEOUT_MS, 'Redis').catch(() => undefined),
+    runCheck(() => checkDatabase(options.prisma), { message: 'the database did not answer', timeoutMs }),
+    runCheck(() => checkRedis(options.redis), { message: 'Redis did not answer', timeoutMs }),
+    readQueues(options.queues, timeoutMs).catch(() => []),
+    countIndexesByState(options.prisma, timeoutMs).catch(() => null),
+    withTimeout(options.redis.get(gatekeeperSavedKey(options.config.redisPrefix)), timeoutMs, 'Redis').catch(() => undefined),
   ]);
   const { llm, embeddings } = options.config;
   return {

@@ -253,5 +253,12 @@ describe('GET /-/metrics', () => {
     expect(status.queues.map((queue: { name: string }) => queue.name).sort()).toEqual(['chat', 'indexing', 'maintenance']);
     expect(status.queues.find((queue: { name: string }) => queue.name === 'chat').workers).toBeGreaterThanOrEqual(1);
     expect(status.gatekeeper.llmCallsSaved).toBeGreaterThanOrEqual(1);
-  }, 40_000);
+    // Nothing listens on port 1: Redis is reported as failed at once, the rest is still shown, and the exit says so.
+    const down = await runCli('admin', ['status'], { ...env, REDIS_URL: 'redis://127.0.0.1:1' });
+    expect(down.code).toBe(1);
+    expect(down.stdout).toMatch(/^redis\s+FAILED: Redis did not answer$/m);
+    expect(down.stdout).toMatch(/^database\s+ok/m);
+    expect(down.stdout).toMatch(/^indexes\s+.*ready 1/m);
+    expect(down.stderr).toMatch(/a dependency did not answer/);
+  }, 60_000);
 });
