@@ -7,7 +7,7 @@ import { PrismaPGlite } from 'pglite-prisma-adapter';
 import pg from 'pg';
 import { AppError } from '../errors';
 import type { Logger } from '../logger';
-import { observeDatabasePool } from '../metrics/record';
+import { observeDatabasePool } from '../metrics/database-pool';
 import { acquireLock, publishSocketPort, readLiveLock, releaseLock } from './embedded-lock';
 import { migrate, type MigrationResult } from './migrate';
 import { PrismaClient } from './prisma';

@@ -1,6 +1,7 @@
 import type { Services } from '../services';
 import { countIndexesByState, readQueues } from './instance-status';
-import { collectDatabasePools, collectSocketConnections } from './record';
+import { collectDatabasePools } from './database-pool';
+import { collectSocketConnections } from './record';
 import { metrics, registry } from './registry';
 
 export type ScrapeOptions = {

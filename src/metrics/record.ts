@@ -1,5 +1,4 @@
 import type { Job, Worker } from 'bullmq';
-import type { Pool } from 'pg';
 import type { WebSocketServer } from 'ws';
 import type { IndexRunResult } from '../indexing/index-repository';
 import { LlmError, type LlmProvider, type LlmRequest, type LlmStreamEvent } from '../llm/types';
@@ -154,30 +153,4 @@ export function observeIndexRun(run: { startedAt: number; result: IndexRunResult
     metrics.indexChunks.observe(run.result.chunksEmbedded);
     metrics.indexBytes.observe(run.result.bytesRead);
   }
-}
-
-const pools = new Set<Pool>();
-
-/** Reports a PostgreSQL pool's connections at scrape time, until it ends. */
-export function observeDatabasePool(pool: Pool): void {
-  pools.add(pool);
-}
-
-export function collectDatabasePools(): void {
-  let total = 0;
-  let idle = 0;
-  let waiting = 0;
-  for (const pool of pools) {
-    if (pool.ended) {
-      pools.delete(pool);
-      continue;
-    }
-    total += pool.totalCount;
-    idle += pool.idleCount;
-    waiting += pool.waitingCount;
-  }
-  metrics.dbPoolConnections.set({ state: 'total' }, total);
-  metrics.dbPoolConnections.set({ state: 'idle' }, idle);
-  metrics.dbPoolConnections.set({ state: 'in_use' }, total - idle);
-  metrics.dbPoolConnections.set({ state: 'waiting' }, waiting);
 }
