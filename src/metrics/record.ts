@@ -33,22 +33,46 @@ export function collectSocketConnections(): void {
 }
 
 /**
- * Counts a graphql-ws operation's result as an open subscription while it streams (graphql-ws's
- * onOperation hook); other results pass through unchanged.
+ * Counts a graphql-ws operation's result as an open subscription until it ends or is returned
+ * (graphql-ws's onOperation hook); other results pass through unchanged. The wrapper is a plain
+ * iterator, not an async generator: a generator's return() would wait behind the pending next()
+ * (for a chat subscription, until the next event), so a closed socket would keep its source open.
  */
 export function countSubscription<Result>(transport: SocketTransport, result: Result): Result | undefined {
   const source = result as unknown as AsyncIterable<unknown> | null | undefined;
   if (!source || typeof source[Symbol.asyncIterator] !== 'function') return undefined;
-  const stream: AsyncIterable<unknown> = source;
-  async function* counted() {
-    metrics.websocketSubscriptions.inc({ transport });
-    try {
-      yield* stream;
-    } finally {
-      metrics.websocketSubscriptions.dec({ transport });
-    }
-  }
-  return counted() as unknown as Result;
+  const iterator = source[Symbol.asyncIterator]();
+  let open = true;
+  const close = () => {
+    if (open) metrics.websocketSubscriptions.dec({ transport });
+    open = false;
+  };
+  metrics.websocketSubscriptions.inc({ transport });
+  const counted: AsyncIterableIterator<unknown> = {
+    next: async (...args: [] | [unknown]) => {
+      try {
+        const next = await iterator.next(...args);
+        if (next.done) close();
+        return next;
+      } catch (error) {
+        close();
+        throw error;
+      }
+    },
+    return: async (value?: unknown) => {
+      close();
+      return iterator.return ? iterator.return(value) : { done: true, value };
+    },
+    throw: async (error?: unknown) => {
+      close();
+      if (iterator.throw) return iterator.throw(error);
+      throw error;
+    },
+    [Symbol.asyncIterator]() {
+      return counted;
+    },
+  };
+  return counted as unknown as Result;
 }
 
 /** Counts an ActionCable subscription as open until its stop() (unsubscribe or disconnect). */

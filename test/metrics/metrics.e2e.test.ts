@@ -132,9 +132,20 @@ describe('GET /-/metrics', () => {
   });
 
   it('counts open WebSocket connections and subscriptions per transport', async () => {
-    const before = await scrape();
-    expect(valueOf(before, 'duo_websocket_connections', { transport: 'graphql_ws' })).toBeGreaterThanOrEqual(1);
-    expect(valueOf(before, 'duo_websocket_subscriptions', { transport: 'graphql_ws' })).toBeGreaterThanOrEqual(1);
+    // A subscription counts once graphql-ws has started streaming it (after its resolver subscribed to Redis).
+    const before = await scrapeUntil((samples) => valueOf(samples, 'duo_websocket_subscriptions', { transport: 'graphql_ws' }) === 1);
+    expect(valueOf(before, 'duo_websocket_connections', { transport: 'graphql_ws' })).toBe(1);
+    expect(valueOf(before, 'duo_websocket_subscriptions', { transport: 'graphql_ws' })).toBe(1);
+    const second = wsClient(service.url, user.token);
+    const secondStream = await subscribe(second, { userId: `gid://gitlab/User/${user.id}`, c: randomUUID() }, SUBSCRIPTION);
+    const two = await scrapeUntil((samples) => valueOf(samples, 'duo_websocket_subscriptions', { transport: 'graphql_ws' }) === 2);
+    expect(valueOf(two, 'duo_websocket_connections', { transport: 'graphql_ws' })).toBe(2);
+    expect(valueOf(two, 'duo_websocket_subscriptions', { transport: 'graphql_ws' })).toBe(2);
+    secondStream.stop();
+    await second.dispose();
+    const one = await scrapeUntil((samples) => valueOf(samples, 'duo_websocket_connections', { transport: 'graphql_ws' }) === 1 && valueOf(samples, 'duo_websocket_subscriptions', { transport: 'graphql_ws' }) === 1);
+    expect(valueOf(one, 'duo_websocket_connections', { transport: 'graphql_ws' })).toBe(1);
+    expect(valueOf(one, 'duo_websocket_subscriptions', { transport: 'graphql_ws' })).toBe(1);
     const cable = await openRawCable(`${service.url.replace(/^http/, 'ws')}/-/cable`, { token: user.token });
     expect(await cable.take()).toEqual({ type: 'welcome' });
     const identifier = JSON.stringify({ channel: 'GraphqlChannel', query: SUBSCRIPTION, variables: { userId: `gid://gitlab/User/${user.id}`, c: randomUUID() } });
