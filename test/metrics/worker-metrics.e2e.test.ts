@@ -45,4 +45,22 @@ describe('metrics of a worker-only process', () => {
     expect((await getFrom(`${service.running.metricsUrl}/-/metrics`, { localAddress: '127.0.0.2' })).status).toBe(200);
     expect((await getFrom(`${service.running.metricsUrl}/-/metrics`, { headers: { 'X-Forwarded-For': '198.51.100.4' } })).status).toBe(404);
   }, 40_000);
+
+  it('counts a failed run, its failed job and the failed index', async () => {
+    const group = await groupWithSeat(service.prisma, { plan: 'ultimate' });
+    const { project } = await createProject(service.prisma, { fullPath: `${group}/${unique('gone')}`, repository: '/nonexistent/repository.git' });
+    await service.running.services.queues.enqueueIndex({ projectId: project.id, ref: 'main', reason: 'api' });
+    const deadline = Date.now() + 20_000;
+    let samples = await scrape();
+    while (valueOf(samples, 'duo_queue_jobs_processed_total', { queue: 'indexing', status: 'failed' }) < 1 && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      samples = await scrape();
+    }
+    // A repository that cannot be read does not retry: one attempt, one failed run.
+    expect(valueOf(samples, 'duo_index_runs_total', { outcome: 'failed' })).toBe(1);
+    expect(valueOf(samples, 'duo_index_run_duration_seconds_count', { outcome: 'failed' })).toBe(1);
+    expect(valueOf(samples, 'duo_queue_jobs_processed_total', { queue: 'indexing', status: 'failed' })).toBe(1);
+    expect(valueOf(samples, 'duo_code_indexes', { state: 'failed' })).toBe(1);
+    expect(valueOf(samples, 'duo_code_indexes', { state: 'ready' })).toBe(1);
+  }, 40_000);
 });
