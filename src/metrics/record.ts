@@ -104,13 +104,14 @@ export function observeWorker(worker: Worker): void {
   worker.on('stalled', () => metrics.queueJobsStalled.inc({ queue }));
 }
 
-/** Latency, first text, tokens and failures of every request to the chat model. */
+/**
+ * Latency, first text, tokens and failures of every request to the chat model (chat and code
+ * suggestions). Only `stream` is wrapped; every other member is the provider's own.
+ */
 export function instrumentProvider(provider: LlmProvider | null): LlmProvider | null {
   if (!provider) return null;
   const labels = { provider: provider.name };
-  return {
-    name: provider.name,
-    model: provider.model,
+  const measured = {
     async *stream(request: LlmRequest): AsyncIterable<LlmStreamEvent> {
       const started = Date.now();
       let outcome = 'cancelled';
@@ -136,6 +137,13 @@ export function instrumentProvider(provider: LlmProvider | null): LlmProvider | 
       }
     },
   };
+  return new Proxy(provider, {
+    get(target, key) {
+      if (key === 'stream') return measured.stream;
+      const value: unknown = Reflect.get(target, key, target);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
 }
 
 export function countLlmRetry(provider: string, error: LlmError): void {
