@@ -195,6 +195,23 @@ describe('GET /-/metrics', () => {
     expect(delta('duo_llm_request_duration_seconds_count', { provider: 'openai', outcome: 'http' })).toBe(2);
   }, 30_000);
 
+  it('counts an answer a newer request superseded', async () => {
+    const before = await scrape();
+    stub.script({ kind: 'hang' });
+    const calls = stub.requests.length;
+    const first = await service.graphql<{ aiAction: { requestId: string } }>(CHAT, { token: user.token, variables: { content: 'Explain what a hash map is', c: clientSubscriptionId, skip: true } });
+    expect(first.body.data?.aiAction.requestId).toBeDefined();
+    // Once the model has the first request, its generation is registered and the newer one cancels it.
+    const deadline = Date.now() + 10_000;
+    while (stub.requests.length === calls && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+    await ask('Explain what a linked list is', true);
+    const after = await scrapeUntil((samples) => valueOf(samples, 'duo_chat_answers_total', { outcome: 'superseded' }) > valueOf(before, 'duo_chat_answers_total', { outcome: 'superseded' }));
+    const delta = (name: string, labels: Record<string, string> = {}) => valueOf(after, name, labels) - valueOf(before, name, labels);
+    expect(delta('duo_chat_answers_total', { outcome: 'superseded' })).toBe(1);
+    expect(delta('duo_chat_answers_total', { outcome: 'answered' })).toBe(1);
+    expect(delta('duo_llm_request_duration_seconds_count', { provider: 'openai', outcome: 'aborted' })).toBe(1);
+  }, 30_000);
+
   it('after an index run: runs by outcome, files, chunks and bytes, duration, indexes by state', async () => {
     const before = await scrape();
     const started = await service.graphql<{ projectCodeIndexCreate: { jobId: string; errors: string[] } }>(INDEX, { token: user.token, variables: { input: { projectPath } } });
