@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import path from 'node:path';
 import { z } from 'zod';
 
@@ -101,7 +102,27 @@ const envSchema = z.object({
   GATEKEEPER: booleanString.default(true),
   GATEKEEPER_CLEAR_THRESHOLD: z.coerce.number({ message: 'must be a number' }).min(0).max(1).default(0.85),
   GATEKEEPER_CONFIRM_THRESHOLD: z.coerce.number({ message: 'must be a number' }).min(0).max(1).default(0.65),
+  WORKER_METRICS_PORT: z.coerce.number({ message: 'must be a number' }).int().min(0).max(65535, 'must be a port number (0-65535)').optional(),
+  METRICS_ALLOWED_CIDRS: z
+    .string()
+    .default('127.0.0.0/8,::1/128')
+    .transform((value, context) => {
+      const ranges = value.split(',').map((range) => range.trim()).filter(Boolean);
+      for (const range of ranges) {
+        if (!isCidr(range)) context.addIssue({ code: 'custom', message: `"${range}" is not an address or CIDR range (e.g. 10.0.0.0/8, ::1/128)` });
+      }
+      return ranges;
+    }),
 });
+
+/** An IPv4 or IPv6 address with an optional prefix length. */
+function isCidr(range: string): boolean {
+  const [address = '', bits, ...rest] = range.split('/');
+  const family = isIP(address);
+  if (family === 0 || rest.length > 0) return false;
+  if (bits === undefined) return true;
+  return /^\d{1,3}$/.test(bits) && Number(bits) <= (family === 4 ? 32 : 128);
+}
 
 export type Config = Readonly<{
   port: number;
@@ -142,6 +163,12 @@ export type Config = Readonly<{
     clearThreshold: number;
     /** Confidence below which a prompt NEEDS_CLARIFICATION; between the two it NEEDS_CONFIRMATION. Default 0.65. */
     confirmThreshold: number;
+  }>;
+  metrics: Readonly<{
+    /** Addresses and CIDR ranges GET /-/metrics answers; others get 404. Default loopback only. */
+    allowedCidrs: readonly string[];
+    /** A worker-only process (--role=worker) serves /-/metrics on this port of HOST; unset: none. */
+    workerPort: number | undefined;
   }>;
 }>;
 
@@ -234,6 +261,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       dimensions: values.EMBEDDINGS_DIMENSIONS,
       modelDir: values.EMBEDDINGS_MODEL_DIR ? path.resolve(values.EMBEDDINGS_MODEL_DIR) : undefined,
     }),
+    metrics: Object.freeze({ allowedCidrs: Object.freeze([...values.METRICS_ALLOWED_CIDRS]), workerPort: values.WORKER_METRICS_PORT }),
     indexing: Object.freeze({
       debounceMs: values.INDEX_DEBOUNCE_MS,
       maxFileBytes: values.INDEX_MAX_FILE_BYTES,

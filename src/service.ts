@@ -14,9 +14,11 @@ import { depthLimitRule } from './graphql/depth-limit';
 import { noMutationsRule } from './graphql/no-mutations';
 import { formatError } from './graphql/plugins';
 import { createGraphQLWsServer, type GraphQLWsServer } from './http/graphql-ws';
+import { startMetricsServer, type MetricsServer } from './http/metrics-server';
 import { GRAPHQL_PATH } from './http/http-errors';
 import { buildGraphQLSchema } from './graphql/schema';
 import { createLlmProvider } from './llm/create-provider';
+import { instrumentProvider } from './metrics/record';
 import { createEmbedder } from './llm/embedders/create-embedder';
 import { CHUNKER_VERSION } from './indexing/chunk';
 import { reindexStale } from './indexing/code-index.service';
@@ -47,6 +49,8 @@ export type RunningService = {
   database: Database;
   /** The API's base URL (http://host:port), when the API runs here. */
   url: string | null;
+  /** The worker-only process's metrics URL (WORKER_METRICS_PORT), else null. */
+  metricsUrl: string | null;
   /** Set when this start created the demo data on an empty embedded database. */
   demo: DemoSeed | null;
   /** Stops taking work, closes workers, drains HTTP, then closes the database and Redis. Safe to call twice. */
@@ -75,7 +79,7 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
 
   const queues: Queues = createQueues({ connection: redis, prefix: config.redisPrefix, logger });
   const chatEvents = new ChatEventBus({ redis, createSubscriber: () => connectRedis(config.redisUrl, logger, { maxRetriesPerRequest: null }), prefix: config.redisPrefix, logger });
-  const llm = createLlmProvider(config.llm);
+  const llm = instrumentProvider(createLlmProvider(config.llm));
   const suggestionSessions = new SuggestionSessions({ prisma: database.prisma, events: chatEvents, llm, maxRetries: config.llm.maxRetries, detect: (input) => detectIntent(input), logger });
   const services: Services = {
     config,
@@ -102,6 +106,7 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
   let stopHttp: (() => Promise<void>) | null = null;
   let sockets: GraphQLWsServer | null = null;
   let cable: ActionCableServer | null = null;
+  let metricsServer: MetricsServer | null = null;
   if (role !== 'worker') {
     server = createServer();
     const { app, apollo } = await createHttpApp(services, server);
@@ -148,6 +153,10 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
     workers = await startWorkers(services, redis);
     logger.info({ event: 'workers_started', queues: workers.workers.map((worker) => worker.name) }, 'workers started');
     const stale = await reindexStale({ prisma: database.prisma, queues, embedderVersion: embedder.version, chunkerVersion: CHUNKER_VERSION });
+    if (role === 'worker' && config.metrics.workerPort !== undefined) {
+      metricsServer = await startMetricsServer(services, { host: config.host, port: config.metrics.workerPort });
+      logger.info({ event: 'metrics_listening', url: metricsServer.url }, `metrics on ${metricsServer.url}/-/metrics`);
+    }
     if (stale > 0) logger.info({ event: 'code_indexes_stale', count: stale, embedder: embedder.version }, 'rebuilding code indexes made with another embedder or chunker');
   }
 
@@ -160,7 +169,7 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
       };
       await step('workers', () => workers?.close());
       await step('sockets', () => Promise.all([sockets?.close(), cable?.close()]));
-      await step('http', () => stopHttp?.());
+      await step('http', () => Promise.all([stopHttp?.(), metricsServer?.close()]));
       await step('suggestion-sessions', async () => suggestionSessions.close());
       await step('queues', () => queues.close());
       await step('chat-events', () => chatEvents.close());
@@ -171,5 +180,5 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
     })();
     return closing;
   };
-  return { services, database, url, demo, close };
+  return { services, database, url, metricsUrl: metricsServer?.url ?? null, demo, close };
 }

@@ -8,6 +8,7 @@ import type { CodeSource } from '../tools/semantic-search.tool';
 import type { ContextItem } from './context-items';
 import type { PrismaClient } from '../db/prisma';
 import type { Logger } from '../logger';
+import { observeChatAnswer, observeChatFirstChunk } from '../metrics/record';
 import { streamWithRetry } from '../llm/stream-with-retry';
 import { LlmError, type LlmProvider } from '../llm/types';
 import type { ChatJob } from '../queues';
@@ -112,12 +113,14 @@ export async function completeChat(options: CompleteChatOptions): Promise<Comple
     const publishChunk = async (text: string) => {
       if (generation.signal.aborted || !text || !source.clientSubscriptionId) return;
       chunkId += 1;
+      if (chunkId === 1) observeChatFirstChunk(userRecord.createdAt);
       const chunk: ChatMessageEvent = { ...baseAnswer(question), content: text, chunkId };
       await options.events.publish(job.userId, { message: chunk, topics: topicsFor(source, 'chunk') });
     };
 
     let content = '';
     let errors: string[] = [];
+    let errorCode: ChatErrorCode | null = null;
     if (grounding.unavailable) {
       // Every codebase search came back without code (not indexed yet, failed, no access): say
       // why instead of letting the model answer as if it had looked.
@@ -145,6 +148,7 @@ export async function completeChat(options: CompleteChatOptions): Promise<Comple
       } catch (error) {
         if (generation.signal.aborted) return 'superseded';
         const code = errorCodeFor(error);
+        errorCode = code;
         logger.warn({ event: 'chat_completion_failed', requestId: job.requestId, jobId: job.jobId, code, err: error }, 'chat answer failed');
         content = `${CHAT_ERRORS[code]} Error code: ${code}`;
         errors = [content];
@@ -165,6 +169,7 @@ export async function completeChat(options: CompleteChatOptions): Promise<Comple
       clientSubscriptionId: userRecord.clientSubscriptionId,
     });
     await options.events.publish(job.userId, { message: event, topics: topicsFor(source, 'final') });
+    observeChatAnswer({ outcome: grounding.unavailable ? 'codebase_unavailable' : !options.llm ? 'no_model' : errorCode ? 'error' : 'answered', errorCode, askedAt: userRecord.createdAt });
     return 'answered';
   } finally {
     generation.release();

@@ -6,6 +6,7 @@ import type { PrismaClient } from '../db/prisma';
 import type { DuoAccess } from '../duo/duo-access';
 import { AppError, badInput, forbidden, NOT_AVAILABLE } from '../errors';
 import { numericId, toGlobalId, type GlobalId } from '../graphql/global-id';
+import { countGatekeeperVerdict } from '../metrics/record';
 import type { Queues } from '../queues';
 import type { ChatEventBus } from './chat-events';
 import { authorizeCodebaseItems } from './codebase-context';
@@ -134,6 +135,7 @@ export async function submitChat(options: SubmitChatOptions): Promise<SubmitChat
     intent = confirmed.intent;
   } else if (options.gatekeeper && !request.skipGatekeeper && !content.startsWith('/')) {
     const verdict = options.gatekeeper(content);
+    countGatekeeperVerdict(verdict.status);
     const answer = gateAnswer(verdict);
     const gatekeeper = { status: verdict.status, intent: verdict.intent, confidence: verdict.confidence, intents: verdict.intents.map((part) => part.intent) };
     if (answer) {

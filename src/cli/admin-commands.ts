@@ -2,6 +2,8 @@ import { addMember, assignSeat, buyAddOn, createGroup, createProject, updateProj
 import { badInput } from '../errors';
 import type { PrismaClient } from '../db/prisma';
 import { createToken, createUser, revokeToken, setUserState } from '../users/users.service';
+import { instanceStatus } from './instance-status.command';
+import type { CommandContext } from './run-command';
 
 type Flags = Record<string, string | boolean | undefined>;
 
@@ -9,7 +11,8 @@ export type AdminCommand = {
   summary: string;
   /** Flag names with a short help; a trailing `!` marks a required one. */
   flags: Record<string, string>;
-  run(prisma: PrismaClient, flags: Flags): Promise<unknown>;
+  /** Returns what to print as one JSON line (or prints itself and returns nothing). */
+  run(prisma: PrismaClient, flags: Flags, context: CommandContext): Promise<unknown>;
 };
 
 const text = (flags: Flags, name: string): string | undefined => {
@@ -27,6 +30,11 @@ const bool = (flags: Flags, name: string): boolean | undefined => {
 };
 
 export const ADMIN_COMMANDS: Record<string, AdminCommand> = {
+  status: {
+    summary: 'Show the instance: version, database, Redis, queues and workers, indexes by state, model',
+    flags: { json: 'one JSON line instead of text (flag)' },
+    run: (_prisma, flags, context) => instanceStatus(context, { json: flags.json === true }),
+  },
   'create-user': {
     summary: 'Create a user',
     flags: { username: 'login name!', name: 'display name', email: 'email address', admin: 'make an instance admin (flag)' },

@@ -25,4 +25,4 @@ function parse(argv: string[]) {
 }
 
 const { command, flags } = parse(process.argv.slice(2));
-void runCommand(({ database }) => command.run(database.prisma, flags));
+void runCommand((context) => command.run(context.database.prisma, flags, context));

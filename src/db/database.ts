@@ -7,6 +7,7 @@ import { PrismaPGlite } from 'pglite-prisma-adapter';
 import pg from 'pg';
 import { AppError } from '../errors';
 import type { Logger } from '../logger';
+import { observeDatabasePool } from '../metrics/database-pool';
 import { acquireLock, publishSocketPort, readLiveLock, releaseLock } from './embedded-lock';
 import { migrate, type MigrationResult } from './migrate';
 import { PrismaClient } from './prisma';
@@ -55,6 +56,7 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
 async function openPostgres(databaseUrl: string, options: OpenDatabaseOptions): Promise<Database> {
   const pool = new pg.Pool({ connectionString: databaseUrl, max: options.poolSize ?? 10 });
   pool.on('error', (error) => options.logger.warn({ event: 'database_pool_error', err: error }, 'idle database connection failed'));
+  observeDatabasePool(pool);
   const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
   return {
     kind: 'postgres',

@@ -5,6 +5,7 @@ import type { GraphQLSchema, ValidationRule } from 'graphql';
 import { WebSocket, WebSocketServer, type RawData } from 'ws';
 import { isAppError } from '../errors';
 import type { Logger } from '../logger';
+import { observeSocketServer, withSubscriptionCount } from '../metrics/record';
 import { startGraphqlChannel, type FormatGraphqlError, type GraphqlChannelRun } from './action-cable-graphql-channel';
 
 export type { FormatGraphqlError } from './action-cable-graphql-channel';
@@ -51,6 +52,7 @@ export function createActionCableServer<User>(options: ActionCableServerOptions<
     maxPayload: MAX_FRAME_BYTES,
     handleProtocols: (protocols) => (protocols.has(ACTION_CABLE_PROTOCOL) ? ACTION_CABLE_PROTOCOL : false),
   });
+  observeSocketServer('action_cable', sockets);
   let closing = false;
 
   const connect = (socket: WebSocket, request: IncomingMessage) => {
@@ -98,7 +100,7 @@ export function createActionCableServer<User>(options: ActionCableServerOptions<
         formatError: options.formatError,
         validationRules: options.validationRules,
       });
-      subscriptions.set(identifier, run);
+      subscriptions.set(identifier, withSubscriptionCount('action_cable', run));
     };
 
     const unsubscribe = (identifier: string) => {

@@ -8,11 +8,14 @@ import { createGraphQLContext, type GraphQLContext } from '../graphql/context';
 import { depthLimitRule } from '../graphql/depth-limit';
 import { complexityPlugin, errorLoggingPlugin, formatError, scopePlugin } from '../graphql/plugins';
 import { buildGraphQLSchema } from '../graphql/schema';
+import { metricsPlugin } from '../graphql/metrics-plugin';
 import type { Services } from '../services';
 import { authenticateMiddleware } from './authenticate.middleware';
 import { errorHandler, GRAPHQL_PATH, sendError } from './http-errors';
 import { healthRoutes } from './health.routes';
 import { locals } from './locals';
+import { metricsRoutes } from './metrics.routes';
+import { requestMetricsMiddleware } from './request-metrics.middleware';
 import { playgroundRoutes } from './playground';
 import { rateLimitMiddleware } from './rate-limit.middleware';
 import { requestIdMiddleware } from './request-id.middleware';
@@ -44,6 +47,7 @@ export async function createHttpApp(services: Services, httpServer: Server): Pro
       scopePlugin(),
       complexityPlugin(schema, services.config.graphqlMaxComplexity),
       errorLoggingPlugin(services.logger),
+      metricsPlugin(schema),
     ],
   });
   await apollo.start();
@@ -51,8 +55,10 @@ export async function createHttpApp(services: Services, httpServer: Server): Pro
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', 'loopback');
+  app.use(requestMetricsMiddleware());
   app.use(requestIdMiddleware());
   app.use('/-', healthRoutes(services));
+  app.use('/-', metricsRoutes(services));
   app.use(playgroundRoutes());
   app.use(avatarRoutes(services));
   // Webhooks carry the project's secret instead of a user's token.

@@ -9,6 +9,7 @@ import { createGraphQLContext } from '../graphql/context';
 import { depthLimitRule } from '../graphql/depth-limit';
 import { noMutationsRule } from '../graphql/no-mutations';
 import { formatError } from '../graphql/plugins';
+import { countSubscription, observeSocketServer } from '../metrics/record';
 import type { Services } from '../services';
 
 export type GraphQLWsServer = { wss: WebSocketServer; close(): Promise<void> };
@@ -36,6 +37,7 @@ const format = (errors: readonly GraphQLError[]) =>
  */
 export function createGraphQLWsServer(services: Services, schema: GraphQLSchema): GraphQLWsServer {
   const wss = new WebSocketServer({ noServer: true, maxPayload: 1024 * 1024 });
+  observeSocketServer('graphql_ws', wss);
   const viewers = new WeakMap<object, Viewer | null>();
   const disposable = useServer(
     {
@@ -71,6 +73,7 @@ export function createGraphQLWsServer(services: Services, schema: GraphQLSchema)
         };
         return args;
       },
+      onOperation: (_context, _id, _payload, _args, result) => countSubscription('graphql_ws', result),
       onNext: (_context, _id, _payload, _args, result) => (result.errors ? { ...result, errors: format(result.errors) } : result),
       onError: (_context, _id, _payload, errors) => format(errors),
     },

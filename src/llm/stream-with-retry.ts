@@ -1,5 +1,6 @@
 import { LlmError, type LlmProvider, type LlmRequest, type LlmStreamEvent } from './types';
 import { retryDelay, sleep } from './retry-delay';
+import { countLlmRetry } from '../metrics/record';
 
 export type RetryInfo = {
   /** 1 for the first retry. */
@@ -40,6 +41,7 @@ export async function* streamWithRetry(options: StreamWithRetryOptions): AsyncGe
     } catch (error) {
       if (!(error instanceof LlmError) || textYielded || !error.isRetryable || attempt >= maxRetries || request.signal?.aborted) throw error;
       const delayMs = retryDelay({ attempt, error, baseDelayMs: options.baseDelayMs ?? 500, maxDelayMs: options.maxDelayMs ?? 8000 });
+      countLlmRetry(provider.name, error);
       options.onRetry?.({ attempt: attempt + 1, error, delayMs });
       await sleep(delayMs, request.signal);
     }

@@ -4,6 +4,8 @@ import { badInput } from '../errors';
 import type { GraphQLContext } from '../graphql/context';
 import { toGlobalId } from '../graphql/global-id';
 import { requireViewer } from '../graphql/require-viewer';
+import { gatekeeperSavedKey } from '../metrics/instance-status';
+import { countGatekeeperAnswer } from '../metrics/record';
 import { AiActionInput, AiActionPayload } from './ai-action.types';
 
 const METHODS = ['chat'] as const;
@@ -26,8 +28,9 @@ export class AiActionResolver {
       access: await context.duoAccess(),
       gatekeeper: services.gatekeeper,
       onGatekeeperSaved: ({ requestId, status }) => {
+        countGatekeeperAnswer();
         services.logger.info({ event: 'gatekeeper_llm_call_saved', requestId, status }, 'gatekeeper answered without the model');
-        void services.redis.incr(`${services.config.redisPrefix}:metrics:gatekeeper_llm_calls_saved`).catch(() => undefined);
+        void services.redis.incr(gatekeeperSavedKey(services.config.redisPrefix)).catch(() => undefined);
       },
       request: {
         content: chat.content,

@@ -1,6 +1,7 @@
 import type { Job } from 'bullmq';
 import { completeChat } from '../chat/complete-chat';
 import type { GenerationRegistry } from '../chat/generation-registry';
+import { observeChatAnswer } from '../metrics/record';
 import type { ChatJob } from '../queues';
 import type { Services } from '../services';
 
@@ -19,6 +20,7 @@ export function chatProcessor(services: Services, registry: GenerationRegistry) 
       job: { ...job.data, jobId: job.id },
       codebase: { queues: services.queues, embedder: services.embedder, disabledCategories: services.config.disabledContextCategories },
     });
+    if (outcome === 'superseded') observeChatAnswer({ outcome });
     services.logger.info({ event: 'chat_job_done', jobId: job.id, requestId: job.data.requestId, outcome }, 'chat job done');
     return { outcome };
   };

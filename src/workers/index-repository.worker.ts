@@ -1,6 +1,7 @@
 import { UnrecoverableError, type Job } from 'bullmq';
 import { isAppError } from '../errors';
 import { indexRepository, type IndexRunResult } from '../indexing/index-repository';
+import { observeIndexRun } from '../metrics/record';
 import type { IndexJob } from '../queues';
 import type { Services } from '../services';
 
@@ -26,9 +27,11 @@ export function indexRepositoryProcessor(services: Pick<Services, 'prisma' | 'lo
           void job.updateProgress(progress).catch(() => undefined);
         },
       });
+      observeIndexRun({ startedAt: started, result });
       services.logger.info({ event: 'index_job_done', jobId: job.id, projectId: job.data.projectId, reason: job.data.reason, ...result, durationMs: Date.now() - started }, 'index job done');
       return result;
     } catch (error) {
+      observeIndexRun({ startedAt: started, result: null });
       // AppErrors other than INTERNAL are the request's fault (no repository, no such branch): retrying cannot help.
       if (isAppError(error) && error.code !== 'INTERNAL') throw new UnrecoverableError(error.userMessage);
       throw error;

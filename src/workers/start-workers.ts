@@ -1,6 +1,7 @@
 import { Worker, type ConnectionOptions } from 'bullmq';
 import { GenerationRegistry } from '../chat/generation-registry';
 import { bullPrefix, QUEUE_NAMES } from '../queues';
+import { observeWorker } from '../metrics/record';
 import type { Services } from '../services';
 import { chatProcessor } from './chat.worker';
 import { indexRepositoryProcessor } from './index-repository.worker';
@@ -38,6 +39,7 @@ export async function startWorkers(services: Services, connection: ConnectionOpt
     }),
   ];
   for (const worker of workers) {
+    observeWorker(worker);
     worker.on('error', (error) => services.logger.warn({ event: 'worker_error', queue: worker.name, err: error }, 'worker error'));
     worker.on('failed', (job, error) =>
       services.logger.warn({ event: 'job_failed', queue: worker.name, jobId: job?.id, attempts: job?.attemptsMade, err: error }, 'job failed'),

@@ -32,10 +32,16 @@ describe('GraphiQL playground at GET /api/graphql', () => {
     expect(body.data).toHaveProperty('__schema.queryType.name', 'Query');
   });
 
-  it('answers liveness and readiness', async () => {
+  it('answers liveness, and readiness naming the dependency that is missing: no worker runs for this API', async () => {
     expect(await readJson(await fetch(`${service.url}/-/liveness`))).toEqual({ status: 'ok' });
     const ready = await fetch(`${service.url}/-/readiness`);
-    expect(ready.status).toBe(200);
-    expect(await readJson(ready)).toMatchObject({ status: 'ok', db_check: [{ status: 'ok' }], redis_check: [{ status: 'ok' }] });
+    expect(ready.status).toBe(503);
+    expect(await readJson(ready)).toEqual({
+      status: 'failed',
+      master_check: [{ status: 'failed' }],
+      db_check: [{ status: 'ok' }],
+      redis_check: [{ status: 'ok' }],
+      queue_workers_check: [{ status: 'failed', message: 'no worker listens on the maintenance, chat, indexing queues' }],
+    });
   });
 });
