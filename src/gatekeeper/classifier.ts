@@ -1,3 +1,4 @@
+import { hasContext, NO_CONTEXT, type GatekeeperContext } from './context';
 import { extractFeatures, MAX_ANALYSED_CHARS } from './extract-features';
 import { findCodeRegions, type CodeRegion } from './find-code-regions';
 import { INTENTS, MULTI_INDEX, VAGUE_INDEX, type Intent } from './labels';
@@ -104,14 +105,14 @@ function completeRequests(found: readonly Part[], { clauses: scored, ranked, mul
  * several clauses also have each clause scored, and MULTI_INTENT is decided from the model's
  * multi-intent probability or from two clauses holding different confident intents.
  */
-export function createClassifier(model: LinearModel, options: Readonly<GatekeeperOptions>): (prompt: string) => GatekeeperResult {
+export function createClassifier(model: LinearModel, options: Readonly<GatekeeperOptions>): (prompt: string, context?: GatekeeperContext) => GatekeeperResult {
   const alternativesOf = (ranked: IntentScore[], skip: Intent | null) =>
     ranked
       .filter((score) => score.intent !== skip && score.confidence >= options.minAlternativeConfidence)
       .slice(0, options.maxAlternatives)
       .map((score) => ({ intent: score.intent, confidence: score.confidence }));
 
-  return (prompt: string): GatekeeperResult => {
+  return (prompt: string, context: GatekeeperContext = NO_CONTEXT): GatekeeperResult => {
     // Everything below reads the same prefix, so the code in it is found once.
     const analysed = prompt.length > MAX_ANALYSED_CHARS ? prompt.slice(0, MAX_ANALYSED_CHARS) : prompt;
     const regions = findCodeRegions(analysed);
@@ -137,7 +138,16 @@ export function createClassifier(model: LinearModel, options: Readonly<Gatekeepe
     }
 
     const best = ranked[0]!;
-    const vague = probabilities[VAGUE_INDEX]! > best.confidence;
+    const vagueProbability = probabilities[VAGUE_INDEX]!;
+    if (hasContext(context)) {
+      // Something to point at: "fix it" with selected code is a request, not a riddle. Decide on
+      // the intents alone unless the model is all but sure the prompt asks for nothing.
+      const share = best.confidence / Math.max(1e-12, 1 - vagueProbability - multi);
+      if (vagueProbability < options.contextVagueThreshold && share >= options.contextShareThreshold) {
+        return freeze({ status: 'CLEAR', intent: best.intent, confidence: share, intents: [{ intent: best.intent, confidence: share, text: null }], alternatives: [] });
+      }
+    }
+    const vague = vagueProbability > best.confidence && vagueProbability >= options.vagueThreshold;
     if (!vague && best.confidence > options.clearThreshold) {
       return freeze({ status: 'CLEAR', intent: best.intent, confidence: best.confidence, intents: [{ ...best, text: null }], alternatives: [] });
     }

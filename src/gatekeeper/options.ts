@@ -11,6 +11,19 @@ export type GatekeeperOptions = {
   clearThreshold: number;
   /** A single intent from this confidence up to `clearThreshold` NEEDS_CONFIRMATION; below it, NEEDS_CLARIFICATION. Default 0.65. */
   confirmThreshold: number;
+  /**
+   * A prompt whose likeliest class is VAGUE needs clarification only when the VAGUE probability
+   * also reaches this; below it the likeliest intent decides. Default 0.
+   */
+  vagueThreshold: number;
+  /**
+   * With context (selected text, current file, a repository or directory item) a prompt is CLEAR
+   * when its best intent holds at least this share of the intent probabilities (VAGUE and MULTI
+   * left out)... Default 1.
+   */
+  contextShareThreshold: number;
+  /** ...and the VAGUE probability is below this. Default 0 (the context rule is off). */
+  contextVagueThreshold: number;
   /** The model's multi-intent probability from which a prompt is MULTI_INTENT on its own. Default 0.5. */
   multiIntentThreshold: number;
   /**
@@ -36,6 +49,9 @@ export const DEFAULT_GATEKEEPER_OPTIONS: Readonly<GatekeeperOptions> = Object.fr
   modelPath: MODEL_FILE,
   clearThreshold: 0.85,
   confirmThreshold: 0.65,
+  vagueThreshold: 0,
+  contextShareThreshold: 1,
+  contextVagueThreshold: 0,
   multiIntentThreshold: 0.5,
   partThreshold: 0.7,
   multiIntentSupport: 0.15,
@@ -47,7 +63,7 @@ export const DEFAULT_GATEKEEPER_OPTIONS: Readonly<GatekeeperOptions> = Object.fr
 /** Fills in defaults and refuses settings that would make the statuses meaningless. */
 export function resolveOptions(options: Partial<GatekeeperOptions> = {}): Readonly<GatekeeperOptions> {
   const resolved = { ...DEFAULT_GATEKEEPER_OPTIONS, ...options };
-  const probabilities = ['clearThreshold', 'confirmThreshold', 'multiIntentThreshold', 'partThreshold', 'multiIntentSupport', 'minAlternativeConfidence'] as const;
+  const probabilities = ['clearThreshold', 'confirmThreshold', 'vagueThreshold', 'contextShareThreshold', 'contextVagueThreshold', 'multiIntentThreshold', 'partThreshold', 'multiIntentSupport', 'minAlternativeConfidence'] as const;
   for (const name of probabilities) {
     const value = resolved[name];
     if (!(value >= 0 && value <= 1)) throw new RangeError(`gatekeeper option ${name} must be between 0 and 1, got ${value}`);

@@ -33,10 +33,14 @@ function featurize(prompts: readonly LabelledPrompt[], cache: Map<string, Sparse
 /**
  * Trains the shipped model on the training split: k fold models first, whose predictions on the
  * fold they did not see fit the softmax temperature, then the final model on every prompt with
- * that temperature. Deterministic for the same prompts and options.
+ * that temperature. Prompts marked with a context are left out (see below). Deterministic for the
+ * same prompts and options.
  */
-export function trainGatekeeper(prompts: readonly LabelledPrompt[], options: Partial<TrainGatekeeperOptions> = {}): TrainedGatekeeper {
+export function trainGatekeeper(labelled: readonly LabelledPrompt[], options: Partial<TrainGatekeeperOptions> = {}): TrainedGatekeeper {
   const settings = { ...DEFAULT_TRAIN_GATEKEEPER_OPTIONS, ...options };
+  // The model reads text only: it learns from prompts sent with nothing attached. Records with
+  // context ("fix it" with selected code is FIX_CODE) are for the context rule in the classifier.
+  const prompts = labelled.filter((prompt) => prompt.context === 'none');
   const cache = new Map<string, SparseVector>();
   const foldOf = (prompt: LabelledPrompt) => fnv1a(prompt.text, FOLD_SEED) % settings.folds;
   const folds: Fold[] = [];
