@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { z } from 'zod';
+import { DEFAULT_GATEKEEPER_OPTIONS } from './gatekeeper/options';
 
 /** Chat context categories, in GitLab's order (lowercase internal values). */
 export const CONTEXT_CATEGORIES = [
@@ -77,8 +78,8 @@ const envSchema = z.object({
   INDEX_MAX_FILE_BYTES: positiveInt.default(1_000_000),
   INDEX_CONCURRENCY: positiveInt.max(16, 'must be at most 16').default(1),
   GATEKEEPER: booleanString.default(true),
-  GATEKEEPER_CLEAR_THRESHOLD: z.coerce.number({ message: 'must be a number' }).min(0).max(1).default(0.85),
-  GATEKEEPER_CONFIRM_THRESHOLD: z.coerce.number({ message: 'must be a number' }).min(0).max(1).default(0.65),
+  GATEKEEPER_CLEAR_THRESHOLD: z.coerce.number({ message: 'must be a number' }).min(0).max(1).default(DEFAULT_GATEKEEPER_OPTIONS.clearThreshold),
+  GATEKEEPER_CONFIRM_THRESHOLD: z.coerce.number({ message: 'must be a number' }).min(0).max(1).default(DEFAULT_GATEKEEPER_OPTIONS.confirmThreshold),
 });
 
 export type Config = Readonly<{
@@ -112,9 +113,9 @@ export type Config = Readonly<{
   gatekeeper: Readonly<{
     /** Check chat prompts before the model. Default true. */
     enabled: boolean;
-    /** Confidence above which a prompt is CLEAR. Default 0.85. */
+    /** Confidence above which a prompt is CLEAR. Default: the gatekeeper's chosen operating point (src/gatekeeper/options.ts). */
     clearThreshold: number;
-    /** Confidence below which a prompt NEEDS_CLARIFICATION; between the two it NEEDS_CONFIRMATION. Default 0.65. */
+    /** Confidence below which a prompt NEEDS_CLARIFICATION; between the two it NEEDS_CONFIRMATION. Default: as above. */
     confirmThreshold: number;
   }>;
 }>;

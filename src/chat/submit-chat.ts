@@ -10,7 +10,7 @@ import type { Queues } from '../queues';
 import type { ChatEventBus } from './chat-events';
 import { authorizeCodebaseItems } from './codebase-context';
 import { validateContextItems, type ContextItemInput } from './context-items';
-import { gateAnswer, isConfirmation, type PromptChecker } from './gate-prompt';
+import { gateAnswer, gatekeeperContextOf, isConfirmation, type PromptChecker } from './gate-prompt';
 import { clearConversation, createUserMessage, saveAssistantMessage, takePendingConfirmation } from './messages.service';
 import { THREAD_MAX_AGE_MS } from './threads.service';
 import { topicsFor } from './topics';
@@ -104,8 +104,8 @@ export async function submitChat(options: SubmitChatOptions): Promise<SubmitChat
   if (confirmed) {
     promptRequestId = confirmed.requestId;
     intent = confirmed.intent;
-  } else if (options.gatekeeper && !request.skipGatekeeper && !content.startsWith('/')) {
-    const verdict = options.gatekeeper(content);
+  } else if (options.gatekeeper && !request.skipGatekeeper && !isSlashCommand(content)) {
+    const verdict = options.gatekeeper(content, gatekeeperContextOf(request.currentFile, contextItems));
     const answer = gateAnswer(verdict);
     const gatekeeper = { status: verdict.status, intent: verdict.intent, confidence: verdict.confidence, intents: verdict.intents.map((part) => part.intent) };
     if (answer) {
@@ -136,6 +136,12 @@ export async function submitChat(options: SubmitChatOptions): Promise<SubmitChat
   await options.queues.enqueueChat({ requestId, userId: viewer.user.id, currentFile: request.currentFile, promptRequestId, intent });
   return { requestId, threadId };
 }
+
+/**
+ * Slash commands (/explain, /tests, /refactor, /fix, /troubleshoot, /help, and any added later)
+ * say what they want by their name: every message starting with "/" and a word skips the gatekeeper.
+ */
+const isSlashCommand = (content: string) => /^\/[a-z]/i.test(content);
 
 function checkCurrentFile(file: ChatRequest['currentFile']): void {
   if (!file) return;

@@ -101,6 +101,23 @@ function completeRequests(found: readonly Part[], { clauses: scored, ranked, mul
 }
 
 /**
+ * The context rule: with something to point at, "fix it" or "make it shorter" is a request, not
+ * a riddle. The text model calls such prompts VAGUE (sent alone they are), so the VAGUE
+ * probability is set aside and the intents decide among themselves: when the best holds at least
+ * `contextShareThreshold` of the intent probabilities the prompt is CLEAR; contentless prompts
+ * ("hmm", "help", "??") spread it thinly and still need clarification. With a codebase attached
+ * and no code selected, open or pasted, a question the text model takes for a general question
+ * or an explanation of code is about that codebase: CODEBASE_SEARCH. Null: decide as without context.
+ */
+function decideWithContext(best: IntentScore, notIntent: number, context: GatekeeperContext, pastedCode: boolean, options: Readonly<GatekeeperOptions>): IntentScore | null {
+  const share = best.confidence / Math.max(1e-12, 1 - notIntent);
+  if (share < options.contextShareThreshold) return null;
+  const aboutCodebase = context.codebase && !context.selectedText && !context.currentFile && !pastedCode;
+  const intent = aboutCodebase && (best.intent === 'GENERAL_QUESTION' || best.intent === 'EXPLAIN_CODE') ? 'CODEBASE_SEARCH' : best.intent;
+  return { intent, confidence: share };
+}
+
+/**
  * Builds the synchronous, uncached classifier: the whole prompt is scored once; prompts with
  * several clauses also have each clause scored, and MULTI_INTENT is decided from the model's
  * multi-intent probability or from two clauses holding different confident intents.
@@ -137,17 +154,18 @@ export function createClassifier(model: LinearModel, options: Readonly<Gatekeepe
       return freeze({ status: 'MULTI_INTENT', intent: null, confidence, intents, alternatives: [] });
     }
 
-    const best = ranked[0]!;
-    const vagueProbability = probabilities[VAGUE_INDEX]!;
+    // Not several requests, so one (or none): the MULTI probability goes back to the others, as
+    // for clauses. "I'm reviewing this and don't follow this part: <code>" is not blocked because
+    // its length looks like a multi-part prompt.
+    const single = 1 - multi;
+    const best = { intent: ranked[0]!.intent, confidence: ranked[0]!.confidence / single };
+    const vagueProbability = probabilities[VAGUE_INDEX]! / single;
+    const singleRanked = ranked.map((score) => ({ intent: score.intent, confidence: score.confidence / single }));
     if (hasContext(context)) {
-      // Something to point at: "fix it" with selected code is a request, not a riddle. Decide on
-      // the intents alone unless the model is all but sure the prompt asks for nothing.
-      const share = best.confidence / Math.max(1e-12, 1 - vagueProbability - multi);
-      if (vagueProbability < options.contextVagueThreshold && share >= options.contextShareThreshold) {
-        return freeze({ status: 'CLEAR', intent: best.intent, confidence: share, intents: [{ intent: best.intent, confidence: share, text: null }], alternatives: [] });
-      }
+      const decided = decideWithContext(best, vagueProbability, context, regions.length > 0, options);
+      if (decided !== null) return freeze({ status: 'CLEAR', intent: decided.intent, confidence: decided.confidence, intents: [{ ...decided, text: null }], alternatives: [] });
     }
-    const vague = vagueProbability > best.confidence && vagueProbability >= options.vagueThreshold;
+    const vague = vagueProbability > best.confidence;
     if (!vague && best.confidence > options.clearThreshold) {
       return freeze({ status: 'CLEAR', intent: best.intent, confidence: best.confidence, intents: [{ ...best, text: null }], alternatives: [] });
     }
@@ -157,9 +175,9 @@ export function createClassifier(model: LinearModel, options: Readonly<Gatekeepe
         intent: best.intent,
         confidence: best.confidence,
         intents: [{ ...best, text: null }],
-        alternatives: alternativesOf(ranked, best.intent),
+        alternatives: alternativesOf(singleRanked, best.intent),
       });
     }
-    return freeze({ status: 'NEEDS_CLARIFICATION', intent: null, confidence: best.confidence, intents: [], alternatives: alternativesOf(ranked, null) });
+    return freeze({ status: 'NEEDS_CLARIFICATION', intent: null, confidence: best.confidence, intents: [], alternatives: alternativesOf(singleRanked, null) });
   };
 }

@@ -39,10 +39,16 @@ export function isHeldOut(text: string): boolean {
   return fnv1a(normalizePrompt(text), SPLIT_SEED) % 100 < HELD_OUT_PERCENT;
 }
 
+/**
+ * Files named `*.training.jsonl` are never held out: prompts written after looking at held-out
+ * errors would otherwise leak what was learnt from them into the held-out score.
+ */
+export const isTrainingOnly = (prompt: LabelledPrompt) => prompt.source.endsWith('.training.jsonl');
+
 export function splitDataset(prompts: readonly LabelledPrompt[]): { training: LabelledPrompt[]; heldOut: LabelledPrompt[] } {
   const training: LabelledPrompt[] = [];
   const heldOut: LabelledPrompt[] = [];
-  for (const prompt of prompts) (isHeldOut(prompt.text) ? heldOut : training).push(prompt);
+  for (const prompt of prompts) (isHeldOut(prompt.text) && !isTrainingOnly(prompt) ? heldOut : training).push(prompt);
   return { training, heldOut };
 }
 

@@ -57,8 +57,8 @@ function main(): number {
   out.push(`  with REPOSITORY context ${reached(codebase)}/${questions.length} (${percent(reached(codebase) / questions.length)}), without context ${reached(NO_CONTEXT)}/${questions.length} (${percent(reached(NO_CONTEXT) / questions.length)})`);
   out.push('');
   out.push(
-    `operating point: clearThreshold ${options.clearThreshold}, confirmThreshold ${options.confirmThreshold}, vagueThreshold ${options.vagueThreshold}, ` +
-      `multiIntentThreshold ${options.multiIntentThreshold}, contextShareThreshold ${options.contextShareThreshold}, contextVagueThreshold ${options.contextVagueThreshold}`,
+    `operating point: clearThreshold ${options.clearThreshold}, confirmThreshold ${options.confirmThreshold}, ` +
+      `multiIntentThreshold ${options.multiIntentThreshold}, contextShareThreshold ${options.contextShareThreshold}`,
   );
   for (const [name, report] of reports.slice(0, 3)) out.push('', `${name} (${report.examples} prompts):`, formatReport(report));
   process.stdout.write(`${out.join('\n')}\n\n`);
