@@ -12,7 +12,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { PROJECT_ROOT } from '../../paths';
 import { NO_CONTEXT } from '../context';
-import { isHandWritten, readDataset, splitDataset, type LabelledPrompt } from '../dataset';
+import { isHandWritten, parseJsonl, readDataset, splitDataset, type LabelledPrompt } from '../dataset';
 import { evaluateGatekeeper, formatReport, formatSummaryRow, SUMMARY_HEADER, type ClassifyWithContext } from '../evaluate-gatekeeper';
 import { GATEKEEPER_DATA_DIR } from '../files';
 import { loadGatekeeper } from '../load-gatekeeper';
@@ -31,6 +31,12 @@ export function readRepositoryQuestions(): string[] {
     .filter((line) => line.length > 0);
 }
 
+/**
+ * Hand-written prompts kept out of data/gatekeeper altogether, written after the first tuning round
+ * and before the last: never trained on and never tuned on, the one untouched check.
+ */
+export const FRESH_PROMPTS_FILE = path.join(PROJECT_ROOT, 'test', 'gatekeeper', 'fixtures', 'fresh-prompts.jsonl');
+
 const percent = (value: number) => `${(value * 100).toFixed(1)}%`;
 
 function main(): number {
@@ -46,6 +52,9 @@ function main(): number {
     ['hand-written held-out, all', handWritten],
     ['whole held-out split', heldOut],
   ];
+  const fresh = parseJsonl(readFileSync(FRESH_PROMPTS_FILE, 'utf8'), 'fresh-prompts.jsonl');
+  groups.push(['fresh check, no context (never tuned on)', fresh.filter((prompt) => prompt.context === 'none')]);
+  groups.push(['fresh check, with context (never tuned on)', fresh.filter((prompt) => prompt.context !== 'none')]);
   const reports = groups.map(([name, prompts]) => [name, evaluateGatekeeper(classify, prompts)] as const);
   const questions = readRepositoryQuestions();
   const codebase = { ...NO_CONTEXT, codebase: true };
@@ -79,8 +88,8 @@ function main(): number {
   for (const [name, report] of reports.slice(0, 3)) out.push('', `${name} (${report.examples} prompts), at the operating point in force:`, formatReport(report));
   process.stdout.write(`${out.join('\n')}\n\n`);
 
-  const whole = reports.at(-1)![1];
   const byName = new Map(reports);
+  const whole = byName.get('whole held-out split')!;
   const handWrittenAlone = byName.get('hand-written held-out, no context')!;
   const generatedAlone = byName.get('generated held-out (no context)')!;
   const reach = reached(codebase) / questions.length;
