@@ -107,15 +107,24 @@ function completeRequests(found: readonly Part[], { clauses: scored, ranked, mul
  * `contextShareThreshold` of the intent probabilities the prompt is CLEAR; contentless prompts
  * ("hmm", "help", "??") spread it thinly and still need clarification. With a codebase attached
  * and no code selected, open or pasted, a question the text model takes for a general question
- * or an explanation of code is about that codebase: CODEBASE_SEARCH. Null: decide as without context.
+ * or an explanation of code is about that codebase: CODEBASE_SEARCH, with the three intents'
+ * probabilities together as its share. Null: decide as without context.
  */
-function decideWithContext(best: IntentScore, notIntent: number, context: GatekeeperContext, pastedCode: boolean, options: Readonly<GatekeeperOptions>): IntentScore | null {
-  const share = best.confidence / Math.max(1e-12, 1 - notIntent);
-  if (share < options.contextShareThreshold) return null;
+function decideWithContext(ranked: readonly IntentScore[], notIntent: number, context: GatekeeperContext, pastedCode: boolean, options: Readonly<GatekeeperOptions>): IntentScore | null {
+  const mass = Math.max(1e-12, 1 - notIntent);
+  const best = ranked[0]!;
   const aboutCodebase = context.codebase && !context.selectedText && !context.currentFile && !pastedCode;
-  const intent = aboutCodebase && (best.intent === 'GENERAL_QUESTION' || best.intent === 'EXPLAIN_CODE') ? 'CODEBASE_SEARCH' : best.intent;
-  return { intent, confidence: share };
+  if (aboutCodebase && CODEBASE_QUESTION.has(best.intent)) {
+    // All three readings send the question to the codebase: their probabilities add up.
+    const share = ranked.filter((score) => CODEBASE_QUESTION.has(score.intent)).reduce((sum, score) => sum + score.confidence, 0) / mass;
+    return share >= options.contextShareThreshold ? { intent: 'CODEBASE_SEARCH', confidence: share } : null;
+  }
+  const share = best.confidence / mass;
+  return share >= options.contextShareThreshold ? { intent: best.intent, confidence: share } : null;
 }
+
+/** With a codebase attached, a question read as any of these is a question about that codebase. */
+const CODEBASE_QUESTION: ReadonlySet<Intent> = new Set(['CODEBASE_SEARCH', 'GENERAL_QUESTION', 'EXPLAIN_CODE']);
 
 /**
  * Builds the synchronous, uncached classifier: the whole prompt is scored once; prompts with
@@ -162,10 +171,10 @@ export function createClassifier(model: LinearModel, options: Readonly<Gatekeepe
     const vagueProbability = probabilities[VAGUE_INDEX]! / single;
     const singleRanked = ranked.map((score) => ({ intent: score.intent, confidence: score.confidence / single }));
     if (hasContext(context)) {
-      const decided = decideWithContext(best, vagueProbability, context, regions.length > 0, options);
+      const decided = decideWithContext(singleRanked, vagueProbability, context, regions.length > 0, options);
       if (decided !== null) return freeze({ status: 'CLEAR', intent: decided.intent, confidence: decided.confidence, intents: [{ ...decided, text: null }], alternatives: [] });
     }
-    const vague = vagueProbability > best.confidence;
+    const vague = vagueProbability > best.confidence && vagueProbability >= options.vagueThreshold;
     if (!vague && best.confidence > options.clearThreshold) {
       return freeze({ status: 'CLEAR', intent: best.intent, confidence: best.confidence, intents: [{ ...best, text: null }], alternatives: [] });
     }

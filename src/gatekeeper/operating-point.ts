@@ -9,11 +9,14 @@ export const MAX_BLOCKED_CLEAR = 0.02;
 
 /** Thresholds the operating point is chosen among. */
 export const CLEAR_THRESHOLDS = [0.3, 0.35, 0.4, 0.5, 0.65, 0.85] as const;
-export const MULTI_INTENT_THRESHOLDS = [0.5, 0.7, 0.8, 0.85, 0.9] as const;
+export const MULTI_INTENT_THRESHOLDS = [0.5, 0.7, 0.8, 0.9] as const;
+/** 0: a prompt needs clarification whenever VAGUE is its likeliest class. */
+export const VAGUE_THRESHOLDS = [0, 0.5, 0.65, 0.8] as const;
 
 export type OperatingPoint = {
   clearThreshold: number;
   multiIntentThreshold: number;
+  vagueThreshold: number;
   /** Hand-written prompts sent without context: the number tuned for. */
   handWritten: EvaluationReport;
   generated: EvaluationReport;
@@ -21,11 +24,18 @@ export type OperatingPoint = {
   admissible: boolean;
 };
 
+/** Among equally accurate points: higher clear threshold, then lower vague and multi-intent thresholds. */
+function preferredOnTie(point: OperatingPoint, chosen: OperatingPoint): boolean {
+  if (point.clearThreshold !== chosen.clearThreshold) return point.clearThreshold > chosen.clearThreshold;
+  if (point.vagueThreshold !== chosen.vagueThreshold) return point.vagueThreshold < chosen.vagueThreshold;
+  return point.multiIntentThreshold < chosen.multiIntentThreshold;
+}
+
 /**
- * Scores every pair of thresholds on the given (held-out) prompts sent without context, and picks
+ * Scores every combination of thresholds on the given (held-out) prompts sent without context, and picks
  * the admissible one with the best hand-written accuracy; ties go to the higher clear threshold
- * (fewer vague prompts through), then the lower multi-intent threshold (more multi-part prompts
- * split). `confirmThreshold` follows as the smaller of 0.3 and the clear
+ * and the lower vague threshold (fewer vague prompts through), then the lower multi-intent
+ * threshold (more multi-part prompts split). `confirmThreshold` follows as the smaller of 0.3 and the clear
  * threshold. Returns every point and the chosen one (null when none is admissible).
  */
 export function sweepOperatingPoints(model: LinearModel, prompts: readonly LabelledPrompt[], base: Partial<GatekeeperOptions> = {}): { points: OperatingPoint[]; chosen: OperatingPoint | null } {
@@ -35,10 +45,14 @@ export function sweepOperatingPoints(model: LinearModel, prompts: readonly Label
   const points: OperatingPoint[] = [];
   for (const clearThreshold of CLEAR_THRESHOLDS) {
     for (const multiIntentThreshold of MULTI_INTENT_THRESHOLDS) {
-      const classify = createClassifier(model, resolveOptions({ ...base, clearThreshold, confirmThreshold: Math.min(0.3, clearThreshold), multiIntentThreshold, cacheSize: 0 }));
-      const hand = evaluateGatekeeper(classify, handWritten);
-      const gen = evaluateGatekeeper(classify, generated);
-      points.push({ clearThreshold, multiIntentThreshold, handWritten: hand, generated: gen, admissible: hand.blockedClear <= MAX_BLOCKED_CLEAR && gen.blockedClear <= MAX_BLOCKED_CLEAR });
+      for (const vagueThreshold of VAGUE_THRESHOLDS) {
+        const settings = { ...base, clearThreshold, confirmThreshold: Math.min(0.3, clearThreshold), multiIntentThreshold, vagueThreshold, cacheSize: 0 };
+        const classify = createClassifier(model, resolveOptions(settings));
+        const hand = evaluateGatekeeper(classify, handWritten);
+        const gen = evaluateGatekeeper(classify, generated);
+        const admissible = hand.blockedClear <= MAX_BLOCKED_CLEAR && gen.blockedClear <= MAX_BLOCKED_CLEAR;
+        points.push({ clearThreshold, multiIntentThreshold, vagueThreshold, handWritten: hand, generated: gen, admissible });
+      }
     }
   }
   let chosen: OperatingPoint | null = null;
@@ -47,8 +61,7 @@ export function sweepOperatingPoints(model: LinearModel, prompts: readonly Label
     const better =
       chosen === null ||
       point.handWritten.accuracy > chosen.handWritten.accuracy ||
-      (point.handWritten.accuracy === chosen.handWritten.accuracy &&
-        (point.clearThreshold > chosen.clearThreshold || (point.clearThreshold === chosen.clearThreshold && point.multiIntentThreshold < chosen.multiIntentThreshold)));
+      (point.handWritten.accuracy === chosen.handWritten.accuracy && preferredOnTie(point, chosen));
     if (better) chosen = point;
   }
   return { points, chosen };

@@ -69,20 +69,23 @@ function main(): number {
   out.push(`  with REPOSITORY context ${reached(codebase)}/${questions.length} (${percent(reached(codebase) / questions.length)}), without context ${reached(NO_CONTEXT)}/${questions.length} (${percent(reached(NO_CONTEXT) / questions.length)})`);
   out.push('');
   out.push(
-    `operating point: clearThreshold ${options.clearThreshold}, confirmThreshold ${options.confirmThreshold}, ` +
+    `operating point: clearThreshold ${options.clearThreshold}, confirmThreshold ${options.confirmThreshold}, vagueThreshold ${options.vagueThreshold}, ` +
       `multiIntentThreshold ${options.multiIntentThreshold}, contextShareThreshold ${options.contextShareThreshold}`,
   );
   out.push('', `operating points on the held-out prompts sent without context (blocked-clear must stay <= ${percent(MAX_BLOCKED_CLEAR)}):`);
-  out.push(`${'clear'.padStart(6)}${'multi'.padStart(7)}${'hand blocked'.padStart(14)}${'hand acc'.padStart(10)}${'hand F1'.padStart(9)}${'gen blocked'.padStart(13)}${'gen acc'.padStart(9)}`);
+  out.push(`${'clear'.padStart(6)}${'multi'.padStart(7)}${'vague'.padStart(7)}${'hand blocked'.padStart(14)}${'hand acc'.padStart(10)}${'hand F1'.padStart(9)}${'gen blocked'.padStart(13)}${'gen acc'.padStart(9)}`);
   const sweep = sweepOperatingPoints(parseModel(readFileSync(MODEL_FILE, 'utf8')), heldOut, { partThreshold: options.partThreshold, multiIntentSupport: options.multiIntentSupport, contextShareThreshold: options.contextShareThreshold });
-  for (const point of sweep.points) {
-    const mark = point === sweep.chosen ? '  <- chosen' : point.admissible ? '' : '  (blocks too many)';
+  const inForce = (point: (typeof sweep.points)[number]) =>
+    point.clearThreshold === options.clearThreshold && point.multiIntentThreshold === options.multiIntentThreshold && point.vagueThreshold === options.vagueThreshold;
+  for (const point of sweep.points.filter((candidate) => candidate.admissible || inForce(candidate))) {
+    const mark = `${point === sweep.chosen ? '  <- chosen' : ''}${inForce(point) ? '  (in force)' : ''}${point.admissible ? '' : '  (blocks too many)'}`;
     out.push(
-      `${String(point.clearThreshold).padStart(6)}${String(point.multiIntentThreshold).padStart(7)}${percent(point.handWritten.blockedClear).padStart(14)}${percent(point.handWritten.accuracy).padStart(10)}${percent(point.handWritten.macroF1).padStart(9)}` +
+      `${String(point.clearThreshold).padStart(6)}${String(point.multiIntentThreshold).padStart(7)}${String(point.vagueThreshold).padStart(7)}${percent(point.handWritten.blockedClear).padStart(14)}${percent(point.handWritten.accuracy).padStart(10)}${percent(point.handWritten.macroF1).padStart(9)}` +
         `${percent(point.generated.blockedClear).padStart(13)}${percent(point.generated.accuracy).padStart(9)}${mark}`,
     );
   }
-  if (sweep.chosen && (sweep.chosen.clearThreshold !== options.clearThreshold || sweep.chosen.multiIntentThreshold !== options.multiIntentThreshold)) {
+  out.push(`(${sweep.points.filter((point) => !point.admissible).length} of ${sweep.points.length} points stop more than ${percent(MAX_BLOCKED_CLEAR)} of clear prompts and are not listed)`);
+  if (sweep.chosen && !inForce(sweep.chosen)) {
     out.push(`NOTE: the defaults in src/gatekeeper/options.ts differ from the chosen point; update them.`);
   }
   for (const [name, report] of reports.slice(0, 3)) out.push('', `${name} (${report.examples} prompts), at the operating point in force:`, formatReport(report));
