@@ -38,6 +38,21 @@ function benchPrompts(): string[] {
   return [...texts, ...reworded, ...long];
 }
 
+/**
+ * CPU time (user + system) per prompt: on a shared, loaded machine the wall clock counts time the
+ * process waited for a core; this does not (it does count GC and the cpuUsage call itself).
+ */
+function cpuTime(classify: (prompt: string) => unknown, prompts: string[]): number[] {
+  const costs: number[] = [];
+  for (const prompt of prompts) {
+    const started = process.cpuUsage();
+    classify(prompt);
+    const used = process.cpuUsage(started);
+    costs.push((used.user + used.system) / 1000);
+  }
+  return costs;
+}
+
 function time(classify: (prompt: string) => unknown, prompts: string[]): number[] {
   const latencies: number[] = [];
   for (const prompt of prompts) {
@@ -57,7 +72,7 @@ function main(): void {
   for (const prompt of prompts.slice(0, 1000)) warm.classify(prompt);
 
   type Sample = { p50: number; p99: number; max: number };
-  const runs = { uncached: [] as Sample[], withContext: [] as Sample[], cached: [] as Sample[] };
+  const runs = { uncached: [] as Sample[], withContext: [] as Sample[], cpu: [] as Sample[], cached: [] as Sample[] };
   // Selected code, an open file, a repository: the context rule's path, in turn.
   const contexts: GatekeeperContext[] = [{ ...NO_CONTEXT, selectedText: true }, { ...NO_CONTEXT, currentFile: true }, { ...NO_CONTEXT, codebase: true }];
   for (let round = 0; round < ROUNDS; round++) {
@@ -67,6 +82,8 @@ function main(): void {
     let turn = 0;
     const withContext = time((prompt) => contextual.classify(prompt, contexts[turn++ % contexts.length]), prompts);
     runs.withContext.push({ p50: percentile(withContext, 50), p99: percentile(withContext, 99), max: Math.max(...withContext) });
+    const cpu = cpuTime((prompt) => contextual.classify(prompt, contexts[turn++ % contexts.length]), prompts);
+    runs.cpu.push({ p50: percentile(cpu, 50), p99: percentile(cpu, 99), max: Math.max(...cpu) });
     const gatekeeper = loadGatekeeper({ cacheSize: prompts.length });
     for (const prompt of prompts) gatekeeper.classify(prompt);
     const cached = time(gatekeeper.classify, prompts);
@@ -81,6 +98,7 @@ function main(): void {
       `model load (first loadGatekeeper): ${loadMs.toFixed(0)} ms`,
       `uncached: ${format(runs.uncached)}`,
       `uncached, with context: ${format(runs.withContext)}`,
+      `uncached, with context, CPU time: ${format(runs.cpu)}`,
       `cached:   ${format(runs.cached)}`,
       `heap used: ${(process.memoryUsage().heapUsed / 1024 / 1024).toFixed(0)} MiB`,
       '',
