@@ -100,6 +100,9 @@ function completeRequests(found: readonly Part[], { clauses: scored, ranked, mul
   return chosen.sort((left, right) => position(left) - position(right));
 }
 
+/** With a codebase attached, a question read as any of these is a question about that codebase. */
+const CODEBASE_QUESTION: ReadonlySet<Intent> = new Set(['CODEBASE_SEARCH', 'GENERAL_QUESTION', 'EXPLAIN_CODE']);
+
 /**
  * The context rule: with something to point at, "fix it" or "make it shorter" is a request, not
  * a riddle. The text model calls such prompts VAGUE (sent alone they are), so the VAGUE
@@ -122,9 +125,6 @@ function decideWithContext(ranked: readonly IntentScore[], notIntent: number, co
   const share = best.confidence / mass;
   return share >= options.contextShareThreshold ? { intent: best.intent, confidence: share } : null;
 }
-
-/** With a codebase attached, a question read as any of these is a question about that codebase. */
-const CODEBASE_QUESTION: ReadonlySet<Intent> = new Set(['CODEBASE_SEARCH', 'GENERAL_QUESTION', 'EXPLAIN_CODE']);
 
 /**
  * Builds the synchronous, uncached classifier: the whole prompt is scored once; prompts with
@@ -166,7 +166,7 @@ export function createClassifier(model: LinearModel, options: Readonly<Gatekeepe
     // Not several requests, so one (or none): the MULTI probability goes back to the others, as
     // for clauses. "I'm reviewing this and don't follow this part: <code>" is not blocked because
     // its length looks like a multi-part prompt.
-    const single = 1 - multi;
+    const single = Math.max(1e-12, 1 - multi);
     const best = { intent: ranked[0]!.intent, confidence: ranked[0]!.confidence / single };
     const vagueProbability = probabilities[VAGUE_INDEX]! / single;
     const singleRanked = ranked.map((score) => ({ intent: score.intent, confidence: score.confidence / single }));
