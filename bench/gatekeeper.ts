@@ -5,11 +5,13 @@
  *
  * Classifies a few thousand varied prompts (every labelled prompt, a reworded copy of each, and
  * long prompts with 50 to 400 pasted lines) one at a time and prints p50/p99/max per prompt:
- * uncached (cache off), then cached (every prompt seen once before). Also prints the model load
+ * uncached (cache off), uncached with a context (selected text, open file or repository in turn),
+ * then cached (every prompt seen once before). Also prints the model load
  * time. Each figure is the median over `rounds` runs.
  */
 import { readDataset } from '../src/gatekeeper/dataset';
 import { GATEKEEPER_DATA_DIR } from '../src/gatekeeper/files';
+import { NO_CONTEXT, type GatekeeperContext } from '../src/gatekeeper/context';
 import { loadGatekeeper } from '../src/gatekeeper/load-gatekeeper';
 import { CODE_SNIPPETS, STACK_TRACES } from '../src/gatekeeper/data-generator/snippets';
 
@@ -36,6 +38,21 @@ function benchPrompts(): string[] {
   return [...texts, ...reworded, ...long];
 }
 
+/**
+ * CPU time (user + system) per prompt: on a shared, loaded machine the wall clock counts time the
+ * process waited for a core; this does not (it does count GC and the cpuUsage call itself).
+ */
+function cpuTime(classify: (prompt: string) => unknown, prompts: string[]): number[] {
+  const costs: number[] = [];
+  for (const prompt of prompts) {
+    const started = process.cpuUsage();
+    classify(prompt);
+    const used = process.cpuUsage(started);
+    costs.push((used.user + used.system) / 1000);
+  }
+  return costs;
+}
+
 function time(classify: (prompt: string) => unknown, prompts: string[]): number[] {
   const latencies: number[] = [];
   for (const prompt of prompts) {
@@ -54,10 +71,19 @@ function main(): void {
   const warm = loadGatekeeper({ cacheSize: 0 });
   for (const prompt of prompts.slice(0, 1000)) warm.classify(prompt);
 
-  const runs = { uncached: [] as Array<{ p50: number; p99: number; max: number }>, cached: [] as Array<{ p50: number; p99: number; max: number }> };
+  type Sample = { p50: number; p99: number; max: number };
+  const runs = { uncached: [] as Sample[], withContext: [] as Sample[], cpu: [] as Sample[], cached: [] as Sample[] };
+  // Selected code, an open file, a repository: the context rule's path, in turn.
+  const contexts: GatekeeperContext[] = [{ ...NO_CONTEXT, selectedText: true }, { ...NO_CONTEXT, currentFile: true }, { ...NO_CONTEXT, codebase: true }];
   for (let round = 0; round < ROUNDS; round++) {
     const uncached = time(loadGatekeeper({ cacheSize: 0 }).classify, prompts);
     runs.uncached.push({ p50: percentile(uncached, 50), p99: percentile(uncached, 99), max: Math.max(...uncached) });
+    const contextual = loadGatekeeper({ cacheSize: 0 });
+    let turn = 0;
+    const withContext = time((prompt) => contextual.classify(prompt, contexts[turn++ % contexts.length]), prompts);
+    runs.withContext.push({ p50: percentile(withContext, 50), p99: percentile(withContext, 99), max: Math.max(...withContext) });
+    const cpu = cpuTime((prompt) => contextual.classify(prompt, contexts[turn++ % contexts.length]), prompts);
+    runs.cpu.push({ p50: percentile(cpu, 50), p99: percentile(cpu, 99), max: Math.max(...cpu) });
     const gatekeeper = loadGatekeeper({ cacheSize: prompts.length });
     for (const prompt of prompts) gatekeeper.classify(prompt);
     const cached = time(gatekeeper.classify, prompts);
@@ -71,6 +97,8 @@ function main(): void {
       `gatekeeper: ${prompts.length} prompts (up to ${longest} chars), median of ${ROUNDS} rounds, node ${process.version}`,
       `model load (first loadGatekeeper): ${loadMs.toFixed(0)} ms`,
       `uncached: ${format(runs.uncached)}`,
+      `uncached, with context: ${format(runs.withContext)}`,
+      `uncached, with context, CPU time: ${format(runs.cpu)}`,
       `cached:   ${format(runs.cached)}`,
       `heap used: ${(process.memoryUsage().heapUsed / 1024 / 1024).toFixed(0)} MiB`,
       '',

@@ -1,6 +1,7 @@
 import { isIP } from 'node:net';
 import path from 'node:path';
 import { z } from 'zod';
+import { DEFAULT_GATEKEEPER_OPTIONS } from './gatekeeper/options';
 
 /** Chat context categories, in GitLab's order (lowercase internal values). */
 export const CONTEXT_CATEGORIES = [
@@ -100,8 +101,8 @@ const envSchema = z.object({
   INDEX_MAX_FILE_BYTES: positiveInt.default(1_000_000),
   INDEX_CONCURRENCY: positiveInt.max(16, 'must be at most 16').default(1),
   GATEKEEPER: booleanString.default(true),
-  GATEKEEPER_CLEAR_THRESHOLD: z.coerce.number({ message: 'must be a number' }).min(0).max(1).default(0.85),
-  GATEKEEPER_CONFIRM_THRESHOLD: z.coerce.number({ message: 'must be a number' }).min(0).max(1).default(0.65),
+  GATEKEEPER_CLEAR_THRESHOLD: z.coerce.number({ message: 'must be a number' }).min(0).max(1).default(DEFAULT_GATEKEEPER_OPTIONS.clearThreshold),
+  GATEKEEPER_CONFIRM_THRESHOLD: z.coerce.number({ message: 'must be a number' }).min(0).max(1).default(DEFAULT_GATEKEEPER_OPTIONS.confirmThreshold),
   WORKER_METRICS_PORT: z.coerce.number({ message: 'must be a number' }).int().min(0).max(65535, 'must be a port number (0-65535)').optional(),
   METRICS_ALLOWED_CIDRS: z
     .string()
@@ -159,9 +160,9 @@ export type Config = Readonly<{
   gatekeeper: Readonly<{
     /** Check chat prompts before the model. Default true. */
     enabled: boolean;
-    /** Confidence above which a prompt is CLEAR. Default 0.85. */
+    /** Confidence above which a prompt is CLEAR. Default: the gatekeeper's chosen operating point (src/gatekeeper/options.ts). */
     clearThreshold: number;
-    /** Confidence below which a prompt NEEDS_CLARIFICATION; between the two it NEEDS_CONFIRMATION. Default 0.65. */
+    /** Confidence below which a prompt NEEDS_CLARIFICATION; between the two it NEEDS_CONFIRMATION. Default: as above. */
     confirmThreshold: number;
   }>;
   metrics: Readonly<{

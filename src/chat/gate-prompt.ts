@@ -1,3 +1,6 @@
+import type { GatekeeperContext } from '../gatekeeper/context';
+import type { ContextItem } from './context-items';
+
 /** What the gatekeeper (src/gatekeeper) says of a prompt, as the chat uses it. */
 export type GatekeeperVerdict = {
   status: 'CLEAR' | 'NEEDS_CONFIRMATION' | 'NEEDS_CLARIFICATION' | 'MULTI_INTENT';
@@ -7,7 +10,24 @@ export type GatekeeperVerdict = {
   alternatives: Array<{ intent: string; confidence: number }>;
 };
 
-export type PromptChecker = (prompt: string) => GatekeeperVerdict;
+/** Judges a prompt with what it was sent with; without a context, as sent with nothing attached. */
+export type PromptChecker = (prompt: string, context?: GatekeeperContext) => GatekeeperVerdict;
+
+/**
+ * What a chat request gives its prompt to point at: selected code (`currentFile.selectedText` or a
+ * SNIPPET item), a file (`currentFile`, or a FILE item), a codebase (a REPOSITORY or DIRECTORY item).
+ */
+export function gatekeeperContextOf(
+  currentFile: { fileName: string; selectedText: string; contentAboveCursor?: string | null; contentBelowCursor?: string | null } | null,
+  items: readonly Pick<ContextItem, 'category'>[],
+): GatekeeperContext {
+  const has = (...categories: string[]) => items.some((item) => categories.includes(item.category));
+  return {
+    selectedText: (currentFile?.selectedText.trim().length ?? 0) > 0 || has('snippet'),
+    currentFile: (currentFile !== null && (currentFile.fileName.trim().length > 0 || Boolean(currentFile.contentAboveCursor?.trim() || currentFile.contentBelowCursor?.trim()))) || has('file'),
+    codebase: has('repository', 'directory'),
+  };
+}
 
 const CONFIRMATIONS = /^(y|yes|yep|yeah|sure|ok|okay|confirm|confirmed|go ahead|do it|please do|yes please|correct|that's right|right)[.! ]*$/i;
 

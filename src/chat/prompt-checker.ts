@@ -5,8 +5,8 @@ import type { PromptChecker } from './gate-prompt';
 /** The trained gatekeeper (src/gatekeeper), loaded once, as the chat's PromptChecker. */
 export function createPromptChecker(config: Pick<Config, 'gatekeeper'>): PromptChecker {
   const gatekeeper = loadGatekeeper({ clearThreshold: config.gatekeeper.clearThreshold, confirmThreshold: config.gatekeeper.confirmThreshold });
-  return (prompt) => {
-    const result = gatekeeper.classify(prompt);
+  return (prompt, context) => {
+    const result = gatekeeper.classify(prompt, context);
     return {
       status: result.status,
       intent: result.intent,

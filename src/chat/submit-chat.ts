@@ -11,7 +11,7 @@ import type { Queues } from '../queues';
 import type { ChatEventBus } from './chat-events';
 import { authorizeCodebaseItems } from './codebase-context';
 import { validateContextItems, type ContextItemInput } from './context-items';
-import { gateAnswer, isConfirmation, type PromptChecker } from './gate-prompt';
+import { gateAnswer, gatekeeperContextOf, isConfirmation, type PromptChecker } from './gate-prompt';
 import { clearConversation, createUserMessage, saveAssistantMessage, takePendingConfirmation } from './messages.service';
 import { THREAD_MAX_AGE_MS } from './threads.service';
 import { commandTarget, helpAnswer, parseSlashCommand, refusalFor } from './slash-commands';
@@ -133,8 +133,8 @@ export async function submitChat(options: SubmitChatOptions): Promise<SubmitChat
   if (confirmed) {
     promptRequestId = confirmed.requestId;
     intent = confirmed.intent;
-  } else if (options.gatekeeper && !request.skipGatekeeper && !content.startsWith('/')) {
-    const verdict = options.gatekeeper(content);
+  } else if (options.gatekeeper && !request.skipGatekeeper && !isSlashCommand(content)) {
+    const verdict = options.gatekeeper(content, gatekeeperContextOf(request.currentFile, contextItems));
     countGatekeeperVerdict(verdict.status);
     const answer = gateAnswer(verdict);
     const gatekeeper = { status: verdict.status, intent: verdict.intent, confidence: verdict.confidence, intents: verdict.intents.map((part) => part.intent) };
@@ -158,6 +158,11 @@ async function supersedeOlderRequests(options: SubmitChatOptions, requestId: str
   await options.redis.set(activeRequestKey(options.redisPrefix, viewer.user.id, request.clientSubscriptionId), requestId, 'EX', 3600);
   await options.events.publishCancel({ userId: viewer.user.id, clientSubscriptionId: request.clientSubscriptionId, supersededBy: requestId });
 }
+/**
+ * Slash commands (/explain, /tests, /refactor, /fix, /troubleshoot, /help, and any added later)
+ * say what they want by their name: every message starting with "/" and a word skips the gatekeeper.
+ */
+const isSlashCommand = (content: string) => /^\/[a-z]/i.test(content);
 
 function checkCurrentFile(file: ChatRequest['currentFile']): void {
   if (!file) return;

@@ -1,3 +1,4 @@
+import { hasContext, NO_CONTEXT, type GatekeeperContext } from './context';
 import { extractFeatures, MAX_ANALYSED_CHARS } from './extract-features';
 import { findCodeRegions, type CodeRegion } from './find-code-regions';
 import { INTENTS, MULTI_INDEX, VAGUE_INDEX, type Intent } from './labels';
@@ -99,19 +100,45 @@ function completeRequests(found: readonly Part[], { clauses: scored, ranked, mul
   return chosen.sort((left, right) => position(left) - position(right));
 }
 
+/** With a codebase attached, a question read as any of these is a question about that codebase. */
+const CODEBASE_QUESTION: ReadonlySet<Intent> = new Set(['CODEBASE_SEARCH', 'GENERAL_QUESTION', 'EXPLAIN_CODE']);
+
+/**
+ * The context rule: with something to point at, "fix it" or "make it shorter" is a request, not
+ * a riddle. The text model calls such prompts VAGUE (sent alone they are), so the VAGUE
+ * probability is set aside and the intents decide among themselves: when the best holds at least
+ * `contextShareThreshold` of the intent probabilities the prompt is CLEAR; contentless prompts
+ * ("hmm", "help", "??") spread it thinly and still need clarification. With a codebase attached
+ * and no code selected, open or pasted, a question the text model takes for a general question
+ * or an explanation of code is about that codebase: CODEBASE_SEARCH, with the three intents'
+ * probabilities together as its share. Null: decide as without context.
+ */
+function decideWithContext(ranked: readonly IntentScore[], notIntent: number, context: GatekeeperContext, pastedCode: boolean, options: Readonly<GatekeeperOptions>): IntentScore | null {
+  const mass = Math.max(1e-12, 1 - notIntent);
+  const best = ranked[0]!;
+  const aboutCodebase = context.codebase && !context.selectedText && !context.currentFile && !pastedCode;
+  if (aboutCodebase && CODEBASE_QUESTION.has(best.intent)) {
+    // All three readings send the question to the codebase: their probabilities add up.
+    const share = ranked.filter((score) => CODEBASE_QUESTION.has(score.intent)).reduce((sum, score) => sum + score.confidence, 0) / mass;
+    return share >= options.contextShareThreshold ? { intent: 'CODEBASE_SEARCH', confidence: share } : null;
+  }
+  const share = best.confidence / mass;
+  return share >= options.contextShareThreshold ? { intent: best.intent, confidence: share } : null;
+}
+
 /**
  * Builds the synchronous, uncached classifier: the whole prompt is scored once; prompts with
  * several clauses also have each clause scored, and MULTI_INTENT is decided from the model's
  * multi-intent probability or from two clauses holding different confident intents.
  */
-export function createClassifier(model: LinearModel, options: Readonly<GatekeeperOptions>): (prompt: string) => GatekeeperResult {
+export function createClassifier(model: LinearModel, options: Readonly<GatekeeperOptions>): (prompt: string, context?: GatekeeperContext) => GatekeeperResult {
   const alternativesOf = (ranked: IntentScore[], skip: Intent | null) =>
     ranked
       .filter((score) => score.intent !== skip && score.confidence >= options.minAlternativeConfidence)
       .slice(0, options.maxAlternatives)
       .map((score) => ({ intent: score.intent, confidence: score.confidence }));
 
-  return (prompt: string): GatekeeperResult => {
+  return (prompt: string, context: GatekeeperContext = NO_CONTEXT): GatekeeperResult => {
     // Everything below reads the same prefix, so the code in it is found once.
     const analysed = prompt.length > MAX_ANALYSED_CHARS ? prompt.slice(0, MAX_ANALYSED_CHARS) : prompt;
     const regions = findCodeRegions(analysed);
@@ -136,8 +163,18 @@ export function createClassifier(model: LinearModel, options: Readonly<Gatekeepe
       return freeze({ status: 'MULTI_INTENT', intent: null, confidence, intents, alternatives: [] });
     }
 
-    const best = ranked[0]!;
-    const vague = probabilities[VAGUE_INDEX]! > best.confidence;
+    // Not several requests, so one (or none): the MULTI probability goes back to the others, as
+    // for clauses. "I'm reviewing this and don't follow this part: <code>" is not blocked because
+    // its length looks like a multi-part prompt.
+    const single = Math.max(1e-12, 1 - multi);
+    const best = { intent: ranked[0]!.intent, confidence: ranked[0]!.confidence / single };
+    const vagueProbability = probabilities[VAGUE_INDEX]! / single;
+    const singleRanked = ranked.map((score) => ({ intent: score.intent, confidence: score.confidence / single }));
+    if (hasContext(context)) {
+      const decided = decideWithContext(singleRanked, vagueProbability, context, regions.length > 0, options);
+      if (decided !== null) return freeze({ status: 'CLEAR', intent: decided.intent, confidence: decided.confidence, intents: [{ ...decided, text: null }], alternatives: [] });
+    }
+    const vague = vagueProbability > best.confidence && vagueProbability >= options.vagueThreshold;
     if (!vague && best.confidence > options.clearThreshold) {
       return freeze({ status: 'CLEAR', intent: best.intent, confidence: best.confidence, intents: [{ ...best, text: null }], alternatives: [] });
     }
@@ -147,9 +184,9 @@ export function createClassifier(model: LinearModel, options: Readonly<Gatekeepe
         intent: best.intent,
         confidence: best.confidence,
         intents: [{ ...best, text: null }],
-        alternatives: alternativesOf(ranked, best.intent),
+        alternatives: alternativesOf(singleRanked, best.intent),
       });
     }
-    return freeze({ status: 'NEEDS_CLARIFICATION', intent: null, confidence: best.confidence, intents: [], alternatives: alternativesOf(ranked, null) });
+    return freeze({ status: 'NEEDS_CLARIFICATION', intent: null, confidence: best.confidence, intents: [], alternatives: alternativesOf(singleRanked, null) });
   };
 }

@@ -3,12 +3,22 @@ import path from 'node:path';
 import { fnv1a, seedFor } from './hash';
 import { isIntent, isLabel, type Intent, type Label } from './labels';
 
+/**
+ * What the prompt came with, as a data record marks it: code the user selected, the file open in
+ * the editor, a REPOSITORY or DIRECTORY context item, or nothing. Records without the mark are `none`.
+ */
+export const PROMPT_CONTEXTS = ['none', 'selected_text', 'current_file', 'repository', 'directory'] as const;
+export type PromptContext = (typeof PROMPT_CONTEXTS)[number];
+const isPromptContext = (value: unknown): value is PromptContext => (PROMPT_CONTEXTS as readonly unknown[]).includes(value);
+
 /** One line of a data/gatekeeper/*.jsonl file. */
 export type LabelledPrompt = {
   text: string;
   label: Label;
   /** For MULTI prompts: the intents asked for, in the order they appear. */
   intents?: Intent[];
+  /** What the prompt was sent with; the label is the right verdict given it. */
+  context: PromptContext;
   /** The file the prompt came from (e.g. `hand-written.jsonl`), so reports can tell sources apart. */
   source: string;
 };
@@ -29,10 +39,16 @@ export function isHeldOut(text: string): boolean {
   return fnv1a(normalizePrompt(text), SPLIT_SEED) % 100 < HELD_OUT_PERCENT;
 }
 
+/**
+ * Files named `*.training.jsonl` are never held out: prompts written after looking at held-out
+ * errors would otherwise leak what was learnt from them into the held-out score.
+ */
+export const isTrainingOnly = (prompt: LabelledPrompt) => prompt.source.endsWith('.training.jsonl');
+
 export function splitDataset(prompts: readonly LabelledPrompt[]): { training: LabelledPrompt[]; heldOut: LabelledPrompt[] } {
   const training: LabelledPrompt[] = [];
   const heldOut: LabelledPrompt[] = [];
-  for (const prompt of prompts) (isHeldOut(prompt.text) ? heldOut : training).push(prompt);
+  for (const prompt of prompts) (isHeldOut(prompt.text) && !isTrainingOnly(prompt) ? heldOut : training).push(prompt);
   return { training, heldOut };
 }
 
@@ -41,7 +57,7 @@ export function parseJsonl(content: string, source: string): LabelledPrompt[] {
   content.split('\n').forEach((line, index) => {
     if (line.trim().length === 0) return;
     const where = `${source}:${index + 1}`;
-    let record: { text?: unknown; label?: unknown; intents?: unknown };
+    let record: { text?: unknown; label?: unknown; intents?: unknown; context?: unknown };
     try {
       record = JSON.parse(line) as typeof record;
     } catch (error) {
@@ -49,7 +65,9 @@ export function parseJsonl(content: string, source: string): LabelledPrompt[] {
     }
     if (typeof record.text !== 'string' || record.text.trim().length === 0) throw new Error(`${where}: text must be a non-empty string`);
     if (!isLabel(record.label)) throw new Error(`${where}: unknown label ${String(record.label)}`);
-    const prompt: LabelledPrompt = { text: record.text, label: record.label, source };
+    const context = record.context ?? 'none';
+    if (!isPromptContext(context)) throw new Error(`${where}: unknown context ${String(record.context)} (one of ${PROMPT_CONTEXTS.join(', ')})`);
+    const prompt: LabelledPrompt = { text: record.text, label: record.label, context, source };
     if (record.label === 'MULTI') {
       const intents = record.intents;
       if (!Array.isArray(intents) || intents.length < 2 || !intents.every(isIntent) || new Set(intents).size !== intents.length) {
@@ -62,9 +80,13 @@ export function parseJsonl(content: string, source: string): LabelledPrompt[] {
   return prompts;
 }
 
+/** Prompts written by people rather than the generator (hand-written*.jsonl). */
+export const isHandWritten = (prompt: LabelledPrompt) => prompt.source.startsWith('hand-written');
+
 /**
- * Reads every *.jsonl file in the folder, in name order. Duplicates (after normalising) are
- * dropped; the same prompt with two labels is an error in the data.
+ * Reads every *.jsonl file in the folder, in name order. Duplicates (after normalising, with the
+ * same context) are dropped; the same prompt and context with two labels is an error in the data.
+ * "fix it" may be VAGUE alone and FIX_CODE with selected code.
  */
 export function readDataset(directory: string): LabelledPrompt[] {
   const files = readdirSync(directory)
@@ -73,11 +95,11 @@ export function readDataset(directory: string): LabelledPrompt[] {
   const seen = new Map<string, LabelledPrompt>();
   for (const file of files) {
     for (const prompt of parseJsonl(readFileSync(path.join(directory, file), 'utf8'), file)) {
-      const key = normalizePrompt(prompt.text);
+      const key = `${prompt.context}\u0000${normalizePrompt(prompt.text)}`;
       const earlier = seen.get(key);
       if (earlier === undefined) seen.set(key, prompt);
       else if (earlier.label !== prompt.label) {
-        throw new Error(`"${prompt.text.slice(0, 60)}" is ${earlier.label} in ${earlier.source} and ${prompt.label} in ${prompt.source}`);
+        throw new Error(`"${prompt.text.slice(0, 60)}" is ${earlier.label} in ${earlier.source} and ${prompt.label} in ${prompt.source} (context ${prompt.context})`);
       }
     }
   }

@@ -1,3 +1,4 @@
+import { contextOfRecord, type GatekeeperContext } from './context';
 import type { LabelledPrompt } from './dataset';
 import { LABELS, type Intent, type Label } from './labels';
 import type { GatekeeperResult, GatekeeperStatus } from './result';
@@ -17,7 +18,15 @@ export type EvaluationReport = {
   multiIntentExactMatch: number;
   /** Of single-intent prompts, the share that went straight to the LLM (CLEAR with the right intent). */
   clearAndRight: number;
+  /**
+   * Of single-intent (clear) prompts, the share stopped before the model: any status but CLEAR.
+   * The costliest error: the developer asked something answerable and got a question back.
+   */
+  blockedClear: number;
 };
+
+/** Classifies a prompt with the context it was sent with. */
+export type ClassifyWithContext = (prompt: string, context: GatekeeperContext) => GatekeeperResult;
 
 /**
  * The label a decision amounts to: the intent for CLEAR and NEEDS_CONFIRMATION, VAGUE for
@@ -32,15 +41,17 @@ export function decidedLabel(result: GatekeeperResult): Label {
 
 const ratio = (numerator: number, denominator: number) => (denominator === 0 ? 0 : numerator / denominator);
 
-export function evaluateGatekeeper(classify: (prompt: string) => GatekeeperResult, prompts: readonly LabelledPrompt[]): EvaluationReport {
+/** Scores decisions on labelled prompts, each classified with the context its record marks. */
+export function evaluateGatekeeper(classify: ClassifyWithContext, prompts: readonly LabelledPrompt[]): EvaluationReport {
   const confusion = LABELS.map(() => LABELS.map(() => 0));
   const statuses: Record<GatekeeperStatus, number> = { CLEAR: 0, NEEDS_CONFIRMATION: 0, NEEDS_CLARIFICATION: 0, MULTI_INTENT: 0 };
   let multiFound = 0;
   let multiExact = 0;
   let single = 0;
   let clearAndRight = 0;
+  let blocked = 0;
   for (const prompt of prompts) {
-    const result = classify(prompt.text);
+    const result = classify(prompt.text, contextOfRecord(prompt.context));
     const predicted = decidedLabel(result);
     confusion[LABELS.indexOf(prompt.label)]![LABELS.indexOf(predicted)]!++;
     statuses[result.status]++;
@@ -52,6 +63,7 @@ export function evaluateGatekeeper(classify: (prompt: string) => GatekeeperResul
     if (prompt.label !== 'MULTI' && prompt.label !== 'VAGUE') {
       single++;
       if (result.status === 'CLEAR' && result.intent === prompt.label) clearAndRight++;
+      if (result.status !== 'CLEAR') blocked++;
     }
   }
   const perLabel = LABELS.map((label, index) => {
@@ -76,6 +88,7 @@ export function evaluateGatekeeper(classify: (prompt: string) => GatekeeperResul
     statuses,
     multiIntentExactMatch: ratio(multiExact, multiFound),
     clearAndRight: ratio(clearAndRight, single),
+    blockedClear: ratio(blocked, single),
   };
 }
 
@@ -104,7 +117,7 @@ export function formatReport(report: EvaluationReport): string {
   }
   lines.push('');
   lines.push(`examples ${report.examples}   accuracy ${percent(report.accuracy)}   macro-F1 ${percent(report.macroF1)}`);
-  lines.push(`single-intent prompts CLEAR with the right intent: ${percent(report.clearAndRight)}`);
+  lines.push(`single-intent prompts CLEAR with the right intent: ${percent(report.clearAndRight)}   blocked (not CLEAR): ${percent(report.blockedClear)}`);
   lines.push(`multi-intent prompts with exactly the right intents: ${percent(report.multiIntentExactMatch)}`);
   lines.push('');
   lines.push(`statuses: ${Object.entries(report.statuses).map(([status, count]) => `${status} ${count} (${percent(count / Math.max(1, report.examples))})`).join(', ')}`);
@@ -116,3 +129,10 @@ export function formatReport(report: EvaluationReport): string {
   });
   return lines.join('\n');
 }
+
+/** One line of the summary table: blocked-clear, accuracy and macro-F1 of a set of prompts. */
+export function formatSummaryRow(name: string, report: EvaluationReport): string {
+  return `${name.padEnd(44)}${String(report.examples).padStart(6)}${percent(report.blockedClear).padStart(15)}${percent(report.accuracy).padStart(10)}${percent(report.macroF1).padStart(10)}`;
+}
+
+export const SUMMARY_HEADER = `${'prompts'.padEnd(44)}${'count'.padStart(6)}${'blocked-clear'.padStart(15)}${'accuracy'.padStart(10)}${'macro-F1'.padStart(10)}`;

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { AppError } from '../errors';
 import { createClassifier } from './classifier';
+import { contextKey, NO_CONTEXT, type GatekeeperContext } from './context';
 import type { LinearModel } from './linear-model';
 import { LruCache } from './lru-cache';
 import { parseModel } from './model-file';
@@ -10,8 +11,11 @@ import type { GatekeeperResult } from './result';
 
 /** Stage 1 of the chat pipeline, loaded once and shared. */
 export type Gatekeeper = {
-  /** Synchronous and in-process; repeated prompts (up to case and whitespace) come from the cache. */
-  classify(prompt: string): GatekeeperResult;
+  /**
+   * Synchronous and in-process; repeated prompts (up to case and whitespace) with the same context
+   * come from the cache. Without a context the prompt is judged as sent with nothing attached.
+   */
+  classify(prompt: string, context?: GatekeeperContext): GatekeeperResult;
   /** The settings in force, defaults filled in. */
   readonly options: Readonly<GatekeeperOptions>;
   /** Entries in the result cache. */
@@ -48,8 +52,8 @@ function readModel(modelPath: string): LinearModel {
  * shared answer is the one either prompt would get; a result's `text` excerpts come from
  * whichever prompt was seen first.
  */
-function cacheKey(prompt: string): string {
-  return prompt.toLowerCase().replace(/[^\S\n]+/g, ' ').replace(/ ?\n[\s]*/g, '\n').trim();
+function cacheKey(prompt: string, context: GatekeeperContext): string {
+  return contextKey(context) + '\u0000' + prompt.toLowerCase().replace(/[^\S\n]+/g, ' ').replace(/ ?\n[\s]*/g, '\n').trim();
 }
 
 /** Loads the model (once per file) and returns a gatekeeper with its own cache and thresholds. */
@@ -63,11 +67,11 @@ export function loadGatekeeper(options: Partial<GatekeeperOptions> = {}): Gateke
     get cacheSize() {
       return cache.size;
     },
-    classify(prompt: string): GatekeeperResult {
-      const key = cacheKey(prompt);
+    classify(prompt: string, context: GatekeeperContext = NO_CONTEXT): GatekeeperResult {
+      const key = cacheKey(prompt, context);
       const cached = cache.get(key);
       if (cached !== undefined) return cached;
-      const result = classifyUncached(prompt);
+      const result = classifyUncached(prompt, context);
       cache.set(key, result);
       return result;
     },

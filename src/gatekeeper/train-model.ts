@@ -17,7 +17,12 @@ export type TrainingOptions = {
 
 export const DEFAULT_TRAINING_OPTIONS: Readonly<TrainingOptions> = Object.freeze({ seed: 7, epochs: 30, learningRate: 0.5, l2: 1e-5 });
 
-export type TrainingExample = { features: SparseVector; label: Label };
+export type TrainingExample = {
+  features: SparseVector;
+  label: Label;
+  /** Multiplies this example's step (on top of its class weight). Default 1. */
+  weight?: number;
+};
 
 /**
  * Multinomial logistic regression by plain SGD. The L2 decay is applied through a shared scale
@@ -69,7 +74,7 @@ export function trainLinearModel(examples: readonly TrainingExample[], options: 
       }
       const probabilities = softmax(logits);
       for (let label = 0; label < classes; label++) {
-        gradient[label] = (probabilities[label]! - (label === target ? 1 : 0)) * classWeight[target]!;
+        gradient[label] = (probabilities[label]! - (label === target ? 1 : 0)) * classWeight[target]! * (examples[index]!.weight ?? 1);
       }
       scale *= 1 - rate * settings.l2;
       for (let position = 0; position < indices.length; position++) {

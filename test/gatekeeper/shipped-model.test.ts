@@ -1,5 +1,7 @@
 import { readFileSync } from 'node:fs';
-import { readDataset, splitDataset } from '../../src/gatekeeper/dataset';
+import { readRepositoryQuestions } from '../../src/gatekeeper/cli/evaluate';
+import { NO_CONTEXT } from '../../src/gatekeeper/context';
+import { isHandWritten, readDataset, splitDataset } from '../../src/gatekeeper/dataset';
 import { evaluateGatekeeper } from '../../src/gatekeeper/evaluate-gatekeeper';
 import { GATEKEEPER_DATA_DIR, MODEL_FILE } from '../../src/gatekeeper/files';
 import { loadGatekeeper } from '../../src/gatekeeper/load-gatekeeper';
@@ -13,11 +15,30 @@ const shipped = parseModel(readFileSync(MODEL_FILE, 'utf8'));
 describe('the committed model', () => {
   it('meets the quality bar on the held-out split', () => {
     const gatekeeper = loadGatekeeper({ model: shipped, cacheSize: 0 });
-    const report = evaluateGatekeeper(gatekeeper.classify, heldOut);
+    const report = evaluateGatekeeper((prompt, context) => gatekeeper.classify(prompt, context), heldOut);
     expect(report.accuracy).toBeGreaterThanOrEqual(QUALITY_BAR.minAccuracy);
     expect(report.macroF1).toBeGreaterThanOrEqual(QUALITY_BAR.minMacroF1);
     // Every label is predicted at all: a model that drops one can still average well.
     for (const scores of report.perLabel) expect(scores.recall).toBeGreaterThan(0.7);
+  });
+
+  it('stops at most 2% of clear held-out prompts sent without context, hand-written and generated alike', () => {
+    const gatekeeper = loadGatekeeper({ model: shipped, cacheSize: 0 });
+    const classify = (prompt: string) => gatekeeper.classify(prompt);
+    const alone = heldOut.filter((prompt) => prompt.context === 'none');
+    const handWritten = evaluateGatekeeper(classify, alone.filter(isHandWritten));
+    const generated = evaluateGatekeeper(classify, alone.filter((prompt) => !isHandWritten(prompt)));
+    expect(handWritten.examples).toBeGreaterThan(100);
+    expect(handWritten.blockedClear).toBeLessThanOrEqual(QUALITY_BAR.maxBlockedClear);
+    expect(generated.blockedClear).toBeLessThanOrEqual(QUALITY_BAR.maxBlockedClear);
+    expect(handWritten.accuracy).toBeGreaterThanOrEqual(QUALITY_BAR.minHandWrittenAccuracy);
+  });
+
+  it('lets the clear repository questions through with repository context', () => {
+    const gatekeeper = loadGatekeeper({ model: shipped, cacheSize: 0 });
+    const questions = readRepositoryQuestions();
+    const through = questions.filter((question) => gatekeeper.classify(question, { ...NO_CONTEXT, codebase: true }).status === 'CLEAR');
+    expect(through.length / questions.length).toBeGreaterThanOrEqual(QUALITY_BAR.minRepositoryReach);
   });
 
   it('is what training on the committed data produces (run npm run train:gatekeeper after changing data or features)', () => {

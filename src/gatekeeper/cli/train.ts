@@ -28,7 +28,7 @@ function main(): void {
   const report = evaluateGatekeeper((text) => byPrompt.get(text)!(text), predictions.map(({ prompt }) => prompt));
   process.stdout.write(
     [
-      `trained on ${training.length} prompts (${heldOut.length} held out) in ${seconds} s`,
+      `trained on ${model.training.examples} prompts sent without context (${training.length - model.training.examples} with context left to the context rule; ${heldOut.length} held out) in ${seconds} s`,
       `temperature ${model.temperature.toFixed(3)}, ${model.rows.size} feature buckets`,
       `wrote ${MODEL_FILE} (${(statSync(MODEL_FILE).size / 1024).toFixed(0)} KiB)`,
       '',

@@ -1,0 +1,36 @@
+import type { PromptContext } from './dataset';
+
+/**
+ * What a chat request carries for a prompt to point at. "explain this" or "fix it" is clear when
+ * there is code to point at; "how does this project handle auth" is concrete with a repository.
+ */
+export type GatekeeperContext = Readonly<{
+  /** Code the user selected in the editor (`currentFile.selectedText`, or a snippet context item). */
+  selectedText: boolean;
+  /** A file open in the editor or attached as a context item. */
+  currentFile: boolean;
+  /** A REPOSITORY or DIRECTORY context item. */
+  codebase: boolean;
+}>;
+
+export const NO_CONTEXT: GatekeeperContext = Object.freeze({ selectedText: false, currentFile: false, codebase: false });
+
+export const hasContext = (context: GatekeeperContext) => context.selectedText || context.currentFile || context.codebase;
+
+/** The context a labelled data record was written for. */
+export function contextOfRecord(context: PromptContext): GatekeeperContext {
+  switch (context) {
+    case 'selected_text':
+      return Object.freeze({ ...NO_CONTEXT, selectedText: true });
+    case 'current_file':
+      return Object.freeze({ ...NO_CONTEXT, currentFile: true });
+    case 'repository':
+    case 'directory':
+      return Object.freeze({ ...NO_CONTEXT, codebase: true });
+    default:
+      return NO_CONTEXT;
+  }
+}
+
+/** A short, stable key for a context, for the result cache. */
+export const contextKey = (context: GatekeeperContext) => `${context.selectedText ? 's' : ''}${context.currentFile ? 'f' : ''}${context.codebase ? 'c' : ''}`;
