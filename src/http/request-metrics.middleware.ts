@@ -25,7 +25,9 @@ function patternOf(pattern: string): RegExp | null {
  */
 export function routeLabel(request: Request): string {
   const path = request.originalUrl.split('?')[0] ?? '';
-  const route = (request.route as { path?: unknown } | undefined)?.path;
+  const declared = (request.route as { path?: unknown } | undefined)?.path;
+  // A route declared with several paths (an alias) is labelled by its first, the canonical one.
+  const route = Array.isArray(declared) ? (declared[0] as unknown) : declared;
   if (typeof route === 'string') {
     if (request.baseUrl && MOUNTS.includes(request.baseUrl)) return `${request.baseUrl}${route}`;
     const mount = ['', ...MOUNTS].find((prefix) => patternOf(`${prefix}${route}`)?.test(path));
