@@ -14,6 +14,9 @@ import { depthLimitRule } from './graphql/depth-limit';
 import { noMutationsRule } from './graphql/no-mutations';
 import { formatError } from './graphql/plugins';
 import { createGraphQLWsServer, type GraphQLWsServer } from './http/graphql-ws';
+import { createSocketGuard } from './http/socket-guard';
+import { guardOperation } from './graphql/operation-guard';
+import type { Viewer } from './auth/viewer';
 import { GRAPHQL_PATH } from './http/http-errors';
 import { buildGraphQLSchema } from './graphql/schema';
 import { createLlmProvider } from './llm/create-provider';
@@ -105,10 +108,12 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
     server = createServer();
     const { app, apollo } = await createHttpApp(services, server);
     server.on('request', app);
-    sockets = createGraphQLWsServer(services, buildGraphQLSchema());
+    const socketGuard = createSocketGuard(services);
+    const schema = buildGraphQLSchema();
+    sockets = createGraphQLWsServer(services, schema, socketGuard);
     const graphqlWs = sockets.wss;
-    const actionCable = createActionCableServer({
-      schema: buildGraphQLSchema(),
+    const actionCable = createActionCableServer<Viewer>({
+      schema,
       // GitLab's cable connection belongs to the bearer token's user; without one it is rejected.
       authenticate: async (request) => {
         const token = tokenFromHeaders(request.headers);
@@ -118,6 +123,20 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
       logger,
       formatError,
       validationRules: [depthLimitRule(config.graphqlMaxDepth), noMutationsRule],
+      maxMessageBytes: socketGuard.maxMessageBytes,
+      maxTokens: socketGuard.maxTokens,
+      // Every operation: the token still holds, the rate budget, the subscription slots, the same limits as HTTP.
+      guard: {
+        reauthIntervalMs: socketGuard.reauthIntervalMs,
+        reauthenticate: async (_viewer, request) => {
+          const token = tokenFromHeaders(request.headers);
+          return token ? socketGuard.reauthenticate(token) : null;
+        },
+        admit: (viewer, request) => socketGuard.admit(viewer, request.socket.remoteAddress),
+        acquireSlot: (viewer, request) => socketGuard.acquireSlot(viewer, request.socket.remoteAddress),
+        releaseSlot: (slot) => socketGuard.releaseSlot(slot),
+        checkOperation: (viewer, operation) => guardOperation({ schema, ...operation, viewer, limits: socketGuard.limits }),
+      },
     });
     cable = actionCable;
     server.on('upgrade', (request, socket, head) => {
