@@ -1,8 +1,8 @@
-import { findReadableProject } from '../auth/policies';
+import { findCodeReadableProject } from '../auth/policies';
 import type { Viewer } from '../auth/viewer';
 import type { CodeIndex, PrismaClient, Project } from '../db/prisma';
 import type { DuoAccess } from '../duo/duo-access';
-import { AppError, forbidden, NOT_AVAILABLE } from '../errors';
+import { AppError, forbidden, NOT_AVAILABLE, withoutServerPaths } from '../errors';
 import { markPending } from '../indexing/code-index.service';
 import { validateRef } from '../indexing/git-reader';
 import type { Embedder } from '../llm/embedders/embedder';
@@ -27,13 +27,13 @@ export type AuthorizeCodebaseOptions = {
 };
 
 /**
- * Who may search a project's code: the user can read it (a hidden project answers exactly like a
- * missing one), the project has Duo features on, and the user has the context feature.
+ * Who may search a project's code: the user may read its code (read_code: Reporter and up on a
+ * private project; a hidden project, or one whose code is not theirs, answers exactly like a missing one), the project has Duo features on, and the user has the context feature.
  */
 export async function authorizeCodebase(options: AuthorizeCodebaseOptions): Promise<Project> {
   const reference = options.project.trim();
   const where = /^\d+$/.test(reference) && reference.length < 16 ? { id: Number(reference) } : { fullPath: reference.replace(/^\/+|\/+$/g, '') };
-  const [access, project] = await Promise.all([options.access, reference ? findReadableProject(options.prisma, options.viewer, where) : null]);
+  const [access, project] = await Promise.all([options.access, reference ? findCodeReadableProject(options.prisma, options.viewer, where) : null]);
   // A directory is part of the repository: either feature lets the user search one.
   const allowed = access.chatContextCategories.includes(options.category) || (options.category === 'directory' && access.chatContextCategories.includes('repository'));
   if (!allowed) {
@@ -83,7 +83,7 @@ export async function indexReadiness(options: ReadinessOptions): Promise<IndexRe
   }
   const name = `${project.fullPath} (${ref})`;
   if (index?.state === 'failed') {
-    return { status: 'not_ready', index, reason: 'failed', message: `The code index of ${name} failed: ${index.lastError ?? 'unknown error'}. A maintainer can fix the cause and rebuild it.` };
+    return { status: 'not_ready', index, reason: 'failed', message: `The code index of ${name} failed: ${index.lastError ? withoutServerPaths(index.lastError) : 'unknown error'}. A maintainer can fix the cause and rebuild it.` };
   }
   if (index && (index.state === 'indexing' || index.state === 'pending')) {
     return { status: 'not_ready', index, reason: index.state, message: `The code of ${name} is still being indexed (${index.filesIndexed} files so far). Ask again in a moment.` };
