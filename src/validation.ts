@@ -85,3 +85,29 @@ export function requireSafeJson(value: unknown, field: string, maxDepth: number)
   const name = unsafe.path || field || 'body';
   throw badInput(`${name} ${describeUnsafeJson(unsafe, maxDepth)}`, name);
 }
+
+/** Limits of stored inputs that have no natural bound; documented in docs/security.md. */
+export const INPUT_LIMITS = {
+  /** aiAction's clientSubscriptionId (GitLab clients send a UUID). */
+  clientSubscriptionId: 255,
+  /** aiAction's platformOrigin (e.g. `language_server`). */
+  platformOrigin: 255,
+  /** One context item's metadata, as JSON. */
+  contextMetadataBytes: 64 * 1024,
+  /** duoUserFeedback's trackingEvent category, action, label and property. */
+  trackingEventField: 255,
+  /** duoUserFeedback's trackingEvent.extra (the keys kept), as JSON. */
+  trackingEventExtraBytes: 16 * 1024,
+} as const;
+
+/** Null and undefined pass; a longer string is BAD_USER_INPUT naming the field. */
+export function requireMaxLength(value: string | null | undefined, field: string, maxLength: number): void {
+  if (value != null && value.length > maxLength) throw badInput(`${field} is too long (maximum is ${maxLength} characters)`, field);
+}
+
+/** Null and undefined pass; a value whose JSON is bigger is BAD_USER_INPUT naming the field. */
+export function requireMaxJsonBytes(value: unknown, field: string, maxBytes: number): void {
+  if (value == null) return;
+  const bytes = Buffer.byteLength(JSON.stringify(value) ?? '', 'utf8');
+  if (bytes > maxBytes) throw badInput(`${field} is too large (${bytes} bytes; maximum is ${maxBytes})`, field);
+}

@@ -31,7 +31,8 @@ export function semanticSearchRoutes(services: Services): Router {
       embedder: services.embedder,
       viewer,
       access,
-      project: decodeURIComponent(String(request.params.id)),
+      // Express has decoded the path once (`group%2Fproject` is `group/project`), as GitLab does: never again.
+      project: String(request.params.id),
       query,
       directory,
       ref: typeof request.query.ref === 'string' ? request.query.ref : null,

@@ -31,7 +31,8 @@ export type AuthorizeCodebaseOptions = {
  * private project; a hidden project, or one whose code is not theirs, answers exactly like a missing one), the project has Duo features on, and the user has the context feature.
  */
 export async function authorizeCodebase(options: AuthorizeCodebaseOptions): Promise<Project> {
-  const reference = options.project.trim();
+  // Control characters (a NUL among them) name no project: the same answer as a missing one.
+  const reference = /[\x00-\x1f\x7f]/.test(options.project) || options.project.length > 2000 ? '' : options.project.trim();
   const where = /^\d+$/.test(reference) && reference.length < 16 ? { id: Number(reference) } : { fullPath: reference.replace(/^\/+|\/+$/g, '') };
   const [access, project] = await Promise.all([options.access, reference ? findCodeReadableProject(options.prisma, options.viewer, where) : null]);
   // A directory is part of the repository: either feature lets the user search one.
