@@ -2,6 +2,7 @@ import { Router } from 'express';
 import { resolveDuoAccess } from '../duo/duo-access';
 import { badInput, unauthenticated } from '../errors';
 import { codebaseSearch } from '../search/codebase.service';
+import { requireSearchableQuery } from '../search/text-query';
 import type { Services } from '../services';
 import { locals } from './locals';
 
@@ -21,6 +22,7 @@ export function semanticSearchRoutes(services: Services): Router {
     const query = typeof request.query.q === 'string' ? request.query.q : '';
     if (!query.trim()) throw badInput('q is missing', 'q');
     if (query.length > 2000) throw badInput('q is too long (maximum is 2000 characters)', 'q');
+    requireSearchableQuery(query, 'q');
     const directory = typeof request.query.directory_path === 'string' ? request.query.directory_path : null;
     const knn = boundedInt(request.query.knn, 'knn', 64);
     const limit = boundedInt(request.query.limit, 'limit', 20);
