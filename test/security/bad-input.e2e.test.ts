@@ -1,7 +1,7 @@
 import { groupWithSeat, unique, userWithToken, type UserWithToken } from '../helpers/fixtures';
 import { readJson } from '../helpers/http';
 import { startTestService, type TestService } from '../helpers/test-service';
-import { createProject } from '../../src/namespaces/namespaces.service';
+import { addMember, createProject } from '../../src/namespaces/namespaces.service';
 import { deepJson, overCable, overGraphqlWs, overHttp, type Operation, type TransportResult } from './transports';
 
 const CHAT = `mutation chat($question: String!, $platformOrigin: String!, $conversationType: AiConversationsThreadsConversationType, $clientSubscriptionId: String, $additionalContext: [AiAdditionalContextInput!]) {
@@ -36,7 +36,6 @@ describe('bad input: a clear error naming the input, nothing written', () => {
     aiOnly = await userWithToken(service.prisma, { scopes: ['ai_features'] });
     const group = await groupWithSeat(service.prisma, { plan: 'ultimate', addOn: 'duo_enterprise', username: user.username });
     projectPath = (await createProject(service.prisma, { fullPath: `${group}/${unique('p')}` })).project.fullPath;
-    const { addMember } = await import('../../src/namespaces/namespaces.service');
     await addMember(service.prisma, { fullPath: projectPath, username: aiOnly.username, accessLevel: 'maintainer' });
     await addMember(service.prisma, { fullPath: projectPath, username: user.username, accessLevel: 'reporter' });
   });
