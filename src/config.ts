@@ -65,7 +65,6 @@ const envSchema = z.object({
   WS_MAX_SUBSCRIPTIONS_PER_USER: positiveInt.default(50),
   SOCKET_REAUTH_INTERVAL_MS: positiveInt.default(30_000),
   WEBHOOK_RATE_LIMIT_PER_MINUTE: positiveInt.default(60),
-  PGLITE_SOCKET_PORT: z.coerce.number({ message: 'must be a number' }).int().min(0).max(65535).default(0),
   LLM_PROVIDER: z.enum(['none', 'openai', 'anthropic'], { message: 'must be none, openai or anthropic' }).default('none'),
   LLM_BASE_URL: urlWithProtocol(['http:', 'https:']).optional(),
   LLM_MODEL: z.string().min(1).optional(),
@@ -113,8 +112,6 @@ export type Config = Readonly<{
   socketReauthIntervalMs: number;
   /** Push webhook calls per address per minute. Default 60. */
   webhookRateLimitPerMinute: number;
-  /** Port of the embedded database's socket for admin commands; 0 picks a free one. */
-  pgliteSocketPort: number;
   llm: LlmConfig;
   embeddings: EmbeddingsConfig;
   indexing: Readonly<{
@@ -215,7 +212,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     maxSubscriptionsPerUser: values.WS_MAX_SUBSCRIPTIONS_PER_USER,
     socketReauthIntervalMs: values.SOCKET_REAUTH_INTERVAL_MS,
     webhookRateLimitPerMinute: values.WEBHOOK_RATE_LIMIT_PER_MINUTE,
-    pgliteSocketPort: values.PGLITE_SOCKET_PORT,
     jobLockMs: values.JOB_LOCK_MS,
     gatekeeper: Object.freeze({
       enabled: values.GATEKEEPER,
