@@ -30,6 +30,7 @@ import type { Logger } from './logger';
 import { createQueues, scheduleMaintenance, type Queues } from './queues';
 import { connectRedis, ensureRedis, type RedisSupervisor } from './redis';
 import { readRevision } from './revision';
+import { claimRedisPrefix, databaseIdentity, type PrefixClaim } from './redis-prefix-claim';
 import type { Services } from './services';
 import { startWorkers, type Workers } from './workers/start-workers';
 
@@ -65,10 +66,13 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
   const redisSupervisor: RedisSupervisor = await ensureRedis({ url: config.redisUrl, dataDir: config.dataDir, logger });
   const redis = connectRedis(config.redisUrl, logger, { maxRetriesPerRequest: null });
   let database: Database | undefined;
+  let prefixClaim: PrefixClaim;
   try {
     database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, logger, embeddedRole: 'owner' });
     const migrations = await database.migrate();
     logger.info({ event: 'migrations_checked', applied: migrations.applied, skipped: migrations.skipped.length }, 'database ready');
+    // Before any queue or worker touches Redis: another database behind this prefix stops the start.
+    prefixClaim = await claimRedisPrefix({ redis, prefix: config.redisPrefix, databaseId: await databaseIdentity(database.prisma), logger });
   } catch (error) {
     await database?.close();
     redis.disconnect();
@@ -181,6 +185,7 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
       await step('suggestion-sessions', async () => suggestionSessions.close());
       await step('queues', () => queues.close());
       await step('chat-events', () => chatEvents.close());
+      await step('redis-prefix-claim', () => prefixClaim.release());
       await step('database', () => database!.close());
       await step('redis', () => redis.quit().catch(() => redis.disconnect()));
       await step('redis-server', () => redisSupervisor.stop());
