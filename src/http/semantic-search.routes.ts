@@ -22,10 +22,10 @@ export function semanticSearchRoutes(services: Services): Router {
     const query = typeof request.query.q === 'string' ? request.query.q : '';
     if (!query.trim()) throw badInput('q is missing', 'q');
     if (query.length > 2000) throw badInput('q is too long (maximum is 2000 characters)', 'q');
-    requireSearchableQuery(query, 'q');
     const directory = typeof request.query.directory_path === 'string' ? request.query.directory_path : null;
     const knn = boundedInt(request.query.knn, 'knn', 64);
     const limit = boundedInt(request.query.limit, 'limit', 20);
+    requireSearchableQuery(query, 'q');
     const access = resolveDuoAccess({ prisma: services.prisma, userId: viewer.user.id, disabledCategories: services.config.disabledContextCategories });
     const result = await codebaseSearch({
       prisma: services.prisma,

@@ -84,7 +84,7 @@ export async function indexReadiness(options: ReadinessOptions): Promise<IndexRe
   }
   const name = `${project.fullPath} (${ref})`;
   if (index?.state === 'failed') {
-    return { status: 'not_ready', index, reason: 'failed', message: `The code index of ${name} failed: ${index.lastError ? withoutServerPaths(index.lastError) : 'unknown error'}. A maintainer can fix the cause and rebuild it.` };
+    return { status: 'not_ready', index, reason: 'failed', message: `The code index of ${name} failed: ${index.lastError ? withoutServerPaths(index.lastError).replace(/\.$/, '') : 'unknown error'}. A maintainer can fix the cause and rebuild it.` };
   }
   if (index && (index.state === 'indexing' || index.state === 'pending')) {
     return { status: 'not_ready', index, reason: index.state, message: `The code of ${name} is still being indexed (${index.filesIndexed} files so far). Ask again in a moment.` };

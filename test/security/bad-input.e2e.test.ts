@@ -169,6 +169,12 @@ describe('bad input: a clear error naming the input, nothing written', () => {
       expect(await readJson(nul)).toMatchObject({ field: 'project_path' });
     });
 
+    it('a NUL byte in a query parameter is 400 naming it', async () => {
+      const response = await rest(`/projects/${encodeURIComponent(projectPath)}/search/semantic?q=vat+amount&directory_path=src%00`);
+      expect(response.status).toBe(400);
+      expect(await readJson(response)).toMatchObject({ field: 'directory_path' });
+    });
+
     it.each(['???', 'the of and', '  ...!!! ', 'how does it work?'])('the query %j has nothing to search for: 400 naming q, and BAD_USER_INPUT naming query', async (query) => {
       const response = await rest(`/projects/${encodeURIComponent(projectPath)}/search/semantic?q=${encodeURIComponent(query)}`);
       expect(response.status).toBe(400);

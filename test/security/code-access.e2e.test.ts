@@ -88,6 +88,18 @@ describe('read_code: who may read a project code', () => {
     expect(asReporter.body.errors).toBeUndefined();
   });
 
+  it('DIRECTORY chat context: the same for a Guest, by path and by numeric id', async () => {
+    const directory = (projectRef: Record<string, unknown>, token: string) =>
+      service.graphql(CHAT, { token, variables: { question: 'What does the billing code do?', additionalContext: [{ category: 'DIRECTORY', id: 'src/billing', content: '', metadata: projectRef }] } });
+    const byPath = await directory({ projectPath: project.fullPath }, guest.token);
+    const byId = await directory({ projectId: String(project.id) }, guest.token);
+    const missing = await directory({ projectPath: `${groupPath}/does-not-exist` }, guest.token);
+    expect(byPath.body.errors?.[0]?.extensions?.code).toBe('NOT_FOUND');
+    expect(byPath.body.errors?.[0]?.message).toBe(missing.body.errors?.[0]?.message);
+    expect(byId.body.errors?.[0]?.message).toBe(missing.body.errors?.[0]?.message);
+    expect((await directory({ projectPath: project.fullPath }, reporter.token)).body.errors).toBeUndefined();
+  });
+
   it('codeIndex (commit, errors) is null for a Guest, as for a never-indexed ref; a Reporter sees it', async () => {
     const asGuest = await service.graphql<{ project: { codeIndex: unknown } }>(CODE_INDEX, { variables: { path: project.fullPath }, token: guest.token });
     expect(asGuest.body.data!.project).toMatchObject({ codeIndex: null });
