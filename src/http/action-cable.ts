@@ -81,6 +81,14 @@ export function createActionCableServer<User>(options: ActionCableServerOptions<
     let ping: NodeJS.Timeout | undefined;
     let recheck: NodeJS.Timeout | undefined;
     let queue: Promise<unknown> = Promise.resolve();
+    // Subscription slots held, by identifier: given back once, whichever comes first (end, unsubscribe, close).
+    const slots = new Map<string, string>();
+    const releaseSlot = (identifier: string) => {
+      const slot = slots.get(identifier);
+      if (slot === undefined) return;
+      slots.delete(identifier);
+      options.guard?.releaseSlot(slot);
+    };
     const send = (frame: Record<string, unknown>) => {
       if (socket.readyState === WebSocket.OPEN) socket.send(JSON.stringify(frame));
     };
@@ -163,7 +171,10 @@ export function createActionCableServer<User>(options: ActionCableServerOptions<
         checkOperation: guard ? (operation) => guard.checkOperation(user, operation) : undefined,
       });
       subscriptions.set(identifier, run);
-      if (slot !== null) void run.done.then(() => guard!.releaseSlot(slot));
+      if (slot !== null) {
+        slots.set(identifier, slot);
+        void run.done.then(() => releaseSlot(identifier));
+      }
     };
 
     const unsubscribe = (identifier: string) => {
@@ -171,6 +182,7 @@ export function createActionCableServer<User>(options: ActionCableServerOptions<
       if (!run) return logger.debug({ event: 'cable_frame_ignored', reason: 'not_subscribed' }, 'Unsubscribe without subscription');
       run.stop();
       subscriptions.delete(identifier);
+      releaseSlot(identifier);
       logger.info({ event: 'cable_unsubscribed' }, 'Unsubscribed');
     };
 
@@ -196,6 +208,7 @@ export function createActionCableServer<User>(options: ActionCableServerOptions<
       clearInterval(ping);
       clearInterval(recheck);
       for (const run of subscriptions.values()) run.stop();
+      for (const identifier of [...slots.keys()]) releaseSlot(identifier);
       logger.info({ event: 'cable_disconnected', code, subscriptions: subscriptions.size }, 'ActionCable connection closed');
       subscriptions.clear();
     });
