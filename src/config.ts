@@ -83,7 +83,12 @@ const envSchema = z.object({
   RATE_LIMIT_PER_MINUTE: positiveInt.default(600),
   GRAPHQL_MAX_DEPTH: positiveInt.default(15),
   GRAPHQL_MAX_COMPLEXITY: positiveInt.default(250),
-  PGLITE_SOCKET_PORT: z.coerce.number({ message: 'must be a number' }).int().min(0).max(65535).default(0),
+  GRAPHQL_MAX_TOKENS: positiveInt.default(5_000),
+  MAX_JSON_DEPTH: positiveInt.max(1_000, 'must be at most 1000').default(32),
+  WS_MAX_MESSAGE_BYTES: positiveInt.default(1024 * 1024),
+  WS_MAX_SUBSCRIPTIONS_PER_USER: positiveInt.default(50),
+  SOCKET_REAUTH_INTERVAL_MS: positiveInt.default(30_000),
+  WEBHOOK_RATE_LIMIT_PER_MINUTE: positiveInt.default(60),
   LLM_PROVIDER: z.enum(['none', 'openai', 'anthropic'], { message: 'must be none, openai or anthropic' }).default('none'),
   LLM_BASE_URL: urlWithProtocol(['http:', 'https:']).optional(),
   LLM_MODEL: z.string().min(1).optional(),
@@ -143,8 +148,18 @@ export type Config = Readonly<{
   rateLimitPerMinute: number;
   graphqlMaxDepth: number;
   graphqlMaxComplexity: number;
-  /** Port of the embedded database's socket for admin commands; 0 picks a free one. */
-  pgliteSocketPort: number;
+  /** Lexical tokens a GraphQL document may hold, checked while parsing (before validation can be slow). Default 5000. */
+  graphqlMaxTokens: number;
+  /** Deepest nesting of any JSON input (GraphQL variables and arguments, REST and webhook bodies). Default 32. */
+  maxJsonDepth: number;
+  /** Largest frame a graphql-ws or ActionCable client may send. Default 1 MiB. */
+  wsMaxMessageBytes: number;
+  /** Subscriptions one user (or one address, when anonymous) may hold open at once in one process, over all sockets. Default 50. */
+  maxSubscriptionsPerUser: number;
+  /** How often an open socket checks that its token is still valid (also checked on every operation). Default 30 s. */
+  socketReauthIntervalMs: number;
+  /** Push webhook calls per address per minute. Default 60. */
+  webhookRateLimitPerMinute: number;
   llm: LlmConfig;
   embeddings: EmbeddingsConfig;
   indexing: Readonly<{
@@ -247,7 +262,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     rateLimitPerMinute: values.RATE_LIMIT_PER_MINUTE,
     graphqlMaxDepth: values.GRAPHQL_MAX_DEPTH,
     graphqlMaxComplexity: values.GRAPHQL_MAX_COMPLEXITY,
-    pgliteSocketPort: values.PGLITE_SOCKET_PORT,
+    graphqlMaxTokens: values.GRAPHQL_MAX_TOKENS,
+    maxJsonDepth: values.MAX_JSON_DEPTH,
+    wsMaxMessageBytes: values.WS_MAX_MESSAGE_BYTES,
+    maxSubscriptionsPerUser: values.WS_MAX_SUBSCRIPTIONS_PER_USER,
+    socketReauthIntervalMs: values.SOCKET_REAUTH_INTERVAL_MS,
+    webhookRateLimitPerMinute: values.WEBHOOK_RATE_LIMIT_PER_MINUTE,
     jobLockMs: values.JOB_LOCK_MS,
     gatekeeper: Object.freeze({
       enabled: values.GATEKEEPER,

@@ -52,3 +52,11 @@ export const unauthenticated = (userMessage = '401 Unauthorized') => new AppErro
 export function isAppError(error: unknown): error is AppError {
   return error instanceof AppError;
 }
+
+// An absolute path after a space, quote, bracket, `=` or `:` (not a URL's `//`), without the punctuation that ends a sentence.
+const SERVER_PATH = /(^|[\s"'`(=:])\/(?!\/)(?:[^\s"'`)]*[^\s"'`),.:;])/g;
+
+/** Text for users with server paths taken out (`/srv/repos/x.git` becomes `<path>`); logs keep the original. */
+export function withoutServerPaths(text: string): string {
+  return text.replace(SERVER_PATH, '$1<path>');
+}

@@ -15,6 +15,9 @@ import { noMutationsRule } from './graphql/no-mutations';
 import { formatError } from './graphql/plugins';
 import { createGraphQLWsServer, type GraphQLWsServer } from './http/graphql-ws';
 import { startMetricsServer, type MetricsServer } from './http/metrics-server';
+import { createSocketGuard } from './http/socket-guard';
+import { guardOperation } from './graphql/operation-guard';
+import type { Viewer } from './auth/viewer';
 import { GRAPHQL_PATH } from './http/http-errors';
 import { buildGraphQLSchema } from './graphql/schema';
 import { createLlmProvider } from './llm/create-provider';
@@ -29,6 +32,7 @@ import type { Logger } from './logger';
 import { createQueues, scheduleMaintenance, type Queues } from './queues';
 import { connectRedis, ensureRedis, type RedisSupervisor } from './redis';
 import { readRevision } from './revision';
+import { claimRedisPrefix, databaseIdentity, type PrefixClaim } from './redis-prefix-claim';
 import type { Services } from './services';
 import { startWorkers, type Workers } from './workers/start-workers';
 
@@ -66,10 +70,13 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
   const redisSupervisor: RedisSupervisor = await ensureRedis({ url: config.redisUrl, dataDir: config.dataDir, logger });
   const redis = connectRedis(config.redisUrl, logger, { maxRetriesPerRequest: null });
   let database: Database | undefined;
+  let prefixClaim: PrefixClaim;
   try {
-    database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, logger, embeddedRole: 'owner', socketPort: config.pgliteSocketPort });
+    database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, logger, embeddedRole: 'owner' });
     const migrations = await database.migrate();
     logger.info({ event: 'migrations_checked', applied: migrations.applied, skipped: migrations.skipped.length }, 'database ready');
+    // Before any queue or worker touches Redis: another database behind this prefix stops the start.
+    prefixClaim = await claimRedisPrefix({ redis, prefix: config.redisPrefix, databaseId: await databaseIdentity(database.prisma), logger });
   } catch (error) {
     await database?.close();
     redis.disconnect();
@@ -111,10 +118,12 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
     server = createServer();
     const { app, apollo } = await createHttpApp(services, server);
     server.on('request', app);
-    sockets = createGraphQLWsServer(services, buildGraphQLSchema());
+    const socketGuard = createSocketGuard(services);
+    const schema = buildGraphQLSchema();
+    sockets = createGraphQLWsServer(services, schema, socketGuard);
     const graphqlWs = sockets.wss;
-    const actionCable = createActionCableServer({
-      schema: buildGraphQLSchema(),
+    const actionCable = createActionCableServer<Viewer>({
+      schema,
       // GitLab's cable connection belongs to the bearer token's user; without one it is rejected.
       authenticate: async (request) => {
         const token = tokenFromHeaders(request.headers);
@@ -124,6 +133,20 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
       logger,
       formatError,
       validationRules: [depthLimitRule(config.graphqlMaxDepth), noMutationsRule],
+      maxMessageBytes: socketGuard.maxMessageBytes,
+      maxTokens: socketGuard.maxTokens,
+      // Every operation: the token still holds, the rate budget, the subscription slots, the same limits as HTTP.
+      guard: {
+        reauthIntervalMs: socketGuard.reauthIntervalMs,
+        reauthenticate: async (_viewer, request) => {
+          const token = tokenFromHeaders(request.headers);
+          return token ? socketGuard.reauthenticate(token) : null;
+        },
+        admit: (viewer, request) => socketGuard.admit(viewer, request.socket.remoteAddress),
+        acquireSlot: (viewer, request) => socketGuard.acquireSlot(viewer, request.socket.remoteAddress),
+        releaseSlot: (slot) => socketGuard.releaseSlot(slot),
+        checkOperation: (viewer, operation) => guardOperation({ schema, ...operation, viewer, limits: socketGuard.limits }),
+      },
     });
     cable = actionCable;
     server.on('upgrade', (request, socket, head) => {
@@ -173,6 +196,7 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
       await step('suggestion-sessions', async () => suggestionSessions.close());
       await step('queues', () => queues.close());
       await step('chat-events', () => chatEvents.close());
+      await step('redis-prefix-claim', () => prefixClaim.release());
       await step('database', () => database!.close());
       await step('redis', () => redis.quit().catch(() => redis.disconnect()));
       await step('redis-server', () => redisSupervisor.stop());

@@ -44,3 +44,70 @@ export function requireFutureDate(value: string, field: string, now: Date = new 
   if (value <= now.toISOString().slice(0, 10)) throw badInput(`${field} must be in the future`, field);
   return new Date(`${value}T00:00:00Z`);
 }
+
+/** Where a JSON input breaks a rule every stored input follows: a NUL byte in a string, or nesting too deep. */
+export type UnsafeJson = { path: string; problem: 'nul' | 'depth' };
+
+/**
+ * Walks a parsed JSON value without recursion (a 5,000-level object must not overflow the stack)
+ * and returns the first string holding a NUL byte (PostgreSQL refuses `\u0000` in text and jsonb)
+ * or the first value deeper than maxDepth; keys count as strings too. Paths are dotted: `input.question`.
+ */
+export function findUnsafeJson(value: unknown, options: { maxDepth: number; path?: string }): UnsafeJson | null {
+  const stack: Array<{ value: unknown; path: string; depth: number }> = [{ value, path: options.path ?? '', depth: 0 }];
+  const join = (path: string, key: string) => (path ? `${path}.${key}` : key);
+  while (stack.length > 0) {
+    const current = stack.pop()!;
+    if (typeof current.value === 'string') {
+      if (current.value.includes('\u0000')) return { path: current.path, problem: 'nul' };
+      continue;
+    }
+    if (current.value === null || typeof current.value !== 'object') continue;
+    if (current.depth >= options.maxDepth) return { path: current.path, problem: 'depth' };
+    const entries = Array.isArray(current.value) ? current.value.map((item, index) => [String(index), item] as const) : Object.entries(current.value);
+    for (const [key, item] of entries) {
+      const path = join(current.path, key);
+      if (key.includes('\u0000')) return { path, problem: 'nul' };
+      stack.push({ value: item, path, depth: current.depth + 1 });
+    }
+  }
+  return null;
+}
+
+export function describeUnsafeJson(unsafe: UnsafeJson, maxDepth: number): string {
+  return unsafe.problem === 'nul' ? 'contains a NUL byte (\\u0000), which is not accepted' : `is nested deeper than ${maxDepth} levels`;
+}
+
+/** Throws BAD_USER_INPUT naming the field when a JSON input holds a NUL byte or is nested too deep. */
+export function requireSafeJson(value: unknown, field: string, maxDepth: number): void {
+  const unsafe = findUnsafeJson(value, { maxDepth, path: field });
+  if (!unsafe) return;
+  const name = unsafe.path || field || 'body';
+  throw badInput(`${name} ${describeUnsafeJson(unsafe, maxDepth)}`, name);
+}
+
+/** Limits of stored inputs that have no natural bound; documented in docs/security.md. */
+export const INPUT_LIMITS = {
+  /** aiAction's clientSubscriptionId (GitLab clients send a UUID). */
+  clientSubscriptionId: 255,
+  /** aiAction's platformOrigin (e.g. `language_server`). */
+  platformOrigin: 255,
+  /** One context item's metadata, as JSON. */
+  contextMetadataBytes: 64 * 1024,
+  /** duoUserFeedback's trackingEvent category, action, label and property. */
+  trackingEventField: 255,
+  /** duoUserFeedback's trackingEvent.extra (the keys kept), as JSON. */
+  trackingEventExtraBytes: 16 * 1024,
+} as const;
+
+/** Null and undefined pass; a longer string is BAD_USER_INPUT naming the field. */
+export function requireMaxLength(value: string | null | undefined, field: string, maxLength: number): void {
+  if (value != null && value.length > maxLength) throw badInput(`${field} is too long (maximum is ${maxLength} characters)`, field);
+}
+
+/** Null and undefined pass; a value whose JSON is bigger is BAD_USER_INPUT naming the field. */
+export function requireMaxJsonBytes(value: unknown, field: string, maxBytes: number): void {
+  if (value == null) return;
+  const bytes = Buffer.byteLength(JSON.stringify(value) ?? '', 'utf8');
+  if (bytes > maxBytes) throw badInput(`${field} is too large (${bytes} bytes; maximum is ${maxBytes})`, field);
+}

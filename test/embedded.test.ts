@@ -37,7 +37,7 @@ describe('embedded database (PGlite)', () => {
 
   it('publishes its socket in a lock file and refuses to open the directory twice', async () => {
     const lock = JSON.parse(readFileSync(`${dataDir}/pglite.lock`, 'utf8'));
-    expect(lock).toEqual({ pid: process.pid, socketPort: expect.any(Number) });
+    expect(lock).toEqual({ pid: process.pid, socketPath: expect.stringMatching(/\.s\.PGSQL\.5432$/) });
     await expect(openDatabase({ databaseUrl: undefined, dataDir, logger: createLogger('silent'), embeddedRole: 'owner' })).rejects.toMatchObject({ code: 'CONFLICT' });
   });
 

@@ -47,3 +47,25 @@ export async function findReadableProject(
   if (!project) return null;
   return (await canReadProject(prisma, viewer, project)) ? project : null;
 }
+
+/**
+ * GitLab's read_code: public projects for everyone, internal ones for any signed-in user, private
+ * ones for Reporter (20) and up, and admins. A Guest may see a private project but not its code.
+ */
+export async function canReadCode(prisma: PrismaClient, viewer: Viewer | null, project: Project): Promise<boolean> {
+  if (project.visibility === 'public') return true;
+  if (!viewer) return false;
+  if (project.visibility === 'internal' || viewer.user.admin) return true;
+  return (await projectAccessLevel(prisma, viewer, project)) >= ACCESS_LEVELS.reporter;
+}
+
+/** The project if the viewer may read its code; null when it is missing, hidden, or its code is not theirs to read. */
+export async function findCodeReadableProject(
+  prisma: PrismaClient,
+  viewer: Viewer | null,
+  where: { fullPath: string } | { id: number },
+): Promise<Project | null> {
+  const project = await prisma.project.findUnique({ where });
+  if (!project) return null;
+  return (await canReadCode(prisma, viewer, project)) ? project : null;
+}

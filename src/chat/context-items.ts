@@ -1,5 +1,6 @@
 import type { ContextCategory } from '../config';
 import { AppError, badInput } from '../errors';
+import { INPUT_LIMITS, requireMaxJsonBytes } from '../validation';
 
 /** A context item as we accept and store it: GitLab's additionalContext plus the AiContextItem contract. */
 export type ContextItem = {
@@ -71,6 +72,7 @@ export function validateContextItems(items: readonly ContextItemInput[], allowed
     if (item.metadata !== null && item.metadata !== undefined && (typeof item.metadata !== 'object' || Array.isArray(item.metadata))) {
       throw badInput(`${name}: metadata must be an object`, 'additionalContext.metadata');
     }
+    requireMaxJsonBytes(item.metadata, 'additionalContext.metadata', INPUT_LIMITS.contextMetadataBytes);
     const metadata = (item.metadata ?? null) as Record<string, unknown> | null;
     const schemaVersion = pick(item.schemaVersion, metadata, 'schemaVersion', isString) ?? DEFAULT_SCHEMA_VERSION;
     const major = /^v?(\d+)\.\d+\.\d+$/.exec(schemaVersion)?.[1];

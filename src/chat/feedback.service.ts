@@ -1,5 +1,6 @@
 import type { Prisma, PrismaClient } from '../db/prisma';
 import { AppError, NOT_AVAILABLE } from '../errors';
+import { INPUT_LIMITS, requireMaxJsonBytes, requireMaxLength } from '../validation';
 
 export type FeedbackInput = {
   userId: number;
@@ -12,6 +13,9 @@ const EXTRA_KEYS = ['improveWhat', 'didWhat', 'promptLocation'] as const;
 
 /** duoUserFeedback: marks the user's message as rated and keeps the event for tuning. */
 export async function recordFeedback(prisma: PrismaClient, input: FeedbackInput): Promise<void> {
+  for (const key of ['category', 'action', 'label', 'property'] as const) {
+    requireMaxLength(input.trackingEvent?.[key], `trackingEvent.${key}`, INPUT_LIMITS.trackingEventField);
+  }
   const message = /^[0-9a-f-]{36}$/i.test(input.messageId)
     ? await prisma.aiMessage.findFirst({ where: { id: input.messageId, userId: input.userId } })
     : null;
@@ -24,6 +28,7 @@ export async function recordFeedback(prisma: PrismaClient, input: FeedbackInput)
     property: input.trackingEvent?.property ?? null,
     extra: Object.fromEntries(EXTRA_KEYS.filter((key) => key in extra).map((key) => [key, extra[key]])),
   };
+  requireMaxJsonBytes(details.extra, 'trackingEvent.extra', INPUT_LIMITS.trackingEventExtraBytes);
   await prisma.$transaction([
     prisma.aiMessage.update({ where: { id: message.id }, data: { hasFeedback: true } }),
     prisma.aiMessageFeedback.create({

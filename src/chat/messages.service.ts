@@ -4,6 +4,7 @@ import { isUniqueViolation } from '../db/errors';
 import type { Prisma, PrismaClient } from '../db/prisma';
 import type { ChatMessageEvent } from './chat-events';
 import type { ContextItem } from './context-items';
+import type { ConversationType } from './submit-chat';
 
 const WITH_ITEMS = { contextItems: { orderBy: { position: 'asc' } } } as const;
 type MessageWithItems = Prisma.AiMessageGetPayload<{ include: typeof WITH_ITEMS }>;
@@ -47,16 +48,21 @@ export type NewUserMessage = Conversation & {
   agentVersionId: string | null;
   resourceId: string | null;
   projectId: number | null;
+  /** A thread to create for this first message (threadId is then null), in the same transaction. */
+  newThread?: { conversationType: Exclude<ConversationType, 'duo_chat_legacy'>; title: string } | null;
 };
 
-/** Stores the user's message and its context items together, or nothing. */
+/** Stores the user's message, its context items and its new thread (if any) together, or nothing. */
 export async function createUserMessage(prisma: PrismaClient, message: NewUserMessage): Promise<ChatMessageEvent> {
   const record = await prisma.$transaction(async (transaction) => {
+    const threadId = message.newThread
+      ? (await transaction.aiConversationThread.create({ data: { userId: message.userId, ...message.newThread }, select: { id: true } })).id
+      : message.threadId;
     const created = await transaction.aiMessage.create({
       data: {
         id: randomUUID(),
         userId: message.userId,
-        threadId: message.threadId,
+        threadId,
         requestId: message.requestId,
         role: 'user',
         content: message.content,
@@ -81,7 +87,7 @@ export async function createUserMessage(prisma: PrismaClient, message: NewUserMe
       },
       include: WITH_ITEMS,
     });
-    if (message.threadId !== null) {
+    if (message.threadId !== null && !message.newThread) {
       await transaction.aiConversationThread.update({ where: { id: message.threadId }, data: { lastUpdatedAt: new Date() } });
     }
     return created;

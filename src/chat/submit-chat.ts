@@ -16,6 +16,7 @@ import { clearConversation, createUserMessage, saveAssistantMessage, takePending
 import { THREAD_MAX_AGE_MS } from './threads.service';
 import { commandTarget, helpAnswer, parseSlashCommand, refusalFor } from './slash-commands';
 import { topicsFor } from './topics';
+import { INPUT_LIMITS, requireMaxLength } from '../validation';
 
 type GatekeeperDecision = { status: string; intent: string | null; confidence: number; intents: string[] };
 
@@ -70,22 +71,30 @@ export async function submitChat(options: SubmitChatOptions): Promise<SubmitChat
   if (!content) throw badInput("content can't be blank", 'content');
   if (request.content.length > CURRENT_FILE_LIMIT) throw badInput(`content is too long (maximum is ${CURRENT_FILE_LIMIT} characters)`, 'content');
   checkCurrentFile(request.currentFile);
+  requireMaxLength(request.clientSubscriptionId, 'clientSubscriptionId', INPUT_LIMITS.clientSubscriptionId);
+  requireMaxLength(request.platformOrigin, 'platformOrigin', INPUT_LIMITS.platformOrigin);
   const contextItems = validateContextItems(request.additionalContext, options.access.chatContextCategories);
   const projectId = await readableProjectId(prisma, viewer, request.projectId);
   // Repository and directory context: nothing about a project's code goes anywhere unless the user may use it.
   await authorizeCodebaseItems({ prisma, viewer, access: options.access, items: contextItems, requestProjectId: projectId });
   const resourceId = await readableResource(prisma, viewer, request.resourceId);
-  const threadId = await resolveThread(prisma, viewer.user.id, request, content);
-  const conversation = { userId: viewer.user.id, threadId };
+  const existingThreadId = await findThread(prisma, viewer.user.id, request);
+  const newThread = existingThreadId === null && request.conversationType && request.conversationType !== 'duo_chat_legacy'
+    ? { conversationType: request.conversationType, title: content.split('\n')[0]!.slice(0, 80) }
+    : null;
   const requestId = randomUUID();
 
   const slash = parseSlashCommand(content);
   if (slash?.command.kind === 'clear' && !slash.input) {
-    await clearConversation(prisma, conversation);
-    return { requestId, threadId };
+    // A thread that does not exist yet has nothing to clear.
+    if (!newThread) await clearConversation(prisma, { userId: viewer.user.id, threadId: existingThreadId });
+    return { requestId, threadId: existingThreadId };
   }
+  // The new thread (if any) is created with the message, in one transaction: a refused write leaves no empty thread.
   const message = await createUserMessage(prisma, {
-    ...conversation,
+    userId: viewer.user.id,
+    threadId: existingThreadId,
+    newThread,
     requestId,
     content: request.content,
     contextItems,
@@ -95,6 +104,8 @@ export async function submitChat(options: SubmitChatOptions): Promise<SubmitChat
     resourceId,
     projectId,
   });
+  const threadId = message.threadId;
+  const conversation = { userId: viewer.user.id, threadId };
   const topicSource = { userId: viewer.user.id, clientSubscriptionId: request.clientSubscriptionId, resourceId, agentVersionId: message.agentVersionId };
   await options.events.publish(viewer.user.id, { message, topics: topicsFor(topicSource, 'user-echo') });
   if (slash?.command.kind === 'reset' && !slash.input) return { requestId, threadId };
@@ -190,16 +201,11 @@ async function readableResource(prisma: PrismaClient, viewer: Viewer, resourceId
   return toGlobalId('Project', project.id);
 }
 
-async function resolveThread(prisma: PrismaClient, userId: number, request: ChatRequest, content: string): Promise<number | null> {
-  if (request.threadId) {
-    const id = numericId(request.threadId);
-    const thread = id === null ? null : await prisma.aiConversationThread.findFirst({ where: { id, userId } });
-    if (!thread || Date.now() - thread.lastUpdatedAt.getTime() > THREAD_MAX_AGE_MS) throw badInput('Thread not found. It may have expired.', 'threadId');
-    return thread.id;
-  }
-  if (!request.conversationType || request.conversationType === 'duo_chat_legacy') return null;
-  const thread = await prisma.aiConversationThread.create({
-    data: { userId, conversationType: request.conversationType, title: content.split('\n')[0]!.slice(0, 80) },
-  });
+/** The user's live thread named by threadId, or null when none is named (a new one may be created with the message). */
+async function findThread(prisma: PrismaClient, userId: number, request: ChatRequest): Promise<number | null> {
+  if (!request.threadId) return null;
+  const id = numericId(request.threadId);
+  const thread = id === null ? null : await prisma.aiConversationThread.findFirst({ where: { id, userId } });
+  if (!thread || Date.now() - thread.lastUpdatedAt.getTime() > THREAD_MAX_AGE_MS) throw badInput('Thread not found. It may have expired.', 'threadId');
   return thread.id;
 }

@@ -1,3 +1,5 @@
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { PrismaPg } from '@prisma/adapter-pg';
 import { PGlite } from '@electric-sql/pglite';
@@ -8,7 +10,7 @@ import pg from 'pg';
 import { AppError } from '../errors';
 import type { Logger } from '../logger';
 import { observeDatabasePool } from '../metrics/database-pool';
-import { acquireLock, publishSocketPort, readLiveLock, releaseLock } from './embedded-lock';
+import { acquireLock, publishSocketPath, readLiveLock, releaseLock } from './embedded-lock';
 import { migrate, type MigrationResult } from './migrate';
 import { PrismaClient } from './prisma';
 import type { SqlExecutor } from './sql-executor';
@@ -34,20 +36,22 @@ export type OpenDatabaseOptions = {
    * processes; `client` (admin commands) goes through a running owner's socket when there is one.
    */
   embeddedRole: 'owner' | 'client';
-  /** Embedded owner only: port of the socket for admin commands, 0 picks a free one. Default 0. */
-  socketPort?: number;
   /** Pool size for PostgreSQL. Default 10. */
   poolSize?: number;
 };
 
 const MIN_PGVECTOR = [0, 8];
+// The name pg gives a server's Unix socket: <dir>/.s.PGSQL.<port>.
+const SOCKET_PORT = 5432;
 
 export async function openDatabase(options: OpenDatabaseOptions): Promise<Database> {
   if (options.databaseUrl) return openPostgres(options.databaseUrl, options);
   const owner = options.embeddedRole === 'client' ? readLiveLock(options.dataDir) : null;
-  if (owner?.socketPort) {
+  if (owner?.socketPath) {
     options.logger.debug({ event: 'embedded_database_via_socket', pid: owner.pid }, 'using the running service database');
-    const database = await openPostgres(`postgresql://postgres@127.0.0.1:${owner.socketPort}/postgres`, { ...options, poolSize: 1 });
+    // pg finds a Unix socket as <host directory>/.s.PGSQL.<port>.
+    const socketDir = path.dirname(owner.socketPath);
+    const database = await openPostgres(`postgresql://postgres@localhost:${SOCKET_PORT}/postgres?host=${encodeURIComponent(socketDir)}`, { ...options, poolSize: 1 });
     return { ...database, kind: 'embedded-socket' };
   }
   return openEmbedded(options);
@@ -120,11 +124,18 @@ async function openEmbedded(options: OpenDatabaseOptions): Promise<Database> {
     releaseLock(options.dataDir);
     throw new AppError({ code: 'INTERNAL', userMessage: `Cannot open the embedded database in ${options.dataDir}`, cause: error });
   }
+  let socketDir: string | null = null;
   if (options.embeddedRole === 'owner') {
-    socketServer = new PGLiteSocketServer({ db: client, host: '127.0.0.1', port: options.socketPort ?? 0, maxConnections: 4 });
+    // PGlite's socket takes any connection without a password: a Unix socket in a directory only
+    // this user may enter (mkdtemp makes it 0700) keeps everyone else on the machine out. In the
+    // temporary directory, because a socket path must be short (about 100 bytes).
+    socketDir = mkdtempSync(path.join(os.tmpdir(), 'duo-pglite-'));
+    chmodSync(socketDir, 0o700);
+    const socketPath = path.join(socketDir, `.s.PGSQL.${SOCKET_PORT}`);
+    socketServer = new PGLiteSocketServer({ db: client, path: socketPath, maxConnections: 4 });
     await socketServer.start();
-    const address = socketServer.getServerConn();
-    publishSocketPort(options.dataDir, Number(address.split(':').pop()));
+    chmodSync(socketPath, 0o600);
+    publishSocketPath(options.dataDir, socketPath);
   }
   const executor: SqlExecutor = {
     query: async (sql, params) => (await client.query(sql, params)).rows as never,
@@ -141,6 +152,7 @@ async function openEmbedded(options: OpenDatabaseOptions): Promise<Database> {
     close: async () => {
       await prisma.$disconnect();
       await socketServer?.stop();
+      if (socketDir) rmSync(socketDir, { recursive: true, force: true });
       await client.close();
       releaseLock(options.dataDir);
     },

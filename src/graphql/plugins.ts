@@ -1,60 +1,19 @@
 import type { ApolloServerPlugin } from '@apollo/server';
 import { unwrapResolverError } from '@apollo/server/errors';
-import { GraphQLError, Kind, type GraphQLFormattedError, type GraphQLSchema } from 'graphql';
-import { fieldExtensionsEstimator, getComplexity, simpleEstimator } from 'graphql-query-complexity';
-import { hasScope } from '../auth/viewer';
+import { type GraphQLFormattedError, type GraphQLSchema } from 'graphql';
 import { isAppError, type AppErrorCode } from '../errors';
 import type { Logger } from '../logger';
 import type { GraphQLContext } from './context';
+import { guardOperation, type OperationLimits } from './operation-guard';
 
-/** Mutations an `ai_features` token may run (GitLab allows that scope on the AI endpoints only). */
-export const AI_MUTATIONS: ReadonlySet<string> = new Set([
-  'aiAction',
-  'duoUserFeedback',
-  'deleteConversationThread',
-  'codeSuggestionSessionStart',
-  'codeSuggestionSessionUpdate',
-  'codeSuggestionFeedback',
-]);
-
-/** Refuses mutations to `read_api` tokens, and non-AI mutations to `ai_features` tokens. */
-export function scopePlugin(): ApolloServerPlugin<GraphQLContext> {
+/** POST /api/graphql's side of guardOperation (graphql-ws and ActionCable call it themselves). */
+export function operationGuardPlugin(schema: GraphQLSchema, limits: OperationLimits): ApolloServerPlugin<GraphQLContext> {
   return {
     async requestDidStart() {
       return {
-        async didResolveOperation({ operation, contextValue }) {
-          const viewer = contextValue.viewer;
-          if (!viewer || operation?.operation !== 'mutation') return;
-          if (hasScope(viewer, 'api')) return;
-          const fields = operation.selectionSet.selections.flatMap((selection) => (selection.kind === Kind.FIELD ? [selection.name.value] : []));
-          if (hasScope(viewer, 'ai_features') && fields.every((field) => AI_MUTATIONS.has(field))) return;
-          throw new GraphQLError('Insufficient token scope: mutations need a token with the api scope (or ai_features for AI actions)', {
-            extensions: { code: 'FORBIDDEN', http: { status: 403 } },
-          });
-        },
-      };
-    },
-  };
-}
-
-/** Refuses operations whose estimated cost exceeds maxComplexity (each field costs 1 unless it says otherwise). */
-export function complexityPlugin(schema: GraphQLSchema, maxComplexity: number): ApolloServerPlugin<GraphQLContext> {
-  return {
-    async requestDidStart() {
-      return {
-        async didResolveOperation({ request, document }) {
-          const complexity = getComplexity({
-            schema,
-            operationName: request.operationName,
-            query: document,
-            variables: request.variables,
-            estimators: [fieldExtensionsEstimator(), simpleEstimator({ defaultComplexity: 1 })],
-          });
-          if (complexity > maxComplexity) {
-            throw new GraphQLError(`Query has complexity of ${complexity}, which exceeds max complexity of ${maxComplexity}`, {
-              extensions: { code: 'BAD_USER_INPUT', http: { status: 200 } },
-            });
-          }
+        async didResolveOperation({ request, document, operation, contextValue }) {
+          if (!operation) return;
+          guardOperation({ schema, document, operation, variables: request.variables, viewer: contextValue.viewer, limits });
         },
       };
     },
@@ -128,5 +87,6 @@ export function formatError(formatted: GraphQLFormattedError, error: unknown): G
       extensions: { code: GRAPHQL_CODES[original.code], ...(original.field ? { field: original.field } : {}) },
     };
   }
-  return { ...formatted, extensions: { code: formatted.extensions?.code } };
+  const field = formatted.extensions?.field;
+  return { ...formatted, extensions: { code: formatted.extensions?.code, ...(typeof field === 'string' ? { field } : {}) } };
 }

@@ -40,7 +40,14 @@ export type GraphqlChannelOptions = {
   formatError?: FormatGraphqlError;
   /** Added to graphql-js's specified rules (e.g. a depth limit). Default: none. */
   validationRules?: readonly ValidationRule[];
+  /** graphql-js parse option: documents over this many tokens are refused. Default: no limit. */
+  maxTokens?: number;
+  /** Throws a GraphQLError to refuse a validated operation before its variables are coerced. Default: none. */
+  checkOperation?(operation: CheckedOperation): void;
 };
+
+/** What checkOperation is given: the parsed document, the operation chosen, the raw variables. */
+export type CheckedOperation = { document: DocumentNode; operation: OperationDefinitionNode; variables: Record<string, unknown> };
 
 /** A running GraphqlChannel subscription; `stop()` is safe to call at any time and more than once. */
 export type GraphqlChannelRun = {
@@ -110,7 +117,7 @@ function prepare(options: GraphqlChannelOptions): PreparedOperation | ExecutionR
   if (request instanceof GraphQLError) return { errors: [request] };
   let document: DocumentNode;
   try {
-    document = parse(request.query);
+    document = parse(request.query, options.maxTokens ? { maxTokens: options.maxTokens } : undefined);
   } catch (error) {
     return { errors: [withCode(error as GraphQLError, 'GRAPHQL_PARSE_FAILED')] };
   }
@@ -120,6 +127,14 @@ function prepare(options: GraphqlChannelOptions): PreparedOperation | ExecutionR
   if (!operation) {
     const message = request.operationName ? `Unknown operation named "${request.operationName}".` : 'Must provide operation name if query contains multiple operations.';
     return { errors: [new GraphQLError(message, { extensions: { code: 'OPERATION_RESOLUTION_FAILURE' } })] };
+  }
+  if (options.checkOperation) {
+    try {
+      options.checkOperation({ document, operation, variables: request.variables });
+    } catch (error) {
+      if (error instanceof GraphQLError) return { errors: [error] };
+      throw error;
+    }
   }
   const coerced = getVariableValues(options.schema, operation.variableDefinitions ?? [], request.variables, { maxErrors: 50 });
   if (coerced.errors) return { errors: coerced.errors.map((error) => withCode(error, 'BAD_USER_INPUT')) };

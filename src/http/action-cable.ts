@@ -1,18 +1,19 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
-import type { GraphQLSchema, ValidationRule } from 'graphql';
+import { GraphQLError, type GraphQLSchema, type ValidationRule } from 'graphql';
 import { WebSocket, WebSocketServer, type RawData } from 'ws';
 import { isAppError } from '../errors';
 import type { Logger } from '../logger';
 import { observeSocketServer, withSubscriptionCount } from '../metrics/record';
-import { startGraphqlChannel, type FormatGraphqlError, type GraphqlChannelRun } from './action-cable-graphql-channel';
+import { startGraphqlChannel, type CheckedOperation, type FormatGraphqlError, type GraphqlChannelRun } from './action-cable-graphql-channel';
 
 export type { FormatGraphqlError } from './action-cable-graphql-channel';
 
 /** The only subprotocol spoken: Rails ActionCable's JSON protocol (the anycable client's default). */
 export const ACTION_CABLE_PROTOCOL = 'actioncable-v1-json';
 const GRAPHQL_CHANNEL = 'GraphqlChannel';
+const TOO_MANY_SUBSCRIPTIONS = 'Too many open subscriptions: close some before opening more';
 const MAX_FRAME_BYTES = 1024 * 1024;
 // How long close() lets a client finish the closing handshake before cutting it off.
 const CLOSE_GRACE_MS = 1000;
@@ -33,6 +34,27 @@ export type ActionCableServerOptions<User> = {
   validationRules?: readonly ValidationRule[];
   /** Default 3000, as Rails. */
   pingIntervalMs?: number;
+  /** Largest frame a client may send. Default 1 MiB. */
+  maxMessageBytes?: number;
+  /** graphql-js parse option: documents over this many tokens are refused before validation. Default: no limit. */
+  maxTokens?: number;
+  /** Checks run on every subscribe command. Default: none (the connection's user is trusted for its lifetime). */
+  guard?: CableGuard<User>;
+};
+
+/** What every GraphqlChannel subscription of a connection goes through (see socket-guard.ts). */
+export type CableGuard<User> = {
+  /** How often an idle connection re-checks its user. */
+  reauthIntervalMs: number;
+  /** The user now, or null when the connection's credentials stopped being valid: the connection is then closed. */
+  reauthenticate(user: User, request: IncomingMessage): Promise<User | null>;
+  /** Null to go on; an error to answer the subscription with (e.g. the rate limit). */
+  admit(user: User, request: IncomingMessage): Promise<GraphQLError | null>;
+  /** A slot held while the subscription runs; null when the user holds too many. */
+  acquireSlot(user: User, request: IncomingMessage): string | null;
+  releaseSlot(slot: string): void;
+  /** Throws a GraphQLError to refuse a parsed, validated operation (scopes, variables, cost). */
+  checkOperation(user: User, operation: CheckedOperation): void;
 };
 
 export type ActionCableServer = {
@@ -49,7 +71,7 @@ export function createActionCableServer<User>(options: ActionCableServerOptions<
   const pingIntervalMs = options.pingIntervalMs ?? 3000;
   const sockets = new WebSocketServer({
     noServer: true,
-    maxPayload: MAX_FRAME_BYTES,
+    maxPayload: options.maxMessageBytes ?? MAX_FRAME_BYTES,
     handleProtocols: (protocols) => (protocols.has(ACTION_CABLE_PROTOCOL) ? ACTION_CABLE_PROTOCOL : false),
   });
   observeSocketServer('action_cable', sockets);
@@ -59,6 +81,16 @@ export function createActionCableServer<User>(options: ActionCableServerOptions<
     const logger = options.logger.child({ connectionId: randomUUID() });
     const subscriptions = new Map<string, GraphqlChannelRun>();
     let ping: NodeJS.Timeout | undefined;
+    let recheck: NodeJS.Timeout | undefined;
+    let queue: Promise<unknown> = Promise.resolve();
+    // Subscription slots held, by identifier: given back once, whichever comes first (end, unsubscribe, close).
+    const slots = new Map<string, string>();
+    const releaseSlot = (identifier: string) => {
+      const slot = slots.get(identifier);
+      if (slot === undefined) return;
+      slots.delete(identifier);
+      options.guard?.releaseSlot(slot);
+    };
     const send = (frame: Record<string, unknown>) => {
       if (socket.readyState === WebSocket.OPEN) socket.send(JSON.stringify(frame));
     };
@@ -74,10 +106,34 @@ export function createActionCableServer<User>(options: ActionCableServerOptions<
       send({ type: 'welcome' });
       ping = setInterval(() => send({ type: 'ping', message: Math.floor(Date.now() / 1000) }), pingIntervalMs);
       ping.unref();
-      return { user };
+      const connection = { user };
+      if (options.guard) {
+        recheck = setInterval(() => void stillValid(connection).catch(() => undefined), options.guard.reauthIntervalMs);
+        recheck.unref();
+      }
+      return connection;
     });
 
-    const subscribe = (user: User, identifier: string) => {
+    // As GitLab on a revoked token: the server disconnects, and the client must not come back with it.
+    const stillValid = async (connection: { user: User }): Promise<boolean> => {
+      if (!options.guard) return true;
+      const user = await options.guard.reauthenticate(connection.user, request);
+      if (user !== null) {
+        connection.user = user;
+        return true;
+      }
+      logger.info({ event: 'socket_token_invalid', transport: 'action-cable' }, 'closing a connection whose token is no longer valid');
+      send({ type: 'disconnect', reason: 'unauthorized', reconnect: false });
+      socket.close(1000);
+      return false;
+    };
+
+    const refuse = (identifier: string, error: GraphQLError) => {
+      send({ identifier, type: 'confirm_subscription' });
+      send({ identifier, message: { result: { errors: [options.formatError ? options.formatError(error.toJSON(), error) : error.toJSON()] }, more: false } });
+    };
+
+    const subscribe = async (connection: { user: User }, identifier: string) => {
       if (subscriptions.has(identifier)) {
         logger.debug({ event: 'cable_subscribe_ignored', reason: 'already_subscribed' }, 'Already subscribed');
         return;
@@ -89,6 +145,20 @@ export function createActionCableServer<User>(options: ActionCableServerOptions<
         send({ identifier, type: 'reject_subscription' });
         return;
       }
+      const guard = options.guard;
+      let slot: string | null = null;
+      if (guard) {
+        if (!(await stillValid(connection))) return;
+        const refused = await guard.admit(connection.user, request);
+        if (refused) return refuse(identifier, refused);
+        slot = guard.acquireSlot(connection.user, request);
+        if (slot === null) return refuse(identifier, new GraphQLError(TOO_MANY_SUBSCRIPTIONS, { extensions: { code: 'RATE_LIMITED' } }));
+      }
+      if (socket.readyState !== WebSocket.OPEN || subscriptions.has(identifier)) {
+        if (slot !== null) guard!.releaseSlot(slot);
+        return;
+      }
+      const user = connection.user;
       logger.info({ event: 'cable_subscribed', channel: GRAPHQL_CHANNEL, operationName: params.operationName }, 'Subscribed');
       send({ identifier, type: 'confirm_subscription' });
       const run = startGraphqlChannel({
@@ -99,8 +169,14 @@ export function createActionCableServer<User>(options: ActionCableServerOptions<
         logger,
         formatError: options.formatError,
         validationRules: options.validationRules,
+        maxTokens: options.maxTokens,
+        checkOperation: guard ? (operation) => guard.checkOperation(user, operation) : undefined,
       });
       subscriptions.set(identifier, withSubscriptionCount('action_cable', run));
+      if (slot !== null) {
+        slots.set(identifier, slot);
+        void run.done.then(() => releaseSlot(identifier));
+      }
     };
 
     const unsubscribe = (identifier: string) => {
@@ -108,11 +184,12 @@ export function createActionCableServer<User>(options: ActionCableServerOptions<
       if (!run) return logger.debug({ event: 'cable_frame_ignored', reason: 'not_subscribed' }, 'Unsubscribe without subscription');
       run.stop();
       subscriptions.delete(identifier);
+      releaseSlot(identifier);
       logger.info({ event: 'cable_unsubscribed' }, 'Unsubscribed');
     };
 
-    const dispatch = (user: User, command: Command) => {
-      if (command.command === 'subscribe') return subscribe(user, command.identifier);
+    const dispatch = async (connection: { user: User }, command: Command) => {
+      if (command.command === 'subscribe') return subscribe(connection, command.identifier);
       if (command.command === 'unsubscribe') return unsubscribe(command.identifier);
       // GraphqlChannel has no actions a client may perform (the `message` command), like GitLab's.
       logger.debug({ event: 'cable_frame_ignored', reason: 'unsupported_command', command: command.command }, 'Command ignored');
@@ -122,14 +199,18 @@ export function createActionCableServer<User>(options: ActionCableServerOptions<
     socket.on('message', (data: RawData, isBinary: boolean) => {
       const command = isBinary ? null : parseCommand(data.toString());
       if (!command) return logger.debug({ event: 'cable_frame_ignored', reason: 'malformed' }, 'Malformed frame ignored');
-      void authenticated.then((connection) => {
-        if (connection && socket.readyState === WebSocket.OPEN) dispatch(connection.user, command);
-      });
+      // One frame at a time, in order: a subscribe's checks must not let a later unsubscribe overtake it.
+      queue = queue
+        .then(() => authenticated)
+        .then((connection) => (connection && socket.readyState === WebSocket.OPEN ? dispatch(connection, command) : undefined))
+        .catch((error: unknown) => logger.error({ event: 'cable_command_failed', err: error }, 'ActionCable command failed'));
     });
     socket.on('error', (error) => logger.debug({ event: 'cable_socket_error', err: error }, 'ActionCable socket error'));
     socket.on('close', (code) => {
       clearInterval(ping);
+      clearInterval(recheck);
       for (const run of subscriptions.values()) run.stop();
+      for (const identifier of [...slots.keys()]) releaseSlot(identifier);
       logger.info({ event: 'cable_disconnected', code, subscriptions: subscriptions.size }, 'ActionCable connection closed');
       subscriptions.clear();
     });

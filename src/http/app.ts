@@ -6,7 +6,7 @@ import express, { type Express } from 'express';
 import type { Server } from 'node:http';
 import { createGraphQLContext, type GraphQLContext } from '../graphql/context';
 import { depthLimitRule } from '../graphql/depth-limit';
-import { complexityPlugin, errorLoggingPlugin, formatError, scopePlugin } from '../graphql/plugins';
+import { errorLoggingPlugin, formatError, operationGuardPlugin } from '../graphql/plugins';
 import { buildGraphQLSchema } from '../graphql/schema';
 import { metricsPlugin } from '../graphql/metrics-plugin';
 import type { Services } from '../services';
@@ -19,6 +19,7 @@ import { requestMetricsMiddleware } from './request-metrics.middleware';
 import { playgroundRoutes } from './playground';
 import { rateLimitMiddleware } from './rate-limit.middleware';
 import { requestIdMiddleware } from './request-id.middleware';
+import { safeJsonBody } from './safe-json.middleware';
 import { restV4Routes } from './rest-v4.routes';
 import { webhookRoutes } from './webhooks.routes';
 import { semanticSearchRoutes } from './semantic-search.routes';
@@ -37,6 +38,8 @@ export async function createHttpApp(services: Services, httpServer: Server): Pro
     schema,
     formatError,
     validationRules: [depthLimitRule(services.config.graphqlMaxDepth)],
+    // Counted while parsing: thousands of aliases are refused before validation (quadratic in them) runs.
+    parseOptions: { maxTokens: services.config.graphqlMaxTokens },
     introspection: true,
     // Our own shutdown (src/main.ts) stops Apollo in order; Apollo's would re-raise the signal mid-way.
     stopOnTerminationSignals: false,
@@ -44,8 +47,7 @@ export async function createHttpApp(services: Services, httpServer: Server): Pro
     plugins: [
       ApolloServerPluginLandingPageDisabled(),
       ApolloServerPluginDrainHttpServer({ httpServer }),
-      scopePlugin(),
-      complexityPlugin(schema, services.config.graphqlMaxComplexity),
+      operationGuardPlugin(schema, { maxComplexity: services.config.graphqlMaxComplexity, maxJsonDepth: services.config.maxJsonDepth }),
       errorLoggingPlugin(services.logger),
       metricsPlugin(schema),
     ],
@@ -62,6 +64,7 @@ export async function createHttpApp(services: Services, httpServer: Server): Pro
   app.use(playgroundRoutes());
   app.use(avatarRoutes(services));
   // Webhooks carry the project's secret instead of a user's token.
+  app.use('/api/v4/webhooks', rateLimitMiddleware({ redis: services.redis, keyPrefix: services.config.redisPrefix, pointsPerMinute: services.config.webhookRateLimitPerMinute, logger: services.logger, name: 'webhook-rate', byAddress: true }));
   app.use('/api/v4/webhooks', webhookRoutes(services));
   const rateLimit = rateLimitMiddleware({ redis: services.redis, keyPrefix: services.config.redisPrefix, pointsPerMinute: services.config.rateLimitPerMinute, logger: services.logger });
   // Before the API's authentication: these take tokens the API would refuse (mcp scope; any scope for token info).
@@ -71,7 +74,7 @@ export async function createHttpApp(services: Services, httpServer: Server): Pro
   app.use('/api', rateLimit);
   // Before the general body parser: this endpoint has GitLab's own, smaller body limit.
   app.use('/api/v4/code_suggestions', codeSuggestionsRoutes(services, (input) => detectIntent(input)));
-  app.use('/api', express.json({ limit: services.config.maxBodyBytes }));
+  app.use('/api', express.json({ limit: services.config.maxBodyBytes }), safeJsonBody(services.config.maxJsonDepth));
   app.use('/api/v4', restV4Routes(services));
   app.use('/api/v4', semanticSearchRoutes(services));
   app.use(

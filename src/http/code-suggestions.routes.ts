@@ -4,6 +4,7 @@ import { findReadableProject } from '../auth/policies';
 import { hasScope } from '../auth/viewer';
 import { resolveDuoAccess, type DuoAccess } from '../duo/duo-access';
 import type { Services } from '../services';
+import { safeJsonBody } from './safe-json.middleware';
 import { COMPLETION_LIMITS, parseCompletionRequest } from '../suggestions/completion-request';
 import { collectSuggestion, suggest, type DetectIntent } from '../suggestions/completions.service';
 import { connectionDetails } from '../duo/connection-details';
@@ -19,7 +20,7 @@ const MONOLITH = { 'X-GitLab-Error-Origin': 'monolith' };
 export function codeSuggestionsRoutes(services: Services, detect: DetectIntent): Router {
   const router = Router();
   const limiter = new RateLimiterRedis({ storeClient: services.redis, keyPrefix: `${services.config.redisPrefix}:rate:code-suggestions`, points: 60, duration: 60 });
-  router.use(express.json({ limit: COMPLETION_LIMITS.bodyBytes }));
+  router.use(express.json({ limit: COMPLETION_LIMITS.bodyBytes }), safeJsonBody(services.config.maxJsonDepth));
 
   // Who may use code suggestions: a signed-in user, an api or ai_features token, a Duo seat.
   const authorize = async (_request: Request, response: Response): Promise<DuoAccess | null> => {

@@ -1,16 +1,17 @@
 import type { IncomingMessage } from 'node:http';
-import { GraphQLError, parse, specifiedRules, validate, type ExecutionArgs, type GraphQLSchema } from 'graphql';
+import { getOperationAST, GraphQLError, parse, specifiedRules, validate, type ExecutionArgs, type GraphQLSchema } from 'graphql';
 import { useServer } from 'graphql-ws/use/ws';
-import { WebSocketServer } from 'ws';
-import { authenticateToken } from '../auth/authenticate';
+import { WebSocketServer, type WebSocket } from 'ws';
 import { tokenFromHeaders } from '../auth/tokens';
 import type { Viewer } from '../auth/viewer';
 import { createGraphQLContext } from '../graphql/context';
 import { depthLimitRule } from '../graphql/depth-limit';
 import { noMutationsRule } from '../graphql/no-mutations';
+import { guardOperation } from '../graphql/operation-guard';
 import { formatError } from '../graphql/plugins';
 import { countSubscription, observeSocketServer } from '../metrics/record';
 import type { Services } from '../services';
+import { TOO_MANY_SUBSCRIPTIONS, type SocketGuard } from './socket-guard';
 
 export type GraphQLWsServer = { wss: WebSocketServer; close(): Promise<void> };
 
@@ -31,49 +32,107 @@ const format = (errors: readonly GraphQLError[]) =>
     return new GraphQLError(formatted.message, { nodes: error.nodes, path: error.path, extensions: formatted.extensions });
   });
 
+type Connection = {
+  viewer: Viewer | null;
+  token: string | null;
+  address: string | undefined;
+  /** Subscription id -> its slot, while it holds one. */
+  slots: Map<string, string>;
+  recheck?: NodeJS.Timeout;
+};
+
+// graphql-ws's close code for a connection whose token stopped being valid (as at connect).
+const CLOSE_FORBIDDEN = 4403;
+
 /**
  * GraphQL over WebSocket (the graphql-transport-ws protocol) on the GraphQL path, for GraphiQL and
- * standard clients. A bad token closes the connection as forbidden; no token is anonymous.
+ * standard clients. A bad token closes the connection as forbidden; no token is anonymous. Every
+ * operation goes through the same limits as POST /api/graphql (guardOperation, the rate budget),
+ * and re-checks the token: one that stopped being valid closes the socket.
  */
-export function createGraphQLWsServer(services: Services, schema: GraphQLSchema): GraphQLWsServer {
-  const wss = new WebSocketServer({ noServer: true, maxPayload: 1024 * 1024 });
+export function createGraphQLWsServer(services: Services, schema: GraphQLSchema, guard: SocketGuard): GraphQLWsServer {
+  const wss = new WebSocketServer({ noServer: true, maxPayload: guard.maxMessageBytes });
   observeSocketServer('graphql_ws', wss);
-  const viewers = new WeakMap<object, Viewer | null>();
-  const disposable = useServer(
+  const connections = new WeakMap<object, Connection>();
+  const releaseAll = (connection: Connection | undefined) => {
+    if (!connection) return;
+    clearInterval(connection.recheck);
+    for (const slot of connection.slots.values()) guard.releaseSlot(slot);
+    connection.slots.clear();
+  };
+  // Null (and the socket closed) when the token no longer holds.
+  const stillValid = async (context: { extra: { socket: WebSocket } }, connection: Connection): Promise<boolean> => {
+    if (!connection.token) return true;
+    const viewer = await guard.reauthenticate(connection.token);
+    if (viewer) {
+      connection.viewer = viewer;
+      return true;
+    }
+    services.logger.info({ event: 'socket_token_invalid', transport: 'graphql-ws', userId: connection.viewer?.user.id }, 'closing a socket whose token is no longer valid');
+    context.extra.socket.close(CLOSE_FORBIDDEN, 'Forbidden');
+    return false;
+  };
+  const disposable = useServer<Record<string, unknown> | undefined, { socket: WebSocket; request: IncomingMessage }>(
     {
       schema,
       onConnect: async (context) => {
         const token = connectionToken(context.connectionParams, context.extra.request);
-        if (!token) {
-          viewers.set(context, null);
-          return true;
+        const connection: Connection = { viewer: null, token, address: context.extra.request.socket.remoteAddress, slots: new Map() };
+        if (token) {
+          const viewer = await guard.reauthenticate(token);
+          if (!viewer) return false;
+          connection.viewer = viewer;
+          connection.recheck = setInterval(() => void stillValid(context, connection).catch(() => undefined), guard.reauthIntervalMs);
+          connection.recheck.unref();
         }
-        try {
-          viewers.set(context, await authenticateToken(services.prisma, token));
-          return true;
-        } catch {
-          return false;
-        }
+        connections.set(context, connection);
+        return true;
       },
-      onSubscribe: (context, _id, payload) => {
+      onSubscribe: async (context, id, payload) => {
+        const connection = connections.get(context);
+        if (!connection) return format([new GraphQLError('Unauthorized', { extensions: { code: 'UNAUTHENTICATED' } })]);
+        if (!(await stillValid(context, connection))) return format([new GraphQLError('401 Unauthorized', { extensions: { code: 'UNAUTHENTICATED' } })]);
+        const refused = await guard.admit(connection.viewer, connection.address);
+        if (refused) return format([refused]);
         let document;
         try {
-          document = parse(payload.query);
+          document = parse(payload.query, { maxTokens: guard.maxTokens });
         } catch (error) {
           return format(withCode([error as GraphQLError], 'GRAPHQL_PARSE_FAILED'));
         }
         const errors = validate(schema, document, [...specifiedRules, depthLimitRule(services.config.graphqlMaxDepth), noMutationsRule]);
         if (errors.length > 0) return format(withCode(errors, 'GRAPHQL_VALIDATION_FAILED'));
+        const operation = getOperationAST(document, payload.operationName);
+        if (!operation) return format([new GraphQLError('Unable to identify operation', { extensions: { code: 'OPERATION_RESOLUTION_FAILURE' } })]);
+        try {
+          guardOperation({ schema, document, operation, variables: payload.variables, viewer: connection.viewer, limits: guard.limits });
+        } catch (error) {
+          if (error instanceof GraphQLError) return format([error]);
+          throw error;
+        }
+        if (operation.operation === 'subscription') {
+          const slot = guard.acquireSlot(connection.viewer, connection.address);
+          if (!slot) return format([new GraphQLError(TOO_MANY_SUBSCRIPTIONS, { extensions: { code: 'RATE_LIMITED' } })]);
+          connection.slots.set(id, slot);
+        }
         const args: ExecutionArgs = {
           schema,
           document,
           variableValues: payload.variables,
           operationName: payload.operationName,
-          contextValue: createGraphQLContext(services, viewers.get(context) ?? null, crypto.randomUUID()),
+          contextValue: createGraphQLContext(services, connection.viewer, crypto.randomUUID()),
         };
         return args;
       },
       onOperation: (_context, _id, _payload, _args, result) => countSubscription('graphql_ws', result),
+      onComplete: (context, id) => {
+        const connection = connections.get(context);
+        const slot = connection?.slots.get(id);
+        if (slot === undefined) return;
+        connection!.slots.delete(id);
+        guard.releaseSlot(slot);
+      },
+      onClose: (context) => releaseAll(connections.get(context)),
       onNext: (_context, _id, _payload, _args, result) => (result.errors ? { ...result, errors: format(result.errors) } : result),
       onError: (_context, _id, _payload, errors) => format(errors),
     },

@@ -3,6 +3,7 @@ import { resolveDuoAccess } from '../duo/duo-access';
 import { AppError, badInput, isAppError, unauthenticated } from '../errors';
 import { codebaseSearch } from '../search/codebase.service';
 import { directoryPathProblem, presentSemanticResults, SEMANTIC_SEARCH_LIMITS } from '../search/semantic-code-results';
+import { requireSearchableQuery } from '../search/text-query';
 import type { Services } from '../services';
 import { locals } from './locals';
 import { publicUrl } from './rest-v4.routes';
@@ -51,6 +52,7 @@ export function semanticSearchRoutes(services: Services): Router {
     const viewer = locals(response).viewer;
     if (!viewer) throw unauthenticated();
     const parameters = parseSemanticSearchParameters(request);
+    requireSearchableQuery(parameters.query, 'q');
     const project = String(request.params.id);
     const access = resolveDuoAccess({ prisma: services.prisma, userId: viewer.user.id, disabledCategories: services.config.disabledContextCategories });
     try {

@@ -3,11 +3,12 @@ import { parsePushEvent } from '../indexing/push-event';
 import { handlePush } from '../indexing/push-webhook.service';
 import type { Services } from '../services';
 import { sendError } from './http-errors';
+import { safeJsonBody } from './safe-json.middleware';
 
 /** GitLab's webhooks: authenticated by the project's secret (X-Gitlab-Token), not by a user's token. */
 export function webhookRoutes(services: Services): Router {
   const router = Router();
-  router.use(express.json({ limit: services.config.maxBodyBytes, type: () => true }));
+  router.use(express.json({ limit: services.config.maxBodyBytes, type: () => true }), safeJsonBody(services.config.maxJsonDepth));
 
   router.post('/push', async (request, response) => {
     const kind = request.get('X-Gitlab-Event');

@@ -35,7 +35,14 @@ function git(options: GitOptions, args: string[]): Promise<string> {
   return new Promise((resolve, reject) => {
     execFile('git', ['-C', options.repository, ...args], { maxBuffer: 256 * 1024 * 1024, timeout: options.timeoutMs ?? 60_000, encoding: 'utf8' }, (error, stdout, stderr) => {
       if (error) {
-        reject(new AppError({ code: 'INTERNAL', userMessage: `git ${args[0]} failed in ${options.repository}: ${String(stderr || error.message).trim().slice(0, 300)}`, cause: error }));
+        reject(
+          new AppError({
+            code: 'INTERNAL',
+            userMessage: `git ${args[0]} failed while reading the project's repository; the worker log has the details`,
+            internalMessage: `git ${args[0]} failed in ${options.repository}: ${String(stderr || error.message).trim().slice(0, 300)}`,
+            cause: error,
+          }),
+        );
         return;
       }
       resolve(stdout);
@@ -130,5 +137,11 @@ export async function* readBlobs(options: GitOptions, blobs: readonly string[]):
   } finally {
     if (child.exitCode === null) child.kill();
   }
-  if (index < blobs.length) throw new AppError({ code: 'INTERNAL', userMessage: `git cat-file stopped after ${index} of ${blobs.length} objects in ${options.repository}` });
+  if (index < blobs.length) {
+    throw new AppError({
+      code: 'INTERNAL',
+      userMessage: `git cat-file stopped after ${index} of ${blobs.length} objects of the project's repository`,
+      internalMessage: `git cat-file stopped after ${index} of ${blobs.length} objects in ${options.repository}`,
+    });
+  }
 }

@@ -2,7 +2,7 @@ import { timingSafeEqual } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { digestToken } from '../auth/tokens';
 import type { PrismaClient } from '../db/prisma';
-import { AppError, unauthenticated } from '../errors';
+import { unauthenticated } from '../errors';
 import type { Queues } from '../queues';
 import { markPending } from './code-index.service';
 import { validateRef } from './git-reader';
@@ -37,8 +37,10 @@ function sameDigest(expected: string | null, token: string | null): boolean {
 export async function handlePush(options: HandlePushOptions): Promise<PushOutcome> {
   const { event } = options;
   const project = await options.prisma.project.findUnique({ where: { fullPath: event.projectPath }, select: { id: true, webhookSecretDigest: true } });
-  if (!project) throw new AppError({ code: 'NOT_FOUND', userMessage: '404 Project Not Found' });
-  if (!sameDigest(project.webhookSecretDigest, options.token)) throw unauthenticated();
+  // A missing project and a wrong secret are the same 401 (and take the same time): an anonymous
+  // caller must not learn which private projects exist.
+  const secretMatches = sameDigest(project?.webhookSecretDigest ?? null, options.token);
+  if (!project || !secretMatches) throw unauthenticated();
   if (event.branch === null) return { jobId: null, projectId: project.id, ref: null, duplicate: false, ignored: 'tag pushes are not indexed' };
   validateRef(event.branch);
   const eventKey = options.eventUuid ? `${options.redisPrefix}:webhook-event:${project.id}:${options.eventUuid.slice(0, 200)}` : null;

@@ -17,8 +17,9 @@ export type RepositoryLocationOptions = {
 
 /** A repository that cannot be read: the index fails with this message, which says what to fix. */
 export class RepositoryUnavailableError extends AppError {
-  constructor(userMessage: string, cause?: unknown) {
-    super({ code: 'BAD_USER_INPUT', userMessage, cause });
+  /** userMessage never holds a server path (users read it in codeIndex.lastError and chat); internalMessage, for the log, may. */
+  constructor(userMessage: string, cause?: unknown, internalMessage?: string) {
+    super({ code: 'BAD_USER_INPUT', userMessage, cause, internalMessage });
     this.name = 'RepositoryUnavailableError';
   }
 }
@@ -69,18 +70,30 @@ export async function openRepository(options: RepositoryLocationOptions): Promis
       }
     } catch (error) {
       const detail = String((error as { stderr?: string }).stderr ?? '').split('\n').pop()?.replace(location, redact(location)).slice(0, 200);
-      throw new RepositoryUnavailableError(`The repository ${redact(location)} could not be fetched${detail ? ` (${detail})` : ''}: check the URL and that the service can reach it.`, error);
+      throw new RepositoryUnavailableError(
+        `The repository ${redact(location)} could not be fetched: check the URL and that the service can reach it (the worker log has git's message).`,
+        error,
+        `The repository ${redact(location)} could not be fetched into ${mirror}${detail ? ` (${detail})` : ''}`,
+      );
     }
     return { repository: mirror };
   }
-  if (!path.isAbsolute(location)) throw new RepositoryUnavailableError(`The repository path "${location}" must be absolute.`);
+  if (!path.isAbsolute(location)) throw new RepositoryUnavailableError("The project's repository path must be absolute.", undefined, `repository path "${location}" is not absolute`);
   if (!existsSync(location) || !statSync(location).isDirectory()) {
-    throw new RepositoryUnavailableError(`The repository path "${location}" does not exist or is not a directory on the indexing worker's machine.`);
+    throw new RepositoryUnavailableError(
+      "The project's repository path does not exist or is not a directory on the indexing worker's machine (the worker log names it).",
+      undefined,
+      `repository path "${location}" does not exist or is not a directory`,
+    );
   }
   try {
     await run(['-C', location, 'rev-parse', '--git-dir'], 30_000);
   } catch (error) {
-    throw new RepositoryUnavailableError(`"${location}" is not a git repository (or git cannot read it: check its owner and permissions).`, error);
+    throw new RepositoryUnavailableError(
+      "The project's repository path is not a git repository, or git cannot read it: check its owner and permissions (the worker log names it).",
+      error,
+      `"${location}" is not a git repository (or git cannot read it)`,
+    );
   }
   return { repository: location };
 }

@@ -1,5 +1,7 @@
 import { Arg, Ctx, FieldResolver, Mutation, Resolver, Root } from 'type-graphql';
+import { findCodeReadableProject } from '../auth/policies';
 import type { CodeIndex } from '../db/prisma';
+import { withoutServerPaths } from '../errors';
 import type { GraphQLContext } from '../graphql/context';
 import { numericId, parseGlobalId } from '../graphql/global-id';
 import { requireViewer } from '../graphql/require-viewer';
@@ -15,7 +17,8 @@ function toCodeIndexType(index: CodeIndex): CodeIndexType {
     filesIndexed: index.filesIndexed,
     chunkCount: index.chunkCount,
     embeddedCount: index.embeddedCount,
-    lastError: index.lastError,
+    // Rows written before paths were kept out of messages may still hold one.
+    lastError: index.lastError === null ? null : withoutServerPaths(index.lastError),
     startedAt: index.startedAt,
     finishedAt: index.finishedAt,
   };
@@ -28,6 +31,8 @@ export class CodeIndexResolver {
     const gid = parseGlobalId(project.id);
     const projectId = gid ? numericId(gid) : null;
     if (projectId === null) return null;
+    // The commit indexed and the index's errors are about the code: read_code (Reporter+ on private projects).
+    if (!(await findCodeReadableProject(context.services.prisma, context.viewer, { id: projectId }))) return null;
     const index = await findCodeIndex(context.services.prisma, { projectId, ref: ref?.trim() || project.defaultBranch || 'main' });
     return index ? toCodeIndexType(index) : null;
   }

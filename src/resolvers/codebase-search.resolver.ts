@@ -3,6 +3,7 @@ import { badInput } from '../errors';
 import type { GraphQLContext } from '../graphql/context';
 import { requireViewer } from '../graphql/require-viewer';
 import { codebaseSearch } from '../search/codebase.service';
+import { requireSearchableQuery } from '../search/text-query';
 import { CodebaseSearchHitType } from './codebase-search.types';
 
 @Resolver()
@@ -19,6 +20,7 @@ export class CodebaseSearchResolver {
     const viewer = requireViewer(context);
     if (!query.trim()) throw badInput("query can't be blank", 'query');
     if (query.length > 2000) throw badInput('query is too long (maximum is 2000 characters)', 'query');
+    requireSearchableQuery(query, 'query');
     if (first < 1 || first > 100) throw badInput('first must be between 1 and 100', 'first');
     const { prisma, queues, embedder } = context.services;
     const result = await codebaseSearch({ prisma, queues, embedder, viewer, access: context.duoAccess(), project: projectPath, query, directory, ref, limit: first });

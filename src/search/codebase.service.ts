@@ -1,8 +1,8 @@
-import { findReadableProject } from '../auth/policies';
+import { findCodeReadableProject } from '../auth/policies';
 import type { Viewer } from '../auth/viewer';
 import type { CodeIndex, PrismaClient, Project } from '../db/prisma';
 import type { DuoAccess } from '../duo/duo-access';
-import { AppError, forbidden, NOT_AVAILABLE } from '../errors';
+import { AppError, forbidden, NOT_AVAILABLE, withoutServerPaths } from '../errors';
 import { markPending } from '../indexing/code-index.service';
 import { validateRef } from '../indexing/git-reader';
 import type { Embedder } from '../llm/embedders/embedder';
@@ -34,12 +34,13 @@ export function projectWhere(reference: string): { id: number } | { fullPath: st
 }
 
 /**
- * Who may search a project's code: the user can read it (a hidden project answers exactly like a
- * missing one), the project has Duo features on, and the user has the context feature.
+ * Who may search a project's code: the user may read its code (read_code: Reporter and up on a
+ * private project; a hidden project, or one whose code is not theirs, answers exactly like a missing one), the project has Duo features on, and the user has the context feature.
  */
 export async function authorizeCodebase(options: AuthorizeCodebaseOptions): Promise<Project> {
-  const where = projectWhere(options.project);
-  const [access, project] = await Promise.all([options.access, where ? findReadableProject(options.prisma, options.viewer, where) : null]);
+  // Control characters (a NUL among them) name no project: the same answer as a missing one.
+  const where = /[\x00-\x1f\x7f]/.test(options.project) || options.project.length > 2000 ? null : projectWhere(options.project);
+  const [access, project] = await Promise.all([options.access, where ? findCodeReadableProject(options.prisma, options.viewer, where) : null]);
   // A directory is part of the repository: either feature lets the user search one.
   const allowed = access.chatContextCategories.includes(options.category) || (options.category === 'directory' && access.chatContextCategories.includes('repository'));
   if (!allowed) {
@@ -89,7 +90,7 @@ export async function indexReadiness(options: ReadinessOptions): Promise<IndexRe
   }
   const name = `${project.fullPath} (${ref})`;
   if (index?.state === 'failed') {
-    return { status: 'not_ready', index, reason: 'failed', message: `The code index of ${name} failed: ${index.lastError ?? 'unknown error'}. A maintainer can fix the cause and rebuild it.` };
+    return { status: 'not_ready', index, reason: 'failed', message: `The code index of ${name} failed: ${index.lastError ? withoutServerPaths(index.lastError).replace(/\.$/, '') : 'unknown error'}. A maintainer can fix the cause and rebuild it.` };
   }
   if (index && (index.state === 'indexing' || index.state === 'pending')) {
     return { status: 'not_ready', index, reason: index.state, message: `The code of ${name} is still being indexed (${index.filesIndexed} files so far). Ask again in a moment.` };
@@ -136,10 +137,10 @@ export type CodeIndexStatusOptions = {
   ref?: string | null;
 };
 
-/** A ref's index as the user may see it: the project must be readable (hidden answers like missing). */
+/** A ref's index as the user may see it: the user must be able to read its code (hidden answers like missing). */
 export async function codeIndexStatus(options: CodeIndexStatusOptions): Promise<{ project: Project; ref: string; index: CodeIndex | null; searchable: boolean }> {
   const where = projectWhere(options.project);
-  const project = where ? await findReadableProject(options.prisma, options.viewer, where) : null;
+  const project = where ? await findCodeReadableProject(options.prisma, options.viewer, where) : null;
   if (!project) throw new AppError({ code: 'NOT_FOUND', userMessage: NOT_AVAILABLE, field: 'project_id' });
   const ref = validateRef(options.ref?.trim() || project.defaultBranch);
   const index = await options.prisma.codeIndex.findUnique({ where: { projectId_ref: { projectId: project.id, ref } } });

@@ -1,4 +1,15 @@
+import { badInput } from '../errors';
 import { identifierTerms, stemWord, STOP_WORDS } from '../llm/embedders/terms';
+
+/**
+ * Refuses a query with nothing to search for (only punctuation, single letters or stop words),
+ * naming the field: ranking such a query returns noise that looks like an answer.
+ */
+export function requireSearchableQuery(query: string, field: string): void {
+  if (queryTerms(query).length === 0) {
+    throw badInput(`${field} has nothing to search for: it holds only punctuation or common words. Name the code you are looking for (a function, a concept, an error).`, field);
+  }
+}
 
 
 /**

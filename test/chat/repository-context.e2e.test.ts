@@ -157,7 +157,9 @@ describe('repository and directory context in chat', () => {
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
     const { final } = await answer('anything', [{ category: 'REPOSITORY', id: broken.fullPath, content: '' }]);
-    expect(final.content).toMatch(/failed: The repository path "\/nonexistent\/repo" does not exist/);
+    expect(final.content).toMatch(/failed: The project's repository path does not exist/);
+    // The server's path stays in the worker log.
+    expect(final.content).not.toContain('/nonexistent/repo');
   });
 
   it('refuses what the user may not use, storing nothing and revealing nothing', async () => {

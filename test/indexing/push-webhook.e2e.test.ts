@@ -68,12 +68,12 @@ describe('push webhook to a searchable index', () => {
     }
   }
 
-  it('refuses a wrong or missing token (401), an unknown project (404), another event (400) and a malformed body naming the field (400)', async () => {
+  it('refuses a wrong or missing token (401), an unknown project (401 too: nothing tells it from a wrong secret), another event (400) and a malformed body naming the field (400)', async () => {
     expect((await push(pushBody(), { 'X-Gitlab-Token': 'wrong-secret-wrong-secret' })).status).toBe(401);
     const missing = await fetch(`${service.url}/api/v4/webhooks/push`, { method: 'POST', headers: { 'content-type': 'application/json', 'X-Gitlab-Event': 'Push Hook' }, body: JSON.stringify(pushBody()) });
     expect(missing.status).toBe(401);
     const unknown = await push(pushBody({ project: { path_with_namespace: 'nobody/nothing' } }));
-    expect(unknown.status).toBe(404);
+    expect(unknown.status).toBe(401);
     const otherEvent = await push(pushBody(), { 'X-Gitlab-Event': 'Issue Hook' });
     expect(otherEvent.status).toBe(400);
     expect(await readJson(otherEvent)).toMatchObject({ field: 'X-Gitlab-Event' });
