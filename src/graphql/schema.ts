@@ -10,15 +10,17 @@ import { FeedbackResolver } from '../resolvers/feedback.resolver';
 import { PromptCheckResolver } from '../resolvers/prompt-check.resolver';
 import { CodeSuggestionIntentResolver } from '../resolvers/code-suggestion-intent.resolver';
 import { CodebaseSearchResolver } from '../resolvers/codebase-search.resolver';
-import { CodeIndexResolver } from '../resolvers/code-index.resolver';
+import { CodeIndexDirectoriesResolver, CodeIndexResolver } from '../resolvers/code-index.resolver';
 import { CodeSuggestionSessionResolver } from '../resolvers/code-suggestion-session.resolver';
 import { ProjectResolver } from '../resolvers/project.resolver';
+import { ProjectsResolver } from '../resolvers/projects.resolver';
 import { ThreadResolver } from '../resolvers/thread.resolver';
 import { AiAgentVersionID, AiConversationThreadID, AiModelID, NamespaceID, ProjectID, Time, UserID } from './scalars';
 
 export const RESOLVERS = [
   CurrentUserResolver,
   ProjectResolver,
+  ProjectsResolver,
   ThreadResolver,
   AiActionResolver,
   AiMessagesResolver,
@@ -28,6 +30,7 @@ export const RESOLVERS = [
   CodeSuggestionIntentResolver,
   CodeSuggestionSessionResolver,
   CodeIndexResolver,
+  CodeIndexDirectoriesResolver,
   CodebaseSearchResolver,
 ] as const;
 

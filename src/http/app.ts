@@ -20,6 +20,8 @@ import { restV4Routes } from './rest-v4.routes';
 import { webhookRoutes } from './webhooks.routes';
 import { semanticSearchRoutes } from './semantic-search.routes';
 import { codeSuggestionsRoutes } from './code-suggestions.routes';
+import { repositoryFilesRoutes } from './repository-files.routes';
+import { duoChatPageRoutes } from './duo-chat-page';
 import { detectIntent } from '../suggestions/detect-intent';
 
 export type HttpApp = { app: Express; apollo: ApolloServer<GraphQLContext> };
@@ -51,6 +53,7 @@ export async function createHttpApp(services: Services, httpServer: Server): Pro
   app.use(requestIdMiddleware());
   app.use('/-', healthRoutes(services));
   app.use(playgroundRoutes());
+  app.use(duoChatPageRoutes(services.config.duoChatDir));
   // Webhooks carry the project's secret instead of a user's token.
   app.use('/api/v4/webhooks', webhookRoutes(services));
   app.use('/api', authenticateMiddleware(services.prisma));
@@ -60,6 +63,7 @@ export async function createHttpApp(services: Services, httpServer: Server): Pro
   app.use('/api', express.json({ limit: services.config.maxBodyBytes }));
   app.use('/api/v4', restV4Routes(services));
   app.use('/api/v4', semanticSearchRoutes(services));
+  app.use('/api/v4', repositoryFilesRoutes(services));
   app.use(
     GRAPHQL_PATH,
     expressMiddleware(apollo, {
