@@ -1,5 +1,3 @@
-/// <reference lib="dom" />
-// (page.evaluate callbacks run in the browser.)
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -41,6 +39,9 @@ export function computeVatAmount(netAmount: number, ratePercent: number): number
 // Screenshots go to docs/ when DUO_CHAT_SCREENSHOTS=docs (to refresh the README's pictures), else to a temporary directory.
 const SHOTS_DIR = process.env.DUO_CHAT_SCREENSHOTS === 'docs' ? path.join(PROJECT_ROOT, 'docs', 'images') : mkdtempSync(path.join(os.tmpdir(), 'duo-shots-'));
 
+// duo-ui's message containers in the chat history.
+const MESSAGES = '[data-testid="chat-history"] .duo-chat-message-container';
+
 // Each step drives a browser against the service and its worker: more than jest's default 30 s on a loaded machine.
 const STEP_MS = 90_000;
 
@@ -81,14 +82,14 @@ describe('the /-/duo-chat page in a browser', () => {
   });
 
   const promptInput = () => page.locator('textarea[data-testid="chat-prompt-input"], [data-testid="chat-prompt-input"] textarea').first();
-  const lastAnswer = () => page.locator('[data-testid="chat-history"] .duo-chat-message-container').last();
+  const lastAnswer = () => page.locator(MESSAGES).last();
 
   it('says clearly when a token is not accepted', async () => {
     await page.goto(`${service.url}/-/duo-chat`);
     await page.getByLabel('Personal access token').fill('glpat-wrongwrongwrongwrong');
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByText('This token was not accepted').waitFor();
-    expect(await page.evaluate(() => window.sessionStorage.length)).toBe(0);
+    expect(await page.evaluate('window.sessionStorage.length')).toBe(0);
     await page.screenshot({ path: path.join(SHOTS_DIR, 'duo-chat-sign-in.png') });
   }, STEP_MS);
 
@@ -199,7 +200,7 @@ describe('the /-/duo-chat page in a browser', () => {
     const calls = stub.requests.length;
     await suggestions.getByRole('button').first().click();
     await page.locator('[data-testid="chat-history"]').getByText('Explain how this project is structured').waitFor();
-    await page.waitForFunction((count) => document.querySelectorAll('[data-testid="chat-history"] .duo-chat-message-container').length >= count, 2);
+    await page.waitForFunction(`document.querySelectorAll('${MESSAGES}').length >= 2`);
     expect(calls).toBeLessThanOrEqual(stub.requests.length);
     await page.setViewportSize({ width: 420, height: 860 });
     await page.screenshot({ path: path.join(SHOTS_DIR, 'duo-chat-narrow.png') });
@@ -208,12 +209,12 @@ describe('the /-/duo-chat page in a browser', () => {
 
   it('lists threads, switches between them, and signs out', async () => {
     await page.getByTestId('new-chat').click();
-    await page.waitForFunction(() => document.querySelectorAll('[data-testid="chat-history"] .duo-chat-message-container').length === 0, undefined, { timeout: 5_000 });
+    await page.waitForFunction(`document.querySelectorAll('${MESSAGES}').length === 0`, undefined, { timeout: 5_000 });
     expect(await page.locator('.duo-thread').count()).toBeGreaterThan(0);
     await page.locator('.duo-thread').first().click();
     await page.locator('[data-testid="chat-history"]').getByText('where is the push webhook token checked?').waitFor();
     await page.getByTestId('sign-out').click();
     await page.getByLabel('Personal access token').waitFor();
-    expect(await page.evaluate(() => window.sessionStorage.length)).toBe(0);
+    expect(await page.evaluate('window.sessionStorage.length')).toBe(0);
   }, STEP_MS);
 });
