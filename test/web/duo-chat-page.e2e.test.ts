@@ -4,6 +4,7 @@ import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { DEMO, seedDemo } from '../../src/demo/seed-demo';
 import { PROJECT_ROOT } from '../../src/paths';
+import { groupWithSeat, userWithToken } from '../helpers/fixtures';
 import { createGitRepo, type GitRepo } from '../helpers/git-repo';
 import { startStubLlmServer, type StubLlmServer } from '../helpers/stub-llm-server';
 import { startTestService, type TestService } from '../helpers/test-service';
@@ -107,7 +108,7 @@ describe('the /-/duo-chat page in a browser', () => {
   }, STEP_MS);
 
   it('streams an answer with repository context and opens a citation at its lines', async () => {
-    await page.getByLabel('The whole repository').check();
+    await page.getByText('The whole repository', { exact: true }).click();
     const prompt = promptInput();
     await prompt.fill('where is the push webhook token checked?');
     await prompt.press('Enter');
@@ -126,6 +127,7 @@ describe('the /-/duo-chat page in a browser', () => {
     await citation.first().click();
     const view = page.getByTestId('file-view');
     await view.getByRole('heading', { name: 'src/webhooks/verify-push-token.ts' }).waitFor();
+    await view.locator('.duo-file-line.is-cited').first().waitFor();
     const cited = await view.locator('.duo-file-line.is-cited').evaluateAll((lines) => lines.map((line) => Number(line.getAttribute('data-line'))));
     expect(cited[0]).toBe(source.startLine);
     expect(cited.at(-1)).toBe(source.endLine);
@@ -133,6 +135,26 @@ describe('the /-/duo-chat page in a browser', () => {
     await page.screenshot({ path: path.join(SHOTS_DIR, 'duo-chat-file-view.png') });
     await view.getByTestId('file-view-close').click();
     await view.waitFor({ state: 'detached' });
+  }, STEP_MS);
+
+  it('asks about a directory picked from the index', async () => {
+    await page.getByText('A directory', { exact: true }).click();
+    const picker = page.getByLabel('Directory', { exact: true });
+    await picker.locator('option', { hasText: 'src/webhooks' }).waitFor({ state: 'attached' });
+    expect(await picker.locator('option').allInnerTexts()).toEqual(['Choose a directory', 'src', 'src/billing', 'src/webhooks']);
+    await picker.selectOption('src/webhooks');
+    const before = await page.locator(MESSAGES).count();
+    const calls = stub.requests.length;
+    const prompt = promptInput();
+    await prompt.fill('Explain what the webhook code in this directory does');
+    await prompt.press('Enter');
+    // The question, then its answer.
+    await page.locator(MESSAGES).nth(before + 1).getByText('verifyPushWebhookToken').waitFor();
+    expect(stub.requests.length).toBe(calls + 1);
+    const question = String(stub.requests.at(-1)!.body.messages!.at(-1)!.content);
+    expect(question).toContain('handlePush');
+    expect(question).not.toContain('computeVatAmount');
+    await page.getByText('The whole repository', { exact: true }).click();
   }, STEP_MS);
 
   it('refuses the file view to a wrong token and for paths outside the index, like GitLab', async () => {
@@ -143,8 +165,15 @@ describe('the /-/duo-chat page in a browser', () => {
     expect(ok.headers.get('x-gitlab-commit-id')).toBe(repo.head());
     expect(await ok.text()).toContain('timingSafeEqual(a, b)');
     expect((await fetch(url, { headers: { authorization: 'Bearer glpat-wrongwrongwrongwrong' } })).status).toBe(401);
+    // Someone with Duo who cannot read the private project gets the answer a missing file gets.
+    const outsider = await userWithToken(service.prisma);
+    await groupWithSeat(service.prisma, { plan: 'ultimate', addOn: 'duo_enterprise', username: outsider.username });
+    const hidden = await fetch(url, { headers: { authorization: `Bearer ${outsider.token}` } });
+    expect(hidden.status).toBe(404);
+    expect(await hidden.json()).toEqual({ message: '404 Not Found' });
     const missing = await fetch(url.replace('verify-push-token.ts', 'nope.ts'), { headers: { authorization: `Bearer ${token}` } });
     expect(missing.status).toBe(404);
+    expect(await missing.json()).toEqual({ message: '404 Not Found' });
     const escape = await fetch(url.replace(encodeURIComponent('src/webhooks/verify-push-token.ts'), encodeURIComponent('../etc/passwd')), { headers: { authorization: `Bearer ${token}` } });
     expect(escape.status).toBe(400);
   }, STEP_MS);
@@ -197,10 +226,11 @@ describe('the /-/duo-chat page in a browser', () => {
     await prompt.press('Enter');
     const suggestions = page.getByTestId('gatekeeper-suggestions');
     await suggestions.waitFor();
+    await page.screenshot({ path: path.join(SHOTS_DIR, 'duo-chat-gatekeeper.png') });
     const calls = stub.requests.length;
     await suggestions.getByRole('button').first().click();
     await page.locator('[data-testid="chat-history"]').getByText('Explain how this project is structured').waitFor();
-    await page.waitForFunction(`document.querySelectorAll('${MESSAGES}').length >= 2`);
+    await page.locator(MESSAGES).nth(1).waitFor();
     expect(calls).toBeLessThanOrEqual(stub.requests.length);
     await page.setViewportSize({ width: 420, height: 860 });
     await page.screenshot({ path: path.join(SHOTS_DIR, 'duo-chat-narrow.png') });
@@ -209,7 +239,7 @@ describe('the /-/duo-chat page in a browser', () => {
 
   it('lists threads, switches between them, and signs out', async () => {
     await page.getByTestId('new-chat').click();
-    await page.waitForFunction(`document.querySelectorAll('${MESSAGES}').length === 0`, undefined, { timeout: 5_000 });
+    await page.locator(MESSAGES).first().waitFor({ state: 'detached', timeout: 5_000 });
     expect(await page.locator('.duo-thread').count()).toBeGreaterThan(0);
     await page.locator('.duo-thread').first().click();
     await page.locator('[data-testid="chat-history"]').getByText('where is the push webhook token checked?').waitFor();
