@@ -226,6 +226,11 @@ describe('the /-/duo-chat page in a browser', () => {
     await prompt.press('Enter');
     const suggestions = page.getByTestId('gatekeeper-suggestions');
     await suggestions.waitFor();
+    // The question shows before the answer the gatekeeper gave at once, and the prompt is free again.
+    const shown = await page.locator(MESSAGES).allInnerTexts();
+    expect(shown.at(-2)).toContain('hmm');
+    expect(shown.at(-1)).not.toContain('hmm');
+    await page.getByTestId('chat-prompt-submit-button').waitFor();
     await page.screenshot({ path: path.join(SHOTS_DIR, 'duo-chat-gatekeeper.png') });
     const calls = stub.requests.length;
     await suggestions.getByRole('button').first().click();

@@ -87,6 +87,9 @@ const App = {
   },
   created() {
     this.chunks = new Map();
+    // Not reactive: bookkeeping for events that arrive while a question is being sent.
+    this.sending = false;
+    this.early = [];
     window.addEventListener('hashchange', this.onHashChange);
     if (this.token) this.signIn(this.token);
   },
@@ -145,8 +148,14 @@ const App = {
     },
     onCompletion(event) {
       if (!event) return;
-      // Only events of the conversation on screen: a late answer of a conversation left behind stays there.
       const known = this.messages.some((message) => message.requestId === event.requestId);
+      // An answer can arrive before aiAction has returned its requestId (the gatekeeper answers at
+      // once): it waits until the question is on screen, so the two show in order.
+      if (!known && this.sending) {
+        this.early = [...this.early.slice(-200), event];
+        return;
+      }
+      // Only events of the conversation on screen: a late answer of a conversation left behind stays there.
       if (!known && !(event.threadId && event.threadId === this.threadId)) return;
       this.messages = applyEvent(this.messages, event, { canceled: this.canceledRequestIds, chunks: this.chunks });
       if (String(event.role).toLowerCase() === 'assistant' && event.chunkId === null && event.requestId === this.pendingRequestId) {
@@ -240,6 +249,8 @@ const App = {
       // A newer question supersedes an unfinished answer (the server stops generating it).
       if (this.pendingRequestId) this.canceledRequestIds = [...this.canceledRequestIds, this.pendingRequestId];
       if (question === '/clear' || question === '/clean') this.messages = [];
+      this.sending = true;
+      this.early = [];
       try {
         const data = await this.api.graphql(QUERIES.chat, {
           question,
@@ -260,6 +271,11 @@ const App = {
       } catch (error) {
         this.pendingRequestId = null;
         this.chatError = error.message;
+      } finally {
+        this.sending = false;
+        const early = this.early;
+        this.early = [];
+        early.forEach((event) => this.onCompletion(event));
       }
     },
     cancel() {
