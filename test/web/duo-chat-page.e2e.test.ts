@@ -4,6 +4,7 @@ import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { DEMO, seedDemo } from '../../src/demo/seed-demo';
 import { PROJECT_ROOT } from '../../src/paths';
+import { createToken, revokeToken } from '../../src/users/users.service';
 import { groupWithSeat, userWithToken } from '../helpers/fixtures';
 import { createGitRepo, type GitRepo } from '../helpers/git-repo';
 import { startStubLlmServer, type StubLlmServer } from '../helpers/stub-llm-server';
@@ -88,7 +89,7 @@ describe('the /-/duo-chat page in a browser', () => {
   it('says clearly when a token is not accepted', async () => {
     await page.goto(`${service.url}/-/duo-chat`);
     await page.getByLabel('Personal access token').fill('glpat-wrongwrongwrongwrong');
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByLabel('Personal access token').press('Enter');
     await page.getByText('This token was not accepted').waitFor();
     expect(await page.evaluate('window.sessionStorage.length')).toBe(0);
     await page.screenshot({ path: path.join(SHOTS_DIR, 'duo-chat-sign-in.png') });
@@ -248,8 +249,25 @@ describe('the /-/duo-chat page in a browser', () => {
     expect(await page.locator('.duo-thread').count()).toBeGreaterThan(0);
     await page.locator('.duo-thread').first().click();
     await page.locator('[data-testid="chat-history"]').getByText('where is the push webhook token checked?').waitFor();
+    // /clear empties the conversation, on the page and on the server.
+    const prompt = promptInput();
+    await prompt.fill('/clear');
+    await prompt.press('Enter');
+    await page.locator(MESSAGES).first().waitFor({ state: 'detached', timeout: 5_000 });
     await page.getByTestId('sign-out').click();
     await page.getByLabel('Personal access token').waitFor();
+    expect(await page.evaluate('window.sessionStorage.length')).toBe(0);
+  }, STEP_MS);
+
+  it('ends the session with a clear message when the token is revoked while signed in', async () => {
+    const { token: second } = await createToken(service.prisma, { username: DEMO.username, name: 'second', scopes: ['api'] });
+    await page.getByLabel('Personal access token').fill(second);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByText('Signed in as demo').waitFor();
+    await page.getByTestId('index-state').getByText('ready', { exact: true }).waitFor();
+    await revokeToken(service.prisma, { token: second });
+    await page.getByTestId('index-button').click();
+    await page.getByText('Your session ended').waitFor();
     expect(await page.evaluate('window.sessionStorage.length')).toBe(0);
   }, STEP_MS);
 });

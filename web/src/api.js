@@ -13,7 +13,8 @@ export class ApiError extends Error {
   }
 }
 
-export function createApi(token) {
+/** `onUnauthorized` runs when the server stops accepting the token (revoked or expired while signed in). */
+export function createApi(token, { onUnauthorized = () => {} } = {}) {
   const headers = { Authorization: `Bearer ${token}` };
 
   async function graphql(query, variables = {}) {
@@ -24,6 +25,7 @@ export function createApi(token) {
     } catch {
       throw new ApiError(`The server answered ${response.status} without JSON`, { status: response.status });
     }
+    if (response.status === 401) onUnauthorized();
     if (body.errors?.length) {
       const [first] = body.errors;
       throw new ApiError(first.message, { code: first.extensions?.code ?? null, status: response.status });
@@ -35,6 +37,7 @@ export function createApi(token) {
     const url = `/api/v4/projects/${encodeURIComponent(project)}/repository/files/${encodeURIComponent(path)}/raw${ref ? `?ref=${encodeURIComponent(ref)}` : ''}`;
     const response = await fetch(url, { headers });
     if (!response.ok) {
+      if (response.status === 401) onUnauthorized();
       const body = await response.json().catch(() => ({}));
       throw new ApiError(body.message || body.error || `${response.status}`, { status: response.status });
     }

@@ -101,7 +101,7 @@ const App = {
     async signIn(token) {
       this.signingIn = true;
       this.signInError = '';
-      const api = createApi(token.trim());
+      const api = createApi(token.trim(), { onUnauthorized: () => this.user && this.endSession() });
       try {
         const data = await api.graphql(QUERIES.currentUser);
         if (!data.currentUser) throw new ApiError('Not signed in', { status: 401 });
@@ -117,7 +117,7 @@ const App = {
         api.close();
         window.sessionStorage.removeItem(TOKEN_KEY);
         this.token = '';
-        this.signInError = signInMessage(error);
+        this.signInError ||= signInMessage(error);
       } finally {
         this.signingIn = false;
       }
@@ -127,6 +127,11 @@ const App = {
       this.stopSession();
       Object.assign(this.$data, { token: '', user: null, api: null, projects: [], projectPath: '', messages: [], threads: [], threadId: null, index: null, fileTarget: null, pendingRequestId: null, signInError: '' });
       window.location.hash = '';
+    },
+    /** The token stopped working while signed in: back to sign-in, saying why. */
+    endSession() {
+      this.signOut();
+      this.signInError = 'Your session ended: the token is no longer accepted (it was revoked or has expired). Sign in with a valid personal access token.';
     },
     stopSession() {
       this.unsubscribe?.();
