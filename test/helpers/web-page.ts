@@ -27,9 +27,13 @@ export async function builtChatPage(): Promise<string> {
   for (const file of [...filesUnder(path.join(PROJECT_ROOT, 'web')), path.join(PROJECT_ROOT, 'scripts', 'build-web.js'), path.join(PROJECT_ROOT, 'package-lock.json')]) {
     digest.update(path.relative(PROJECT_ROOT, file)).update(readFileSync(file));
   }
-  const outDir = path.join(PROJECT_ROOT, 'node_modules', '.cache', 'duo-chat-page', digest.digest('hex').slice(0, 16));
+  const cacheDir = path.join(PROJECT_ROOT, 'node_modules', '.cache', 'duo-chat-page');
+  const name = digest.digest('hex').slice(0, 16);
+  const outDir = path.join(cacheDir, name);
   if (!existsSync(path.join(outDir, 'index.html'))) {
     await promisify(execFile)(process.execPath, [path.join(PROJECT_ROOT, 'scripts', 'build-web.js'), outDir], { cwd: PROJECT_ROOT, timeout: 240_000 });
+    // Builds of older sources are not needed again.
+    for (const old of readdirSync(cacheDir)) if (old !== name) rmSync(path.join(cacheDir, old), { recursive: true, force: true });
   }
   return outDir;
 }

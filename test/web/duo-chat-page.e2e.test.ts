@@ -61,7 +61,8 @@ describe('the /-/duo-chat page in a browser', () => {
 
   beforeAll(async () => {
     const pageDir = await builtChatPage();
-    stub = await startStubLlmServer({ defaultBehaviour: { kind: 'stream', pieces: ['The push webhook token ', 'is checked in ', '`verifyPushWebhookToken`.'], delayMs: 150 } });
+    // Pieces half a second apart: the page is seen with part of the answer, however loaded the machine.
+    stub = await startStubLlmServer({ defaultBehaviour: { kind: 'stream', pieces: ['The push webhook token ', 'is checked in ', '`verifyPushWebhookToken`.'], delayMs: 500 } });
     service = await startTestService({ role: 'all', env: { LLM_PROVIDER: 'openai', LLM_BASE_URL: stub.url, LLM_MODEL: 'stub', INDEX_DEBOUNCE_MS: '0', DUO_CHAT_DIR: pageDir } });
     repo = createGitRepo(DEMO_FILES);
     token = (await seedDemo(service.prisma)).token;
