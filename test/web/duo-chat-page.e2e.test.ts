@@ -144,6 +144,10 @@ describe('the /-/duo-chat page in a browser', () => {
     const picker = page.getByLabel('Directory', { exact: true });
     await picker.locator('option', { hasText: 'src/webhooks' }).waitFor({ state: 'attached' });
     expect(await picker.locator('option').allInnerTexts()).toEqual(['Choose a directory', 'src', 'src/billing', 'src/webhooks']);
+    // A large repository has many: the filter asks the index for matching ones.
+    await page.getByLabel('Filter directories').fill('HOOK');
+    await picker.locator('option', { hasText: 'src/billing' }).waitFor({ state: 'detached' });
+    expect(await picker.locator('option').allInnerTexts()).toEqual(['Choose a directory', 'src/webhooks']);
     await picker.selectOption('src/webhooks');
     const before = await page.locator(MESSAGES).count();
     const calls = stub.requests.length;

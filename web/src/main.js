@@ -52,6 +52,7 @@ const App = {
     contextMode: 'repository',
     directory: '',
     directories: [],
+    directorySearch: '',
     index: null,
     indexMessage: '',
     indexRequesting: false,
@@ -178,6 +179,7 @@ const App = {
       this.branch = '';
       this.directory = '';
       this.directories = [];
+      this.directorySearch = '';
       this.refreshIndex();
     },
     async refreshIndex() {
@@ -197,7 +199,7 @@ const App = {
     },
     async loadDirectories() {
       try {
-        const data = await this.api.graphql(QUERIES.directories, { fullPath: this.projectPath, ref: this.ref });
+        const data = await this.api.graphql(QUERIES.directories, { fullPath: this.projectPath, ref: this.ref, search: this.directorySearch.trim() || null });
         this.directories = data.project?.codeIndex?.directories ?? [];
       } catch (error) {
         this.indexMessage = error.message;
@@ -402,15 +404,37 @@ Object.assign(App.methods, {
         ),
       ]),
       this.contextMode === 'directory'
-        ? field(
-            h,
-            { id: 'duo-directory', label: 'Directory', hint: this.directories.length ? null : 'Directories appear once the branch is indexed.' },
-            h(
-              'select',
-              { class: 'gl-form-select custom-select', attrs: { id: 'duo-directory' }, domProps: { value: this.directory }, on: { change: (event) => (this.directory = event.target.value) } },
-              [h('option', { attrs: { value: '' } }, 'Choose a directory'), ...this.directories.map((directory) => h('option', { attrs: { value: directory }, domProps: { selected: directory === this.directory } }, directory))],
+        ? h('div', [
+            field(
+              h,
+              { id: 'duo-directory-filter', label: 'Filter directories' },
+              h('input', {
+                class: 'gl-form-input form-control',
+                attrs: { id: 'duo-directory-filter', type: 'search', autocomplete: 'off', placeholder: 'e.g. src/auth' },
+                domProps: { value: this.directorySearch },
+                on: {
+                  input: (event) => {
+                    this.directorySearch = event.target.value;
+                    clearTimeout(this.directoryTimer);
+                    this.directoryTimer = setTimeout(() => this.loadDirectories(), 250);
+                  },
+                },
+              }),
             ),
-          )
+            field(
+              h,
+              { id: 'duo-directory', label: 'Directory', hint: this.directories.length ? null : this.directorySearch ? 'No indexed directory matches.' : 'Directories appear once the branch is indexed.' },
+              h(
+                'select',
+                { class: 'gl-form-select custom-select', attrs: { id: 'duo-directory' }, domProps: { value: this.directory }, on: { change: (event) => (this.directory = event.target.value) } },
+                [
+                  h('option', { attrs: { value: '' } }, 'Choose a directory'),
+                  // The chosen one stays listed when a filter leaves it out.
+                  ...[...new Set([...(this.directory ? [this.directory] : []), ...this.directories])].map((directory) => h('option', { attrs: { value: directory }, domProps: { selected: directory === this.directory } }, directory)),
+                ],
+              ),
+            ),
+          ])
         : null,
       h('section', { class: 'duo-field duo-index', attrs: { 'aria-labelledby': 'duo-index-title', 'aria-live': 'polite', 'data-testid': 'index-state' } }, [
         h('h2', { class: 'gl-m-0 gl-mb-2 gl-text-base gl-font-bold', attrs: { id: 'duo-index-title' } }, 'Code index'),
