@@ -182,6 +182,17 @@ describe('the /-/duo-chat page in a browser', () => {
     expect(await missing.json()).toEqual({ message: '404 Not Found' });
     const escape = await fetch(url.replace(encodeURIComponent('src/webhooks/verify-push-token.ts'), encodeURIComponent('../etc/passwd')), { headers: { authorization: `Bearer ${token}` } });
     expect(escape.status).toBe(400);
+    // Files the project keeps out of chat context stay out of view too.
+    const tax = url.replace(encodeURIComponent('src/webhooks/verify-push-token.ts'), encodeURIComponent('src/billing/tax.ts'));
+    expect((await fetch(tax, { headers: { authorization: `Bearer ${token}` } })).status).toBe(200);
+    await service.prisma.project.update({ where: { fullPath: DEMO.project }, data: { contextExclusions: ['src/billing/'] } });
+    try {
+      expect((await fetch(tax, { headers: { authorization: `Bearer ${token}` } })).status).toBe(404);
+    } finally {
+      await service.prisma.project.update({ where: { fullPath: DEMO.project }, data: { contextExclusions: [] } });
+    }
+    // A branch that was never indexed has no files to show.
+    expect((await fetch(url.replace('ref=main', 'ref=feature%2Fnone'), { headers: { authorization: `Bearer ${token}` } })).status).toBe(404);
   }, STEP_MS);
 
   it('lets a newer question supersede an unfinished answer', async () => {
