@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Makes sure what the tests talk to is there and running: PostgreSQL with pgvector and Redis.
+# Makes sure what the tests talk to is there and running: PostgreSQL with pgvector, Redis, and
+# chromium for the chat page's browser test.
 # Installs what is missing from Debian's packages (pgvector from its source package) and starts
 # what is not running. Safe to run again: it does nothing that is already done.
 set -euo pipefail
@@ -37,4 +38,10 @@ if ! redis-cli -h 127.0.0.1 -p 6379 ping >/dev/null 2>&1; then
   redis-server --daemonize yes --bind 127.0.0.1 --port 6379 --save "" --appendonly no --dir /tmp
   for _ in $(seq 1 30); do redis-cli -h 127.0.0.1 -p 6379 ping >/dev/null 2>&1 && break; sleep 0.2; done
 fi
-echo "test-services: PostgreSQL (with pgvector) and Redis are ready"
+
+# The chat page's browser test drives Debian's chromium (through playwright-core, no download).
+if [ ! -x "${CHROMIUM_PATH:-/usr/bin/chromium}" ]; then
+  echo "test-services: installing chromium"
+  apt_install --no-install-recommends chromium
+fi
+echo "test-services: PostgreSQL (with pgvector), Redis and chromium are ready"

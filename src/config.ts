@@ -2,6 +2,7 @@ import { isIP } from 'node:net';
 import path from 'node:path';
 import { z } from 'zod';
 import { DEFAULT_GATEKEEPER_OPTIONS } from './gatekeeper/options';
+import { PROJECT_ROOT } from './paths';
 
 /** Chat context categories, in GitLab's order (lowercase internal values). */
 export const CONTEXT_CATEGORIES = [
@@ -105,6 +106,7 @@ const envSchema = z.object({
   INDEX_DEBOUNCE_MS: z.coerce.number({ message: 'must be a number' }).int().min(0).default(3_000),
   INDEX_MAX_FILE_BYTES: positiveInt.default(1_000_000),
   INDEX_CONCURRENCY: positiveInt.max(16, 'must be at most 16').default(1),
+  DUO_CHAT_DIR: z.string().min(1).optional(),
   GATEKEEPER: booleanString.default(true),
   GATEKEEPER_CLEAR_THRESHOLD: z.coerce.number({ message: 'must be a number' }).min(0).max(1).default(DEFAULT_GATEKEEPER_OPTIONS.clearThreshold),
   GATEKEEPER_CONFIRM_THRESHOLD: z.coerce.number({ message: 'must be a number' }).min(0).max(1).default(DEFAULT_GATEKEEPER_OPTIONS.confirmThreshold),
@@ -170,6 +172,8 @@ export type Config = Readonly<{
     /** Index jobs one worker process runs at once. Default 1. */
     concurrency: number;
   }>;
+  /** The built chat page (`npm run build` writes it). Default `dist/web` in the checkout. */
+  duoChatDir: string;
   /** How long a worker holds a job without renewing its lock before another worker takes it over. Default 30 s. */
   jobLockMs: number;
   gatekeeper: Readonly<{
@@ -269,6 +273,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     socketReauthIntervalMs: values.SOCKET_REAUTH_INTERVAL_MS,
     webhookRateLimitPerMinute: values.WEBHOOK_RATE_LIMIT_PER_MINUTE,
     jobLockMs: values.JOB_LOCK_MS,
+    duoChatDir: path.resolve(values.DUO_CHAT_DIR ?? path.join(PROJECT_ROOT, 'dist', 'web')),
     gatekeeper: Object.freeze({
       enabled: values.GATEKEEPER,
       clearThreshold: values.GATEKEEPER_CLEAR_THRESHOLD,

@@ -68,6 +68,7 @@ describe('src/main.ts', () => {
       await waitFor(async () => (await fetch(`http://127.0.0.1:${port}/-/readiness`).catch(() => null))?.status === 200, 'readiness');
       // The banner follows readiness (workers start in between), so wait for it rather than race it.
       await waitFor(() => started.output().includes(`GraphQL playground: http://127.0.0.1:${port}/api/graphql`), 'the start banner', 10_000);
+      expect(started.output()).toContain(`Duo Chat: http://127.0.0.1:${port}/-/duo-chat`);
       started.child.kill('SIGTERM');
       expect(await started.exited).toBe(0);
       const events = started.output().split('\n').filter((line) => line.startsWith('{')).map((line) => JSON.parse(line).event);

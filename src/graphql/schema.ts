@@ -10,7 +10,7 @@ import { FeedbackResolver } from '../resolvers/feedback.resolver';
 import { PromptCheckResolver } from '../resolvers/prompt-check.resolver';
 import { CodeSuggestionIntentResolver } from '../resolvers/code-suggestion-intent.resolver';
 import { CodebaseSearchResolver } from '../resolvers/codebase-search.resolver';
-import { CodeIndexResolver } from '../resolvers/code-index.resolver';
+import { CodeIndexDirectoriesResolver, CodeIndexResolver } from '../resolvers/code-index.resolver';
 import { CodeSuggestionSessionResolver } from '../resolvers/code-suggestion-session.resolver';
 import { ProjectResolver } from '../resolvers/project.resolver';
 import { MetadataResolver } from '../resolvers/metadata.resolver';
@@ -32,6 +32,7 @@ export const RESOLVERS = [
   CodeSuggestionIntentResolver,
   CodeSuggestionSessionResolver,
   CodeIndexResolver,
+  CodeIndexDirectoriesResolver,
   CodebaseSearchResolver,
 ] as const;
 

@@ -26,6 +26,8 @@ import { semanticSearchRoutes } from './semantic-search.routes';
 import { codeSuggestionsRoutes } from './code-suggestions.routes';
 import { MCP_PATH, mcpRoutes, restSurface } from './mcp.routes';
 import { oauthRoutes } from './oauth.routes';
+import { repositoryFilesRoutes } from './repository-files.routes';
+import { duoChatPageRoutes } from './duo-chat-page';
 import { detectIntent } from '../suggestions/detect-intent';
 import { avatarRoutes } from './avatar.routes';
 
@@ -63,6 +65,7 @@ export async function createHttpApp(services: Services, httpServer: Server): Pro
   app.use('/-', metricsRoutes(services));
   app.use(playgroundRoutes());
   app.use(avatarRoutes(services));
+  app.use(duoChatPageRoutes(services.config.duoChatDir));
   // Webhooks carry the project's secret instead of a user's token.
   app.use('/api/v4/webhooks', rateLimitMiddleware({ redis: services.redis, keyPrefix: services.config.redisPrefix, pointsPerMinute: services.config.webhookRateLimitPerMinute, logger: services.logger, name: 'webhook-rate', byAddress: true }));
   app.use('/api/v4/webhooks', webhookRoutes(services));
@@ -77,6 +80,7 @@ export async function createHttpApp(services: Services, httpServer: Server): Pro
   app.use('/api', express.json({ limit: services.config.maxBodyBytes }), safeJsonBody(services.config.maxJsonDepth));
   app.use('/api/v4', restV4Routes(services));
   app.use('/api/v4', semanticSearchRoutes(services));
+  app.use('/api/v4', repositoryFilesRoutes(services));
   app.use(
     GRAPHQL_PATH,
     expressMiddleware(apollo, {

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { Router } from 'express';
 import { PROJECT_ROOT } from '../paths';
+import { DUO_CHAT_PATH } from './duo-chat-page';
 import { GRAPHQL_PATH } from './http-errors';
 
 const ASSETS_PATH = '/-/graphiql';
@@ -18,6 +19,7 @@ const ASSETS: Record<string, string> = {
 
 const DEFAULT_QUERY = `# Paste your token after "Bearer " in Headers, below.
 # npm start prints a demo token on its first start.
+# To chat about your code in the browser instead: ${DUO_CHAT_PATH}
 query currentUser {
   currentUser {
     id
@@ -76,9 +78,11 @@ function page(): string {
   <meta name="viewport" content="width=device-width, initial-scale=1">
   <title>duo-slice GraphQL playground</title>
   <link rel="stylesheet" href="${ASSETS_PATH}/graphiql.min.css">
-  <style>html, body, #graphiql { height: 100%; margin: 0; }</style>
+  <style>html, body, #graphiql { height: 100%; margin: 0; }
+    .duo-chat-link { position: fixed; top: 8px; right: 12px; z-index: 10; font: 13px sans-serif; }</style>
 </head>
 <body>
+  <a class="duo-chat-link" href="${DUO_CHAT_PATH}">Open Duo Chat</a>
   <div id="graphiql">Loading the playground...</div>
   <script src="${ASSETS_PATH}/react.production.min.js"></script>
   <script src="${ASSETS_PATH}/react-dom.production.min.js"></script>

@@ -1,11 +1,14 @@
-import { Arg, Ctx, FieldResolver, Mutation, Resolver, Root } from 'type-graphql';
+import { Arg, Ctx, FieldResolver, Int, Mutation, Resolver, Root } from 'type-graphql';
 import { findCodeReadableProject } from '../auth/policies';
+import { resolveDuoAccess } from '../duo/duo-access';
+import { listIndexedDirectories } from '../search/code-browse.service';
 import type { CodeIndex } from '../db/prisma';
-import { withoutServerPaths } from '../errors';
+import { badInput, withoutServerPaths } from '../errors';
 import type { GraphQLContext } from '../graphql/context';
 import { numericId, parseGlobalId } from '../graphql/global-id';
 import { requireViewer } from '../graphql/require-viewer';
 import { findCodeIndex, requestCodeIndex } from '../indexing/code-index.service';
+import { MAX_PAGE_SIZE } from './connection';
 import { CodeIndexStateEnum, CodeIndexType, ProjectCodeIndexCreateInput, ProjectCodeIndexCreatePayload } from './code-index.types';
 import { ProjectType } from './project.types';
 
@@ -21,6 +24,7 @@ function toCodeIndexType(index: CodeIndex): CodeIndexType {
     lastError: index.lastError === null ? null : withoutServerPaths(index.lastError),
     startedAt: index.startedAt,
     finishedAt: index.finishedAt,
+    projectId: index.projectId,
   };
 }
 
@@ -42,5 +46,24 @@ export class CodeIndexResolver {
     const viewer = requireViewer(context);
     const { index, jobId } = await requestCodeIndex({ prisma: context.services.prisma, queues: context.services.queues, viewer, projectPath: input.projectPath, ref: input.ref, force: input.force ?? false });
     return { codeIndex: toCodeIndexType(index), jobId, clientMutationId: input.clientMutationId ?? null, errors: [] };
+  }
+}
+
+@Resolver(() => CodeIndexType)
+export class CodeIndexDirectoriesResolver {
+  @FieldResolver(() => [String], { description: 'Directories of the indexed snapshot (every level), sorted by path: what a directory picker for directory context offers. Empty until the first index run completes.' })
+  async directories(
+    @Root() index: CodeIndexType,
+    @Ctx() context: GraphQLContext,
+    @Arg('search', () => String, { nullable: true, description: 'Only directories whose path contains this, case-insensitive.' }) search?: string | null,
+    @Arg('first', () => Int, { nullable: true, defaultValue: MAX_PAGE_SIZE, description: `At most this many (1 to ${MAX_PAGE_SIZE}).` }) first?: number | null,
+  ): Promise<string[]> {
+    const viewer = requireViewer(context);
+    const limit = first ?? MAX_PAGE_SIZE;
+    if (!Number.isInteger(limit) || limit < 1 || limit > MAX_PAGE_SIZE) throw badInput(`first must be between 1 and ${MAX_PAGE_SIZE}`, 'first');
+    if (search && search.length > 1024) throw badInput('search is too long (maximum is 1024 characters)', 'search');
+    const { prisma, config, queues } = context.services;
+    const access = resolveDuoAccess({ prisma, userId: viewer.user.id, disabledCategories: config.disabledContextCategories });
+    return listIndexedDirectories({ prisma, queues, viewer, access, project: String(index.projectId), ref: index.ref, search, limit });
   }
 }

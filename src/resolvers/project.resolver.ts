@@ -1,4 +1,5 @@
-import { Arg, Args, Ctx, FieldResolver, ID, Query, Resolver, Root } from 'type-graphql';
+import { Arg, Args, ArgsType, Ctx, Field, FieldResolver, ID, Query, Resolver, Root } from 'type-graphql';
+import { readableProjects } from '../namespaces/readable-projects';
 import { findReadableProject, groupAncestry } from '../auth/policies';
 import type { Project } from '../db/prisma';
 import type { GraphQLContext } from '../graphql/context';
@@ -26,20 +27,37 @@ export function toProjectType(project: Project): ProjectType {
 
 export const ProjectConnection = connectionType('Project', ProjectType, 'The connection type for Project.');
 
+@ArgsType()
+class ProjectsArguments extends PageArguments {
+  @Field(() => [ID], { nullable: true, description: 'Filter projects by IDs.' })
+  ids?: string[] | null;
+
+  @Field(() => Boolean, { nullable: true, defaultValue: false, description: 'Return only projects that the current user is a member of.' })
+  membership?: boolean | null;
+
+  @Field(() => String, { nullable: true, description: 'Search query, which can be for the project name, a path, or a description.' })
+  search?: string | null;
+}
+
 @Resolver(() => ProjectType)
 export class ProjectResolver {
-  @Query(() => ProjectConnection, { nullable: true, description: 'Find projects visible to the current user, by global ID (the language server asks which have Duo turned on).' })
-  async projects(
-    @Args(() => PageArguments) page: PageArguments,
-    @Ctx() context: GraphQLContext,
-    @Arg('ids', () => [ID], { nullable: true, description: 'Filter projects by IDs.' }) ids?: string[] | null,
-  ) {
-    if (!ids) throw badInput('projects needs ids: listing every project is not supported', 'ids');
-    if (ids.length > MAX_PAGE_SIZE) throw badInput(`ids is too long (maximum is ${MAX_PAGE_SIZE})`, 'ids');
-    const numeric = ids.map((id) => parseGlobalId(id)).flatMap((gid) => (gid?.model === 'Project' && /^\d{1,10}$/.test(gid.id) ? [Number(gid.id)] : []));
-    const found = await Promise.all([...new Set(numeric)].map((id) => findReadableProject(context.services.prisma, context.viewer, { id })));
-    const readable = found.filter((project): project is Project => project !== null).map(toProjectType);
-    return paginate(readable, (project) => project.id, page);
+  @Query(() => ProjectConnection, {
+    nullable: true,
+    description:
+      'Find projects visible to the current user: by global ID (the language server asks which have Duo turned on), or listed ' +
+      "(the chat page's picker), optionally only the user's and matching a search.",
+  })
+  async projects(@Args(() => ProjectsArguments) args: ProjectsArguments, @Ctx() context: GraphQLContext) {
+    const { prisma } = context.services;
+    if (args.ids) {
+      if (args.ids.length > MAX_PAGE_SIZE) throw badInput(`ids is too long (maximum is ${MAX_PAGE_SIZE})`, 'ids');
+      const numeric = args.ids.map((id) => parseGlobalId(id)).flatMap((gid) => (gid?.model === 'Project' && /^\d{1,10}$/.test(gid.id) ? [Number(gid.id)] : []));
+      const found = await Promise.all([...new Set(numeric)].map((id) => findReadableProject(prisma, context.viewer, { id })));
+      const readable = found.filter((project): project is Project => project !== null).map(toProjectType);
+      return paginate(readable, (project) => project.id, args);
+    }
+    const projects = await readableProjects({ prisma, viewer: context.viewer, membership: args.membership ?? false, search: args.search });
+    return paginate(projects.map(toProjectType), (project) => project.fullPath, args);
   }
 
   @Query(() => ProjectType, { nullable: true, description: 'Find a project. Null when it does not exist or the user cannot read it.' })

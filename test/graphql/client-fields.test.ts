@@ -95,7 +95,7 @@ describe('fields GitLab clients read', () => {
     });
   });
 
-  it('projects(ids:) answers only the projects the user may read, and needs ids', async () => {
+  it('projects(ids:) answers only the projects the user may read; without ids it lists them', async () => {
     const mine = await projectIn(service.prisma, groupPath, { member: { username: alice.username, accessLevel: 'developer' } });
     const hidden = await projectIn(service.prisma, groupPath);
     const query = 'query($ids: [ID!]) { projects(ids: $ids) { nodes { id duoFeaturesEnabled } } }';
@@ -104,8 +104,10 @@ describe('fields GitLab clients read', () => {
       variables: { ids: [`gid://gitlab/Project/${mine.id}`, `gid://gitlab/Project/${hidden.id}`, 'gid://gitlab/Project/999999', 'not-a-gid'] },
     });
     expect(body.data!.projects.nodes).toEqual([{ id: `gid://gitlab/Project/${mine.id}`, duoFeaturesEnabled: true }]);
-    const none = await service.graphql(query, { token: alice.token });
-    expect(none.body.errors![0]!.extensions).toMatchObject({ code: 'BAD_USER_INPUT' });
+    const listed = await service.graphql<{ projects: { nodes: Array<{ id: string }> } }>(query, { token: alice.token });
+    const ids = listed.body.data!.projects.nodes.map((node) => node.id);
+    expect(ids).toContain(`gid://gitlab/Project/${mine.id}`);
+    expect(ids).not.toContain(`gid://gitlab/Project/${hidden.id}`);
   });
 
   it('AiMessage.errorCode: the code of a failed answer, null otherwise', async () => {

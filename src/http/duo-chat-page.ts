@@ -1,0 +1,32 @@
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import express, { Router } from 'express';
+
+/** Where the chat page lives; Vite builds it with this base (web/vite.config.mjs). */
+export const DUO_CHAT_PATH = '/-/duo-chat';
+
+// Everything comes from this origin: the page works offline and cannot leak to other hosts.
+const CONTENT_SECURITY_POLICY = "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self' data:; connect-src 'self' ws: wss:; frame-ancestors 'none'; base-uri 'self'; form-action 'none'";
+
+const NOT_BUILT = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Duo Chat</title></head>
+<body><p>The chat page has not been built. Run <code>npm run build</code> (or <code>npm start</code>, which builds it) and reload.</p></body></html>`;
+
+/** GET /-/duo-chat: the Duo Chat page built by Vite from web/ into `directory` (DUO_CHAT_DIR). */
+export function duoChatPageRoutes(directory: string): Router {
+  const router = Router();
+  const sendPage: express.RequestHandler = (_request, response) => {
+    response.setHeader('Content-Security-Policy', CONTENT_SECURITY_POLICY);
+    response.setHeader('Cache-Control', 'no-cache');
+    const index = path.join(directory, 'index.html');
+    if (!existsSync(index)) {
+      response.status(503).type('html').send(NOT_BUILT);
+      return;
+    }
+    // With `root`, only the file's own name is checked for dot-segments, not the (possibly hidden) directory.
+    response.sendFile('index.html', { root: directory });
+  };
+  router.get([DUO_CHAT_PATH, `${DUO_CHAT_PATH}/`], sendPage);
+  // Vite names assets by content hash, so they can be kept for good.
+  router.use(`${DUO_CHAT_PATH}/assets`, express.static(path.join(directory, 'assets'), { immutable: true, maxAge: '365d', index: false, fallthrough: false }));
+  return router;
+}

@@ -1,0 +1,55 @@
+import ignore from 'ignore';
+import type { Viewer } from '../auth/viewer';
+import type { PrismaClient } from '../db/prisma';
+import type { DuoAccess } from '../duo/duo-access';
+import type { Queues } from '../queues';
+import { AppError, badInput } from '../errors';
+import { authorizeCodebase, indexReadiness } from './codebase.service';
+import { readSnapshotFile, snapshotDirectories, type SnapshotFile } from './snapshot-files';
+
+export type BrowseOptions = {
+  prisma: PrismaClient;
+  /** Not used to start indexing: browsing never does. */
+  queues: Pick<Queues, 'enqueueIndex'>;
+  viewer: Viewer;
+  access: DuoAccess | Promise<DuoAccess>;
+  /** A full path, or a numeric id as a string. */
+  project: string;
+  /** Default: the project's default branch. */
+  ref?: string | null;
+};
+
+const FILE_NOT_FOUND = '404 File Not Found';
+
+/** A file path as GitLab's files API takes it: inside the repository, forward slashes, no `..`. */
+export function normalizeFilePath(input: string, field = 'file_path'): string {
+  const parts = input.split('/').filter((part) => part !== '' && part !== '.');
+  if (parts.length === 0) throw badInput(`${field} is missing`, field);
+  if (input.length > 4096) throw badInput(`${field} is too long (maximum is 4096 characters)`, field);
+  if (/[\\\0-\x1f]/.test(input) || parts.includes('..')) throw badInput(`${field} must be a path inside the repository`, field);
+  return parts.join('/');
+}
+
+/**
+ * A file of the indexed snapshot of a ref, under the same rule as search (read access, Duo on,
+ * the repository context feature). Missing, hidden, excluded and not-yet-indexed files all get
+ * the same 404.
+ */
+export async function readIndexedFile(options: BrowseOptions & { path: string }): Promise<SnapshotFile & { commitSha: string; ref: string }> {
+  const path = normalizeFilePath(options.path);
+  const project = await authorizeCodebase({ ...options, category: 'repository', field: 'id' });
+  const readiness = await indexReadiness({ prisma: options.prisma, queues: options.queues, project, ref: options.ref, startIndexing: false });
+  // Excluded files stay out of view as they stay out of search (gitignore patterns, as search-code reads them).
+  const excluded = project.contextExclusions.length > 0 && ignore().add([...project.contextExclusions]).ignores(path);
+  const file = readiness.status === 'ready' && !excluded ? await readSnapshotFile(options.prisma, { projectId: project.id, snapshotId: readiness.scope.snapshotId, path }) : null;
+  if (!file || readiness.status !== 'ready') throw new AppError({ code: 'NOT_FOUND', userMessage: FILE_NOT_FOUND, field: 'file_path' });
+  return { ...file, commitSha: readiness.commitSha, ref: readiness.index.ref };
+}
+
+/** The directories of a ref's indexed snapshot for a directory picker; empty while nothing is indexed. */
+export async function listIndexedDirectories(options: BrowseOptions & { search?: string | null; limit: number }): Promise<string[]> {
+  const project = await authorizeCodebase({ ...options, category: 'directory', field: 'directories' });
+  const readiness = await indexReadiness({ prisma: options.prisma, queues: options.queues, project, ref: options.ref, startIndexing: false });
+  if (readiness.status !== 'ready') return [];
+  return snapshotDirectories(options.prisma, { projectId: project.id, snapshotId: readiness.scope.snapshotId, search: options.search, limit: options.limit });
+}
