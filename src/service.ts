@@ -15,7 +15,7 @@ import { noMutationsRule } from './graphql/no-mutations';
 import { formatError } from './graphql/plugins';
 import { createGraphQLWsServer, type GraphQLWsServer } from './http/graphql-ws';
 import { GRAPHQL_PATH } from './http/http-errors';
-import { buildGraphQLSchema } from './graphql/schema';
+import { buildGraphQLSchema } from './resolvers/schema';
 import { createLlmProvider } from './llm/create-provider';
 import { createEmbedder } from './llm/embedders/create-embedder';
 import { CHUNKER_VERSION } from './indexing/chunk';

@@ -10,6 +10,7 @@ import { authorizeCodebase, type CodebaseCategory } from '../search/codebase.ser
 import { normalizeDirectory } from '../search/search-scope';
 import { semanticSearchTool, type CodeSource, type ToolResult } from '../tools/semantic-search.tool';
 import type { ContextItem } from './context-items';
+import { numericIdOf } from '../global-id';
 
 /** What a repository or directory context item asks to search. */
 export type CodebaseTarget = {
@@ -41,8 +42,8 @@ export function codebaseTargetOf(item: ContextItem, requestProjectId: number | n
       : (text(metadata.projectPath) ?? text(metadata.projectId) ?? text(metadata.project) ?? (requestProjectId !== null ? String(requestProjectId) : null));
   if (!project) throw badInput(`additionalContext (${JSON.stringify(item.id)}): a DIRECTORY item needs its project (metadata.projectPath or projectId)`, 'additionalContext.metadata');
   // A gid (gid://gitlab/Project/7) names the project by id.
-  const gid = /^gid:\/\/gitlab\/Project\/(\d+)$/.exec(project);
-  return { category: item.category, project: gid ? gid[1]! : project, directory, ref };
+  const projectId = numericIdOf('Project', project);
+  return { category: item.category, project: projectId !== null ? String(projectId) : project, directory, ref };
 }
 
 export type AuthorizeItemsOptions = {

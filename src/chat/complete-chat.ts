@@ -17,6 +17,7 @@ import type { GenerationRegistry } from './generation-registry';
 import { conversationHistory, findAnswer, findUserMessage, saveAssistantMessage, toChatEvent } from './messages.service';
 import { activeRequestKey } from './submit-chat';
 import { topicsFor, type TopicSource } from './topics';
+import { numericIdOf } from '../global-id';
 
 export type CompleteChatOptions = {
   prisma: PrismaClient;
@@ -98,8 +99,8 @@ export async function completeChat(options: CompleteChatOptions): Promise<Comple
     const excluded = [job.requestId, ...(job.promptRequestId ? [job.promptRequestId] : [])];
     const history = await conversationHistory(prisma, { userId: job.userId, threadId: userRecord.threadId }, excluded);
     const asked = promptRecord ?? userRecord;
-    const resourceProject = /^gid:\/\/gitlab\/Project\/(\d+)$/.exec(asked.resourceId ?? '');
-    const grounding = await groundQuestion(options, { question, projectId: asked.projectId ?? (resourceProject ? Number(resourceProject[1]) : null) });
+    const resourceProject = numericIdOf('Project', asked.resourceId ?? '');
+    const grounding = await groundQuestion(options, { question, projectId: asked.projectId ?? resourceProject });
     const prompt = buildPrompt({ question: question.content, contextItems: grounding.items, currentFile: job.currentFile ?? null, history, intent: job.intent ?? null });
     let chunkId = 0;
     const publishChunk = async (text: string) => {

@@ -5,7 +5,7 @@ import type { Viewer } from '../auth/viewer';
 import type { PrismaClient } from '../db/prisma';
 import type { DuoAccess } from '../duo/duo-access';
 import { AppError, badInput, forbidden, NOT_AVAILABLE } from '../errors';
-import { numericId, toGlobalId, type GlobalId } from '../graphql/global-id';
+import { numericId, toGlobalId, type GlobalId } from '../global-id';
 import type { Queues } from '../queues';
 import type { ChatEventBus } from './chat-events';
 import { authorizeCodebaseItems } from './codebase-context';

@@ -7,7 +7,7 @@ import type { Server } from 'node:http';
 import { createGraphQLContext, type GraphQLContext } from '../graphql/context';
 import { depthLimitRule } from '../graphql/depth-limit';
 import { complexityPlugin, errorLoggingPlugin, formatError, scopePlugin } from '../graphql/plugins';
-import { buildGraphQLSchema } from '../graphql/schema';
+import { buildGraphQLSchema } from '../resolvers/schema';
 import type { Services } from '../services';
 import { authenticateMiddleware } from './authenticate.middleware';
 import { errorHandler, GRAPHQL_PATH, sendError } from './http-errors';

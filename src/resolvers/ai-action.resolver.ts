@@ -2,7 +2,7 @@ import { Arg, Ctx, Mutation, Resolver } from 'type-graphql';
 import { submitChat } from '../chat/submit-chat';
 import { badInput } from '../errors';
 import type { GraphQLContext } from '../graphql/context';
-import { toGlobalId } from '../graphql/global-id';
+import { toGlobalId } from '../global-id';
 import { requireViewer } from '../graphql/require-viewer';
 import { AiActionInput, AiActionPayload } from './ai-action.types';
 

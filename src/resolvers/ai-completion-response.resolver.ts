@@ -4,7 +4,7 @@ import { chatEventIterator, type ChatMessageEvent } from '../chat/chat-events';
 import { subscriberTopic } from '../chat/topics';
 import { AppError, NOT_AVAILABLE, unauthenticated } from '../errors';
 import type { GraphQLContext } from '../graphql/context';
-import { numericId, toGlobalId, type GlobalId } from '../graphql/global-id';
+import { numericId, toGlobalId, type GlobalId } from '../global-id';
 import { AiAgentVersionID, AiModelID, UserID } from '../graphql/scalars';
 import { toAiMessage } from './ai-message.mapper';
 import { AiMessage } from './ai-message.types';

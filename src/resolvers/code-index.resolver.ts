@@ -1,7 +1,7 @@
 import { Arg, Ctx, FieldResolver, Mutation, Resolver, Root } from 'type-graphql';
 import type { CodeIndex } from '../db/prisma';
 import type { GraphQLContext } from '../graphql/context';
-import { numericId, parseGlobalId } from '../graphql/global-id';
+import { numericId, parseGlobalId } from '../global-id';
 import { requireViewer } from '../graphql/require-viewer';
 import { findCodeIndex, requestCodeIndex } from '../indexing/code-index.service';
 import { CodeIndexStateEnum, CodeIndexType, ProjectCodeIndexCreateInput, ProjectCodeIndexCreatePayload } from './code-index.types';

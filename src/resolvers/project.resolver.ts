@@ -2,7 +2,7 @@ import { Arg, Ctx, ID, Query, Resolver } from 'type-graphql';
 import { findReadableProject } from '../auth/policies';
 import type { Project } from '../db/prisma';
 import type { GraphQLContext } from '../graphql/context';
-import { toGlobalId } from '../graphql/global-id';
+import { toGlobalId } from '../global-id';
 import { ProjectType } from './project.types';
 
 export function toProjectType(project: Project): ProjectType {
