@@ -22,7 +22,8 @@ import { assignSeat, buyAddOn, createGroup } from '../src/namespaces/namespaces.
 import { startService, type RunningService } from '../src/service';
 import { createToken, createUser } from '../src/users/users.service';
 import { PROJECT_ROOT } from '../src/paths';
-import { bullPrefix, QUEUE_NAMES } from '../src/queues';
+import { QUEUE_NAMES } from '../src/queues';
+import { bullPrefix } from '../src/redis-keys';
 import { Queue } from 'bullmq';
 import { startStubLlmServer } from '../test/helpers/stub-llm-server';
 

@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ChatEventBus } from './chat/chat-events';
+import { EventBus } from './events/event-bus';
 import type { Config } from './config';
 import { openDatabase, type Database } from './db/database';
 import { seedDemo, type DemoSeed } from './demo/seed-demo';
@@ -74,9 +75,10 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
   }
 
   const queues: Queues = createQueues({ connection: redis, prefix: config.redisPrefix, logger });
-  const chatEvents = new ChatEventBus({ redis, createSubscriber: () => connectRedis(config.redisUrl, logger, { maxRetriesPerRequest: null }), prefix: config.redisPrefix, logger });
+  const events = new EventBus({ redis, createSubscriber: () => connectRedis(config.redisUrl, logger, { maxRetriesPerRequest: null }), logger });
+  const chatEvents = new ChatEventBus({ events, prefix: config.redisPrefix });
   const llm = createLlmProvider(config.llm);
-  const suggestionSessions = new SuggestionSessions({ prisma: database.prisma, events: chatEvents, llm, maxRetries: config.llm.maxRetries, detect: (input) => detectIntent(input), logger });
+  const suggestionSessions = new SuggestionSessions({ prisma: database.prisma, events, prefix: config.redisPrefix, llm, maxRetries: config.llm.maxRetries, detect: (input) => detectIntent(input), logger });
   const services: Services = {
     config,
     prisma: database.prisma,
@@ -84,6 +86,7 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
     logger,
     revision: readRevision(),
     queues,
+    events,
     chatEvents,
     llm,
     embedder,
@@ -161,7 +164,7 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
       await step('http', () => stopHttp?.());
       await step('suggestion-sessions', async () => suggestionSessions.close());
       await step('queues', () => queues.close());
-      await step('chat-events', () => chatEvents.close());
+      await step('events', () => events.close());
       await step('database', () => database!.close());
       await step('redis', () => redis.quit().catch(() => redis.disconnect()));
       await step('redis-server', () => redisSupervisor.stop());

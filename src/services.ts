@@ -1,5 +1,6 @@
 import type { Redis } from 'ioredis';
 import type { ChatEventBus } from './chat/chat-events';
+import type { EventBus } from './events/event-bus';
 import type { PromptChecker } from './chat/gate-prompt';
 import type { Config } from './config';
 import type { PrismaClient } from './db/prisma';
@@ -18,6 +19,9 @@ export type Services = {
   /** The git revision the service runs, or "unknown". */
   revision: string;
   queues: Queues;
+  /** Redis pub/sub shared by every feature's events. */
+  events: EventBus;
+  /** Chat's channels on `events`. */
   chatEvents: ChatEventBus;
   /** Null when no model is configured (LLM_PROVIDER=none). */
   llm: LlmProvider | null;

@@ -15,7 +15,7 @@ import { buildPrompt } from './build-prompt';
 import type { ChatEventBus, ChatMessageEvent } from './chat-events';
 import type { GenerationRegistry } from './generation-registry';
 import { conversationHistory, findAnswer, findUserMessage, saveAssistantMessage, toChatEvent } from './messages.service';
-import { activeRequestKey } from './submit-chat';
+import { activeChatRequestKey } from '../redis-keys';
 import { topicsFor, type TopicSource } from './topics';
 import { numericIdOf } from '../global-id';
 
@@ -216,7 +216,7 @@ function baseAnswer(question: ChatMessageEvent): ChatMessageEvent {
 
 async function isSuperseded(options: CompleteChatOptions, clientSubscriptionId: string | null): Promise<boolean> {
   if (!clientSubscriptionId) return false;
-  const active = await options.redis.get(activeRequestKey(options.redisPrefix, options.job.userId, clientSubscriptionId));
+  const active = await options.redis.get(activeChatRequestKey(options.redisPrefix, options.job.userId, clientSubscriptionId));
   return active !== null && active !== options.job.requestId;
 }
 

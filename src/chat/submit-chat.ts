@@ -14,6 +14,8 @@ import { gateAnswer, isConfirmation, type PromptChecker } from './gate-prompt';
 import { clearConversation, createUserMessage, saveAssistantMessage, takePendingConfirmation } from './messages.service';
 import { THREAD_MAX_AGE_MS } from './threads.service';
 import { topicsFor } from './topics';
+import { activeChatRequestKey, gatekeeperCallsSavedKey } from '../redis-keys';
+import type { Logger } from '../logger';
 
 export type ConversationType = 'duo_chat_legacy' | 'duo_code_review' | 'duo_quick_chat' | 'duo_chat';
 
@@ -43,8 +45,8 @@ export type SubmitChatOptions = {
   request: ChatRequest;
   /** The first-stage check of a prompt; null turns it off. */
   gatekeeper: PromptChecker | null;
-  /** Redis key prefix for the gatekeeper's saved-call counter; logs go here too. */
-  onGatekeeperSaved?: (details: { requestId: string; status: string }) => void;
+  /** Where a model call the gatekeeper saved is logged. */
+  logger: Logger;
 };
 
 export type SubmitChatResult = { requestId: string; threadId: number | null };
@@ -55,7 +57,6 @@ const SLASH_RESET = '/reset';
 const SLASH_CLEAR = ['/clear', '/clean'];
 
 /** Which key marks the newest request of a client subscription, so older ones know they are superseded. */
-export const activeRequestKey = (prefix: string, userId: number, clientSubscriptionId: string) => `${prefix}:chat-active:${userId}:${clientSubscriptionId}`;
 
 /**
  * aiAction(chat): validates, stores the user's message with its context items, echoes it to
@@ -122,7 +123,8 @@ export async function submitChat(options: SubmitChatOptions): Promise<SubmitChat
         await options.events.publish(viewer.user.id, { message: { ...event, id: null, chunkId: 1 }, topics: topicsFor(topicSource, 'chunk') });
       }
       await options.events.publish(viewer.user.id, { message: event, topics: topicsFor(topicSource, 'final') });
-      options.onGatekeeperSaved?.({ requestId, status: verdict.status });
+      options.logger.info({ event: 'gatekeeper_llm_call_saved', requestId, status: verdict.status }, 'gatekeeper answered without the model');
+      void options.redis.incr(gatekeeperCallsSavedKey(options.redisPrefix)).catch(() => undefined);
       return { requestId, threadId };
     }
     intent = verdict.intent;
@@ -130,7 +132,7 @@ export async function submitChat(options: SubmitChatOptions): Promise<SubmitChat
 
   if (request.clientSubscriptionId) {
     // A newer request on the same client subscription supersedes one still streaming.
-    await options.redis.set(activeRequestKey(options.redisPrefix, viewer.user.id, request.clientSubscriptionId), requestId, 'EX', 3600);
+    await options.redis.set(activeChatRequestKey(options.redisPrefix, viewer.user.id, request.clientSubscriptionId), requestId, 'EX', 3600);
     await options.events.publishCancel({ userId: viewer.user.id, clientSubscriptionId: request.clientSubscriptionId, supersededBy: requestId });
   }
   await options.queues.enqueueChat({ requestId, userId: viewer.user.id, currentFile: request.currentFile, promptRequestId, intent });

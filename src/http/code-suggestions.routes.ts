@@ -7,6 +7,7 @@ import type { Services } from '../services';
 import { COMPLETION_LIMITS, parseCompletionRequest } from '../suggestions/completion-request';
 import { collectSuggestion, suggest, type DetectIntent } from '../suggestions/completions.service';
 import { locals } from './locals';
+import { codeSuggestionsRatePrefix } from '../redis-keys';
 
 export const CODE_SUGGESTIONS_RATE_MESSAGE = 'This endpoint has been requested too many times. Try again later.';
 export const NO_MODEL_NOTICE = 'no language model is configured: set LLM_PROVIDER, LLM_MODEL and LLM_BASE_URL';
@@ -16,7 +17,7 @@ const MONOLITH = { 'X-GitLab-Error-Origin': 'monolith' };
 /** GitLab's /api/v4/code_suggestions endpoints: thin, the work is in src/suggestions. */
 export function codeSuggestionsRoutes(services: Services, detect: DetectIntent): Router {
   const router = Router();
-  const limiter = new RateLimiterRedis({ storeClient: services.redis, keyPrefix: `${services.config.redisPrefix}:rate:code-suggestions`, points: 60, duration: 60 });
+  const limiter = new RateLimiterRedis({ storeClient: services.redis, keyPrefix: codeSuggestionsRatePrefix(services.config.redisPrefix), points: 60, duration: 60 });
   router.use(express.json({ limit: COMPLETION_LIMITS.bodyBytes }));
 
   // Who may use code suggestions: a signed-in user, an api or ai_features token, a Duo seat.

@@ -4,6 +4,7 @@ import { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import type { Logger } from '../logger';
 import { isGraphQLRequest, sendError } from './http-errors';
 import { locals } from './locals';
+import { rateLimitPrefix } from '../redis-keys';
 
 export type RateLimitOptions = {
   redis: Redis;
@@ -20,7 +21,7 @@ export const RATE_LIMIT_MESSAGE = 'This endpoint has been requested too many tim
 export function rateLimitMiddleware(options: RateLimitOptions): RequestHandler {
   const limiter = new RateLimiterRedis({
     storeClient: options.redis,
-    keyPrefix: `${options.keyPrefix}:rate`,
+    keyPrefix: rateLimitPrefix(options.keyPrefix),
     points: options.pointsPerMinute,
     duration: 60,
   });

@@ -7,6 +7,7 @@ import type { Queues } from '../queues';
 import { markPending } from './code-index.service';
 import { validateRef } from './git-reader';
 import type { PushEvent } from './push-event';
+import { webhookEventKey } from '../redis-keys';
 
 export type HandlePushOptions = {
   prisma: PrismaClient;
@@ -41,7 +42,7 @@ export async function handlePush(options: HandlePushOptions): Promise<PushOutcom
   if (!sameDigest(project.webhookSecretDigest, options.token)) throw unauthenticated();
   if (event.branch === null) return { jobId: null, projectId: project.id, ref: null, duplicate: false, ignored: 'tag pushes are not indexed' };
   validateRef(event.branch);
-  const eventKey = options.eventUuid ? `${options.redisPrefix}:webhook-event:${project.id}:${options.eventUuid.slice(0, 200)}` : null;
+  const eventKey = options.eventUuid ? webhookEventKey(options.redisPrefix, project.id, options.eventUuid) : null;
   if (eventKey) {
     const first = await options.redis.set(eventKey, '', 'EX', EVENT_TTL_SECONDS, 'NX');
     if (first === null) {

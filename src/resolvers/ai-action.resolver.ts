@@ -25,10 +25,7 @@ export class AiActionResolver {
       viewer,
       access: await context.duoAccess(),
       gatekeeper: services.gatekeeper,
-      onGatekeeperSaved: ({ requestId, status }) => {
-        services.logger.info({ event: 'gatekeeper_llm_call_saved', requestId, status }, 'gatekeeper answered without the model');
-        void services.redis.incr(`${services.config.redisPrefix}:metrics:gatekeeper_llm_calls_saved`).catch(() => undefined);
-      },
+      logger: services.logger,
       request: {
         content: chat.content,
         resourceId: chat.resourceId ?? null,
