@@ -1,5 +1,8 @@
 import type { PrismaClient, Project } from '../db/prisma';
-import type { Viewer } from './viewer';
+import { AppError, forbidden, NOT_AVAILABLE } from '../errors';
+import { numericId, toGlobalId, type GlobalId } from '../global-id';
+import type { DuoAccess } from './duo-access';
+import { hasScope, type Viewer } from './viewer';
 
 export const ACCESS_LEVELS = { guest: 10, reporter: 20, developer: 30, maintainer: 40, owner: 50 } as const;
 export type AccessLevelName = keyof typeof ACCESS_LEVELS;
@@ -46,4 +49,50 @@ export async function findReadableProject(
   const project = await prisma.project.findUnique({ where });
   if (!project) return null;
   return (await canReadProject(prisma, viewer, project)) ? project : null;
+}
+
+/** The readable project, or NOT_FOUND naming the field: hidden and missing projects get the same answer. */
+export async function requireReadableProject(
+  prisma: PrismaClient,
+  viewer: Viewer | null,
+  where: { fullPath: string } | { id: number },
+  field: string,
+): Promise<Project> {
+  const project = await findReadableProject(prisma, viewer, where);
+  if (!project) throw new AppError({ code: 'NOT_FOUND', userMessage: NOT_AVAILABLE, field });
+  return project;
+}
+
+const CHAT_NOT_AVAILABLE = 'Duo Chat is not available to you: it needs a GitLab Duo Pro or Duo Enterprise seat';
+const CODE_SUGGESTIONS_NOT_AVAILABLE = 'Code Suggestions are not available to you: they need a GitLab Duo Pro or Duo Enterprise seat';
+
+/** Duo Chat needs a seat (GitLab's access_duo_chat). */
+export function assertDuoChat(access: DuoAccess): void {
+  if (!access.chatAvailable) throw forbidden(CHAT_NOT_AVAILABLE);
+}
+
+/** Why a caller may not use Code Suggestions, or null: an api or ai_features token (when `scope` is set) and a seat. */
+export function codeSuggestionsDenial(viewer: Viewer, access: DuoAccess, options: { scope: boolean }): 'scope' | 'seat' | null {
+  if (options.scope && !hasScope(viewer, 'api', 'ai_features')) return 'scope';
+  if (!access.codeSuggestionsAvailable) return 'seat';
+  return null;
+}
+
+/** Code Suggestions over GraphQL: FORBIDDEN with the reason (see codeSuggestionsDenial). */
+export function assertCodeSuggestions(viewer: Viewer, access: DuoAccess, options: { scope: boolean }): void {
+  const denial = codeSuggestionsDenial(viewer, access, options);
+  if (denial === 'scope') throw forbidden('Code Suggestions need a token with the api or ai_features scope');
+  if (denial === 'seat') throw forbidden(CODE_SUGGESTIONS_NOT_AVAILABLE);
+}
+
+/**
+ * A chat resource (GitLab's resourceId) the viewer may use: the viewer themself or a readable
+ * project. Its gid, or NOT_FOUND naming the field: anything else, missing or hidden, looks alike.
+ */
+export async function requireReadableResource(prisma: PrismaClient, viewer: Viewer, resourceId: GlobalId, field: string): Promise<string> {
+  if (resourceId.model === 'User' && numericId(resourceId) === viewer.user.id) return toGlobalId('User', viewer.user.id);
+  const id = resourceId.model === 'Project' ? numericId(resourceId) : null;
+  if (id === null) throw new AppError({ code: 'NOT_FOUND', userMessage: NOT_AVAILABLE, field });
+  const project = await requireReadableProject(prisma, viewer, { id }, field);
+  return toGlobalId('Project', project.id);
 }

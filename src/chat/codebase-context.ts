@@ -1,6 +1,6 @@
 import type { Viewer } from '../auth/viewer';
 import type { PrismaClient, Project } from '../db/prisma';
-import type { DuoAccess } from '../duo/duo-access';
+import type { DuoAccess } from '../auth/duo-access';
 import { badInput, isAppError } from '../errors';
 import { validateRef } from '../indexing/git-reader';
 import type { Embedder } from '../llm/embedders/embedder';

@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import type { ContextCategory, LlmConfig } from '../config';
-import { resolveDuoAccess } from '../duo/duo-access';
+import { resolveDuoAccess } from '../auth/duo-access';
 import type { Embedder } from '../llm/embedders/embedder';
 import type { Queues } from '../queues';
 import { groundCodebaseItems } from './codebase-context';

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import { findReadableProject } from '../auth/policies';
+import { assertDuoChat, requireReadableProject, requireReadableResource } from '../auth/policies';
 import type { Viewer } from '../auth/viewer';
 import type { PrismaClient } from '../db/prisma';
-import type { DuoAccess } from '../duo/duo-access';
-import { AppError, badInput, forbidden, NOT_AVAILABLE } from '../errors';
+import type { DuoAccess } from '../auth/duo-access';
+import { AppError, badInput, NOT_AVAILABLE } from '../errors';
 import { numericId, toGlobalId, type GlobalId } from '../global-id';
 import type { Queues } from '../queues';
 import type { ChatEventBus } from './chat-events';
@@ -64,7 +64,7 @@ const SLASH_CLEAR = ['/clear', '/clean'];
  */
 export async function submitChat(options: SubmitChatOptions): Promise<SubmitChatResult> {
   const { prisma, viewer, request } = options;
-  if (!options.access.chatAvailable) throw forbidden('Duo Chat is not available to you: it needs a GitLab Duo Pro or Duo Enterprise seat');
+  assertDuoChat(options.access);
   const content = request.content.trim();
   if (!content) throw badInput("content can't be blank", 'content');
   if (request.content.length > CURRENT_FILE_LIMIT) throw badInput(`content is too long (maximum is ${CURRENT_FILE_LIMIT} characters)`, 'content');
@@ -150,19 +150,13 @@ function checkCurrentFile(file: ChatRequest['currentFile']): void {
 async function readableProjectId(prisma: PrismaClient, viewer: Viewer, projectId: GlobalId | null): Promise<number | null> {
   if (!projectId) return null;
   const id = numericId(projectId);
-  const project = id === null ? null : await findReadableProject(prisma, viewer, { id });
-  if (!project) throw new AppError({ code: 'NOT_FOUND', userMessage: NOT_AVAILABLE, field: 'projectId' });
-  return project.id;
+  if (id === null) throw new AppError({ code: 'NOT_FOUND', userMessage: NOT_AVAILABLE, field: 'projectId' });
+  return (await requireReadableProject(prisma, viewer, { id }, 'projectId')).id;
 }
 
 /** Only projects are resources here; anything else, missing or hidden, gets the same answer. */
 async function readableResource(prisma: PrismaClient, viewer: Viewer, resourceId: GlobalId | null): Promise<string | null> {
-  if (!resourceId) return null;
-  if (resourceId.model === 'User' && numericId(resourceId) === viewer.user.id) return toGlobalId('User', viewer.user.id);
-  const id = resourceId.model === 'Project' ? numericId(resourceId) : null;
-  const project = id === null ? null : await findReadableProject(prisma, viewer, { id });
-  if (!project) throw new AppError({ code: 'NOT_FOUND', userMessage: NOT_AVAILABLE, field: 'resourceId' });
-  return toGlobalId('Project', project.id);
+  return resourceId ? requireReadableResource(prisma, viewer, resourceId, 'resourceId') : null;
 }
 
 async function resolveThread(prisma: PrismaClient, userId: number, request: ChatRequest, content: string): Promise<number | null> {

@@ -1,8 +1,7 @@
 import express, { Router, type Request, type Response } from 'express';
 import { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
-import { findReadableProject } from '../auth/policies';
-import { hasScope } from '../auth/viewer';
-import { resolveDuoAccess } from '../duo/duo-access';
+import { codeSuggestionsDenial, findReadableProject } from '../auth/policies';
+import { resolveDuoAccess } from '../auth/duo-access';
 import type { Services } from '../services';
 import { COMPLETION_LIMITS, parseCompletionRequest } from '../suggestions/completion-request';
 import { collectSuggestion, suggest, type DetectIntent } from '../suggestions/completions.service';
@@ -27,12 +26,13 @@ export function codeSuggestionsRoutes(services: Services, detect: DetectIntent):
       response.status(401).set(MONOLITH).json({ message: '401 Unauthorized' });
       return false;
     }
-    if (!hasScope(viewer, 'api', 'ai_features')) {
+    const access = await resolveDuoAccess({ prisma: services.prisma, userId: viewer.user.id, disabledCategories: [] });
+    const denial = codeSuggestionsDenial(viewer, access, { scope: true });
+    if (denial === 'scope') {
       response.status(403).json({ error: 'insufficient_scope', error_description: 'The request requires higher privileges than provided by the access token.', scope: 'api ai_features' });
       return false;
     }
-    const access = await resolveDuoAccess({ prisma: services.prisma, userId: viewer.user.id, disabledCategories: [] });
-    if (!access.codeSuggestionsAvailable) {
+    if (denial === 'seat') {
       response.status(401).set(MONOLITH).json({ message: '401 Unauthorized' });
       return false;
     }

@@ -1,5 +1,5 @@
 import { Router } from 'express';
-import { resolveDuoAccess } from '../duo/duo-access';
+import { resolveDuoAccess } from '../auth/duo-access';
 import { badInput, unauthenticated } from '../errors';
 import { codebaseSearch } from '../search/codebase.service';
 import type { Services } from '../services';

@@ -1,5 +1,5 @@
 import { Ctx, FieldResolver, Query, Resolver } from 'type-graphql';
-import { chatFeatureNames } from '../duo/duo-access';
+import { chatFeatureNames } from '../auth/duo-access';
 import type { GraphQLContext } from '../graphql/context';
 import { toGlobalId } from '../global-id';
 import { CurrentUser } from './user.types';

@@ -1,7 +1,7 @@
 import { findReadableProject } from '../auth/policies';
 import type { Viewer } from '../auth/viewer';
 import type { CodeIndex, PrismaClient, Project } from '../db/prisma';
-import type { DuoAccess } from '../duo/duo-access';
+import type { DuoAccess } from '../auth/duo-access';
 import { AppError, forbidden, NOT_AVAILABLE } from '../errors';
 import { markPending } from '../indexing/code-index.service';
 import { validateRef } from '../indexing/git-reader';
