@@ -48,7 +48,7 @@ import { materializeNpmPackage } from '../src/evaluation/npm-source';
 import { indexRepository, type IndexRepositoryOptions, type IndexRunResult } from '../src/indexing/index-repository';
 import { createLogger } from '../src/logger';
 import { addMember, assignSeat, buyAddOn, createGroup, createProject } from '../src/namespaces/namespaces.service';
-import { indexReadiness, type IndexReadiness } from '../src/search/codebase.service';
+import { indexReadiness, type IndexReadiness } from '../src/search/index-readiness';
 import { searchCode, textRanking, vectorRanking } from '../src/search/search-code';
 import { queryTerms, toTsQuery } from '../src/search/text-query';
 import { startService, type Role, type RunningService } from '../src/service';

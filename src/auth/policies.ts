@@ -96,3 +96,40 @@ export async function requireReadableResource(prisma: PrismaClient, viewer: View
   const project = await requireReadableProject(prisma, viewer, { id }, field);
   return toGlobalId('Project', project.id);
 }
+
+export type CodebaseCategory = 'repository' | 'directory';
+
+export type AuthorizeCodebaseOptions = {
+  prisma: PrismaClient;
+  viewer: Viewer;
+  /** May still be on its way: it is awaited together with the project. */
+  access: DuoAccess | Promise<DuoAccess>;
+  /** A full path, or a numeric id as a string. */
+  project: string;
+  /** Which feature the request uses: include_repository_context or include_directory_context. */
+  category: CodebaseCategory;
+  /** The input field to name in errors. */
+  field: string;
+};
+
+/**
+ * Who may search a project's code: the user can read it (a hidden project answers exactly like a
+ * missing one), the project has Duo features on, and the user has the context feature.
+ */
+export async function authorizeCodebase(options: AuthorizeCodebaseOptions): Promise<Project> {
+  const reference = options.project.trim();
+  const where = /^\d+$/.test(reference) && reference.length < 16 ? { id: Number(reference) } : { fullPath: reference.replace(/^\/+|\/+$/g, '') };
+  const [access, project] = await Promise.all([options.access, reference ? findReadableProject(options.prisma, options.viewer, where) : null]);
+  // A directory is part of the repository: either feature lets the user search one.
+  const allowed = access.chatContextCategories.includes(options.category) || (options.category === 'directory' && access.chatContextCategories.includes('repository'));
+  if (!allowed) {
+    throw new AppError({
+      code: 'FORBIDDEN',
+      userMessage: `${options.category.toUpperCase()} context is not available to you (include_${options.category}_context is not in duoChatAvailableFeatures)`,
+      field: options.field,
+    });
+  }
+  if (!project) throw new AppError({ code: 'NOT_FOUND', userMessage: NOT_AVAILABLE, field: options.field });
+  if (!project.duoFeaturesEnabled) throw forbidden(`GitLab Duo features are turned off for ${project.fullPath}, so its code cannot be used as context`);
+  return project;
+}

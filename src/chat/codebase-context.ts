@@ -1,12 +1,12 @@
 import type { Viewer } from '../auth/viewer';
-import type { PrismaClient, Project } from '../db/prisma';
+import type { PrismaClient } from '../db/prisma';
 import type { DuoAccess } from '../auth/duo-access';
-import { badInput, isAppError } from '../errors';
+import { badInput } from '../errors';
 import { validateRef } from '../indexing/git-reader';
 import type { Embedder } from '../llm/embedders/embedder';
 import type { Logger } from '../logger';
 import type { Queues } from '../queues';
-import { authorizeCodebase, type CodebaseCategory } from '../search/codebase.service';
+import { authorizeCodebase, type CodebaseCategory } from '../auth/policies';
 import { normalizeDirectory } from '../search/search-scope';
 import { semanticSearchTool, type CodeSource, type ToolResult } from '../tools/semantic-search.tool';
 import type { ContextItem } from './context-items';
@@ -86,8 +86,8 @@ export type Grounding = {
 
 /**
  * Runs the Semantic Search Tool for every repository and directory item (always: no model
- * decides whether to search) and puts what it found into the item's content. Authorization is
- * checked again here: the worker may run after the user lost access.
+ * decides whether to search) and puts what it found into the item's content. The tool checks
+ * authorization again: the worker may run after the user lost access.
  */
 export async function groundCodebaseItems(options: GroundOptions): Promise<Grounding> {
   const items: ContextItem[] = [];
@@ -99,17 +99,7 @@ export async function groundCodebaseItems(options: GroundOptions): Promise<Groun
       items.push(item);
       continue;
     }
-    let project: Project;
-    try {
-      project = await authorizeCodebase({ ...options, project: target.project, category: target.category, field: 'additionalContext.id' });
-    } catch (error) {
-      if (!isAppError(error)) throw error;
-      const result: ToolResult = { status: 'not_executed', content: error.userMessage, sources: [] };
-      results.push(result);
-      items.push({ ...item, content: result.content });
-      continue;
-    }
-    const result = await semanticSearchTool({ ...options, project, ref: target.ref, directory: target.directory });
+    const result = await semanticSearchTool({ ...options, project: target.project, category: target.category, ref: target.ref, directory: target.directory });
     results.push(result);
     sources.push(...result.sources);
     items.push({ ...item, content: result.content });

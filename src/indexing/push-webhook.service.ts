@@ -4,7 +4,7 @@ import { digestToken } from '../auth/tokens';
 import type { PrismaClient } from '../db/prisma';
 import { AppError, unauthenticated } from '../errors';
 import type { Queues } from '../queues';
-import { markPending } from './code-index.service';
+import { requestIndexRun } from './code-index.service';
 import { validateRef } from './git-reader';
 import type { PushEvent } from './push-event';
 import { webhookEventKey } from '../redis-keys';
@@ -51,8 +51,8 @@ export async function handlePush(options: HandlePushOptions): Promise<PushOutcom
     }
   }
   try {
-    if (!event.deleted) await markPending(options.prisma, { projectId: project.id, ref: event.branch });
-    const jobId = await options.queues.enqueueIndex(
+    const { jobId } = await requestIndexRun(
+      options,
       { projectId: project.id, ref: event.branch, deleted: event.deleted, reason: 'push', commitSha: event.deleted ? null : event.after },
       { debounceMs: options.debounceMs },
     );
