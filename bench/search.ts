@@ -51,7 +51,7 @@ import { addMember, assignSeat, buyAddOn, createGroup, createProject } from '../
 import { indexReadiness, type IndexReadiness } from '../src/search/index-readiness';
 import { searchCode, textRanking, vectorRanking } from '../src/search/search-code';
 import { queryTerms, toTsQuery } from '../src/search/text-query';
-import { startService, type Role, type RunningService } from '../src/service';
+import { startService, type Role, type RunningService } from '../src/start-service';
 import { PROJECT_ROOT } from '../src/paths';
 import { createToken, createUser } from '../src/users/users.service';
 import { createRandom } from '../src/random';

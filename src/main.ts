@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { ConfigError, loadConfig } from './config';
 import { isAppError } from './errors';
 import { createLogger } from './logger';
-import { startService, type Role } from './service';
+import { startService, type Role } from './start-service';
 
 function parseRole(argv: string[]): Role {
   const flag = argv.find((argument) => argument.startsWith('--role='));

@@ -4,7 +4,7 @@ import { indexRepository } from '../../src/indexing/index-repository';
 import { LexicalEmbedder } from '../../src/llm/embedders/lexical.embedder';
 import { createLogger } from '../../src/logger';
 import { addMember, createProject } from '../../src/namespaces/namespaces.service';
-import { startService } from '../../src/service';
+import { startService } from '../../src/start-service';
 import { groupWithSeat, unique, userWithToken } from '../helpers/fixtures';
 import { createGitRepo, SAMPLE_FILES, type GitRepo } from '../helpers/git-repo';
 import { startTestService, type TestService } from '../helpers/test-service';

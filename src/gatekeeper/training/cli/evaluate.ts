@@ -5,8 +5,8 @@
  */
 import { readDataset, splitDataset } from '../dataset';
 import { evaluateGatekeeper, formatReport } from '../evaluate-gatekeeper';
-import { GATEKEEPER_DATA_DIR } from '../files';
-import { loadGatekeeper } from '../load-gatekeeper';
+import { GATEKEEPER_DATA_DIR } from '../../files';
+import { loadGatekeeper } from '../../load-gatekeeper';
 import { QUALITY_BAR } from '../quality-bar';
 
 function main(): number {

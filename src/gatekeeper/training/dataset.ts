@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { fnv1a, seedFor } from './hash';
-import { isIntent, isLabel, type Intent, type Label } from './labels';
+import { fnv1a, seedFor } from '../hash';
+import { isIntent, isLabel, type Intent, type Label } from '../labels';
 
 /** One line of a data/gatekeeper/*.jsonl file. */
 export type LabelledPrompt = {
