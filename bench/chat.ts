@@ -19,10 +19,11 @@ import WebSocket from 'ws';
 import { loadConfig } from '../src/config';
 import { createLogger } from '../src/logger';
 import { assignSeat, buyAddOn, createGroup } from '../src/namespaces/namespaces.service';
-import { startService, type RunningService } from '../src/service';
+import { startService, type RunningService } from '../src/start-service';
 import { createToken, createUser } from '../src/users/users.service';
 import { PROJECT_ROOT } from '../src/paths';
-import { bullPrefix, QUEUE_NAMES } from '../src/queues';
+import { QUEUE_NAMES } from '../src/queues';
+import { bullPrefix } from '../src/redis-keys';
 import { Queue } from 'bullmq';
 import { startStubLlmServer } from '../test/helpers/stub-llm-server';
 

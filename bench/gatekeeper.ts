@@ -9,11 +9,11 @@
  * then cached (every prompt seen once before). Also prints the model load
  * time. Each figure is the median over `rounds` runs.
  */
-import { readDataset } from '../src/gatekeeper/dataset';
+import { readDataset } from '../src/gatekeeper/training/dataset';
 import { GATEKEEPER_DATA_DIR } from '../src/gatekeeper/files';
 import { NO_CONTEXT, type GatekeeperContext } from '../src/gatekeeper/context';
 import { loadGatekeeper } from '../src/gatekeeper/load-gatekeeper';
-import { CODE_SNIPPETS, STACK_TRACES } from '../src/gatekeeper/data-generator/snippets';
+import { CODE_SNIPPETS, STACK_TRACES } from '../src/gatekeeper/training/data-generator/snippets';
 
 const ROUNDS = Number(process.argv[2] ?? 3);
 

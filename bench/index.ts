@@ -31,7 +31,7 @@ import { indexRepository, type IndexRunResult } from '../src/indexing/index-repo
 import { LexicalEmbedder } from '../src/llm/embedders/lexical.embedder';
 import { createLogger } from '../src/logger';
 import { addMember, createGroup, createProject } from '../src/namespaces/namespaces.service';
-import { startService } from '../src/service';
+import { startService } from '../src/start-service';
 import { createToken, createUser } from '../src/users/users.service';
 import { deleteRedisKeys } from '../test/helpers/test-service';
 

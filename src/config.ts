@@ -1,7 +1,6 @@
 import { isIP } from 'node:net';
 import path from 'node:path';
 import { z } from 'zod';
-import { DEFAULT_GATEKEEPER_OPTIONS } from './gatekeeper/options';
 import { PROJECT_ROOT } from './paths';
 
 /** Chat context categories, in GitLab's order (lowercase internal values). */
@@ -108,8 +107,8 @@ const envSchema = z.object({
   INDEX_CONCURRENCY: positiveInt.max(16, 'must be at most 16').default(1),
   DUO_CHAT_DIR: z.string().min(1).optional(),
   GATEKEEPER: booleanString.default(true),
-  GATEKEEPER_CLEAR_THRESHOLD: z.coerce.number({ message: 'must be a number' }).min(0).max(1).default(DEFAULT_GATEKEEPER_OPTIONS.clearThreshold),
-  GATEKEEPER_CONFIRM_THRESHOLD: z.coerce.number({ message: 'must be a number' }).min(0).max(1).default(DEFAULT_GATEKEEPER_OPTIONS.confirmThreshold),
+  GATEKEEPER_CLEAR_THRESHOLD: z.coerce.number({ message: 'must be a number' }).min(0).max(1).optional(),
+  GATEKEEPER_CONFIRM_THRESHOLD: z.coerce.number({ message: 'must be a number' }).min(0).max(1).optional(),
   WORKER_METRICS_PORT: z.coerce.number({ message: 'must be a number' }).int().min(0).max(65535, 'must be a port number (0-65535)').optional(),
   METRICS_ALLOWED_CIDRS: z
     .string()
@@ -180,9 +179,9 @@ export type Config = Readonly<{
     /** Check chat prompts before the model. Default true. */
     enabled: boolean;
     /** Confidence above which a prompt is CLEAR. Default: the gatekeeper's chosen operating point (src/gatekeeper/options.ts). */
-    clearThreshold: number;
+    clearThreshold: number | undefined;
     /** Confidence below which a prompt NEEDS_CLARIFICATION; between the two it NEEDS_CONFIRMATION. Default: as above. */
-    confirmThreshold: number;
+    confirmThreshold: number | undefined;
   }>;
   metrics: Readonly<{
     /** Addresses and CIDR ranges GET /-/metrics answers; others get 404. Default loopback only. */
@@ -238,7 +237,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`));
   }
   const values = parsed.data;
-  if (values.GATEKEEPER_CONFIRM_THRESHOLD > values.GATEKEEPER_CLEAR_THRESHOLD) {
+  const { GATEKEEPER_CONFIRM_THRESHOLD: confirm, GATEKEEPER_CLEAR_THRESHOLD: clear } = values;
+  // Either may be left to the gatekeeper's default; the gatekeeper checks that pair when it loads.
+  if (confirm !== undefined && clear !== undefined && confirm > clear) {
     throw new ConfigError(['GATEKEEPER_CONFIRM_THRESHOLD: must not be above GATEKEEPER_CLEAR_THRESHOLD']);
   }
   if (values.LLM_PROVIDER !== 'none' && !values.LLM_MODEL) {

@@ -3,7 +3,7 @@ import { ConfigError, loadConfig } from './config';
 import { isAppError } from './errors';
 import { DUO_CHAT_PATH } from './http/duo-chat-page';
 import { createLogger } from './logger';
-import { startService, type Role } from './service';
+import { startService, type Role } from './start-service';
 
 function parseRole(argv: string[]): Role {
   const flag = argv.find((argument) => argument.startsWith('--role='));

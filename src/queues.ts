@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { Queue, type ConnectionOptions } from 'bullmq';
+import { bullPrefix } from './redis-keys';
 import type { Logger } from './logger';
 
 /** Queue names; processors live in src/workers, services enqueue through this module. */
@@ -62,7 +63,6 @@ export type QueueOptions = {
   logger: Logger;
 };
 
-export const bullPrefix = (prefix: string) => `${prefix}:bull`;
 
 export function createQueues(options: QueueOptions): Queues {
   const maintenance = new Queue(QUEUE_NAMES.maintenance, {

@@ -1,5 +1,6 @@
 import type { Redis } from 'ioredis';
 import type { ChatEventBus } from './chat/chat-events';
+import type { EventBus } from './events/event-bus';
 import type { PromptChecker } from './chat/gate-prompt';
 import type { Config } from './config';
 import type { PrismaClient } from './db/prisma';
@@ -20,6 +21,9 @@ export type Services = {
   /** Base of every web URL we answer (users, projects, avatars): EXTERNAL_URL, else the URL the API listens on. */
   externalUrl: string;
   queues: Queues;
+  /** Redis pub/sub shared by every feature's events. */
+  events: EventBus;
+  /** Chat's channels on `events`. */
   chatEvents: ChatEventBus;
   /** Null when no model is configured (LLM_PROVIDER=none). */
   llm: LlmProvider | null;

@@ -1,5 +1,8 @@
 import type { PrismaClient, Project } from '../db/prisma';
-import type { Viewer } from './viewer';
+import { AppError, forbidden, NOT_AVAILABLE } from '../errors';
+import { numericId, toGlobalId, type GlobalId } from '../global-id';
+import type { DuoAccess } from './duo-access';
+import { hasScope, type Viewer } from './viewer';
 
 export const ACCESS_LEVELS = { guest: 10, reporter: 20, developer: 30, maintainer: 40, owner: 50 } as const;
 export type AccessLevelName = keyof typeof ACCESS_LEVELS;
@@ -68,4 +71,95 @@ export async function findCodeReadableProject(
   const project = await prisma.project.findUnique({ where });
   if (!project) return null;
   return (await canReadCode(prisma, viewer, project)) ? project : null;
+}
+
+/** The readable project, or NOT_FOUND naming the field: hidden and missing projects get the same answer. */
+export async function requireReadableProject(
+  prisma: PrismaClient,
+  viewer: Viewer | null,
+  where: { fullPath: string } | { id: number },
+  field: string,
+): Promise<Project> {
+  const project = await findReadableProject(prisma, viewer, where);
+  if (!project) throw new AppError({ code: 'NOT_FOUND', userMessage: NOT_AVAILABLE, field });
+  return project;
+}
+
+const CHAT_NOT_AVAILABLE = 'Duo Chat is not available to you: it needs a GitLab Duo Pro or Duo Enterprise seat';
+const CODE_SUGGESTIONS_NOT_AVAILABLE = 'Code Suggestions are not available to you: they need a GitLab Duo Pro or Duo Enterprise seat';
+
+/** Duo Chat needs a seat (GitLab's access_duo_chat). */
+export function assertDuoChat(access: DuoAccess): void {
+  if (!access.chatAvailable) throw forbidden(CHAT_NOT_AVAILABLE);
+}
+
+/** Why a caller may not use Code Suggestions, or null: an api or ai_features token (when `scope` is set) and a seat. */
+export function codeSuggestionsDenial(viewer: Viewer, access: DuoAccess, options: { scope: boolean }): 'scope' | 'seat' | null {
+  if (options.scope && !hasScope(viewer, 'api', 'ai_features')) return 'scope';
+  if (!access.codeSuggestionsAvailable) return 'seat';
+  return null;
+}
+
+/** Code Suggestions over GraphQL: FORBIDDEN with the reason (see codeSuggestionsDenial). */
+export function assertCodeSuggestions(viewer: Viewer, access: DuoAccess, options: { scope: boolean }): void {
+  const denial = codeSuggestionsDenial(viewer, access, options);
+  if (denial === 'scope') throw forbidden('Code Suggestions need a token with the api or ai_features scope');
+  if (denial === 'seat') throw forbidden(CODE_SUGGESTIONS_NOT_AVAILABLE);
+}
+
+/**
+ * A chat resource (GitLab's resourceId) the viewer may use: the viewer themself or a readable
+ * project. Its gid, or NOT_FOUND naming the field: anything else, missing or hidden, looks alike.
+ */
+export async function requireReadableResource(prisma: PrismaClient, viewer: Viewer, resourceId: GlobalId, field: string): Promise<string> {
+  if (resourceId.model === 'User' && numericId(resourceId) === viewer.user.id) return toGlobalId('User', viewer.user.id);
+  const id = resourceId.model === 'Project' ? numericId(resourceId) : null;
+  if (id === null) throw new AppError({ code: 'NOT_FOUND', userMessage: NOT_AVAILABLE, field });
+  const project = await requireReadableProject(prisma, viewer, { id }, field);
+  return toGlobalId('Project', project.id);
+}
+
+export type CodebaseCategory = 'repository' | 'directory';
+
+export type AuthorizeCodebaseOptions = {
+  prisma: PrismaClient;
+  viewer: Viewer;
+  /** May still be on its way: it is awaited together with the project. */
+  access: DuoAccess | Promise<DuoAccess>;
+  /** A full path, or a numeric id as a string. */
+  project: string;
+  /** Which feature the request uses: include_repository_context or include_directory_context. */
+  category: CodebaseCategory;
+  /** The input field to name in errors. */
+  field: string;
+};
+
+/** A project reference as GitLab takes one (a numeric id, or a full path); null when blank. */
+export function projectWhere(reference: string): { id: number } | { fullPath: string } | null {
+  const trimmed = reference.trim();
+  if (!trimmed) return null;
+  return /^\d+$/.test(trimmed) && trimmed.length < 16 ? { id: Number(trimmed) } : { fullPath: trimmed.replace(/^\/+|\/+$/g, '') };
+}
+
+/**
+ * Who may search a project's code: the user may read its code (read_code: Reporter and up on a
+ * private project; a hidden project, or one whose code is not theirs, answers exactly like a
+ * missing one), the project has Duo features on, and the user has the context feature.
+ */
+export async function authorizeCodebase(options: AuthorizeCodebaseOptions): Promise<Project> {
+  // Control characters (a NUL among them) name no project: the same answer as a missing one.
+  const where = /[\x00-\x1f\x7f]/.test(options.project) || options.project.length > 2000 ? null : projectWhere(options.project);
+  const [access, project] = await Promise.all([options.access, where ? findCodeReadableProject(options.prisma, options.viewer, where) : null]);
+  // A directory is part of the repository: either feature lets the user search one.
+  const allowed = access.chatContextCategories.includes(options.category) || (options.category === 'directory' && access.chatContextCategories.includes('repository'));
+  if (!allowed) {
+    throw new AppError({
+      code: 'FORBIDDEN',
+      userMessage: `${options.category.toUpperCase()} context is not available to you (include_${options.category}_context is not in duoChatAvailableFeatures)`,
+      field: options.field,
+    });
+  }
+  if (!project) throw new AppError({ code: 'NOT_FOUND', userMessage: NOT_AVAILABLE, field: options.field });
+  if (!project.duoFeaturesEnabled) throw forbidden(`GitLab Duo features are turned off for ${project.fullPath}, so its code cannot be used as context`);
+  return project;
 }

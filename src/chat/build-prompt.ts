@@ -1,4 +1,4 @@
-import { languageOf } from '../languages';
+import { languageOf } from '../parsing/languages';
 import type { LlmMessage } from '../llm/types';
 import type { ChatMessageEvent } from './chat-events';
 import type { ContextItem } from './context-items';

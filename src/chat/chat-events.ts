@@ -1,5 +1,5 @@
-import type { Redis } from 'ioredis';
-import type { Logger } from '../logger';
+import { listenerIterator, type EventBus } from '../events/event-bus';
+import { chatCancelChannel, chatEventsChannel } from '../redis-keys';
 import type { ContextItem } from './context-items';
 
 /** What the gatekeeper decided about the prompt a message answers (GraphQL `extras.gatekeeper`). */
@@ -38,103 +38,30 @@ export function topicMatches(topic: Topic, args: Topic): boolean {
 }
 
 export type ChatEventBusOptions = {
-  /** For PUBLISH. */
-  redis: Redis;
-  /** A connection in subscriber mode is dedicated to it: this makes a new one, once. */
-  createSubscriber: () => Redis;
+  events: EventBus;
   /** Redis key prefix of this instance. */
   prefix: string;
-  logger: Logger;
 };
 
-type Listener<T> = (payload: T) => void;
-
-/**
- * Chat events over Redis pub/sub, so that every API replica delivers what any worker publishes.
- * One subscriber connection per process, fanned out to in-process listeners by channel.
- */
+/** Chat's channels on the event bus: a user's chat events, and cancel signals for superseded answers. */
 export class ChatEventBus {
-  private subscriber: Redis | null = null;
-  private readonly listeners = new Map<string, Set<Listener<unknown>>>();
-
   constructor(private readonly options: ChatEventBusOptions) {}
 
-  private userChannel(userId: number): string {
-    return `${this.options.prefix}:chat-events:${userId}`;
-  }
-
-  private get cancelChannel(): string {
-    return `${this.options.prefix}:chat-cancel`;
-  }
-
   async publish(userId: number, event: PublishedEvent): Promise<void> {
-    await this.options.redis.publish(this.userChannel(userId), JSON.stringify(event));
+    await this.options.events.publish(chatEventsChannel(this.options.prefix, userId), event);
   }
 
   async publishCancel(signal: CancelSignal): Promise<void> {
-    await this.options.redis.publish(this.cancelChannel, JSON.stringify(signal));
+    await this.options.events.publish(chatCancelChannel(this.options.prefix), signal);
   }
 
   /** Resolves once Redis confirmed the subscription, so no event published after it is missed. */
-  subscribe(userId: number, listener: Listener<PublishedEvent>): Promise<() => Promise<void>> {
-    return this.listen(this.userChannel(userId), listener as Listener<unknown>);
+  subscribe(userId: number, listener: (event: PublishedEvent) => void): Promise<() => Promise<void>> {
+    return this.options.events.listen(chatEventsChannel(this.options.prefix, userId), listener);
   }
 
-  onCancel(listener: Listener<CancelSignal>): Promise<() => Promise<void>> {
-    return this.listen(this.cancelChannel, listener as Listener<unknown>);
-  }
-
-  /** Publishes on a named channel of this instance (e.g. `code-suggestions:<sessionId>`), for other features' events. */
-  async publishOn(name: string, payload: unknown): Promise<void> {
-    await this.options.redis.publish(`${this.options.prefix}:events:${name}`, JSON.stringify(payload));
-  }
-
-  /** Listens on a channel publishOn writes to; resolves once Redis confirmed the subscription. */
-  listenOn<T>(name: string, listener: Listener<T>): Promise<() => Promise<void>> {
-    return this.listen(`${this.options.prefix}:events:${name}`, listener as Listener<unknown>);
-  }
-
-  private async listen(channel: string, listener: Listener<unknown>): Promise<() => Promise<void>> {
-    const subscriber = this.ensureSubscriber();
-    let set = this.listeners.get(channel);
-    if (!set) {
-      set = new Set();
-      this.listeners.set(channel, set);
-      await subscriber.subscribe(channel);
-    }
-    set.add(listener);
-    return async () => {
-      const current = this.listeners.get(channel);
-      if (!current?.delete(listener) || current.size > 0) return;
-      this.listeners.delete(channel);
-      await subscriber.unsubscribe(channel).catch(() => undefined);
-    };
-  }
-
-  private ensureSubscriber(): Redis {
-    if (this.subscriber) return this.subscriber;
-    const subscriber = this.options.createSubscriber();
-    subscriber.on('message', (channel: string, raw: string) => {
-      const set = this.listeners.get(channel);
-      if (!set) return;
-      let payload: unknown;
-      try {
-        payload = JSON.parse(raw);
-      } catch (error) {
-        this.options.logger.warn({ event: 'chat_event_unreadable', channel, err: error }, 'unreadable chat event');
-        return;
-      }
-      for (const listener of set) listener(payload);
-    });
-    this.subscriber = subscriber;
-    return subscriber;
-  }
-
-  async close(): Promise<void> {
-    this.listeners.clear();
-    const subscriber = this.subscriber;
-    this.subscriber = null;
-    await subscriber?.quit().catch(() => subscriber.disconnect());
+  onCancel(listener: (signal: CancelSignal) => void): Promise<() => Promise<void>> {
+    return this.options.events.listen(chatCancelChannel(this.options.prefix), listener);
   }
 }
 
@@ -145,44 +72,4 @@ export function chatEventIterator(bus: ChatEventBus, userId: number, args: Topic
       if (event.topics.some((topic) => topicMatches(topic, args))) push(event.message);
     }),
   );
-}
-
-/**
- * Turns a listener subscription into the async iterator GraphQL subscriptions return: values are
- * queued until read; `return()` (the client went away) unsubscribes.
- */
-export async function listenerIterator<T>(listen: (push: (value: T) => void) => Promise<() => Promise<void>>): Promise<AsyncIterableIterator<T>> {
-  const queue: T[] = [];
-  let wake: (() => void) | null = null;
-  let done = false;
-  const unsubscribe = await listen((value) => {
-    if (done) return;
-    queue.push(value);
-    wake?.();
-  });
-  const finish = async (): Promise<IteratorResult<T>> => {
-    if (!done) {
-      done = true;
-      wake?.();
-      await unsubscribe();
-    }
-    return { value: undefined, done: true };
-  };
-  const iterator: AsyncIterableIterator<T> = {
-    [Symbol.asyncIterator]: () => iterator,
-    async next(): Promise<IteratorResult<T>> {
-      while (!done) {
-        if (queue.length > 0) return { value: queue.shift()!, done: false };
-        await new Promise<void>((resolve) => (wake = resolve));
-        wake = null;
-      }
-      return { value: undefined, done: true };
-    },
-    return: finish,
-    throw: async (error: unknown) => {
-      await finish();
-      throw error;
-    },
-  };
-  return iterator;
 }

@@ -1,15 +1,16 @@
 import type { Viewer } from '../auth/viewer';
-import type { PrismaClient, Project } from '../db/prisma';
-import type { DuoAccess } from '../duo/duo-access';
-import { badInput, isAppError } from '../errors';
+import type { PrismaClient } from '../db/prisma';
+import type { DuoAccess } from '../auth/duo-access';
+import { badInput } from '../errors';
 import { validateRef } from '../indexing/git-reader';
 import type { Embedder } from '../llm/embedders/embedder';
 import type { Logger } from '../logger';
 import type { Queues } from '../queues';
-import { authorizeCodebase, type CodebaseCategory } from '../search/codebase.service';
+import { authorizeCodebase, type CodebaseCategory } from '../auth/policies';
 import { normalizeDirectory } from '../search/search-scope';
 import { semanticSearchTool, type CodeSource, type ToolResult } from '../tools/semantic-search.tool';
 import type { ContextItem } from './context-items';
+import { numericIdOf } from '../global-id';
 
 /** What a repository or directory context item asks to search. */
 export type CodebaseTarget = {
@@ -41,8 +42,8 @@ export function codebaseTargetOf(item: ContextItem, requestProjectId: number | n
       : (text(metadata.projectPath) ?? text(metadata.projectId) ?? text(metadata.project) ?? (requestProjectId !== null ? String(requestProjectId) : null));
   if (!project) throw badInput(`additionalContext (${JSON.stringify(item.id)}): a DIRECTORY item needs its project (metadata.projectPath or projectId)`, 'additionalContext.metadata');
   // A gid (gid://gitlab/Project/7) names the project by id.
-  const gid = /^gid:\/\/gitlab\/Project\/(\d+)$/.exec(project);
-  return { category: item.category, project: gid ? gid[1]! : project, directory, ref };
+  const projectId = numericIdOf('Project', project);
+  return { category: item.category, project: projectId !== null ? String(projectId) : project, directory, ref };
 }
 
 export type AuthorizeItemsOptions = {
@@ -85,8 +86,8 @@ export type Grounding = {
 
 /**
  * Runs the Semantic Search Tool for every repository and directory item (always: no model
- * decides whether to search) and puts what it found into the item's content. Authorization is
- * checked again here: the worker may run after the user lost access.
+ * decides whether to search) and puts what it found into the item's content. The tool checks
+ * authorization again: the worker may run after the user lost access.
  */
 export async function groundCodebaseItems(options: GroundOptions): Promise<Grounding> {
   const items: ContextItem[] = [];
@@ -98,17 +99,7 @@ export async function groundCodebaseItems(options: GroundOptions): Promise<Groun
       items.push(item);
       continue;
     }
-    let project: Project;
-    try {
-      project = await authorizeCodebase({ ...options, project: target.project, category: target.category, field: 'additionalContext.id' });
-    } catch (error) {
-      if (!isAppError(error)) throw error;
-      const result: ToolResult = { status: 'not_executed', content: error.userMessage, sources: [] };
-      results.push(result);
-      items.push({ ...item, content: result.content });
-      continue;
-    }
-    const result = await semanticSearchTool({ ...options, project, ref: target.ref, directory: target.directory });
+    const result = await semanticSearchTool({ ...options, project: target.project, category: target.category, ref: target.ref, directory: target.directory });
     results.push(result);
     sources.push(...result.sources);
     items.push({ ...item, content: result.content });

@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import type { ContextCategory, LlmConfig } from '../config';
-import { resolveDuoAccess } from '../duo/duo-access';
+import { resolveDuoAccess } from '../auth/duo-access';
 import type { Embedder } from '../llm/embedders/embedder';
 import type { Queues } from '../queues';
 import { groundCodebaseItems } from './codebase-context';
@@ -17,8 +17,9 @@ import { commandQuestion, commandTarget, parseSlashCommand } from './slash-comma
 import type { ChatEventBus, ChatMessageEvent } from './chat-events';
 import type { GenerationRegistry } from './generation-registry';
 import { conversationHistory, findAnswer, findUserMessage, saveAssistantMessage, toChatEvent } from './messages.service';
-import { activeRequestKey } from './submit-chat';
+import { activeChatRequestKey } from '../redis-keys';
 import { topicsFor, type TopicSource } from './topics';
+import { numericIdOf } from '../global-id';
 
 export type CompleteChatOptions = {
   prisma: PrismaClient;
@@ -100,8 +101,8 @@ export async function completeChat(options: CompleteChatOptions): Promise<Comple
     const excluded = [job.requestId, ...(job.promptRequestId ? [job.promptRequestId] : [])];
     const history = await conversationHistory(prisma, { userId: job.userId, threadId: userRecord.threadId }, excluded);
     const asked = promptRecord ?? userRecord;
-    const resourceProject = /^gid:\/\/gitlab\/Project\/(\d+)$/.exec(asked.resourceId ?? '');
-    const grounding = await groundQuestion(options, { question, projectId: asked.projectId ?? (resourceProject ? Number(resourceProject[1]) : null) });
+    const resourceProject = numericIdOf('Project', asked.resourceId ?? '');
+    const grounding = await groundQuestion(options, { question, projectId: asked.projectId ?? resourceProject });
     const prompt = buildPrompt({
       question: promptQuestion({ content: question.content, currentFile: job.currentFile ?? null, contextItems: grounding.items }),
       contextItems: grounding.items,
@@ -235,7 +236,7 @@ function baseAnswer(question: ChatMessageEvent): ChatMessageEvent {
 
 async function isSuperseded(options: CompleteChatOptions, clientSubscriptionId: string | null): Promise<boolean> {
   if (!clientSubscriptionId) return false;
-  const active = await options.redis.get(activeRequestKey(options.redisPrefix, options.job.userId, clientSubscriptionId));
+  const active = await options.redis.get(activeChatRequestKey(options.redisPrefix, options.job.userId, clientSubscriptionId));
   return active !== null && active !== options.job.requestId;
 }
 

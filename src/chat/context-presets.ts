@@ -1,7 +1,7 @@
 import { findReadableProject } from '../auth/policies';
 import type { Viewer } from '../auth/viewer';
 import type { PrismaClient } from '../db/prisma';
-import { languageOf } from '../languages';
+import { languageOf } from '../parsing/languages';
 
 /** Suggested first questions when nothing more specific is known. */
 export const GENERAL_QUESTIONS = [

@@ -4,7 +4,8 @@ import { isUniqueViolation } from '../db/errors';
 import type { Prisma, PrismaClient } from '../db/prisma';
 import type { ChatMessageEvent } from './chat-events';
 import type { ContextItem } from './context-items';
-import type { ConversationType } from './submit-chat';
+
+export type ConversationType = 'duo_chat_legacy' | 'duo_code_review' | 'duo_quick_chat' | 'duo_chat';
 
 const WITH_ITEMS = { contextItems: { orderBy: { position: 'asc' } } } as const;
 type MessageWithItems = Prisma.AiMessageGetPayload<{ include: typeof WITH_ITEMS }>;

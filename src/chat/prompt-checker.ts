@@ -4,7 +4,12 @@ import type { PromptChecker } from './gate-prompt';
 
 /** The trained gatekeeper (src/gatekeeper), loaded once, as the chat's PromptChecker. */
 export function createPromptChecker(config: Pick<Config, 'gatekeeper'>): PromptChecker {
-  const gatekeeper = loadGatekeeper({ clearThreshold: config.gatekeeper.clearThreshold, confirmThreshold: config.gatekeeper.confirmThreshold });
+  // Unset thresholds keep the gatekeeper's own operating point (src/gatekeeper/options.ts).
+  const { clearThreshold, confirmThreshold } = config.gatekeeper;
+  const gatekeeper = loadGatekeeper({
+    ...(clearThreshold === undefined ? {} : { clearThreshold }),
+    ...(confirmThreshold === undefined ? {} : { confirmThreshold }),
+  });
   return (prompt, context) => {
     const result = gatekeeper.classify(prompt, context);
     return {

@@ -1,26 +1,27 @@
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import { findReadableProject } from '../auth/policies';
+import { assertDuoChat, requireReadableProject, requireReadableResource } from '../auth/policies';
 import type { Viewer } from '../auth/viewer';
 import type { PrismaClient } from '../db/prisma';
-import type { DuoAccess } from '../duo/duo-access';
-import { AppError, badInput, forbidden, NOT_AVAILABLE } from '../errors';
-import { numericId, toGlobalId, type GlobalId } from '../graphql/global-id';
-import { countGatekeeperVerdict } from '../metrics/record';
+import type { DuoAccess } from '../auth/duo-access';
+import { AppError, badInput, NOT_AVAILABLE } from '../errors';
+import { numericId, toGlobalId, type GlobalId } from '../global-id';
+import { countGatekeeperAnswer, countGatekeeperVerdict } from '../metrics/record';
 import type { Queues } from '../queues';
 import type { ChatEventBus } from './chat-events';
 import { authorizeCodebaseItems } from './codebase-context';
 import { validateContextItems, type ContextItemInput } from './context-items';
 import { gateAnswer, gatekeeperContextOf, isConfirmation, type PromptChecker } from './gate-prompt';
-import { clearConversation, createUserMessage, saveAssistantMessage, takePendingConfirmation } from './messages.service';
+import { clearConversation, createUserMessage, saveAssistantMessage, takePendingConfirmation, type ConversationType } from './messages.service';
 import { THREAD_MAX_AGE_MS } from './threads.service';
 import { commandTarget, helpAnswer, parseSlashCommand, refusalFor } from './slash-commands';
 import { topicsFor } from './topics';
 import { INPUT_LIMITS, requireMaxLength } from '../validation';
 
 type GatekeeperDecision = { status: string; intent: string | null; confidence: number; intents: string[] };
+import { activeChatRequestKey, gatekeeperCallsSavedKey } from '../redis-keys';
+import type { Logger } from '../logger';
 
-export type ConversationType = 'duo_chat_legacy' | 'duo_code_review' | 'duo_quick_chat' | 'duo_chat';
 
 export type ChatRequest = {
   content: string;
@@ -48,8 +49,8 @@ export type SubmitChatOptions = {
   request: ChatRequest;
   /** The first-stage check of a prompt; null turns it off. */
   gatekeeper: PromptChecker | null;
-  /** Redis key prefix for the gatekeeper's saved-call counter; logs go here too. */
-  onGatekeeperSaved?: (details: { requestId: string; status: string }) => void;
+  /** Where a model call the gatekeeper saved is logged. */
+  logger: Logger;
 };
 
 export type SubmitChatResult = { requestId: string; threadId: number | null };
@@ -58,7 +59,6 @@ export type SubmitChatResult = { requestId: string; threadId: number | null };
 const CURRENT_FILE_LIMIT = 600_000;
 
 /** Which key marks the newest request of a client subscription, so older ones know they are superseded. */
-export const activeRequestKey = (prefix: string, userId: number, clientSubscriptionId: string) => `${prefix}:chat-active:${userId}:${clientSubscriptionId}`;
 
 /**
  * aiAction(chat): validates, stores the user's message with its context items, echoes it to
@@ -66,7 +66,7 @@ export const activeRequestKey = (prefix: string, userId: number, clientSubscript
  */
 export async function submitChat(options: SubmitChatOptions): Promise<SubmitChatResult> {
   const { prisma, viewer, request } = options;
-  if (!options.access.chatAvailable) throw forbidden('Duo Chat is not available to you: it needs a GitLab Duo Pro or Duo Enterprise seat');
+  assertDuoChat(options.access);
   const content = request.content.trim();
   if (!content) throw badInput("content can't be blank", 'content');
   if (request.content.length > CURRENT_FILE_LIMIT) throw badInput(`content is too long (maximum is ${CURRENT_FILE_LIMIT} characters)`, 'content');
@@ -151,7 +151,9 @@ export async function submitChat(options: SubmitChatOptions): Promise<SubmitChat
     const gatekeeper = { status: verdict.status, intent: verdict.intent, confidence: verdict.confidence, intents: verdict.intents.map((part) => part.intent) };
     if (answer) {
       const result = await answerNow(answer, gatekeeper);
-      options.onGatekeeperSaved?.({ requestId, status: verdict.status });
+      countGatekeeperAnswer();
+      options.logger.info({ event: 'gatekeeper_llm_call_saved', requestId, status: verdict.status }, 'gatekeeper answered without the model');
+      void options.redis.incr(gatekeeperCallsSavedKey(options.redisPrefix)).catch(() => undefined);
       return result;
     }
     intent = verdict.intent;
@@ -166,7 +168,7 @@ export async function submitChat(options: SubmitChatOptions): Promise<SubmitChat
 async function supersedeOlderRequests(options: SubmitChatOptions, requestId: string): Promise<void> {
   const { viewer, request } = options;
   if (!request.clientSubscriptionId) return;
-  await options.redis.set(activeRequestKey(options.redisPrefix, viewer.user.id, request.clientSubscriptionId), requestId, 'EX', 3600);
+  await options.redis.set(activeChatRequestKey(options.redisPrefix, viewer.user.id, request.clientSubscriptionId), requestId, 'EX', 3600);
   await options.events.publishCancel({ userId: viewer.user.id, clientSubscriptionId: request.clientSubscriptionId, supersededBy: requestId });
 }
 /**
@@ -186,19 +188,13 @@ function checkCurrentFile(file: ChatRequest['currentFile']): void {
 async function readableProjectId(prisma: PrismaClient, viewer: Viewer, projectId: GlobalId | null): Promise<number | null> {
   if (!projectId) return null;
   const id = numericId(projectId);
-  const project = id === null ? null : await findReadableProject(prisma, viewer, { id });
-  if (!project) throw new AppError({ code: 'NOT_FOUND', userMessage: NOT_AVAILABLE, field: 'projectId' });
-  return project.id;
+  if (id === null) throw new AppError({ code: 'NOT_FOUND', userMessage: NOT_AVAILABLE, field: 'projectId' });
+  return (await requireReadableProject(prisma, viewer, { id }, 'projectId')).id;
 }
 
 /** Only projects are resources here; anything else, missing or hidden, gets the same answer. */
 async function readableResource(prisma: PrismaClient, viewer: Viewer, resourceId: GlobalId | null): Promise<string | null> {
-  if (!resourceId) return null;
-  if (resourceId.model === 'User' && numericId(resourceId) === viewer.user.id) return toGlobalId('User', viewer.user.id);
-  const id = resourceId.model === 'Project' ? numericId(resourceId) : null;
-  const project = id === null ? null : await findReadableProject(prisma, viewer, { id });
-  if (!project) throw new AppError({ code: 'NOT_FOUND', userMessage: NOT_AVAILABLE, field: 'resourceId' });
-  return toGlobalId('Project', project.id);
+  return resourceId ? requireReadableResource(prisma, viewer, resourceId, 'resourceId') : null;
 }
 
 /** The user's live thread named by threadId, or null when none is named (a new one may be created with the message). */

@@ -1,6 +1,6 @@
 import type { AiConversationThread, PrismaClient } from '../db/prisma';
 import { badInput, notFound } from '../errors';
-import { numericId, toGlobalId, type GlobalId } from '../graphql/global-id';
+import { numericId, toGlobalId, type GlobalId } from '../global-id';
 
 /** GitLab keeps a conversation thread for 30 days after its last update. */
 export const THREAD_MAX_AGE_MS = 30 * 24 * 60 * 60 * 1000;

@@ -1,4 +1,4 @@
-import { toGlobalId } from '../graphql/global-id';
+import { toGlobalId } from '../global-id';
 import type { Topic } from './chat-events';
 
 export type TopicSource = {

@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { writeFileSync } from 'node:fs';
-import { printGraphQLSchema } from '../graphql/schema';
+import { printGraphQLSchema } from '../resolvers/schema';
 import { SCHEMA_FILE } from '../paths';
 
 writeFileSync(SCHEMA_FILE, printGraphQLSchema());

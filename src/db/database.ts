@@ -9,7 +9,6 @@ import { PrismaPGlite } from 'pglite-prisma-adapter';
 import pg from 'pg';
 import { AppError } from '../errors';
 import type { Logger } from '../logger';
-import { observeDatabasePool } from '../metrics/database-pool';
 import { acquireLock, publishSocketPath, readLiveLock, releaseLock } from './embedded-lock';
 import { migrate, type MigrationResult } from './migrate';
 import { PrismaClient } from './prisma';
@@ -38,6 +37,8 @@ export type OpenDatabaseOptions = {
   embeddedRole: 'owner' | 'client';
   /** Pool size for PostgreSQL. Default 10. */
   poolSize?: number;
+  /** Called with a PostgreSQL pool once made (metrics watch it). */
+  onPool?: (pool: pg.Pool) => void;
 };
 
 const MIN_PGVECTOR = [0, 8];
@@ -60,7 +61,7 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
 async function openPostgres(databaseUrl: string, options: OpenDatabaseOptions): Promise<Database> {
   const pool = new pg.Pool({ connectionString: databaseUrl, max: options.poolSize ?? 10 });
   pool.on('error', (error) => options.logger.warn({ event: 'database_pool_error', err: error }, 'idle database connection failed'));
-  observeDatabasePool(pool);
+  options.onPool?.(pool);
   const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
   return {
     kind: 'postgres',

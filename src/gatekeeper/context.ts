@@ -1,4 +1,9 @@
-import type { PromptContext } from './dataset';
+/**
+ * What the prompt came with, as a data record marks it: code the user selected, the file open in
+ * the editor, a REPOSITORY or DIRECTORY context item, or nothing. Records without the mark are `none`.
+ */
+export const PROMPT_CONTEXTS = ['none', 'selected_text', 'current_file', 'repository', 'directory'] as const;
+export type PromptContext = (typeof PROMPT_CONTEXTS)[number];
 
 /**
  * What a chat request carries for a prompt to point at. "explain this" or "fix it" is clear when

@@ -1,5 +1,5 @@
 import type { Viewer } from '../auth/viewer';
-import { NO_DUO_ACCESS, resolveDuoAccess, type DuoAccess } from '../duo/duo-access';
+import { NO_DUO_ACCESS, resolveDuoAccess, type DuoAccess } from '../auth/duo-access';
 import type { Services } from '../services';
 
 export type GraphQLContext = {

@@ -1,5 +1,5 @@
 import { GraphQLScalarType, Kind, GraphQLError } from 'graphql';
-import { globalIdScalar } from './global-id';
+import { globalIdScalar } from './global-id-scalar';
 
 export const UserID = globalIdScalar({ name: 'UserID', model: 'User', description: 'A `UserID` is a global ID. It is encoded as a string, e.g. `"gid://gitlab/User/1"`.' });
 export const ProjectID = globalIdScalar({ name: 'ProjectID', model: 'Project', description: 'A `ProjectID` is a global ID. It is encoded as a string, e.g. `"gid://gitlab/Project/1"`.' });

@@ -7,7 +7,7 @@ import type { Server } from 'node:http';
 import { createGraphQLContext, type GraphQLContext } from '../graphql/context';
 import { depthLimitRule } from '../graphql/depth-limit';
 import { errorLoggingPlugin, formatError, operationGuardPlugin } from '../graphql/plugins';
-import { buildGraphQLSchema } from '../graphql/schema';
+import { buildGraphQLSchema } from '../resolvers/schema';
 import { metricsPlugin } from '../graphql/metrics-plugin';
 import type { Services } from '../services';
 import { authenticateMiddleware } from './authenticate.middleware';

@@ -1,15 +1,16 @@
 import express, { Router, type Request, type Response } from 'express';
 import { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
-import { findReadableProject } from '../auth/policies';
-import { hasScope } from '../auth/viewer';
-import { resolveDuoAccess, type DuoAccess } from '../duo/duo-access';
+import { codeSuggestionsDenial, findReadableProject } from '../auth/policies';
+import { resolveDuoAccess, type DuoAccess } from '../auth/duo-access';
 import type { Services } from '../services';
 import { safeJsonBody } from './safe-json.middleware';
 import { COMPLETION_LIMITS, parseCompletionRequest } from '../suggestions/completion-request';
 import { collectSuggestion, suggest, type DetectIntent } from '../suggestions/completions.service';
-import { connectionDetails } from '../duo/connection-details';
+import { connectionDetails } from '../suggestions/connection-details';
 import { locals } from './locals';
-import { GITLAB_VERSION, publicUrl } from './rest-v4.routes';
+import { GITLAB_VERSION } from '../instance';
+import { publicUrl } from './rest-v4.routes';
+import { codeSuggestionsRatePrefix } from '../redis-keys';
 
 export const CODE_SUGGESTIONS_RATE_MESSAGE = 'This endpoint has been requested too many times. Try again later.';
 export const NO_MODEL_NOTICE = 'no language model is configured: set LLM_PROVIDER, LLM_MODEL and LLM_BASE_URL';
@@ -19,7 +20,7 @@ const MONOLITH = { 'X-GitLab-Error-Origin': 'monolith' };
 /** GitLab's /api/v4/code_suggestions endpoints: thin, the work is in src/suggestions. */
 export function codeSuggestionsRoutes(services: Services, detect: DetectIntent): Router {
   const router = Router();
-  const limiter = new RateLimiterRedis({ storeClient: services.redis, keyPrefix: `${services.config.redisPrefix}:rate:code-suggestions`, points: 60, duration: 60 });
+  const limiter = new RateLimiterRedis({ storeClient: services.redis, keyPrefix: codeSuggestionsRatePrefix(services.config.redisPrefix), points: 60, duration: 60 });
   router.use(express.json({ limit: COMPLETION_LIMITS.bodyBytes }), safeJsonBody(services.config.maxJsonDepth));
 
   // Who may use code suggestions: a signed-in user, an api or ai_features token, a Duo seat.
@@ -29,12 +30,13 @@ export function codeSuggestionsRoutes(services: Services, detect: DetectIntent):
       response.status(401).set(MONOLITH).json({ message: '401 Unauthorized' });
       return null;
     }
-    if (!hasScope(viewer, 'api', 'ai_features')) {
+    const access = await resolveDuoAccess({ prisma: services.prisma, userId: viewer.user.id, disabledCategories: [] });
+    const denial = codeSuggestionsDenial(viewer, access, { scope: true });
+    if (denial === 'scope') {
       response.status(403).json({ error: 'insufficient_scope', error_description: 'The request requires higher privileges than provided by the access token.', scope: 'api ai_features' });
       return null;
     }
-    const access = await resolveDuoAccess({ prisma: services.prisma, userId: viewer.user.id, disabledCategories: [] });
-    if (!access.codeSuggestionsAvailable) {
+    if (denial === 'seat') {
       response.status(401).set(MONOLITH).json({ message: '401 Unauthorized' });
       return null;
     }

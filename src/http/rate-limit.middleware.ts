@@ -5,6 +5,7 @@ import type { Viewer } from '../auth/viewer';
 import type { Logger } from '../logger';
 import { isGraphQLRequest, sendError } from './http-errors';
 import { locals } from './locals';
+import { rateLimitPrefix } from '../redis-keys';
 
 export type RateLimitOptions = {
   redis: Redis;
@@ -36,7 +37,7 @@ export function rateLimitKey(viewer: Viewer | null, address: string | undefined)
 export function createRequestLimiter(options: RateLimitOptions): RequestLimiter {
   const limiter = new RateLimiterRedis({
     storeClient: options.redis,
-    keyPrefix: `${options.keyPrefix}:${options.name ?? 'rate'}`,
+    keyPrefix: rateLimitPrefix(options.keyPrefix, options.name),
     points: options.pointsPerMinute,
     duration: 60,
   });

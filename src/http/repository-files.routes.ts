@@ -1,5 +1,5 @@
 import { Router } from 'express';
-import { resolveDuoAccess } from '../duo/duo-access';
+import { resolveDuoAccess } from '../auth/duo-access';
 import { unauthenticated } from '../errors';
 import { readIndexedFile } from '../search/code-browse.service';
 import type { Services } from '../services';

@@ -1,5 +1,5 @@
 import { Router, type Request } from 'express';
-import { resolveDuoAccess } from '../duo/duo-access';
+import { resolveDuoAccess } from '../auth/duo-access';
 import { AppError, badInput, isAppError, unauthenticated } from '../errors';
 import { codebaseSearch } from '../search/codebase.service';
 import { directoryPathProblem, presentSemanticResults, SEMANTIC_SEARCH_LIMITS } from '../search/semantic-code-results';

@@ -1,4 +1,4 @@
-import { languageOf } from '../languages';
+import { languageOf } from '../parsing/languages';
 import { grammarForFileName } from '../parsing';
 import { CHUNKER_VERSION } from './chunk';
 import type { Chunk, ChunkInput, ChunkOptions } from './chunk';

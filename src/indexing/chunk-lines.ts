@@ -1,4 +1,4 @@
-import { languageOf } from '../languages';
+import { languageOf } from '../parsing/languages';
 import { LineIndex } from '../parsing';
 import { DEFAULT_MAX_CHARS, DEFAULT_OVERLAP_LINES } from './chunk';
 import type { Chunk, ChunkInput, ChunkOptions } from './chunk';

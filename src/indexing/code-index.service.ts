@@ -2,7 +2,7 @@ import { ACCESS_LEVELS, findReadableProject, projectAccessLevel } from '../auth/
 import type { Viewer } from '../auth/viewer';
 import type { CodeIndex, PrismaClient } from '../db/prisma';
 import { forbidden, notFound } from '../errors';
-import type { Queues } from '../queues';
+import type { IndexJob, Queues } from '../queues';
 import { validateRef } from './git-reader';
 
 /** A (project, ref) index as the API shows it. */
@@ -19,6 +19,23 @@ export async function markPending(prisma: PrismaClient, options: { projectId: nu
   // A run in progress stays `indexing`; search keeps serving the active snapshot whatever the state says.
   if (index.state === 'indexing' || index.state === 'pending') return index;
   return prisma.codeIndex.update({ where, data: { state: 'pending' } });
+}
+
+export type IndexRunDependencies = { prisma: PrismaClient; queues: Pick<Queues, 'enqueueIndex'> };
+
+/**
+ * Requests an index run for a project's ref: the index is marked pending (search keeps serving its
+ * active snapshot) and the job queued. The one way every caller (push, API, chat) starts a run.
+ */
+export async function requestIndexRun(
+  dependencies: IndexRunDependencies,
+  job: IndexJob,
+  options: { debounceMs?: number } = {},
+): Promise<{ index: CodeIndex | null; jobId: string }> {
+  // A deleted branch's run drops the index instead: nothing to mark.
+  const index = job.deleted ? null : await markPending(dependencies.prisma, { projectId: job.projectId, ref: job.ref });
+  const jobId = await dependencies.queues.enqueueIndex(job, options);
+  return { index, jobId };
 }
 
 /** Drops a ref's index and its manifests; chunks no other ref uses go at the next garbage collection. */
@@ -48,9 +65,8 @@ export async function requestCodeIndex(options: RequestCodeIndexOptions): Promis
     throw forbidden('Starting an index needs the Maintainer role or higher on the project');
   }
   const ref = validateRef(options.ref?.trim() || project.defaultBranch);
-  const index = await markPending(options.prisma, { projectId: project.id, ref });
-  const jobId = await options.queues.enqueueIndex({ projectId: project.id, ref, force: options.force ?? false, reason: 'api' });
-  return { index, jobId };
+  const { index, jobId } = await requestIndexRun(options, { projectId: project.id, ref, force: options.force ?? false, reason: 'api' });
+  return { index: index!, jobId };
 }
 
 /**

@@ -4,9 +4,10 @@ import { digestToken } from '../auth/tokens';
 import type { PrismaClient } from '../db/prisma';
 import { unauthenticated } from '../errors';
 import type { Queues } from '../queues';
-import { markPending } from './code-index.service';
+import { requestIndexRun } from './code-index.service';
 import { validateRef } from './git-reader';
 import type { PushEvent } from './push-event';
+import { webhookEventKey } from '../redis-keys';
 
 export type HandlePushOptions = {
   prisma: PrismaClient;
@@ -43,7 +44,7 @@ export async function handlePush(options: HandlePushOptions): Promise<PushOutcom
   if (!project || !secretMatches) throw unauthenticated();
   if (event.branch === null) return { jobId: null, projectId: project.id, ref: null, duplicate: false, ignored: 'tag pushes are not indexed' };
   validateRef(event.branch);
-  const eventKey = options.eventUuid ? `${options.redisPrefix}:webhook-event:${project.id}:${options.eventUuid.slice(0, 200)}` : null;
+  const eventKey = options.eventUuid ? webhookEventKey(options.redisPrefix, project.id, options.eventUuid) : null;
   if (eventKey) {
     const first = await options.redis.set(eventKey, '', 'EX', EVENT_TTL_SECONDS, 'NX');
     if (first === null) {
@@ -52,8 +53,8 @@ export async function handlePush(options: HandlePushOptions): Promise<PushOutcom
     }
   }
   try {
-    if (!event.deleted) await markPending(options.prisma, { projectId: project.id, ref: event.branch });
-    const jobId = await options.queues.enqueueIndex(
+    const { jobId } = await requestIndexRun(
+      options,
       { projectId: project.id, ref: event.branch, deleted: event.deleted, reason: 'push', commitSha: event.deleted ? null : event.after },
       { debounceMs: options.debounceMs },
     );

@@ -2,7 +2,7 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import type { Viewer } from '../auth/viewer';
-import { resolveDuoAccess } from '../duo/duo-access';
+import { resolveDuoAccess } from '../auth/duo-access';
 import { isAppError } from '../errors';
 import { codebaseSearch, codeIndexStatus } from '../search/codebase.service';
 import { directoryPathProblem, formatSemanticResultsText, presentSemanticResults, SEMANTIC_SEARCH_LIMITS } from '../search/semantic-code-results';

@@ -3,6 +3,7 @@ import type { Redis } from 'ioredis';
 import type { Config } from '../config';
 import type { CodeIndexState } from '../db/generated/enums';
 import type { PrismaClient } from '../db/prisma';
+import { gatekeeperCallsSavedKey } from '../redis-keys';
 
 /**
  * What an operator asks of a running instance, read from its dependencies: whether the database
@@ -88,7 +89,6 @@ export async function countIndexesByState(prisma: PrismaClient, timeoutMs = CHEC
 }
 
 /** The Redis key counting, across every process, the chat prompts the gatekeeper answered without a model. */
-export const gatekeeperSavedKey = (redisPrefix: string) => `${redisPrefix}:metrics:gatekeeper_llm_calls_saved`;
 
 export type InstanceSummary = {
   version: string;
@@ -122,7 +122,7 @@ export async function readInstanceSummary(options: SummaryOptions): Promise<Inst
     runCheck(() => checkRedis(options.redis), { message: 'Redis did not answer', timeoutMs }),
     readQueues(options.queues, timeoutMs).catch(() => []),
     countIndexesByState(options.prisma, timeoutMs).catch(() => null),
-    withTimeout(options.redis.get(gatekeeperSavedKey(options.config.redisPrefix)), timeoutMs, 'Redis').catch(() => undefined),
+    withTimeout(options.redis.get(gatekeeperCallsSavedKey(options.config.redisPrefix)), timeoutMs, 'Redis').catch(() => undefined),
   ]);
   const { llm, embeddings } = options.config;
   return {

@@ -2,10 +2,8 @@ import { Arg, Ctx, Mutation, Resolver } from 'type-graphql';
 import { submitChat } from '../chat/submit-chat';
 import { badInput } from '../errors';
 import type { GraphQLContext } from '../graphql/context';
-import { toGlobalId } from '../graphql/global-id';
+import { toGlobalId } from '../global-id';
 import { requireViewer } from '../graphql/require-viewer';
-import { gatekeeperSavedKey } from '../metrics/instance-status';
-import { countGatekeeperAnswer } from '../metrics/record';
 import { AiActionInput, AiActionPayload } from './ai-action.types';
 
 const METHODS = ['chat'] as const;
@@ -27,11 +25,7 @@ export class AiActionResolver {
       viewer,
       access: await context.duoAccess(),
       gatekeeper: services.gatekeeper,
-      onGatekeeperSaved: ({ requestId, status }) => {
-        countGatekeeperAnswer();
-        services.logger.info({ event: 'gatekeeper_llm_call_saved', requestId, status }, 'gatekeeper answered without the model');
-        void services.redis.incr(gatekeeperSavedKey(services.config.redisPrefix)).catch(() => undefined);
-      },
+      logger: services.logger,
       request: {
         content: chat.content,
         resourceId: chat.resourceId ?? null,

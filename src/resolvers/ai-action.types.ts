@@ -1,6 +1,6 @@
 import { JSONResolver } from 'graphql-scalars';
 import { Field, InputType, ObjectType } from 'type-graphql';
-import type { GlobalId } from '../graphql/global-id';
+import type { GlobalId } from '../global-id';
 import { AiAgentVersionID, AiConversationThreadID, AiModelID, NamespaceID, ProjectID } from '../graphql/scalars';
 import { AiAdditionalContextCategory, AiConversationsThreadsConversationType } from './chat.enums';
 

@@ -1,10 +1,10 @@
 import { Arg, Root, Subscription, Resolver, type SubscribeResolverData } from 'type-graphql';
-import { findReadableProject } from '../auth/policies';
+import { requireReadableResource } from '../auth/policies';
 import { chatEventIterator, type ChatMessageEvent } from '../chat/chat-events';
 import { subscriberTopic } from '../chat/topics';
-import { AppError, NOT_AVAILABLE, unauthenticated } from '../errors';
+import { AppError, unauthenticated } from '../errors';
 import type { GraphQLContext } from '../graphql/context';
-import { numericId, toGlobalId, type GlobalId } from '../graphql/global-id';
+import { numericId, toGlobalId, type GlobalId } from '../global-id';
 import { AiAgentVersionID, AiModelID, UserID } from '../graphql/scalars';
 import { toAiMessage } from './ai-message.mapper';
 import { AiMessage } from './ai-message.types';
@@ -30,12 +30,7 @@ async function subscribe({ args, context }: SubscribeResolverData<unknown, Subsc
   if (!args.userId || numericId(args.userId) !== viewer.user.id) {
     throw new AppError({ code: 'FORBIDDEN', userMessage: 'You can only subscribe to your own AI responses: userId must be your user id', field: 'userId' });
   }
-  if (args.resourceId) {
-    const own = args.resourceId.model === 'User' && numericId(args.resourceId) === viewer.user.id;
-    const projectId = args.resourceId.model === 'Project' ? numericId(args.resourceId) : null;
-    const readable = own || (projectId !== null && (await findReadableProject(context.services.prisma, viewer, { id: projectId })) !== null);
-    if (!readable) throw new AppError({ code: 'NOT_FOUND', userMessage: NOT_AVAILABLE, field: 'resourceId' });
-  }
+  if (args.resourceId) await requireReadableResource(context.services.prisma, viewer, args.resourceId, 'resourceId');
   const topic = subscriberTopic({
     userId: gid(args.userId),
     resourceId: gid(args.resourceId),

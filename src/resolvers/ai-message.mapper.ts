@@ -1,6 +1,6 @@
 import type { ChatMessageEvent } from '../chat/chat-events';
 import { renderMarkdown } from '../chat/render-markdown';
-import { toGlobalId } from '../graphql/global-id';
+import { toGlobalId } from '../global-id';
 import type { AiAdditionalContextCategory, AiMessageRole } from './chat.enums';
 import type { AiMessage } from './ai-message.types';
 

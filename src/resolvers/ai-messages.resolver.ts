@@ -2,7 +2,7 @@ import { Arg, Args, Ctx, ID, Query, Resolver } from 'type-graphql';
 import { listMessages } from '../chat/messages.service';
 import { findThreadForMessages } from '../chat/threads.service';
 import type { GraphQLContext } from '../graphql/context';
-import type { GlobalId } from '../graphql/global-id';
+import type { GlobalId } from '../global-id';
 import { AiAgentVersionID, AiConversationThreadID } from '../graphql/scalars';
 import { toAiMessage } from './ai-message.mapper';
 import { AiMessage } from './ai-message.types';

@@ -1,11 +1,11 @@
 import { Arg, Ctx, FieldResolver, Int, Mutation, Resolver, Root } from 'type-graphql';
 import { findCodeReadableProject } from '../auth/policies';
-import { resolveDuoAccess } from '../duo/duo-access';
+import { resolveDuoAccess } from '../auth/duo-access';
 import { listIndexedDirectories } from '../search/code-browse.service';
 import type { CodeIndex } from '../db/prisma';
 import { badInput, withoutServerPaths } from '../errors';
 import type { GraphQLContext } from '../graphql/context';
-import { numericId, parseGlobalId } from '../graphql/global-id';
+import { numericId, parseGlobalId } from '../global-id';
 import { requireViewer } from '../graphql/require-viewer';
 import { findCodeIndex, requestCodeIndex } from '../indexing/code-index.service';
 import { MAX_PAGE_SIZE } from './connection';

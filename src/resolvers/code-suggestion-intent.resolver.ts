@@ -1,5 +1,6 @@
 import { Arg, Ctx, Field, ObjectType, Query, Resolver } from 'type-graphql';
-import { badInput, forbidden } from '../errors';
+import { badInput } from '../errors';
+import { assertCodeSuggestions } from '../auth/policies';
 import type { GraphQLContext } from '../graphql/context';
 import { requireViewer } from '../graphql/require-viewer';
 import { COMPLETION_LIMITS } from '../suggestions/completion-request';
@@ -29,8 +30,8 @@ export class CodeSuggestionIntentResolver {
     @Ctx() context: GraphQLContext,
     @Arg('contentBelowCursor', () => String, { nullable: true }) contentBelowCursor?: string | null,
   ): Promise<CodeSuggestionIntent> {
-    requireViewer(context);
-    if (!(await context.duoAccess()).codeSuggestionsAvailable) throw forbidden('Code Suggestions are not available to you: they need a GitLab Duo Pro or Duo Enterprise seat');
+    // A read: any token scope may ask, as for other queries.
+    assertCodeSuggestions(requireViewer(context), await context.duoAccess(), { scope: false });
     if (fileName.length > COMPLETION_LIMITS.fileName) throw badInput(`fileName is too long (maximum is ${COMPLETION_LIMITS.fileName} characters)`, 'fileName');
     for (const [field, value] of [['contentAboveCursor', contentAboveCursor], ['contentBelowCursor', contentBelowCursor ?? '']] as const) {
       if (value.length > COMPLETION_LIMITS.content) throw badInput(`${field} is too long (maximum is ${COMPLETION_LIMITS.content} characters)`, field);

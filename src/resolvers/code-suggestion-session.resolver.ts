@@ -1,5 +1,6 @@
 import { Arg, Ctx, ID, Mutation, Query, Resolver, Root, Subscription, type SubscribeResolverData } from 'type-graphql';
-import { hasScope, type Viewer } from '../auth/viewer';
+import type { Viewer } from '../auth/viewer';
+import { assertCodeSuggestions } from '../auth/policies';
 import { forbidden } from '../errors';
 import type { GraphQLContext } from '../graphql/context';
 import { requireViewer } from '../graphql/require-viewer';
@@ -22,8 +23,7 @@ import {
 /** As for the completions endpoint: signed in, an api or ai_features token, and a Duo seat. */
 async function requireCodeSuggestions(context: GraphQLContext): Promise<Viewer> {
   const viewer = requireViewer(context);
-  if (!hasScope(viewer, 'api', 'ai_features')) throw forbidden('Code Suggestions need a token with the api or ai_features scope');
-  if (!(await context.duoAccess()).codeSuggestionsAvailable) throw forbidden('Code Suggestions are not available to you: they need a GitLab Duo Pro or Duo Enterprise seat');
+  assertCodeSuggestions(viewer, await context.duoAccess(), { scope: true });
   return viewer;
 }
 

@@ -1,7 +1,7 @@
 import { Ctx, FieldResolver, Query, Resolver } from 'type-graphql';
-import { chatFeatureNames, codeSuggestionsContextNames } from '../duo/duo-access';
+import { chatFeatureNames, codeSuggestionsContextNames } from '../auth/duo-access';
 import type { GraphQLContext } from '../graphql/context';
-import { toGlobalId } from '../graphql/global-id';
+import { toGlobalId } from '../global-id';
 import { userAvatarUrl, userWebUrl } from '../instance';
 import { CurrentUser } from './user.types';
 

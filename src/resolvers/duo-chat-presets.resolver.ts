@@ -3,7 +3,7 @@ import { contextPresetQuestions, QUESTION_COUNT } from '../chat/context-presets'
 import { SLASH_COMMANDS } from '../chat/slash-commands';
 import { badInput } from '../errors';
 import type { GraphQLContext } from '../graphql/context';
-import { numericId, type GlobalId } from '../graphql/global-id';
+import { numericId, type GlobalId } from '../global-id';
 import { AiModelID, ProjectID } from '../graphql/scalars';
 import { AiChatContextPresets, AiSlashCommand } from './duo-chat-presets.types';
 

@@ -1,6 +1,6 @@
 import { JSONResolver } from 'graphql-scalars';
 import { Field, InputType, ObjectType } from 'type-graphql';
-import type { GlobalId } from '../graphql/global-id';
+import type { GlobalId } from '../global-id';
 import { AiAgentVersionID } from '../graphql/scalars';
 
 @InputType('TrackingEventInput')

@@ -3,7 +3,7 @@ import { readableProjects } from '../namespaces/readable-projects';
 import { findReadableProject, groupAncestry } from '../auth/policies';
 import type { Project } from '../db/prisma';
 import type { GraphQLContext } from '../graphql/context';
-import { parseGlobalId, toGlobalId } from '../graphql/global-id';
+import { parseGlobalId, toGlobalId } from '../global-id';
 import { badInput } from '../errors';
 import { connectionType, MAX_PAGE_SIZE, paginate } from './connection';
 import { PageArguments } from './page-arguments';

@@ -1,5 +1,5 @@
 import { Arg, Ctx, Field, Float, ObjectType, Query, Resolver } from 'type-graphql';
-import { forbidden } from '../errors';
+import { assertDuoChat } from '../auth/policies';
 import type { GraphQLContext } from '../graphql/context';
 import { requireViewer } from '../graphql/require-viewer';
 import { AiGatekeeperDecision } from './ai-message.types';
@@ -24,7 +24,7 @@ export class PromptCheckResolver {
   @Query(() => AiChatPromptCheck, { nullable: true, description: "Checks a chat prompt's clarity and intents as the gatekeeper would, so an IDE can warn while the user types. Null when the gatekeeper is turned off." })
   async aiChatPromptCheck(@Arg('content', () => String) content: string, @Ctx() context: GraphQLContext): Promise<AiChatPromptCheck | null> {
     requireViewer(context);
-    if (!(await context.duoAccess()).chatAvailable) throw forbidden('Duo Chat is not available to you: it needs a GitLab Duo Pro or Duo Enterprise seat');
+    assertDuoChat(await context.duoAccess());
     const check = context.services.gatekeeper;
     if (!check) return null;
     const verdict = check(content);

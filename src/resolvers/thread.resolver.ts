@@ -2,7 +2,7 @@ import { Arg, Args, Ctx, Mutation, Query, Resolver } from 'type-graphql';
 import { deleteThread, listThreads } from '../chat/threads.service';
 import { notFound } from '../errors';
 import type { GraphQLContext } from '../graphql/context';
-import { numericId, toGlobalId, type GlobalId } from '../graphql/global-id';
+import { numericId, toGlobalId, type GlobalId } from '../global-id';
 import { requireViewer } from '../graphql/require-viewer';
 import { AiConversationThreadID } from '../graphql/scalars';
 import { AiConversationsThreadsConversationType } from './chat.enums';

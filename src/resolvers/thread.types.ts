@@ -1,5 +1,5 @@
 import { Field, ID, InputType, ObjectType } from 'type-graphql';
-import type { GlobalId } from '../graphql/global-id';
+import type { GlobalId } from '../global-id';
 import { AiConversationThreadID, Time } from '../graphql/scalars';
 import { AiConversationsThreadsConversationType } from './chat.enums';
 

@@ -1,10 +1,11 @@
 import ignore from 'ignore';
 import type { Viewer } from '../auth/viewer';
 import type { PrismaClient } from '../db/prisma';
-import type { DuoAccess } from '../duo/duo-access';
+import type { DuoAccess } from '../auth/duo-access';
 import type { Queues } from '../queues';
 import { AppError, badInput } from '../errors';
-import { authorizeCodebase, indexReadiness } from './codebase.service';
+import { authorizeCodebase } from '../auth/policies';
+import { indexReadiness } from './index-readiness';
 import { readSnapshotFile, snapshotDirectories, type SnapshotFile } from './snapshot-files';
 
 export type BrowseOptions = {

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { languageOf } from '../languages';
+import { languageOf } from '../parsing/languages';
 import { streamWithRetry } from '../llm/stream-with-retry';
 import type { LlmProvider } from '../llm/types';
 import { buildSuggestionPrompt, stripFences } from './build-suggestion-prompt';

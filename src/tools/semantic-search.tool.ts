@@ -1,9 +1,13 @@
 import ignore from 'ignore';
+import type { DuoAccess } from '../auth/duo-access';
+import { authorizeCodebase, type CodebaseCategory } from '../auth/policies';
+import type { Viewer } from '../auth/viewer';
 import type { PrismaClient, Project } from '../db/prisma';
+import { isAppError } from '../errors';
 import type { Embedder } from '../llm/embedders/embedder';
 import type { Logger } from '../logger';
 import type { Queues } from '../queues';
-import { indexReadiness } from '../search/codebase.service';
+import { indexReadiness } from '../search/index-readiness';
 import { directoryFiles, directorySize } from '../search/directory-files';
 import { searchCode, type Confidence } from '../search/search-code';
 
@@ -33,8 +37,12 @@ export type SemanticSearchToolInput = {
   queues: Pick<Queues, 'enqueueIndex'>;
   embedder: Embedder;
   logger: Logger;
-  /** Authorized by the caller. */
-  project: Project;
+  viewer: Viewer;
+  access: DuoAccess;
+  /** A full path, or a numeric id as a string: the tool checks the viewer may search it. */
+  project: string;
+  /** Which context feature asks (include_repository_context or include_directory_context). */
+  category: CodebaseCategory;
   ref: string | null;
   /** Normalised, '' for the whole repository. */
   directory: string;
@@ -59,7 +67,14 @@ function codeBlock(options: { path: string; startLine: number; endLine: number; 
  * with its sources; when the index is not ready it starts it and says so.
  */
 export async function semanticSearchTool(input: SemanticSearchToolInput): Promise<ToolResult> {
-  const { project } = input;
+  let project: Project;
+  try {
+    // Checked again here: a chat job may run after the user lost access.
+    project = await authorizeCodebase({ ...input, field: 'additionalContext.id' });
+  } catch (error) {
+    if (!isAppError(error)) throw error;
+    return { status: 'not_executed', content: error.userMessage, sources: [] };
+  }
   try {
     const readiness = await indexReadiness({ prisma: input.prisma, queues: input.queues, project, ref: input.ref, directory: input.directory });
     if (readiness.status !== 'ready') return { status: 'not_executed', content: readiness.message, sources: [] };

@@ -1,6 +1,7 @@
 import { Worker, type ConnectionOptions } from 'bullmq';
 import { GenerationRegistry } from '../chat/generation-registry';
-import { bullPrefix, QUEUE_NAMES } from '../queues';
+import { QUEUE_NAMES } from '../queues';
+import { bullPrefix } from '../redis-keys';
 import { observeWorker } from '../metrics/record';
 import type { Services } from '../services';
 import { chatProcessor } from './chat.worker';

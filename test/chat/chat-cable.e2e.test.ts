@@ -3,16 +3,11 @@ import { createLspCable, subscribeLikeLsp } from '../helpers/cable-clients';
 import { groupWithSeat, userWithToken, type UserWithToken } from '../helpers/fixtures';
 import { startStubLlmServer, type StubLlmServer } from '../helpers/stub-llm-server';
 import { startTestService, type TestService } from '../helpers/test-service';
+import { waitUntil } from '../helpers/wait';
 
 type CableMessage = { result?: { data?: { aiCompletionResponse: StreamedMessage | null }; errors?: Array<{ message: string }> }; more?: boolean };
 
-async function until(check: () => boolean, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error('timed out');
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
+const until = (check: () => boolean, timeoutMs = 10_000) => waitUntil(check, { timeoutMs, intervalMs: 20 });
 
 // The language server's whole chat flow, over ActionCable with its own client library, with the
 // API and the worker in different processes' roles, events crossing Redis.

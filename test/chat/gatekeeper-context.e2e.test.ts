@@ -1,6 +1,6 @@
 import type { Project } from '../../src/db/prisma';
 import { addMember, createProject } from '../../src/namespaces/namespaces.service';
-import { readRepositoryQuestions } from '../../src/gatekeeper/cli/evaluate';
+import { readRepositoryQuestions } from '../../src/gatekeeper/training/cli/evaluate';
 import { LSP_CHAT_MUTATION, subscribe, wsClient, type Collector } from '../helpers/chat-client';
 import { groupWithSeat, unique, userWithToken, type UserWithToken } from '../helpers/fixtures';
 import { BILLING_FILES, createGitRepo, type GitRepo } from '../helpers/git-repo';

@@ -5,6 +5,7 @@ import { groupWithSeat, unique, userWithToken, type UserWithToken } from '../hel
 import { BILLING_FILES, createGitRepo, type GitRepo } from '../helpers/git-repo';
 import { startStubLlmServer, type StubLlmServer } from '../helpers/stub-llm-server';
 import { startTestService, type TestService } from '../helpers/test-service';
+import { waitForIndex } from '../helpers/wait';
 
 
 // The language server's mutation, with the gatekeeper skipped: these tests are about context, not prompt clarity.
@@ -62,15 +63,7 @@ describe('repository and directory context in chat', () => {
     return { requestId, final: messages.find((message) => message.chunkId === null && message.role === 'ASSISTANT')! };
   }
 
-  async function waitReady(ref = 'main') {
-    const started = Date.now();
-    while (Date.now() - started < 20_000) {
-      const index = await service.prisma.codeIndex.findUnique({ where: { projectId_ref: { projectId: project.id, ref } } });
-      if (index?.state === 'ready') return;
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-    throw new Error('index never ready');
-  }
+  const waitReady = (ref = 'main') => waitForIndex(service.prisma, { projectId: project.id, ref });
 
   const repository = (extra: Record<string, unknown> = {}) => ({ category: 'REPOSITORY', id: project.fullPath, content: '', metadata: extra });
   // The newest user turn of the last model request: the question with its context (earlier turns are history).
@@ -151,11 +144,7 @@ describe('repository and directory context in chat', () => {
     const broken = (await createProject(service.prisma, { fullPath: `${group}/${unique('broken')}`, repository: '/nonexistent/repo' })).project;
     await addMember(service.prisma, { fullPath: broken.fullPath, username: user.username, accessLevel: 'developer' });
     await answer('anything', [{ category: 'REPOSITORY', id: broken.fullPath, content: '' }]);
-    const started = Date.now();
-    while ((await service.prisma.codeIndex.findFirst({ where: { projectId: broken.id } }))?.state !== 'failed') {
-      if (Date.now() - started > 15_000) throw new Error('never failed');
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+    await waitForIndex(service.prisma, { projectId: broken.id, ref: broken.defaultBranch, state: 'failed', timeoutMs: 15_000 });
     const { final } = await answer('anything', [{ category: 'REPOSITORY', id: broken.fullPath, content: '' }]);
     expect(final.content).toMatch(/failed: The project's repository path does not exist/);
     // The server's path stays in the worker log.

@@ -1,5 +1,5 @@
 import { parse, validate } from 'graphql';
-import { buildGraphQLSchema } from '../../src/graphql/schema';
+import { buildGraphQLSchema } from '../../src/resolvers/schema';
 import { GITLAB_VERSION } from '../../src/instance';
 import { subscribe, wsClient } from '../helpers/chat-client';
 import { groupWithSeat, projectIn, userWithToken, type UserWithToken } from '../helpers/fixtures';

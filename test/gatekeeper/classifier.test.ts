@@ -1,5 +1,5 @@
 import { isAppError } from '../../src/errors';
-import { CODE_SNIPPETS } from '../../src/gatekeeper/data-generator/snippets';
+import { CODE_SNIPPETS } from '../../src/gatekeeper/training/data-generator/snippets';
 import type { Intent } from '../../src/gatekeeper/labels';
 import { loadGatekeeper } from '../../src/gatekeeper/load-gatekeeper';
 import { DEFAULT_GATEKEEPER_OPTIONS } from '../../src/gatekeeper/options';

@@ -1,6 +1,6 @@
 import { gatekeeperContextOf } from '../../src/chat/gate-prompt';
 import { contextOfRecord, NO_CONTEXT, type GatekeeperContext } from '../../src/gatekeeper/context';
-import { parseJsonl, readDataset } from '../../src/gatekeeper/dataset';
+import { parseJsonl, readDataset } from '../../src/gatekeeper/training/dataset';
 import { GATEKEEPER_DATA_DIR } from '../../src/gatekeeper/files';
 import type { Intent } from '../../src/gatekeeper/labels';
 import { loadGatekeeper } from '../../src/gatekeeper/load-gatekeeper';

@@ -1,13 +1,13 @@
 import { readFileSync } from 'node:fs';
-import { readRepositoryQuestions } from '../../src/gatekeeper/cli/evaluate';
+import { readRepositoryQuestions } from '../../src/gatekeeper/training/cli/evaluate';
 import { NO_CONTEXT } from '../../src/gatekeeper/context';
-import { isHandWritten, readDataset, splitDataset } from '../../src/gatekeeper/dataset';
-import { evaluateGatekeeper } from '../../src/gatekeeper/evaluate-gatekeeper';
+import { isHandWritten, readDataset, splitDataset } from '../../src/gatekeeper/training/dataset';
+import { evaluateGatekeeper } from '../../src/gatekeeper/training/evaluate-gatekeeper';
 import { GATEKEEPER_DATA_DIR, MODEL_FILE } from '../../src/gatekeeper/files';
 import { loadGatekeeper } from '../../src/gatekeeper/load-gatekeeper';
 import { parseModel } from '../../src/gatekeeper/model-file';
-import { QUALITY_BAR } from '../../src/gatekeeper/quality-bar';
-import { trainGatekeeper } from '../../src/gatekeeper/train-gatekeeper';
+import { QUALITY_BAR } from '../../src/gatekeeper/training/quality-bar';
+import { trainGatekeeper } from '../../src/gatekeeper/training/train-gatekeeper';
 
 const { training, heldOut } = splitDataset(readDataset(GATEKEEPER_DATA_DIR));
 const shipped = parseModel(readFileSync(MODEL_FILE, 'utf8'));

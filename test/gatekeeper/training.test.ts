@@ -1,13 +1,13 @@
 import { readFileSync } from 'node:fs';
-import { renderGeneratedData } from '../../src/gatekeeper/cli/generate-data';
-import { isHeldOut, normalizePrompt, parseJsonl, readDataset, splitDataset, HELD_OUT_PERCENT, type LabelledPrompt } from '../../src/gatekeeper/dataset';
+import { renderGeneratedData } from '../../src/gatekeeper/training/cli/generate-data';
+import { isHeldOut, normalizePrompt, parseJsonl, readDataset, splitDataset, HELD_OUT_PERCENT, type LabelledPrompt } from '../../src/gatekeeper/training/dataset';
 import { extractFeatures } from '../../src/gatekeeper/extract-features';
 import { GATEKEEPER_DATA_DIR, GENERATED_DATA_FILE } from '../../src/gatekeeper/files';
 import { INTENTS, LABELS } from '../../src/gatekeeper/labels';
 import { predictProbabilities } from '../../src/gatekeeper/linear-model';
 import { parseModel, serializeModel } from '../../src/gatekeeper/model-file';
-import { trainGatekeeper } from '../../src/gatekeeper/train-gatekeeper';
-import { fitTemperature } from '../../src/gatekeeper/train-model';
+import { trainGatekeeper } from '../../src/gatekeeper/training/train-gatekeeper';
+import { fitTemperature } from '../../src/gatekeeper/training/train-model';
 
 const dataset = readDataset(GATEKEEPER_DATA_DIR);
 const { training, heldOut } = splitDataset(dataset);
@@ -35,7 +35,7 @@ describe('training data', () => {
     for (const prompt of heldOut.slice(0, 20)) expect(isHeldOut(`  ${prompt.text.toUpperCase()}\n`)).toBe(true);
   });
 
-  it('matches what the generator produces (regenerate with src/gatekeeper/cli/generate-data.ts)', () => {
+  it('matches what the generator produces (regenerate with src/gatekeeper/training/cli/generate-data.ts)', () => {
     expect(readFileSync(GENERATED_DATA_FILE, 'utf8') === renderGeneratedData()).toBe(true);
   });
 

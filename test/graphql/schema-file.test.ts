@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { printGraphQLSchema } from '../../src/graphql/schema';
+import { printGraphQLSchema } from '../../src/resolvers/schema';
 import { SCHEMA_FILE } from '../../src/paths';
 
 describe('schema.graphql', () => {

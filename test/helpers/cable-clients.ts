@@ -1,5 +1,6 @@
 import type * as Anycable from '@anycable/core';
 import { WebSocket } from 'ws';
+import { waitUntil } from './wait';
 
 export type CableFrame = Record<string, unknown>;
 
@@ -92,11 +93,7 @@ export function openRawCable(url: string, options: OpenRawCableOptions = {}): Pr
 
 /** Polls until check() is true; for effects on the server side that send no frame. */
 export async function waitFor(check: () => boolean, timeoutMs = 2000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`Condition not met within ${timeoutMs} ms: ${check.toString()}`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
+  await waitUntil(check, { timeoutMs, intervalMs: 5, what: check.toString() });
 }
 
 /** The identifier params GitLab's language server sends: `variables` is a JSON string, not an object. */

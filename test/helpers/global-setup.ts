@@ -1,10 +1,20 @@
+import { execFile } from 'node:child_process';
 import pg from 'pg';
 import { Redis } from 'ioredis';
 import { migrate } from '../../src/db/migrate';
 import { databaseUrl, templateDatabaseName, TEST_ADMIN_DATABASE_URL, TEST_REDIS_URL } from './test-env';
 
+/** Whether the npm registry answers (tests marked describeWithNpmRegistry need it); workers inherit the variable. */
+async function probeNpmRegistry(): Promise<void> {
+  if (process.env.TEST_NPM_REGISTRY) return;
+  const reachable = await new Promise<boolean>((resolve) => execFile('npm', ['ping'], { timeout: 10_000 }, (error) => resolve(!error)));
+  process.env.TEST_NPM_REGISTRY = reachable ? 'reachable' : 'unreachable';
+  if (!reachable) console.warn('\nThe npm registry does not answer: tests that need it are skipped.');
+}
+
 /** Checks PostgreSQL (with pgvector) and Redis are there, and builds the migrated template database once. */
 export default async function globalSetup(): Promise<void> {
+  await probeNpmRegistry();
   const admin = new pg.Client({ connectionString: TEST_ADMIN_DATABASE_URL });
   try {
     await admin.connect();

@@ -6,7 +6,7 @@ import { Redis } from 'ioredis';
 import { loadConfig } from '../../src/config';
 import type { PrismaClient } from '../../src/db/prisma';
 import { createLogger } from '../../src/logger';
-import { startService, type Role, type RunningService } from '../../src/service';
+import { startService, type Role, type RunningService } from '../../src/start-service';
 import { createTestDatabase, type TestDatabase } from './test-database';
 import { TEST_REDIS_URL } from './test-env';
 

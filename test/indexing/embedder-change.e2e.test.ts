@@ -4,10 +4,11 @@ import { indexRepository } from '../../src/indexing/index-repository';
 import { LexicalEmbedder } from '../../src/llm/embedders/lexical.embedder';
 import { createLogger } from '../../src/logger';
 import { addMember, createProject } from '../../src/namespaces/namespaces.service';
-import { startService } from '../../src/service';
+import { startService } from '../../src/start-service';
 import { groupWithSeat, unique, userWithToken } from '../helpers/fixtures';
 import { createGitRepo, SAMPLE_FILES, type GitRepo } from '../helpers/git-repo';
 import { startTestService, type TestService } from '../helpers/test-service';
+import { waitUntil } from '../helpers/wait';
 
 const SEARCH = `query($path: ID!, $q: String!) { codebaseSearch(projectPath: $path, query: $q) { path } }`;
 
@@ -46,13 +47,11 @@ describe('switching the embedder', () => {
       role: 'worker',
     });
     worker = { close: () => running.close() } as TestService;
-    const started = Date.now();
-    for (;;) {
-      const index = await api.prisma.codeIndex.findUniqueOrThrow({ where: { projectId_ref: { projectId: project.id, ref: 'main' } }, include: { activeSnapshot: true } });
-      if (index.activeSnapshot?.embedderVersion === 'lexical-v2-512') break;
-      if (Date.now() - started > 20_000) throw new Error('never rebuilt');
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+    await waitUntil(() => api.prisma.codeIndex.findUniqueOrThrow({ where: { projectId_ref: { projectId: project.id, ref: 'main' } }, include: { activeSnapshot: true } }), {
+      until: (index) => index.activeSnapshot?.embedderVersion === 'lexical-v2-512',
+      timeoutMs: 20_000,
+      what: 'the rebuild with the new embedder',
+    });
     const after = await api.graphql<{ codebaseSearch: Array<{ path: string }> }>(SEARCH, { token: user.token, variables: { path: project.fullPath, q: 'retry with backoff' } });
     expect(after.body.data!.codebaseSearch[0]!.path).toBe('src/retry.py');
     const versions = await api.prisma.$queryRawUnsafe<Array<{ embedder_version: string }>>('SELECT DISTINCT embedder_version FROM code_chunks WHERE project_id = $1', project.id);

@@ -10,6 +10,7 @@ import { groupWithSeat, unique, userWithToken } from '../helpers/fixtures';
 import { BILLING_FILES, createGitRepo, type GitRepo } from '../helpers/git-repo';
 import { startTestService, type TestService } from '../helpers/test-service';
 import { writeTinyOnnxModel } from '../helpers/tiny-onnx-model';
+import { waitForIndex } from '../helpers/wait';
 
 // EMBEDDINGS_PROVIDER=onnx through the whole service: the model loads at start, a worker indexes
 // with it (vectors of the model's size get their own HNSW index), and codebaseSearch embeds the
@@ -36,11 +37,7 @@ describe('indexing and searching with a local ONNX model', () => {
 
   it('indexes with the model and answers codebaseSearch', async () => {
     await service.running.services.queues.enqueueIndex({ projectId: project.id, ref: 'main', reason: 'api' });
-    const started = Date.now();
-    while ((await service.prisma.codeIndex.findFirst({ where: { projectId: project.id } }))?.state !== 'ready') {
-      if (Date.now() - started > 30_000) throw new Error('never ready');
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+    await waitForIndex(service.prisma, { projectId: project.id, timeoutMs: 30_000 });
     const vectors = await service.prisma.$queryRawUnsafe<Array<{ embedder_version: string; dims: number }>>('SELECT DISTINCT embedder_version, dims FROM code_chunks WHERE project_id = $1', project.id);
     expect(vectors).toEqual([{ embedder_version: expect.stringMatching(/^onnx-tiny-bert-[0-9a-f]{12}-16$/), dims: 16 }]);
     const indexes = await service.prisma.$queryRawUnsafe<Array<{ indexname: string }>>("SELECT indexname FROM pg_indexes WHERE tablename = 'code_chunks' AND indexname = 'code_chunks_embedding_16_idx'");

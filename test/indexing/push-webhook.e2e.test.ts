@@ -5,6 +5,7 @@ import { groupWithSeat, projectIn, unique, userWithToken, type UserWithToken } f
 import { createGitRepo, SAMPLE_FILES, type GitRepo } from '../helpers/git-repo';
 import { readJson } from '../helpers/http';
 import { startTestService, type TestService } from '../helpers/test-service';
+import { waitUntil } from '../helpers/wait';
 
 const ZERO = '0'.repeat(40);
 const SECRET = 'webhook-secret-for-tests-0123456789';
@@ -58,15 +59,8 @@ describe('push webhook to a searchable index', () => {
     return response.body.data?.project?.codeIndex ?? null;
   }
 
-  async function waitFor(predicate: (index: Record<string, unknown> | null) => boolean, ref = 'main', timeoutMs = 20_000) {
-    const started = Date.now();
-    for (;;) {
-      const index = await codeIndex(ref);
-      if (predicate(index)) return index;
-      if (Date.now() - started > timeoutMs) throw new Error(`timed out; last state ${JSON.stringify(index)}`);
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-  }
+  const waitFor = (predicate: (index: Record<string, unknown> | null) => boolean, ref = 'main', timeoutMs = 20_000) =>
+    waitUntil(() => codeIndex(ref), { until: predicate, timeoutMs, intervalMs: 100, what: `the index of ${ref}` });
 
   it('refuses a wrong or missing token (401), an unknown project (401 too: nothing tells it from a wrong secret), another event (400) and a malformed body naming the field (400)', async () => {
     expect((await push(pushBody(), { 'X-Gitlab-Token': 'wrong-secret-wrong-secret' })).status).toBe(401);

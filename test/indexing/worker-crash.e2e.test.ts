@@ -8,6 +8,7 @@ import { groupWithSeat, unique } from '../helpers/fixtures';
 import { createGitRepo, SAMPLE_FILES, type GitRepo } from '../helpers/git-repo';
 import { spawnWorker } from '../helpers/worker-process';
 import { startTestService, type TestService } from '../helpers/test-service';
+import { waitUntil } from '../helpers/wait';
 
 /** An OpenAI-compatible /v1/embeddings server answering slowly, with lexical vectors. */
 async function startSlowEmbeddings(delayMs: number) {
@@ -47,15 +48,7 @@ describe('an index worker killed mid-run', () => {
   };
 
   const index = () => api.prisma.codeIndex.findUnique({ where: { projectId_ref: { projectId: project.id, ref: 'main' } } });
-  async function until<T>(read: () => Promise<T>, predicate: (value: T) => boolean, timeoutMs = 30_000): Promise<T> {
-    const started = Date.now();
-    for (;;) {
-      const value = await read();
-      if (predicate(value)) return value;
-      if (Date.now() - started > timeoutMs) throw new Error(`timed out: ${JSON.stringify(value, (_key, item) => (typeof item === 'bigint' ? String(item) : item))}`);
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-  }
+  const until = <T>(read: () => Promise<T>, predicate: (value: T) => boolean, timeoutMs = 30_000) => waitUntil(read, { until: predicate, timeoutMs });
 
   beforeAll(async () => {
     embeddings = await startSlowEmbeddings(400);

@@ -4,6 +4,7 @@ import { groupWithSeat, unique, userWithToken, type UserWithToken } from '../hel
 import { BILLING_FILES, createGitRepo, type GitRepo } from '../helpers/git-repo';
 import { readJson } from '../helpers/http';
 import { startTestService, type TestService } from '../helpers/test-service';
+import { waitUntil } from '../helpers/wait';
 
 const SEARCH = `query($path: ID!, $query: String!, $directory: String, $ref: String, $first: Int) {
   codebaseSearch(projectPath: $path, query: $query, directory: $directory, ref: $ref, first: $first) { path startLine endLine content score language symbol blobId }
@@ -22,13 +23,12 @@ describe('codebaseSearch and /projects/:id/search/semantic', () => {
   let groupPath: string;
 
   async function waitReady(path: string, token: string, ref?: string) {
-    const started = Date.now();
-    for (;;) {
-      const response = await service.graphql<{ project: { codeIndex: { state: string } | null } }>(CODE_INDEX, { variables: { path, ref }, token });
-      if (response.body.data?.project?.codeIndex?.state === 'READY') return;
-      if (Date.now() - started > 20_000) throw new Error(`index never ready: ${JSON.stringify(response.body)}`);
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+    await waitUntil(() => service.graphql<{ project: { codeIndex: { state: string } | null } }>(CODE_INDEX, { variables: { path, ref }, token }), {
+      until: (response) => response.body.data?.project?.codeIndex?.state === 'READY',
+      timeoutMs: 20_000,
+      intervalMs: 100,
+      what: 'the index to be READY',
+    });
   }
 
   const search = (variables: Record<string, unknown>, token = user.token) => service.graphql<{ codebaseSearch: Hit[] }>(SEARCH, { variables: { path: project.fullPath, ...variables }, token });

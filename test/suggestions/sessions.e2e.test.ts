@@ -7,6 +7,7 @@ import { groupWithSeat, userWithToken, type UserWithToken } from '../helpers/fix
 import { runCli } from '../helpers/run-cli';
 import { startStubLlmServer, type StubLlmServer } from '../helpers/stub-llm-server';
 import { startTestService, type TestService } from '../helpers/test-service';
+import { waitUntil } from '../helpers/wait';
 
 type Update = { sessionId: string; suggestionId: string; revision: number; intent: string | null; generationType: string | null; text: string; status: string };
 
@@ -25,13 +26,8 @@ function collect(client: Client, sessionId: string) {
     { query: SUBSCRIPTION, variables: { sessionId } },
     { next: (result) => (result.errors ? errors.push(...result.errors) : updates.push(result.data!.codeSuggestionUpdates)), error: (error) => errors.push(error), complete: () => undefined },
   );
-  const until = async (predicate: () => boolean, timeoutMs = 5_000) => {
-    const deadline = Date.now() + timeoutMs;
-    while (!predicate()) {
-      if (Date.now() > deadline) throw new Error(`timed out: ${JSON.stringify({ updates, errors }).slice(0, 800)}`);
-      await new Promise((resolve) => setTimeout(resolve, 10));
-    }
-  };
+  const until = (predicate: () => boolean, timeoutMs = 5_000) =>
+    waitUntil(predicate, { timeoutMs, intervalMs: 10, what: () => JSON.stringify({ updates, errors }).slice(0, 800) });
   return { updates, errors, stop, until };
 }
 

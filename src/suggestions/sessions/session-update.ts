@@ -15,4 +15,3 @@ export type CodeSuggestionUpdateEvent = {
 };
 
 /** The event bus channel of one session's updates. */
-export const sessionChannel = (sessionId: string) => `code-suggestions:${sessionId}`;

@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { findReadableProject } from '../../auth/policies';
 import type { Viewer } from '../../auth/viewer';
-import { listenerIterator, type ChatEventBus } from '../../chat/chat-events';
 import type { PrismaClient } from '../../db/prisma';
 import { AppError, badInput } from '../../errors';
 import type { LlmProvider } from '../../llm/types';
@@ -10,13 +9,17 @@ import type { DetectIntent } from '../completions.service';
 import { COMPLETION_LIMITS } from '../completion-request';
 import { runGeneration, type CompletedSuggestion } from './run-generation';
 import { DEFAULT_SESSION_TIMING, SessionRunner, type SessionTimingOptions } from './session-runner';
-import { sessionChannel, type CodeSuggestionUpdateEvent } from './session-update';
+import { listenerIterator, type EventBus } from '../../events/event-bus';
+import { suggestionSessionChannel } from '../../redis-keys';
+import type { CodeSuggestionUpdateEvent } from './session-update';
 import { isUuid, SESSION_NOT_AVAILABLE } from './suggestion-feedback';
 
 export type SuggestionSessionsOptions = SessionTimingOptions & {
   prisma: PrismaClient;
   /** Carries the updates over Redis pub/sub to every replica's subscribers. */
-  events: ChatEventBus;
+  events: EventBus;
+  /** Redis key prefix of this instance. */
+  prefix: string;
   /** Null when no model is configured: every generation is EMPTY. */
   llm: LlmProvider | null;
   maxRetries: number;
@@ -87,7 +90,7 @@ export class SuggestionSessions {
   /** The session's updates from now on; refused like a missing session when it is someone else's or expired. */
   async updates(viewer: Viewer, sessionId: string): Promise<AsyncIterableIterator<CodeSuggestionUpdateEvent>> {
     const session = await this.ownSession(viewer, sessionId);
-    return listenerIterator<CodeSuggestionUpdateEvent>((push) => this.options.events.listenOn(sessionChannel(session.id), push));
+    return listenerIterator<CodeSuggestionUpdateEvent>((push) => this.options.events.listen(suggestionSessionChannel(this.options.prefix, session.id), push));
   }
 
   close(): void {
@@ -106,7 +109,7 @@ export class SuggestionSessions {
   }
 
   private publish(update: CodeSuggestionUpdateEvent): Promise<void> {
-    return this.options.events.publishOn(sessionChannel(update.sessionId), update);
+    return this.options.events.publish(suggestionSessionChannel(this.options.prefix, update.sessionId), update);
   }
 
   private async store(suggestion: CompletedSuggestion): Promise<void> {

@@ -8,7 +8,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import { generatePrompts } from '../data-generator/generate-prompts';
-import { GENERATED_DATA_FILE } from '../files';
+import { GENERATED_DATA_FILE } from '../../files';
 
 export function renderGeneratedData(): string {
   return generatePrompts()

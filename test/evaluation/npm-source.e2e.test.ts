@@ -3,9 +3,10 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, wri
 import os from 'node:os';
 import path from 'node:path';
 import { materializeNpmPackage } from '../../src/evaluation/npm-source';
+import { describeWithNpmRegistry } from '../helpers/network';
 
 // Real npm pack against the registry, real tar and git: ms@2.1.3 is four small files.
-describe('materializeNpmPackage', () => {
+describeWithNpmRegistry('materializeNpmPackage (needs the npm registry)', () => {
   const SPEC = 'ms@2.1.3';
   let root: string;
   const git = (repository: string, ...args: string[]) => execFileSync('git', ['-C', repository, ...args], { encoding: 'utf8' }).trim();

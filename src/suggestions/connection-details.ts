@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { DuoAccess } from './duo-access';
+import type { DuoAccess } from '../auth/duo-access';
 
 /** What `POST /api/v4/code_suggestions/connection_details` (GitLab 18.3+) tells IDEs for their telemetry. */
 export type ConnectionDetails = {

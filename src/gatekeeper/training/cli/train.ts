@@ -8,12 +8,12 @@
  * scores on the training split; the held-out split is left to `npm run eval:gatekeeper`.
  */
 import { statSync, writeFileSync } from 'node:fs';
-import { createClassifier } from '../classifier';
+import { createClassifier } from '../../classifier';
 import { readDataset, splitDataset } from '../dataset';
 import { evaluateGatekeeper, formatReport } from '../evaluate-gatekeeper';
-import { GATEKEEPER_DATA_DIR, MODEL_FILE } from '../files';
-import { serializeModel } from '../model-file';
-import { resolveOptions } from '../options';
+import { GATEKEEPER_DATA_DIR, MODEL_FILE } from '../../files';
+import { serializeModel } from '../../model-file';
+import { resolveOptions } from '../../options';
 import { trainGatekeeper } from '../train-gatekeeper';
 
 function main(): void {

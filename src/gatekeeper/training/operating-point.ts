@@ -1,8 +1,8 @@
-import { createClassifier } from './classifier';
+import { createClassifier } from '../classifier';
 import { isHandWritten, type LabelledPrompt } from './dataset';
 import { evaluateGatekeeper, type EvaluationReport } from './evaluate-gatekeeper';
-import type { LinearModel } from './linear-model';
-import { resolveOptions, type GatekeeperOptions } from './options';
+import type { LinearModel } from '../linear-model';
+import { resolveOptions, type GatekeeperOptions } from '../options';
 
 /** The costliest error is a clear prompt stopped before the model: at most this share of them. */
 export const MAX_BLOCKED_CLEAR = 0.02;

@@ -1,23 +1,5 @@
 import { GraphQLError, GraphQLScalarType, Kind } from 'graphql';
-
-/** A parsed GitLab global id, `gid://gitlab/<model>/<id>`. */
-export type GlobalId = { model: string; id: string };
-
-const GID = /^gid:\/\/gitlab\/([A-Za-z][A-Za-z0-9:]*)\/([A-Za-z0-9-]+)$/;
-
-export function toGlobalId(model: string, id: number | string): string {
-  return `gid://gitlab/${model}/${id}`;
-}
-
-export function parseGlobalId(value: string): GlobalId | null {
-  const match = GID.exec(value);
-  return match ? { model: match[1]!, id: match[2]! } : null;
-}
-
-/** The numeric id of a gid for a model with integer ids, or null. */
-export function numericId(globalId: GlobalId): number | null {
-  return /^\d+$/.test(globalId.id) && globalId.id.length < 16 ? Number(globalId.id) : null;
-}
+import { parseGlobalId, toGlobalId, type GlobalId } from '../global-id';
 
 export type GlobalIdScalarOptions = {
   name: string;

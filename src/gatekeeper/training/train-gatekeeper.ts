@@ -1,7 +1,7 @@
 import { isHandWritten, type LabelledPrompt } from './dataset';
-import { extractFeatures, type SparseVector } from './extract-features';
-import { fnv1a, seedFor } from './hash';
-import { scoreLogits, type LinearModel } from './linear-model';
+import { extractFeatures, type SparseVector } from '../extract-features';
+import { fnv1a, seedFor } from '../hash';
+import { scoreLogits, type LinearModel } from '../linear-model';
 import { fitTemperature, trainLinearModel, DEFAULT_TRAINING_OPTIONS, type TrainingExample, type TrainingOptions } from './train-model';
 
 /** Training options plus the cross-validation that fits the temperature. */

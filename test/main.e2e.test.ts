@@ -7,6 +7,7 @@ import { PROJECT_ROOT } from '../src/paths';
 import { createTestDatabase, type TestDatabase } from './helpers/test-database';
 import { TEST_REDIS_URL } from './helpers/test-env';
 import { deleteRedisKeys } from './helpers/test-service';
+import { waitUntil } from './helpers/wait';
 
 type Started = { child: ChildProcessWithoutNullStreams; output: () => string; exited: Promise<number | null> };
 
@@ -24,12 +25,7 @@ function startMain(env: Record<string, string>): Started {
 
 // Generous: under a full parallel test run, compiling the service on the fly takes a while.
 async function waitFor(check: () => boolean | Promise<boolean>, what: string, timeoutMs = 45_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (await check()) return;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error(`timed out waiting for ${what}`);
+  await waitUntil(check, { what, timeoutMs, intervalMs: 100 });
 }
 
 async function freePort(): Promise<number> {

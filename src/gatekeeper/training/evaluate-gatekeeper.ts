@@ -1,7 +1,7 @@
-import { contextOfRecord, type GatekeeperContext } from './context';
+import { contextOfRecord, type GatekeeperContext } from '../context';
 import type { LabelledPrompt } from './dataset';
-import { LABELS, type Intent, type Label } from './labels';
-import type { GatekeeperResult, GatekeeperStatus } from './result';
+import { LABELS, type Intent, type Label } from '../labels';
+import type { GatekeeperResult, GatekeeperStatus } from '../result';
 
 /** Per-label scores, as precision and recall over the gatekeeper's decisions. */
 export type LabelScores = { label: Label; precision: number; recall: number; f1: number; support: number };

@@ -1,4 +1,4 @@
-import type { Intent } from '../labels';
+import type { Intent } from '../../labels';
 
 /**
  * Whole prompts per intent, in many styles (polite, terse, questions, commands). {polite} is an

@@ -1,6 +1,6 @@
 import { normalizePrompt } from '../dataset';
-import { INTENTS, type Intent, type Label } from '../labels';
-import { createRandom } from '../../random';
+import { INTENTS, type Intent, type Label } from '../../labels';
+import { createRandom } from '../../../random';
 import { SLOTS } from './slots';
 import { CODE_SNIPPETS, STACK_TRACES } from './snippets';
 import { CLAUSES, INTENT_TEMPLATES, MULTI_FRAMES, THIRD_FRAMES, VAGUE_PREFIXES, VAGUE_PROMPTS, VAGUE_SUFFIXES } from './templates';

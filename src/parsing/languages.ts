@@ -5,15 +5,20 @@ const EXTENSIONS: Record<string, string> = {
   java: 'java', js: 'javascript', mjs: 'javascript', cjs: 'javascript', jsx: 'javascript', vue: 'vue', kt: 'kotlin', kts: 'kotlin',
   m: 'objectivec', mm: 'objectivec', ml: 'ocaml', pl: 'perl', pm: 'perl', php: 'php', py: 'python', pyw: 'python', ipynb: 'python',
   rb: 'ruby', erb: 'ruby', rake: 'ruby', rs: 'rust', toml: 'toml', scala: 'scala', sc: 'scala', sh: 'shell', bash: 'shell', zsh: 'shell',
-  sol: 'solidity', swift: 'swift', ts: 'typescript', tsx: 'typescript', vb: 'vbscript', v: 'verilog', sv: 'verilog', json: 'json',
+  sol: 'solidity', swift: 'swift', ts: 'typescript', mts: 'typescript', cts: 'typescript', tsx: 'typescript', vb: 'vbscript', v: 'verilog', sv: 'verilog', json: 'json',
   yml: 'yaml', yaml: 'yaml', md: 'markdown', css: 'css', scss: 'scss', tf: 'terraform', dockerfile: 'dockerfile', xml: 'xml',
 };
 
-/** The language of a file from its name, or null when unknown. */
+/** A file name's extension, lower case, without the dot ('' when it has none). */
+export function extensionOf(fileName: string): string {
+  const base = fileName.split(/[\\/]/).pop()?.toLowerCase() ?? '';
+  return base.includes('.') ? base.split('.').pop()! : '';
+}
+
+/** The language of a file from its name, or null when unknown. The one extension table of the service. */
 export function languageOf(fileName: string): string | null {
   const base = fileName.split(/[\\/]/).pop()?.toLowerCase() ?? '';
   if (base === 'dockerfile') return 'dockerfile';
   if (base === 'makefile') return 'makefile';
-  const extension = base.includes('.') ? base.split('.').pop()! : '';
-  return EXTENSIONS[extension] ?? null;
+  return EXTENSIONS[extensionOf(base)] ?? null;
 }

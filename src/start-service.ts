@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ChatEventBus } from './chat/chat-events';
+import { EventBus } from './events/event-bus';
 import type { Config } from './config';
 import { openDatabase, type Database } from './db/database';
 import { seedDemo, type DemoSeed } from './demo/seed-demo';
@@ -19,7 +20,7 @@ import { createSocketGuard } from './http/socket-guard';
 import { guardOperation } from './graphql/operation-guard';
 import type { Viewer } from './auth/viewer';
 import { GRAPHQL_PATH } from './http/http-errors';
-import { buildGraphQLSchema } from './graphql/schema';
+import { buildGraphQLSchema } from './resolvers/schema';
 import { createLlmProvider } from './llm/create-provider';
 import { instrumentProvider } from './metrics/record';
 import { createEmbedder } from './llm/embedders/create-embedder';
@@ -35,6 +36,7 @@ import { readRevision } from './revision';
 import { claimRedisPrefix, databaseIdentity, type PrefixClaim } from './redis-prefix-claim';
 import type { Services } from './services';
 import { startWorkers, type Workers } from './workers/start-workers';
+import { observeDatabasePool } from './metrics/database-pool';
 
 export type Role = 'all' | 'api' | 'worker';
 
@@ -72,7 +74,7 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
   let database: Database | undefined;
   let prefixClaim: PrefixClaim;
   try {
-    database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, logger, embeddedRole: 'owner' });
+    database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, logger, embeddedRole: 'owner', onPool: observeDatabasePool });
     const migrations = await database.migrate();
     logger.info({ event: 'migrations_checked', applied: migrations.applied, skipped: migrations.skipped.length }, 'database ready');
     // Before any queue or worker touches Redis: another database behind this prefix stops the start.
@@ -85,9 +87,10 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
   }
 
   const queues: Queues = createQueues({ connection: redis, prefix: config.redisPrefix, logger });
-  const chatEvents = new ChatEventBus({ redis, createSubscriber: () => connectRedis(config.redisUrl, logger, { maxRetriesPerRequest: null }), prefix: config.redisPrefix, logger });
+  const events = new EventBus({ redis, createSubscriber: () => connectRedis(config.redisUrl, logger, { maxRetriesPerRequest: null }), logger });
+  const chatEvents = new ChatEventBus({ events, prefix: config.redisPrefix });
   const llm = instrumentProvider(createLlmProvider(config.llm));
-  const suggestionSessions = new SuggestionSessions({ prisma: database.prisma, events: chatEvents, llm, maxRetries: config.llm.maxRetries, detect: (input) => detectIntent(input), logger });
+  const suggestionSessions = new SuggestionSessions({ prisma: database.prisma, events, prefix: config.redisPrefix, llm, maxRetries: config.llm.maxRetries, detect: (input) => detectIntent(input), logger });
   const services: Services = {
     config,
     prisma: database.prisma,
@@ -96,6 +99,7 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
     revision: readRevision(),
     externalUrl: config.externalUrl ?? `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}`,
     queues,
+    events,
     chatEvents,
     llm,
     embedder,
@@ -195,7 +199,7 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
       await step('http', () => Promise.all([stopHttp?.(), metricsServer?.close()]));
       await step('suggestion-sessions', async () => suggestionSessions.close());
       await step('queues', () => queues.close());
-      await step('chat-events', () => chatEvents.close());
+      await step('events', () => events.close());
       await step('redis-prefix-claim', () => prefixClaim.release());
       await step('database', () => database!.close());
       await step('redis', () => redis.quit().catch(() => redis.disconnect()));

@@ -1,7 +1,8 @@
 import { QueueEvents } from 'bullmq';
 import { Redis } from 'ioredis';
 import { THREAD_MAX_AGE_MS } from '../../src/chat/threads.service';
-import { bullPrefix, createQueues, MAINTENANCE_JOBS, QUEUE_NAMES } from '../../src/queues';
+import { createQueues, MAINTENANCE_JOBS, QUEUE_NAMES } from '../../src/queues';
+import { bullPrefix } from '../../src/redis-keys';
 import { userWithToken } from '../helpers/fixtures';
 import { TEST_REDIS_URL } from '../helpers/test-env';
 import { startTestService, type TestService } from '../helpers/test-service';

@@ -1,14 +1,9 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { fnv1a, seedFor } from './hash';
-import { isIntent, isLabel, type Intent, type Label } from './labels';
+import { fnv1a, seedFor } from '../hash';
+import { isIntent, isLabel, type Intent, type Label } from '../labels';
+import { PROMPT_CONTEXTS, type PromptContext } from '../context';
 
-/**
- * What the prompt came with, as a data record marks it: code the user selected, the file open in
- * the editor, a REPOSITORY or DIRECTORY context item, or nothing. Records without the mark are `none`.
- */
-export const PROMPT_CONTEXTS = ['none', 'selected_text', 'current_file', 'repository', 'directory'] as const;
-export type PromptContext = (typeof PROMPT_CONTEXTS)[number];
 const isPromptContext = (value: unknown): value is PromptContext => (PROMPT_CONTEXTS as readonly unknown[]).includes(value);
 
 /** One line of a data/gatekeeper/*.jsonl file. */

@@ -2,21 +2,21 @@ import 'reflect-metadata';
 import { GraphQLSchema, lexicographicSortSchema, printSchema } from 'graphql';
 import { JSONResolver } from 'graphql-scalars';
 import { buildSchemaSync } from 'type-graphql';
-import { AiActionResolver } from '../resolvers/ai-action.resolver';
-import { AiCompletionResponseResolver } from '../resolvers/ai-completion-response.resolver';
-import { AiMessagesResolver } from '../resolvers/ai-messages.resolver';
-import { CurrentUserResolver } from '../resolvers/current-user.resolver';
-import { FeedbackResolver } from '../resolvers/feedback.resolver';
-import { PromptCheckResolver } from '../resolvers/prompt-check.resolver';
-import { CodeSuggestionIntentResolver } from '../resolvers/code-suggestion-intent.resolver';
-import { CodebaseSearchResolver } from '../resolvers/codebase-search.resolver';
-import { CodeIndexDirectoriesResolver, CodeIndexResolver } from '../resolvers/code-index.resolver';
-import { CodeSuggestionSessionResolver } from '../resolvers/code-suggestion-session.resolver';
-import { ProjectResolver } from '../resolvers/project.resolver';
-import { MetadataResolver } from '../resolvers/metadata.resolver';
-import { DuoChatPresetsResolver } from '../resolvers/duo-chat-presets.resolver';
-import { ThreadResolver } from '../resolvers/thread.resolver';
-import { AiAgentVersionID, AiConversationThreadID, AiModelID, NamespaceID, ProjectID, Time, UserID } from './scalars';
+import { AiActionResolver } from './ai-action.resolver';
+import { AiCompletionResponseResolver } from './ai-completion-response.resolver';
+import { AiMessagesResolver } from './ai-messages.resolver';
+import { CurrentUserResolver } from './current-user.resolver';
+import { FeedbackResolver } from './feedback.resolver';
+import { PromptCheckResolver } from './prompt-check.resolver';
+import { CodeSuggestionIntentResolver } from './code-suggestion-intent.resolver';
+import { CodebaseSearchResolver } from './codebase-search.resolver';
+import { CodeIndexDirectoriesResolver, CodeIndexResolver } from './code-index.resolver';
+import { CodeSuggestionSessionResolver } from './code-suggestion-session.resolver';
+import { ProjectResolver } from './project.resolver';
+import { MetadataResolver } from './metadata.resolver';
+import { DuoChatPresetsResolver } from './duo-chat-presets.resolver';
+import { ThreadResolver } from './thread.resolver';
+import { AiAgentVersionID, AiConversationThreadID, AiModelID, NamespaceID, ProjectID, Time, UserID } from '../graphql/scalars';
 
 export const RESOLVERS = [
   CurrentUserResolver,

@@ -10,16 +10,16 @@
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { PROJECT_ROOT } from '../../paths';
-import { NO_CONTEXT } from '../context';
+import { PROJECT_ROOT } from '../../../paths';
+import { NO_CONTEXT } from '../../context';
 import { isHandWritten, parseJsonl, readDataset, splitDataset, type LabelledPrompt } from '../dataset';
 import { evaluateGatekeeper, formatReport, formatSummaryRow, SUMMARY_HEADER, type ClassifyWithContext } from '../evaluate-gatekeeper';
-import { GATEKEEPER_DATA_DIR } from '../files';
-import { loadGatekeeper } from '../load-gatekeeper';
-import { parseModel } from '../model-file';
+import { GATEKEEPER_DATA_DIR } from '../../files';
+import { loadGatekeeper } from '../../load-gatekeeper';
+import { parseModel } from '../../model-file';
 import { MAX_BLOCKED_CLEAR, sweepOperatingPoints } from '../operating-point';
 import { QUALITY_BAR } from '../quality-bar';
-import { MODEL_FILE } from '../files';
+import { MODEL_FILE } from '../../files';
 
 /** Clear codebase questions written before tuning; the aiAction test sends them with REPOSITORY context. */
 export const REPOSITORY_QUESTIONS_FILE = path.join(PROJECT_ROOT, 'test', 'gatekeeper', 'fixtures', 'repository-questions.txt');

@@ -1,7 +1,7 @@
-import { FEATURE_BUCKETS, FEATURE_VERSION, type SparseVector } from './extract-features';
-import { LABELS, type Label } from './labels';
-import { softmax, type LinearModel } from './linear-model';
-import { createRandom, shuffled } from '../random';
+import { FEATURE_BUCKETS, FEATURE_VERSION, type SparseVector } from '../extract-features';
+import { LABELS, type Label } from '../labels';
+import { softmax, type LinearModel } from '../linear-model';
+import { createRandom, shuffled } from '../../random';
 
 /** Hyperparameters of the SGD trainer. */
 export type TrainingOptions = {

@@ -1,0 +1,25 @@
+// GitLab's global ids (`gid://gitlab/<model>/<id>`): plain functions every layer may use.
+/** A parsed GitLab global id, `gid://gitlab/<model>/<id>`. */
+export type GlobalId = { model: string; id: string };
+
+const GID = /^gid:\/\/gitlab\/([A-Za-z][A-Za-z0-9:]*)\/([A-Za-z0-9-]+)$/;
+
+export function toGlobalId(model: string, id: number | string): string {
+  return `gid://gitlab/${model}/${id}`;
+}
+
+export function parseGlobalId(value: string): GlobalId | null {
+  const match = GID.exec(value);
+  return match ? { model: match[1]!, id: match[2]! } : null;
+}
+
+/** The numeric id of a gid for a model with integer ids, or null. */
+export function numericId(globalId: GlobalId): number | null {
+  return /^\d+$/.test(globalId.id) && globalId.id.length < 16 ? Number(globalId.id) : null;
+}
+
+/** The numeric id of a gid naming one model (`gid://gitlab/Project/7` for "Project"), or null. */
+export function numericIdOf(model: string, value: string): number | null {
+  const parsed = parseGlobalId(value);
+  return parsed && parsed.model === model ? numericId(parsed) : null;
+}

@@ -1,0 +1,51 @@
+import type { CodeIndex, PrismaClient, Project } from '../db/prisma';
+import { withoutServerPaths } from '../errors';
+import { requestIndexRun } from '../indexing/code-index.service';
+import { validateRef } from '../indexing/git-reader';
+import type { Queues } from '../queues';
+import type { SearchScope } from './search-scope';
+
+/** A ref's index as search needs it: searchable, or why not (with words for the user). */
+export type IndexReadiness =
+  | { status: 'ready'; index: CodeIndex; scope: SearchScope & { embedderVersion: string; exclusions: readonly string[] }; commitSha: string }
+  | { status: 'not_ready'; index: CodeIndex | null; reason: 'started' | 'pending' | 'indexing' | 'failed'; message: string };
+
+export type ReadinessOptions = {
+  prisma: PrismaClient;
+  queues: Pick<Queues, 'enqueueIndex'>;
+  project: Project;
+  /** Default: the project's default branch. */
+  ref?: string | null;
+  /** Already normalised (normalizeDirectory): '' for the whole repository. */
+  directory?: string;
+  /** Start indexing when the ref has no index (lazy indexing, as GitLab's ad-hoc indexing). Default true. */
+  startIndexing?: boolean;
+};
+
+/** Finds the snapshot search should read, starting an index run for a ref that has none. */
+export async function indexReadiness(options: ReadinessOptions): Promise<IndexReadiness> {
+  const { prisma, project } = options;
+  const ref = validateRef(options.ref?.trim() || project.defaultBranch);
+  const directory = options.directory ?? '';
+  const index = await prisma.codeIndex.findUnique({ where: { projectId_ref: { projectId: project.id, ref } }, include: { activeSnapshot: true } });
+  const snapshot = index?.activeSnapshot;
+  if (index && snapshot) {
+    const { activeSnapshot: _snapshot, ...row } = index;
+    return {
+      status: 'ready',
+      index: row,
+      commitSha: snapshot.commitSha,
+      scope: { projectId: project.id, snapshotId: snapshot.id, directory, embedderVersion: snapshot.embedderVersion, exclusions: project.contextExclusions },
+    };
+  }
+  const name = `${project.fullPath} (${ref})`;
+  if (index?.state === 'failed') {
+    return { status: 'not_ready', index, reason: 'failed', message: `The code index of ${name} failed: ${index.lastError ? withoutServerPaths(index.lastError).replace(/\.$/, '') : 'unknown error'}. A maintainer can fix the cause and rebuild it.` };
+  }
+  if (index && (index.state === 'indexing' || index.state === 'pending')) {
+    return { status: 'not_ready', index, reason: index.state, message: `The code of ${name} is still being indexed (${index.filesIndexed} files so far). Ask again in a moment.` };
+  }
+  if (options.startIndexing === false) return { status: 'not_ready', index: index ?? null, reason: 'pending', message: `${name} is not indexed.` };
+  const { index: pending } = await requestIndexRun({ prisma, queues: options.queues }, { projectId: project.id, ref, reason: 'chat' });
+  return { status: 'not_ready', index: pending, reason: 'started', message: `The code of ${name} was not indexed yet: indexing has started. Ask again shortly.` };
+}
