@@ -76,6 +76,10 @@ const envSchema = z.object({
   INDEX_DEBOUNCE_MS: z.coerce.number({ message: 'must be a number' }).int().min(0).default(3_000),
   INDEX_MAX_FILE_BYTES: positiveInt.default(1_000_000),
   INDEX_CONCURRENCY: positiveInt.max(16, 'must be at most 16').default(1),
+  INDEX_THREADS: z.coerce.number({ message: 'must be a number' }).int().min(0).max(16, 'must be at most 16').default(1),
+  INDEX_TRANSACTION_CHUNKS: positiveInt.max(10_000, 'must be at most 10000').default(64),
+  EVENT_LOOP_WARN_MS: positiveInt.default(200),
+  AUTH_CACHE_MS: z.coerce.number({ message: 'must be a number' }).int().min(0).max(60_000, 'must be at most 60000').default(3_000),
   GATEKEEPER: booleanString.default(true),
   GATEKEEPER_CLEAR_THRESHOLD: z.coerce.number({ message: 'must be a number' }).min(0).max(1).default(0.85),
   GATEKEEPER_CONFIRM_THRESHOLD: z.coerce.number({ message: 'must be a number' }).min(0).max(1).default(0.65),
@@ -106,7 +110,15 @@ export type Config = Readonly<{
     maxFileBytes: number;
     /** Index jobs one worker process runs at once. Default 1. */
     concurrency: number;
+    /** Worker threads that chunk and embed files; 0 does it on the main thread. Default 1. */
+    threads: number;
+    /** New chunks written per transaction. Default 64. */
+    transactionChunks: number;
   }>;
+  /** An event-loop delay above this (ms, the worst in each 10 s) is logged as a warning. Default 200. */
+  eventLoopWarnMs: number;
+  /** How long a token's, seat's or membership's look-up is reused (ms); 0 turns the cache off. Default 3,000. */
+  authCacheMs: number;
   /** How long a worker holds a job without renewing its lock before another worker takes it over. Default 30 s. */
   jobLockMs: number;
   gatekeeper: Readonly<{
@@ -210,7 +222,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       debounceMs: values.INDEX_DEBOUNCE_MS,
       maxFileBytes: values.INDEX_MAX_FILE_BYTES,
       concurrency: values.INDEX_CONCURRENCY,
+      threads: values.INDEX_THREADS,
+      transactionChunks: values.INDEX_TRANSACTION_CHUNKS,
     }),
+    eventLoopWarnMs: values.EVENT_LOOP_WARN_MS,
+    authCacheMs: values.AUTH_CACHE_MS,
     llm: Object.freeze({
       provider: values.LLM_PROVIDER,
       baseUrl: values.LLM_BASE_URL,

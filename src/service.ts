@@ -20,6 +20,8 @@ import { createLlmProvider } from './llm/create-provider';
 import { createEmbedder } from './llm/embedders/create-embedder';
 import { CHUNKER_VERSION } from './indexing/chunk';
 import { reindexStale } from './indexing/code-index.service';
+import { ChunkPool, inProcessChunker } from './indexing/chunk-pool';
+import { monitorEventLoop } from './event-loop-monitor';
 import { SuggestionSessions } from './suggestions/sessions/sessions.service';
 import { detectIntent } from './suggestions/detect-intent';
 import { createPromptChecker } from './chat/prompt-checker';
@@ -77,6 +79,8 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
   const chatEvents = new ChatEventBus({ redis, createSubscriber: () => connectRedis(config.redisUrl, logger, { maxRetriesPerRequest: null }), prefix: config.redisPrefix, logger });
   const llm = createLlmProvider(config.llm);
   const suggestionSessions = new SuggestionSessions({ prisma: database.prisma, events: chatEvents, llm, maxRetries: config.llm.maxRetries, detect: (input) => detectIntent(input), logger });
+  const chunkPool = role !== 'api' && config.indexing.threads > 0 ? new ChunkPool({ threads: config.indexing.threads, logger }) : null;
+  const eventLoop = monitorEventLoop({ logger, warnMs: config.eventLoopWarnMs });
   const services: Services = {
     config,
     prisma: database.prisma,
@@ -87,6 +91,7 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
     chatEvents,
     llm,
     embedder,
+    chunker: chunkPool ?? inProcessChunker,
     gatekeeper: config.gatekeeper.enabled ? createPromptChecker(config) : null,
     suggestionSessions,
   };
@@ -157,6 +162,7 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
         await run();
       };
       await step('workers', () => workers?.close());
+      await step('chunk-threads', () => chunkPool?.close());
       await step('sockets', () => Promise.all([sockets?.close(), cable?.close()]));
       await step('http', () => stopHttp?.());
       await step('suggestion-sessions', async () => suggestionSessions.close());
@@ -165,6 +171,7 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
       await step('database', () => database!.close());
       await step('redis', () => redis.quit().catch(() => redis.disconnect()));
       await step('redis-server', () => redisSupervisor.stop());
+      eventLoop.stop();
       logger.info({ event: 'shutdown_complete' }, 'stopped');
     })();
     return closing;
