@@ -8,6 +8,7 @@ import { seedDemo, type DemoSeed } from './demo/seed-demo';
 import { createHttpApp } from './http/app';
 import { createActionCableServer, type ActionCableServer } from './http/action-cable';
 import { authenticateToken } from './auth/authenticate';
+import { configureAuthCache } from './auth/auth-cache';
 import { tokenFromHeaders } from './auth/tokens';
 import { createGraphQLContext } from './graphql/context';
 import { depthLimitRule } from './graphql/depth-limit';
@@ -75,6 +76,7 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
     throw error;
   }
 
+  configureAuthCache(database.prisma, { ttlMs: config.authCacheMs });
   const queues: Queues = createQueues({ connection: redis, prefix: config.redisPrefix, logger });
   const chatEvents = new ChatEventBus({ redis, createSubscriber: () => connectRedis(config.redisUrl, logger, { maxRetriesPerRequest: null }), prefix: config.redisPrefix, logger });
   const llm = createLlmProvider(config.llm);
@@ -108,6 +110,9 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
   let cable: ActionCableServer | null = null;
   if (role !== 'worker') {
     server = createServer();
+    // Longer than clients' idle keep-alive (undici: 4 s, browsers more), so the server never closes a
+    // connection just as a client sends on it (ECONNRESET), however late a busy event loop runs timers.
+    server.keepAliveTimeout = 65_000;
     const { app, apollo } = await createHttpApp(services, server);
     server.on('request', app);
     sockets = createGraphQLWsServer(services, buildGraphQLSchema());
