@@ -77,7 +77,7 @@ const envSchema = z.object({
   INDEX_MAX_FILE_BYTES: positiveInt.default(1_000_000),
   INDEX_CONCURRENCY: positiveInt.max(16, 'must be at most 16').default(1),
   INDEX_THREADS: z.coerce.number({ message: 'must be a number' }).int().min(0).max(16, 'must be at most 16').default(1),
-  INDEX_TRANSACTION_CHUNKS: positiveInt.max(10_000, 'must be at most 10000').default(64),
+  INDEX_TRANSACTION_CHUNKS: positiveInt.max(10_000, 'must be at most 10000').optional(),
   EVENT_LOOP_WARN_MS: positiveInt.default(200),
   AUTH_CACHE_MS: z.coerce.number({ message: 'must be a number' }).int().min(0).max(60_000, 'must be at most 60000').default(3_000),
   GATEKEEPER: booleanString.default(true),
@@ -112,7 +112,10 @@ export type Config = Readonly<{
     concurrency: number;
     /** Worker threads that chunk and embed files; 0 does it on the main thread. Default 1. */
     threads: number;
-    /** New chunks written per transaction. Default 64. */
+    /**
+     * New chunks written per transaction. Default 16 on the embedded database (each statement runs
+     * on the main thread there, holding up requests), 256 on PostgreSQL.
+     */
     transactionChunks: number;
   }>;
   /** An event-loop delay above this (ms, the worst in each 10 s) is logged as a warning. Default 200. */
@@ -223,7 +226,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       maxFileBytes: values.INDEX_MAX_FILE_BYTES,
       concurrency: values.INDEX_CONCURRENCY,
       threads: values.INDEX_THREADS,
-      transactionChunks: values.INDEX_TRANSACTION_CHUNKS,
+      transactionChunks: values.INDEX_TRANSACTION_CHUNKS ?? (values.DATABASE_URL ? 256 : 16),
     }),
     eventLoopWarnMs: values.EVENT_LOOP_WARN_MS,
     authCacheMs: values.AUTH_CACHE_MS,

@@ -50,7 +50,7 @@ export type IndexRepositoryOptions = {
   batchFiles?: number;
   /** Where files are chunked and (lexically) embedded: a worker-thread pool in the service. Default: this thread. */
   chunker?: FileChunker;
-  /** New chunks written per transaction. Default 64. */
+  /** New chunks written per transaction. Default 64 (the service passes INDEX_TRANSACTION_CHUNKS). */
   transactionChunks?: number;
   onProgress?: (progress: IndexProgress) => void;
   signal?: AbortSignal;
