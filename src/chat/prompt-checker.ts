@@ -1,11 +1,15 @@
 import type { Config } from '../config';
-import { loadGatekeeper } from '../gatekeeper/load-gatekeeper';
+import { loadGatekeeper, type Gatekeeper } from '../gatekeeper/load-gatekeeper';
 import type { PromptChecker } from './gate-prompt';
 
-/** The trained gatekeeper (src/gatekeeper), loaded once, as the chat's PromptChecker. */
+/**
+ * The trained gatekeeper (src/gatekeeper) as the chat's PromptChecker, loaded on the first prompt
+ * it checks: a service nobody chats with never holds the model in memory.
+ */
 export function createPromptChecker(config: Pick<Config, 'gatekeeper'>): PromptChecker {
-  const gatekeeper = loadGatekeeper({ clearThreshold: config.gatekeeper.clearThreshold, confirmThreshold: config.gatekeeper.confirmThreshold });
+  let gatekeeper: Gatekeeper | null = null;
   return (prompt) => {
+    gatekeeper ??= loadGatekeeper({ clearThreshold: config.gatekeeper.clearThreshold, confirmThreshold: config.gatekeeper.confirmThreshold });
     const result = gatekeeper.classify(prompt);
     return {
       status: result.status,
