@@ -59,6 +59,7 @@ const envSchema = z.object({
   RATE_LIMIT_PER_MINUTE: positiveInt.default(600),
   GRAPHQL_MAX_DEPTH: positiveInt.default(15),
   GRAPHQL_MAX_COMPLEXITY: positiveInt.default(250),
+  PGLITE_SHARED_BUFFERS_MB: positiveInt.min(1).max(4_096, 'must be at most 4096').default(32),
   PGLITE_SOCKET_PORT: z.coerce.number({ message: 'must be a number' }).int().min(0).max(65535).default(0),
   LLM_PROVIDER: z.enum(['none', 'openai', 'anthropic'], { message: 'must be none, openai or anthropic' }).default('none'),
   LLM_BASE_URL: urlWithProtocol(['http:', 'https:']).optional(),
@@ -101,6 +102,8 @@ export type Config = Readonly<{
   graphqlMaxComplexity: number;
   /** Port of the embedded database's socket for admin commands; 0 picks a free one. */
   pgliteSocketPort: number;
+  /** The embedded database's shared buffers in MiB (part of the process's memory). Default 32. */
+  pgliteSharedBuffersMb: number;
   llm: LlmConfig;
   embeddings: EmbeddingsConfig;
   indexing: Readonly<{
@@ -207,6 +210,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     graphqlMaxDepth: values.GRAPHQL_MAX_DEPTH,
     graphqlMaxComplexity: values.GRAPHQL_MAX_COMPLEXITY,
     pgliteSocketPort: values.PGLITE_SOCKET_PORT,
+    pgliteSharedBuffersMb: values.PGLITE_SHARED_BUFFERS_MB,
     jobLockMs: values.JOB_LOCK_MS,
     gatekeeper: Object.freeze({
       enabled: values.GATEKEEPER,

@@ -66,7 +66,7 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
   const redis = connectRedis(config.redisUrl, logger, { maxRetriesPerRequest: null });
   let database: Database | undefined;
   try {
-    database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, logger, embeddedRole: 'owner', socketPort: config.pgliteSocketPort });
+    database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, logger, embeddedRole: 'owner', socketPort: config.pgliteSocketPort, embeddedSharedBuffersMb: config.pgliteSharedBuffersMb });
     const migrations = await database.migrate();
     logger.info({ event: 'migrations_checked', applied: migrations.applied, skipped: migrations.skipped.length }, 'database ready');
   } catch (error) {
