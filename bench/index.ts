@@ -23,6 +23,8 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { appendFileSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import v8 from 'node:v8';
+import vm from 'node:vm';
 import pg from 'pg';
 import { loadConfig } from '../src/config';
 import { openDatabase } from '../src/db/database';
@@ -70,8 +72,13 @@ async function admin(sql: string): Promise<void> {
   }
 }
 
+// A full collection before each run, so "RSS before the run" shows what stays, not garbage not yet collected.
+v8.setFlagsFromString('--expose-gc');
+const collectGarbage = vm.runInNewContext('gc') as () => void;
+
 /** Peak RSS while `run` runs, sampled every 50 ms (and at both ends). */
 async function withPeakRss<T>(run: () => Promise<T>): Promise<{ value: T; peakRssMb: number; startRssMb: number }> {
+  collectGarbage();
   const startRss = process.memoryUsage.rss();
   let peak = startRss;
   const timer = setInterval(() => (peak = Math.max(peak, process.memoryUsage.rss())), 50);
