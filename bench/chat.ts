@@ -73,7 +73,8 @@ function graphql(url: string, token: string, query: string, variables: Record<st
 }
 
 const CHAT = 'mutation($q: String!, $c: String, $skip: Boolean) { aiAction(input: { chat: { content: $q, skipGatekeeper: $skip }, clientSubscriptionId: $c }) { requestId errors } }';
-const QUESTION = 'How do I parse a URL with the WHATWG URL class in Node.js?';
+// A prompt the gatekeeper finds CLEAR (GENERAL_QUESTION): the mutation stores it and enqueues the answer.
+const QUESTION = 'How do I parse a URL?';
 const SUBSCRIPTION = 'subscription($userId: UserID, $c: String) { aiCompletionResponse(userId: $userId, aiAction: CHAT, clientSubscriptionId: $c) { requestId chunkId content } }';
 
 /** Mutation to first chunk over ActionCable, one request at a time, in milliseconds. */

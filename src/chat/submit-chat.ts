@@ -93,8 +93,14 @@ export async function submitChat(options: SubmitChatOptions): Promise<SubmitChat
     projectId,
   });
   const topicSource = { userId: viewer.user.id, clientSubscriptionId: request.clientSubscriptionId, resourceId, agentVersionId: message.agentVersionId };
-  await options.events.publish(viewer.user.id, { message, topics: topicsFor(topicSource, 'user-echo') });
-  if (content === SLASH_RESET) return { requestId, threadId };
+  // Sent now, awaited with what follows: commands on the one Redis connection keep their order, so
+  // the echo still reaches subscribers before anything published after it, one round trip sooner.
+  const echoed = options.events.publish(viewer.user.id, { message, topics: topicsFor(topicSource, 'user-echo') });
+  echoed.catch(() => undefined); // awaited below; this only keeps an early throw from leaving it unhandled
+  if (content === SLASH_RESET) {
+    await echoed;
+    return { requestId, threadId };
+  }
 
   // Stage 2 of the gatekeeper: a confirmation runs the prompt it confirms; an unclear or
   // many-sided prompt is answered at once, without the model.
@@ -109,6 +115,7 @@ export async function submitChat(options: SubmitChatOptions): Promise<SubmitChat
     const answer = gateAnswer(verdict);
     const gatekeeper = { status: verdict.status, intent: verdict.intent, confidence: verdict.confidence, intents: verdict.intents.map((part) => part.intent) };
     if (answer) {
+      await echoed;
       const { event } = await saveAssistantMessage(prisma, {
         ...conversation,
         requestId,
@@ -129,11 +136,13 @@ export async function submitChat(options: SubmitChatOptions): Promise<SubmitChat
   }
 
   if (request.clientSubscriptionId) {
-    // A newer request on the same client subscription supersedes one still streaming.
-    await options.redis.set(activeRequestKey(options.redisPrefix, viewer.user.id, request.clientSubscriptionId), requestId, 'EX', 3600);
-    await options.events.publishCancel({ userId: viewer.user.id, clientSubscriptionId: request.clientSubscriptionId, supersededBy: requestId });
+    // A newer request on the same client subscription supersedes one still streaming (sent in order, awaited together).
+    await Promise.all([
+      options.redis.set(activeRequestKey(options.redisPrefix, viewer.user.id, request.clientSubscriptionId), requestId, 'EX', 3600),
+      options.events.publishCancel({ userId: viewer.user.id, clientSubscriptionId: request.clientSubscriptionId, supersededBy: requestId }),
+    ]);
   }
-  await options.queues.enqueueChat({ requestId, userId: viewer.user.id, currentFile: request.currentFile, promptRequestId, intent });
+  await Promise.all([echoed, options.queues.enqueueChat({ requestId, userId: viewer.user.id, currentFile: request.currentFile, promptRequestId, intent })]);
   return { requestId, threadId };
 }
 
