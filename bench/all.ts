@@ -46,7 +46,7 @@ function run(bench: Bench): Promise<{ figures: Figure[]; failure: string | null 
     const timer = setTimeout(() => child.kill('SIGTERM'), bench.limitMinutes * 60_000);
     child.on('exit', (code, signal) => {
       clearTimeout(timer);
-      const failure = signal ? `stopped after its ${bench.limitMinutes} min limit` : code === 0 ? null : `failed (exit ${code})`;
+      const failure = signal ? `stopped after its ${bench.limitMinutes} min limit` : code !== 0 ? `failed (exit ${code})` : figures.length === 0 ? 'printed no figures' : null;
       resolve({ figures, failure });
     });
   });

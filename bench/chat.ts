@@ -28,7 +28,7 @@ import { PROJECT_ROOT } from '../src/paths';
 import { bullPrefix, QUEUE_NAMES } from '../src/queues';
 import { Queue } from 'bullmq';
 import { startStubLlmServer } from '../test/helpers/stub-llm-server';
-import { machineLoad, QUICK, reportFigures, within } from './lib/figures';
+import { exitWhenFlushed, machineLoad, QUICK, reportFigures, within } from './lib/figures';
 
 const SECONDS = Number(process.argv[2] ?? (QUICK ? 2 : 5));
 const RUNS = Number(process.argv[3] ?? (QUICK ? 1 : 3));
@@ -212,9 +212,9 @@ async function main(): Promise<void> {
 }
 
 main().then(
-  () => process.exit(0),
+  () => exitWhenFlushed(0),
   (error: unknown) => {
     console.error(error);
-    process.exit(1);
+    exitWhenFlushed(1);
   },
 );

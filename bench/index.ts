@@ -38,7 +38,7 @@ import { startService } from '../src/service';
 import { createToken, createUser } from '../src/users/users.service';
 import { deleteRedisKeys } from '../test/helpers/test-service';
 import { ChunkPool } from '../src/indexing/chunk-pool';
-import { machineLoad, QUICK, reportFigures, type Figure } from './lib/figures';
+import { exitWhenFlushed, machineLoad, QUICK, reportFigures, type Figure } from './lib/figures';
 
 const RUNS = Number(process.argv[2] ?? (QUICK ? 2 : 3));
 const SPEC = process.argv[3] ?? 'rxjs@7.8.1';
@@ -264,9 +264,9 @@ async function main(): Promise<void> {
 }
 
 main().then(
-  () => process.exit(0),
+  () => exitWhenFlushed(0),
   (error: unknown) => {
     console.error(error);
-    process.exit(1);
+    exitWhenFlushed(1);
   },
 );

@@ -28,7 +28,7 @@ import { addMember, createGroup, createProject } from '../src/namespaces/namespa
 import { startService } from '../src/service';
 import { createToken, createUser } from '../src/users/users.service';
 import { deleteRedisKeys } from '../test/helpers/test-service';
-import { machineLoad, percentile, reportFigures, within, type Figure } from './lib/figures';
+import { exitWhenFlushed, machineLoad, percentile, reportFigures, type Figure, within } from './lib/figures';
 
 const DATABASES = (process.argv[2] ?? 'embedded,postgres').split(',');
 const SPEC = process.argv[3] ?? 'rxjs@7.8.1';
@@ -154,9 +154,9 @@ async function main(): Promise<void> {
 }
 
 main().then(
-  () => process.exit(0),
+  () => exitWhenFlushed(0),
   (error: unknown) => {
     console.error(error);
-    process.exit(1);
+    exitWhenFlushed(1);
   },
 );

@@ -13,7 +13,7 @@ import { groupWithSeat, userWithToken } from '../test/helpers/fixtures';
 import { startStubLlmServer } from '../test/helpers/stub-llm-server';
 import { startTestService } from '../test/helpers/test-service';
 import { DEFAULT_SESSION_TIMING } from '../src/suggestions/sessions/session-runner';
-import { machineLoad, QUICK, reportFigures, within } from './lib/figures';
+import { exitWhenFlushed, machineLoad, QUICK, reportFigures, within } from './lib/figures';
 
 const ROUNDS = Number(process.argv[2] ?? (QUICK ? 4 : 10));
 const SESSIONS = 50;
@@ -78,7 +78,7 @@ async function main() {
   }
 }
 
-void main().then(() => process.exit(0), (error: unknown) => {
+void main().then(() => exitWhenFlushed(0), (error: unknown) => {
   console.error(error);
-  process.exit(1);
+  exitWhenFlushed(1);
 });

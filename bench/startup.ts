@@ -14,7 +14,7 @@ import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { PROJECT_ROOT } from '../src/paths';
-import { machineLoad, median as medianOf, QUICK, reportFigures } from './lib/figures';
+import { exitWhenFlushed, machineLoad, median as medianOf, QUICK, reportFigures } from './lib/figures';
 
 const RUNS = Number(process.argv[2] ?? (QUICK ? 1 : 3));
 const MAIN = path.join(PROJECT_ROOT, 'dist', 'src', 'main.js');
@@ -105,9 +105,9 @@ async function main(): Promise<void> {
 }
 
 main().then(
-  () => process.exit(0),
+  () => exitWhenFlushed(0),
   (error: unknown) => {
     console.error(error);
-    process.exit(1);
+    exitWhenFlushed(1);
   },
 );

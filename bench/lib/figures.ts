@@ -43,3 +43,8 @@ export function reportFigures(figures: readonly Figure[]): void {
 
 /** Whether bench/all.ts asked for the quick mode (fewer runs, smaller data). */
 export const QUICK = process.env.BENCH_QUICK === '1';
+
+/** Exits once stdout is flushed: through a pipe (bench/all.ts) writes are asynchronous and process.exit would cut them. */
+export function exitWhenFlushed(code: number): void {
+  process.stdout.write('', () => process.exit(code));
+}
