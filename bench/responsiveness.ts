@@ -62,6 +62,8 @@ async function measure(database: string, repository: string): Promise<Result> {
     INDEX_DEBOUNCE_MS: '0',
     RATE_LIMIT_PER_MINUTE: '1000000',
     ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
+    // To compare settings: INDEX_TRANSACTION_CHUNKS=4 node -r @swc-node/register bench/responsiveness.ts embedded
+    ...(process.env.INDEX_TRANSACTION_CHUNKS ? { INDEX_TRANSACTION_CHUNKS: process.env.INDEX_TRANSACTION_CHUNKS } : {}),
   });
   const running = await startService({ config, logger: createLogger(config.logLevel), role: 'all' });
   try {
