@@ -8,7 +8,8 @@
  * (TEST_REDIS_URL, default 127.0.0.1:6379), like the tests. The package is fetched with `npm pack`
  * and committed to a git repository once, kept under the system temp folder for later runs.
  *
- * 1. Full index, in this process, with the default lexical embedder, on a fresh database: one
+ * 1. Full index, in this process, with the default lexical embedder, chunking in one worker thread
+ *    and 256 new chunks per transaction as the service does on PostgreSQL, on a fresh database: one
  *    untimed warm-up (tree-sitter grammars load), then `runs` timed runs, each on a new project,
  *    so nothing is reused (chunks are stored per project). Files/s counts the files in the index,
  *    MB/s the source bytes read from git; peak RSS is this process's, sampled every 50 ms.
@@ -22,6 +23,8 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { appendFileSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import v8 from 'node:v8';
+import vm from 'node:vm';
 import pg from 'pg';
 import { loadConfig } from '../src/config';
 import { openDatabase } from '../src/db/database';
@@ -34,10 +37,12 @@ import { addMember, createGroup, createProject } from '../src/namespaces/namespa
 import { startService } from '../src/start-service';
 import { createToken, createUser } from '../src/users/users.service';
 import { deleteRedisKeys } from '../test/helpers/test-service';
+import { ChunkPool } from '../src/indexing/chunk-pool';
+import { exitWhenFlushed, machineLoad, QUICK, reportFigures, type Figure } from './lib/figures';
 
-const RUNS = Number(process.argv[2] ?? 3);
+const RUNS = Number(process.argv[2] ?? (QUICK ? 2 : 3));
 const SPEC = process.argv[3] ?? 'rxjs@7.8.1';
-const PUSHES = Number(process.argv[4] ?? 5);
+const PUSHES = Number(process.argv[4] ?? (QUICK ? 2 : 5));
 const ADMIN_URL = process.env.TEST_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
 const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const POLL_MS = 20;
@@ -67,8 +72,13 @@ async function admin(sql: string): Promise<void> {
   }
 }
 
+// A full collection before each run, so "RSS before the run" shows what stays, not garbage not yet collected.
+v8.setFlagsFromString('--expose-gc');
+const collectGarbage = vm.runInNewContext('gc') as () => void;
+
 /** Peak RSS while `run` runs, sampled every 50 ms (and at both ends). */
 async function withPeakRss<T>(run: () => Promise<T>): Promise<{ value: T; peakRssMb: number; startRssMb: number }> {
+  collectGarbage();
   const startRss = process.memoryUsage.rss();
   let peak = startRss;
   const timer = setInterval(() => (peak = Math.max(peak, process.memoryUsage.rss())), 50);
@@ -89,12 +99,13 @@ async function fullIndexRuns(options: { url: string; repository: string; dataDir
     const prisma = database.prisma;
     const group = await createGroup(prisma, { path: 'bench', plan: 'ultimate' });
     const embedder = new LexicalEmbedder();
+    const chunker = new ChunkPool({ threads: 1 });
     const runs: Run[] = [];
     for (let run = 0; run <= RUNS; run += 1) {
       const { project } = await createProject(prisma, { fullPath: `${group.fullPath}/run-${run}`, repository: options.repository });
       const started = performance.now();
       const { value, peakRssMb, startRssMb } = await withPeakRss(() =>
-        indexRepository({ prisma, embedder, logger, dataDir: options.dataDir, projectId: project.id, ref: 'main' }),
+        indexRepository({ prisma, embedder, chunker, transactionChunks: 256, logger, dataDir: options.dataDir, projectId: project.id, ref: 'main' }),
       );
       const seconds = (performance.now() - started) / 1000;
       if (value.outcome !== 'indexed' || value.mode !== 'full') throw new Error(`run ${run} did not index in full: ${JSON.stringify(value)}`);
@@ -102,13 +113,14 @@ async function fullIndexRuns(options: { url: string; repository: string; dataDir
       if (run === 0) console.log(`  warm-up (not counted)  ${seconds.toFixed(1)} s, RSS ${startRssMb.toFixed(0)} MiB before it, peak ${peakRssMb.toFixed(0)} MiB`);
       else runs.push({ result: value, seconds, peakRssMb, startRssMb });
     }
+    await chunker.close();
     return runs;
   } finally {
     await database.close();
   }
 }
 
-function reportFullIndex(runs: Run[]): void {
+function reportFullIndex(runs: Run[]): Figure[] {
   const first = runs[0]!.result;
   const skipped = Object.entries(first.skipped).map(([reason, count]) => `${reason} ${count}`).join(', ') || 'none';
   console.log(`  per run: ${first.files} files in the index (${first.filesRead} blobs read, skipped: ${skipped}), ${first.chunks} chunks, ${first.chunksEmbedded} embedded, ${mb(first.bytesRead).toFixed(2)} MB read`);
@@ -120,6 +132,13 @@ function reportFullIndex(runs: Run[]): void {
   line('source read', runs.map((run) => mb(run.result.bytesRead) / run.seconds), 'MB/s', 2);
   line('peak RSS', runs.map((run) => run.peakRssMb), 'MiB');
   line('RSS before the run', runs.map((run) => run.startRssMb), 'MiB');
+  const rate = median(runs.map((run) => mb(run.result.bytesRead) / run.seconds));
+  const peak = Math.max(...runs.map((run) => run.peakRssMb));
+  const growth = runs[runs.length - 1]!.startRssMb - runs[0]!.startRssMb;
+  return [
+    { figure: `indexing ${SPEC}, lexical embedder, PostgreSQL: source read`, target: '2 MB/s', result: `${rate.toFixed(2)} MB/s`, met: rate >= 2 },
+    { figure: `indexing ${SPEC}: peak RSS / RSS growth over ${runs.length} runs`, target: '400 MiB / flat', result: `${peak.toFixed(0)} / ${growth >= 0 ? '+' : ''}${growth.toFixed(0)} MiB`, met: peak < 400 && growth < 30 },
+  ];
 }
 
 /** A file of the code base to edit for each push: a source file of median size, preferring TypeScript under src/. */
@@ -135,6 +154,8 @@ function fileToEdit(repository: string): string {
   if (!preferred) throw new Error('the package has no .ts or .js file to edit');
   return [...preferred].sort((a, b) => a.size - b.size)[Math.floor(preferred.length / 2)]!.file;
 }
+
+let pushFigure: Figure | null = null;
 
 async function pushLatency(options: { url: string; source: string; dataDir: string }): Promise<void> {
   const redisPrefix = `duobench:${randomBytes(5).toString('hex')}`;
@@ -214,6 +235,7 @@ async function pushLatency(options: { url: string; source: string; dataDir: stri
       before = after;
     }
     console.log(`  one changed file (${file}), ${PUSHES} pushes, polled every ${POLL_MS} ms`);
+    pushFigure = { figure: 'push webhook to searchable (one changed file), median', target: 'none', result: `${median(latencies).toFixed(0)} ms`, met: null };
     console.log(`  push to searchable   median ${median(latencies).toFixed(0)} ms   max ${Math.max(...latencies).toFixed(0)} ms   (runs: ${latencies.map((value) => value.toFixed(0)).join(', ')})`);
   } finally {
     await running.close();
@@ -224,22 +246,27 @@ async function pushLatency(options: { url: string; source: string; dataDir: stri
 async function main(): Promise<void> {
   const source = path.join(os.tmpdir(), 'duo-bench-npm', SPEC.replace(/[^\w.-]+/g, '_'));
   const materialized = await materializeNpmPackage({ spec: SPEC, directory: source });
-  console.log(`duo-slice indexing, ${SPEC} (${materialized.files} files, ${mb(materialized.bytes).toFixed(1)} MB in git), ${os.cpus().length} cores, node ${process.version}\n`);
+  console.log(`duo-slice indexing, ${SPEC} (${materialized.files} files, ${mb(materialized.bytes).toFixed(1)} MB in git), ${os.cpus().length} cores, node ${process.version}; ${machineLoad()}\n`);
   const name = `duo_bench_${randomBytes(6).toString('hex')}`;
   await admin(`CREATE DATABASE "${name}"`);
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'duo-bench-'));
   try {
     console.log(`full index, lexical embedder, PostgreSQL; median of ${RUNS} runs, each a fresh project (nothing reused)`);
-    reportFullIndex(await fullIndexRuns({ url: databaseUrl(name), repository: materialized.repository, dataDir }));
+    const figures = reportFullIndex(await fullIndexRuns({ url: databaseUrl(name), repository: materialized.repository, dataDir }));
     console.log('\npush webhook to searchable (service role all, INDEX_DEBOUNCE_MS=0, incremental run)');
     await pushLatency({ url: databaseUrl(name), source: materialized.repository, dataDir });
+    console.log(`  ${machineLoad()}`);
+    reportFigures(pushFigure ? [...figures, pushFigure] : figures);
   } finally {
     rmSync(dataDir, { recursive: true, force: true });
     await admin(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
   }
 }
 
-main().catch((error) => {
-  console.error(error);
-  process.exit(1);
-});
+main().then(
+  () => exitWhenFlushed(0),
+  (error: unknown) => {
+    console.error(error);
+    exitWhenFlushed(1);
+  },
+);

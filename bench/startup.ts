@@ -14,9 +14,12 @@ import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { PROJECT_ROOT } from '../src/paths';
+import { exitWhenFlushed, machineLoad, median as medianOf, QUICK, reportFigures } from './lib/figures';
 
-const RUNS = Number(process.argv[2] ?? 3);
+const RUNS = Number(process.argv[2] ?? (QUICK ? 1 : 3));
 const MAIN = path.join(PROJECT_ROOT, 'dist', 'src', 'main.js');
+// A random high port: other benches and services may run on this machine.
+const PORT = 20_000 + Math.floor(Math.random() * 40_000);
 const ADMIN_URL = process.env.TEST_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
 
 type Sample = { readyMs: number; idleRssMb: number; peakRssMb: number };
@@ -32,6 +35,7 @@ async function startOnce(env: Record<string, string>, port: number): Promise<Sam
       const response = await fetch(`http://127.0.0.1:${port}/-/readiness`).catch(() => null);
       if (response?.status === 200) break;
       if (child.exitCode !== null) throw new Error(`service exited with ${child.exitCode}`);
+      if (performance.now() - started > 180_000) throw new Error('the service was not ready within 180 s');
       await new Promise((resolve) => setTimeout(resolve, 25));
     }
     const readyMs = performance.now() - started;
@@ -61,8 +65,9 @@ async function main(): Promise<void> {
   for (let run = 0; run < RUNS; run += 1) {
     const dataDir = mkdtempSync(path.join(os.tmpdir(), 'duo-bench-'));
     try {
-      first.push(await startOnce({ DATA_DIR: dataDir }, 3900));
-      restart.push(await startOnce({ DATA_DIR: dataDir }, 3900));
+      const env = { DATA_DIR: dataDir, REDIS_PREFIX: `duobench${process.pid}e${run}` };
+      first.push(await startOnce(env, PORT));
+      restart.push(await startOnce(env, PORT));
     } finally {
       rmSync(dataDir, { recursive: true, force: true });
     }
@@ -81,7 +86,7 @@ async function main(): Promise<void> {
       url.pathname = `/${name}`;
       const dataDir = mkdtempSync(path.join(os.tmpdir(), 'duo-bench-'));
       try {
-        postgres.push(await startOnce({ DATA_DIR: dataDir, DATABASE_URL: url.toString(), REDIS_PREFIX: `duobench${run}` }, 3901));
+        postgres.push(await startOnce({ DATA_DIR: dataDir, DATABASE_URL: url.toString(), REDIS_PREFIX: `duobench${process.pid}p${run}` }, PORT + 1));
       } finally {
         rmSync(dataDir, { recursive: true, force: true });
         await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
@@ -91,9 +96,18 @@ async function main(): Promise<void> {
     await admin.end();
   }
   report('PostgreSQL, first start (migrations)', postgres);
+  console.log(machineLoad());
+  const idle = medianOf(restart.map((sample) => sample.idleRssMb));
+  reportFigures([
+    { figure: 'idle RSS, embedded (restart, 5 s idle)', target: '300 MiB', result: `${idle.toFixed(0)} MiB`, met: idle < 300 },
+    { figure: 'idle RSS, PostgreSQL', target: 'none', result: `${medianOf(postgres.map((sample) => sample.idleRssMb)).toFixed(0)} MiB`, met: null },
+  ]);
 }
 
-main().catch((error) => {
-  console.error(error);
-  process.exit(1);
-});
+main().then(
+  () => exitWhenFlushed(0),
+  (error: unknown) => {
+    console.error(error);
+    exitWhenFlushed(1);
+  },
+);

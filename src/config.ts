@@ -89,6 +89,7 @@ const envSchema = z.object({
   WS_MAX_SUBSCRIPTIONS_PER_USER: positiveInt.default(50),
   SOCKET_REAUTH_INTERVAL_MS: positiveInt.default(30_000),
   WEBHOOK_RATE_LIMIT_PER_MINUTE: positiveInt.default(60),
+  PGLITE_SHARED_BUFFERS_MB: positiveInt.min(1).max(4_096, 'must be at most 4096').default(32),
   LLM_PROVIDER: z.enum(['none', 'openai', 'anthropic'], { message: 'must be none, openai or anthropic' }).default('none'),
   LLM_BASE_URL: urlWithProtocol(['http:', 'https:']).optional(),
   LLM_MODEL: z.string().min(1).optional(),
@@ -106,6 +107,10 @@ const envSchema = z.object({
   INDEX_MAX_FILE_BYTES: positiveInt.default(1_000_000),
   INDEX_CONCURRENCY: positiveInt.max(16, 'must be at most 16').default(1),
   DUO_CHAT_DIR: z.string().min(1).optional(),
+  INDEX_THREADS: z.coerce.number({ message: 'must be a number' }).int().min(0).max(16, 'must be at most 16').default(1),
+  INDEX_TRANSACTION_CHUNKS: positiveInt.max(10_000, 'must be at most 10000').optional(),
+  EVENT_LOOP_WARN_MS: positiveInt.default(200),
+  AUTH_CACHE_MS: z.coerce.number({ message: 'must be a number' }).int().min(0).max(60_000, 'must be at most 60000').default(3_000),
   GATEKEEPER: booleanString.default(true),
   GATEKEEPER_CLEAR_THRESHOLD: z.coerce.number({ message: 'must be a number' }).min(0).max(1).optional(),
   GATEKEEPER_CONFIRM_THRESHOLD: z.coerce.number({ message: 'must be a number' }).min(0).max(1).optional(),
@@ -161,6 +166,8 @@ export type Config = Readonly<{
   socketReauthIntervalMs: number;
   /** Push webhook calls per address per minute. Default 60. */
   webhookRateLimitPerMinute: number;
+  /** The embedded database's shared buffers in MiB (part of the process's memory). Default 32. */
+  pgliteSharedBuffersMb: number;
   llm: LlmConfig;
   embeddings: EmbeddingsConfig;
   indexing: Readonly<{
@@ -170,9 +177,20 @@ export type Config = Readonly<{
     maxFileBytes: number;
     /** Index jobs one worker process runs at once. Default 1. */
     concurrency: number;
+    /** Worker threads that chunk and embed files; 0 does it on the main thread. Default 1. */
+    threads: number;
+    /**
+     * New chunks written per transaction. Default 4 on the embedded database (each statement runs
+     * on the main thread there, holding up requests), 256 on PostgreSQL.
+     */
+    transactionChunks: number;
   }>;
   /** The built chat page (`npm run build` writes it). Default `dist/web` in the checkout. */
   duoChatDir: string;
+  /** An event-loop delay above this (ms, the worst in each 10 s) is logged as a warning. Default 200. */
+  eventLoopWarnMs: number;
+  /** How long a token's, seat's or membership's look-up is reused (ms); 0 turns the cache off. Default 3,000. */
+  authCacheMs: number;
   /** How long a worker holds a job without renewing its lock before another worker takes it over. Default 30 s. */
   jobLockMs: number;
   gatekeeper: Readonly<{
@@ -273,6 +291,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     maxSubscriptionsPerUser: values.WS_MAX_SUBSCRIPTIONS_PER_USER,
     socketReauthIntervalMs: values.SOCKET_REAUTH_INTERVAL_MS,
     webhookRateLimitPerMinute: values.WEBHOOK_RATE_LIMIT_PER_MINUTE,
+    pgliteSharedBuffersMb: values.PGLITE_SHARED_BUFFERS_MB,
     jobLockMs: values.JOB_LOCK_MS,
     duoChatDir: path.resolve(values.DUO_CHAT_DIR ?? path.join(PROJECT_ROOT, 'dist', 'web')),
     gatekeeper: Object.freeze({
@@ -293,7 +312,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       debounceMs: values.INDEX_DEBOUNCE_MS,
       maxFileBytes: values.INDEX_MAX_FILE_BYTES,
       concurrency: values.INDEX_CONCURRENCY,
+      threads: values.INDEX_THREADS,
+      transactionChunks: values.INDEX_TRANSACTION_CHUNKS ?? (values.DATABASE_URL ? 256 : 4),
     }),
+    eventLoopWarnMs: values.EVENT_LOOP_WARN_MS,
+    authCacheMs: values.AUTH_CACHE_MS,
     llm: Object.freeze({
       provider: values.LLM_PROVIDER,
       baseUrl: values.LLM_BASE_URL,

@@ -4,6 +4,7 @@ import type { EventBus } from './events/event-bus';
 import type { PromptChecker } from './chat/gate-prompt';
 import type { Config } from './config';
 import type { PrismaClient } from './db/prisma';
+import type { FileChunker } from './indexing/chunk-pool';
 import type { Embedder } from './llm/embedders/embedder';
 import type { LlmProvider } from './llm/types';
 import type { Logger } from './logger';
@@ -29,6 +30,8 @@ export type Services = {
   llm: LlmProvider | null;
   /** Turns code chunks and questions into vectors (EMBEDDINGS_PROVIDER). */
   embedder: Embedder;
+  /** Chunks and embeds files for index runs: worker threads (INDEX_THREADS), or this thread. */
+  chunker: FileChunker;
   /** The chat gatekeeper's first stage; null when turned off (GATEKEEPER=false). */
   gatekeeper: PromptChecker | null;
   /** Continuous code suggestions (codeSuggestionSession* mutations and codeSuggestionUpdates). */

@@ -9,6 +9,7 @@ import { seedDemo, type DemoSeed } from './demo/seed-demo';
 import { createHttpApp } from './http/app';
 import { createActionCableServer, type ActionCableServer } from './http/action-cable';
 import { authenticateToken } from './auth/authenticate';
+import { configureAuthCache } from './auth/auth-cache';
 import { tokenFromHeaders } from './auth/tokens';
 import { createGraphQLContext } from './graphql/context';
 import { depthLimitRule } from './graphql/depth-limit';
@@ -26,6 +27,8 @@ import { instrumentProvider } from './metrics/record';
 import { createEmbedder } from './llm/embedders/create-embedder';
 import { CHUNKER_VERSION } from './indexing/chunk';
 import { reindexStale } from './indexing/code-index.service';
+import { ChunkPool, inProcessChunker } from './indexing/chunk-pool';
+import { monitorEventLoop } from './event-loop-monitor';
 import { SuggestionSessions } from './suggestions/sessions/sessions.service';
 import { detectIntent } from './suggestions/detect-intent';
 import { createPromptChecker } from './chat/prompt-checker';
@@ -74,7 +77,14 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
   let database: Database | undefined;
   let prefixClaim: PrefixClaim;
   try {
-    database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, logger, embeddedRole: 'owner', onPool: observeDatabasePool });
+    database = await openDatabase({
+      databaseUrl: config.databaseUrl,
+      dataDir: config.dataDir,
+      logger,
+      embeddedRole: 'owner',
+      embeddedSharedBuffersMb: config.pgliteSharedBuffersMb,
+      onPool: observeDatabasePool,
+    });
     const migrations = await database.migrate();
     logger.info({ event: 'migrations_checked', applied: migrations.applied, skipped: migrations.skipped.length }, 'database ready');
     // Before any queue or worker touches Redis: another database behind this prefix stops the start.
@@ -86,11 +96,14 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
     throw error;
   }
 
+  configureAuthCache(database.prisma, { ttlMs: config.authCacheMs });
   const queues: Queues = createQueues({ connection: redis, prefix: config.redisPrefix, logger });
   const events = new EventBus({ redis, createSubscriber: () => connectRedis(config.redisUrl, logger, { maxRetriesPerRequest: null }), logger });
   const chatEvents = new ChatEventBus({ events, prefix: config.redisPrefix });
   const llm = instrumentProvider(createLlmProvider(config.llm));
   const suggestionSessions = new SuggestionSessions({ prisma: database.prisma, events, prefix: config.redisPrefix, llm, maxRetries: config.llm.maxRetries, detect: (input) => detectIntent(input), logger });
+  const chunkPool = role !== 'api' && config.indexing.threads > 0 ? new ChunkPool({ threads: config.indexing.threads, logger }) : null;
+  const eventLoop = monitorEventLoop({ logger, warnMs: config.eventLoopWarnMs });
   const services: Services = {
     config,
     prisma: database.prisma,
@@ -103,6 +116,7 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
     chatEvents,
     llm,
     embedder,
+    chunker: chunkPool ?? inProcessChunker,
     gatekeeper: config.gatekeeper.enabled ? createPromptChecker(config) : null,
     suggestionSessions,
   };
@@ -120,6 +134,9 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
   let metricsServer: MetricsServer | null = null;
   if (role !== 'worker') {
     server = createServer();
+    // Longer than clients' idle keep-alive (undici: 4 s, browsers more), so the server never closes a
+    // connection just as a client sends on it (ECONNRESET), however late a busy event loop runs timers.
+    server.keepAliveTimeout = 65_000;
     const { app, apollo } = await createHttpApp(services, server);
     server.on('request', app);
     const socketGuard = createSocketGuard(services);
@@ -195,6 +212,7 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
         await run();
       };
       await step('workers', () => workers?.close());
+      await step('chunk-threads', () => chunkPool?.close());
       await step('sockets', () => Promise.all([sockets?.close(), cable?.close()]));
       await step('http', () => Promise.all([stopHttp?.(), metricsServer?.close()]));
       await step('suggestion-sessions', async () => suggestionSessions.close());
@@ -204,6 +222,7 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
       await step('database', () => database!.close());
       await step('redis', () => redis.quit().catch(() => redis.disconnect()));
       await step('redis-server', () => redisSupervisor.stop());
+      eventLoop.stop();
       logger.info({ event: 'shutdown_complete' }, 'stopped');
     })();
     return closing;

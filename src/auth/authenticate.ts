@@ -1,5 +1,6 @@
 import { AppError, unauthenticated } from '../errors';
 import type { PrismaClient } from '../db/prisma';
+import { authCaches, type TtlCache } from './auth-cache';
 import { digestToken, isTokenScope } from './tokens';
 import { hasScope, SURFACE_SCOPES, type TokenSurface, type Viewer } from './viewer';
 
@@ -22,15 +23,18 @@ const LAST_USED_WRITE_INTERVAL_MS = 10 * 60 * 1000;
  */
 export async function authenticateToken(prisma: PrismaClient, token: string, options: AuthenticateOptions = {}): Promise<Viewer> {
   const now = options.now ?? new Date();
-  const record = await prisma.personalAccessToken.findUnique({
-    where: { tokenDigest: digestToken(token) },
-    include: { user: true },
-  });
+  const tokenDigest = digestToken(token);
+  const find = () => prisma.personalAccessToken.findUnique({ where: { tokenDigest }, include: { user: true } });
+  // Cached for a few seconds (auth-cache.ts); expiry is still checked against `now` on every call.
+  const cache = authCaches(prisma)?.tokens as TtlCache<Awaited<ReturnType<typeof find>>> | undefined;
+  const record = cache ? await cache.get(tokenDigest, find) : await find();
   if (!record || record.revokedAt || record.user.state !== 'active' || isExpired(record.expiresAt, now)) {
     throw unauthenticated();
   }
   if (!record.lastUsedAt || now.getTime() - record.lastUsedAt.getTime() > LAST_USED_WRITE_INTERVAL_MS) {
     await prisma.personalAccessToken.update({ where: { id: record.id }, data: { lastUsedAt: now } });
+    // The cached record too, so the next requests do not write it again.
+    record.lastUsedAt = now;
   }
   const { user } = record;
   const viewer: Viewer = {

@@ -1,4 +1,5 @@
 import { CONTEXT_CATEGORIES, type ContextCategory } from '../config';
+import { authCaches, type TtlCache } from '../auth/auth-cache';
 import type { AddOnName, PrismaClient } from '../db/prisma';
 import { isFeatureFlagEnabled } from '../instance';
 
@@ -36,6 +37,12 @@ export const NO_DUO_ACCESS: DuoAccess = Object.freeze({
  * top-level group with a Premium or Ultimate plan.
  */
 export async function resolveDuoAccess(options: DuoAccessOptions): Promise<DuoAccess> {
+  // A given `now` asks about that moment: only the present is cached (auth-cache.ts).
+  const cache = options.now ? undefined : (authCaches(options.prisma)?.duoAccess as TtlCache<DuoAccess> | undefined);
+  return cache ? cache.get(`${options.userId}|${options.disabledCategories.join(',')}`, () => readDuoAccess(options)) : readDuoAccess(options);
+}
+
+async function readDuoAccess(options: DuoAccessOptions): Promise<DuoAccess> {
   const now = options.now ?? new Date();
   const seats = await options.prisma.seatAssignment.findMany({
     where: {

@@ -3,12 +3,18 @@ import { AppError, forbidden, NOT_AVAILABLE } from '../errors';
 import { numericId, toGlobalId, type GlobalId } from '../global-id';
 import type { DuoAccess } from './duo-access';
 import { hasScope, type Viewer } from './viewer';
+import { authCaches } from './auth-cache';
 
 export const ACCESS_LEVELS = { guest: 10, reporter: 20, developer: 30, maintainer: 40, owner: 50 } as const;
 export type AccessLevelName = keyof typeof ACCESS_LEVELS;
 
 /** Ids of a group and all its ancestors, nearest first. */
 export async function groupAncestry(prisma: PrismaClient, groupId: number): Promise<number[]> {
+  const cache = authCaches(prisma)?.ancestry;
+  return cache ? cache.get(String(groupId), () => readAncestry(prisma, groupId)) : readAncestry(prisma, groupId);
+}
+
+async function readAncestry(prisma: PrismaClient, groupId: number): Promise<number[]> {
   const ids: number[] = [];
   let current: number | null = groupId;
   while (current !== null && !ids.includes(current)) {
@@ -21,6 +27,12 @@ export async function groupAncestry(prisma: PrismaClient, groupId: number): Prom
 
 /** The viewer's access level on a project: direct membership or inherited from its groups. */
 export async function projectAccessLevel(prisma: PrismaClient, viewer: Viewer, project: Pick<Project, 'id' | 'groupId'>): Promise<number> {
+  const cache = authCaches(prisma)?.accessLevels;
+  const read = () => readAccessLevel(prisma, viewer, project);
+  return cache ? cache.get(`${viewer.user.id}|${project.id}|${project.groupId}`, read) : read();
+}
+
+async function readAccessLevel(prisma: PrismaClient, viewer: Viewer, project: Pick<Project, 'id' | 'groupId'>): Promise<number> {
   const groups = await groupAncestry(prisma, project.groupId);
   const [direct, inherited] = await Promise.all([
     prisma.projectMember.findUnique({ where: { projectId_userId: { projectId: project.id, userId: viewer.user.id } } }),

@@ -55,11 +55,8 @@ export type NewUserMessage = Conversation & {
 
 /** Stores the user's message, its context items and its new thread (if any) together, or nothing. */
 export async function createUserMessage(prisma: PrismaClient, message: NewUserMessage): Promise<ChatMessageEvent> {
-  const record = await prisma.$transaction(async (transaction) => {
-    const threadId = message.newThread
-      ? (await transaction.aiConversationThread.create({ data: { userId: message.userId, ...message.newThread }, select: { id: true } })).id
-      : message.threadId;
-    const created = await transaction.aiMessage.create({
+  const create = (client: Prisma.TransactionClient, threadId: number | null) =>
+    client.aiMessage.create({
       data: {
         id: randomUUID(),
         userId: message.userId,
@@ -88,6 +85,14 @@ export async function createUserMessage(prisma: PrismaClient, message: NewUserMe
       },
       include: WITH_ITEMS,
     });
+  // Without a thread, old or new, there is one write (Prisma keeps its nested item inserts
+  // together): no interactive transaction, which costs a round trip each for BEGIN and COMMIT.
+  if (message.threadId === null && !message.newThread) return toChatEvent(await create(prisma, null));
+  const record = await prisma.$transaction(async (transaction) => {
+    const threadId = message.newThread
+      ? (await transaction.aiConversationThread.create({ data: { userId: message.userId, ...message.newThread }, select: { id: true } })).id
+      : message.threadId;
+    const created = await create(transaction, threadId);
     if (message.threadId !== null && !message.newThread) {
       await transaction.aiConversationThread.update({ where: { id: message.threadId }, data: { lastUpdatedAt: new Date() } });
     }

@@ -107,9 +107,16 @@ export async function submitChat(options: SubmitChatOptions): Promise<SubmitChat
   const threadId = message.threadId;
   const conversation = { userId: viewer.user.id, threadId };
   const topicSource = { userId: viewer.user.id, clientSubscriptionId: request.clientSubscriptionId, resourceId, agentVersionId: message.agentVersionId };
-  await options.events.publish(viewer.user.id, { message, topics: topicsFor(topicSource, 'user-echo') });
-  if (slash?.command.kind === 'reset' && !slash.input) return { requestId, threadId };
+  // Sent now, awaited with what follows: commands on the one Redis connection keep their order, so
+  // the echo still reaches subscribers before anything published after it, one round trip sooner.
+  const echoed = options.events.publish(viewer.user.id, { message, topics: topicsFor(topicSource, 'user-echo') });
+  echoed.catch(() => undefined); // awaited below; this only keeps an early throw from leaving it unhandled
+  if (slash?.command.kind === 'reset' && !slash.input) {
+    await echoed;
+    return { requestId, threadId };
+  }
   const answerNow = async (answer: string, gatekeeper?: GatekeeperDecision) => {
+    await echoed;
     const { event } = await saveAssistantMessage(prisma, {
       ...conversation,
       requestId,
@@ -132,7 +139,10 @@ export async function submitChat(options: SubmitChatOptions): Promise<SubmitChat
   if (slash?.command.kind === 'code') {
     if (!commandTarget({ input: slash.input, currentFile: request.currentFile, contextItems })) return answerNow(refusalFor(slash.command));
     await supersedeOlderRequests(options, requestId);
-    await options.queues.enqueueChat({ requestId, userId: viewer.user.id, currentFile: request.currentFile, promptRequestId: null, intent: slash.command.intent ?? null });
+    await Promise.all([
+      echoed,
+      options.queues.enqueueChat({ requestId, userId: viewer.user.id, currentFile: request.currentFile, promptRequestId: null, intent: slash.command.intent ?? null }),
+    ]);
     return { requestId, threadId };
   }
 
@@ -160,7 +170,7 @@ export async function submitChat(options: SubmitChatOptions): Promise<SubmitChat
   }
 
   await supersedeOlderRequests(options, requestId);
-  await options.queues.enqueueChat({ requestId, userId: viewer.user.id, currentFile: request.currentFile, promptRequestId, intent });
+  await Promise.all([echoed, options.queues.enqueueChat({ requestId, userId: viewer.user.id, currentFile: request.currentFile, promptRequestId, intent })]);
   return { requestId, threadId };
 }
 
@@ -168,9 +178,13 @@ export async function submitChat(options: SubmitChatOptions): Promise<SubmitChat
 async function supersedeOlderRequests(options: SubmitChatOptions, requestId: string): Promise<void> {
   const { viewer, request } = options;
   if (!request.clientSubscriptionId) return;
-  await options.redis.set(activeChatRequestKey(options.redisPrefix, viewer.user.id, request.clientSubscriptionId), requestId, 'EX', 3600);
-  await options.events.publishCancel({ userId: viewer.user.id, clientSubscriptionId: request.clientSubscriptionId, supersededBy: requestId });
+  // Sent in order on one connection, awaited together.
+  await Promise.all([
+    options.redis.set(activeChatRequestKey(options.redisPrefix, viewer.user.id, request.clientSubscriptionId), requestId, 'EX', 3600),
+    options.events.publishCancel({ userId: viewer.user.id, clientSubscriptionId: request.clientSubscriptionId, supersededBy: requestId }),
+  ]);
 }
+
 /**
  * Slash commands (/explain, /tests, /refactor, /fix, /troubleshoot, /help, and any added later)
  * say what they want by their name: every message starting with "/" and a word skips the gatekeeper.

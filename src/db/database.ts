@@ -39,6 +39,8 @@ export type OpenDatabaseOptions = {
   poolSize?: number;
   /** Called with a PostgreSQL pool once made (metrics watch it). */
   onPool?: (pool: pg.Pool) => void;
+  /** Embedded only: PostgreSQL's shared buffers, in MiB (they count in the process's memory). Default 32. */
+  embeddedSharedBuffersMb?: number;
 };
 
 const MIN_PGVECTOR = [0, 8];
@@ -120,7 +122,13 @@ async function openEmbedded(options: OpenDatabaseOptions): Promise<Database> {
   let socketServer: PGLiteSocketServer | null = null;
   let client: PGlite;
   try {
-    client = await PGlite.create({ dataDir: path.join(options.dataDir, 'pgdata'), extensions: { vector } });
+    client = await PGlite.create({
+      dataDir: path.join(options.dataDir, 'pgdata'),
+      extensions: { vector },
+      // PostgreSQL's default 128 MB of shared buffers sits in the process's memory here; the
+      // operating system caches the data files as well, so a smaller pool costs little.
+      startParams: [...PGlite.defaultStartParams, '-c', `shared_buffers=${options.embeddedSharedBuffersMb ?? 32}MB`],
+    });
   } catch (error) {
     releaseLock(options.dataDir);
     throw new AppError({ code: 'INTERNAL', userMessage: `Cannot open the embedded database in ${options.dataDir}`, cause: error });

@@ -5,12 +5,14 @@ import type { Embedder } from '../llm/embedders/embedder';
 import type { Logger } from '../logger';
 import { grammarForFileName } from '../parsing';
 import { addFiles, collectGarbage, copyFiles, ensureVectorIndex, knownBlobVariants, knownChunkIds, snapshotCounts, storeBatch, type BlobChunkRow, type FileRow, type NewChunk } from './chunk-store';
-import { chunkerVersionOf, chunkFileWith, chunkId, type Chunk, type ChunkStrategy } from './chunk-file';
+import { chunkEmbedSpec, type EmbeddedChunk } from './chunk-embed';
+import { chunkerVersionOf, type ChunkStrategy } from './chunk-file';
+import { inProcessChunker, type FileChunker } from './chunk-pool';
 import { dropCodeIndex } from './code-index.service';
 import { createFileFilter, type FileFilter, type SkipReason } from './file-filter';
 import { changedFiles, isAncestor, listFiles, readBlobs, resolveCommit, validateRef, type GitOptions, type TreeEntry } from './git-reader';
 import { openRepository, RepositoryUnavailableError } from './repository-location';
-import { chunkEmbeddingText, chunkSearchText } from './search-text';
+import { chunkEmbeddingText } from './search-text';
 
 /** Bump when the file filter's rules change: every index rebuilds to apply them. */
 const FILTER_VERSION = 'filter-v1';
@@ -46,6 +48,10 @@ export type IndexRepositoryOptions = {
   chunkStrategy?: ChunkStrategy;
   /** Files read, chunked and embedded together. Default 200. */
   batchFiles?: number;
+  /** Where files are chunked and (lexically) embedded: a worker-thread pool in the service. Default: this thread. */
+  chunker?: FileChunker;
+  /** New chunks written per transaction. Default 64 (the service passes INDEX_TRANSACTION_CHUNKS). */
+  transactionChunks?: number;
   onProgress?: (progress: IndexProgress) => void;
   signal?: AbortSignal;
 };
@@ -222,8 +228,8 @@ async function indexFreshFiles(options: BuildOptions & { filter: FileFilter; fil
     bytes += content?.length ?? 0;
   }
   const indexed: Selected[] = [];
-  const blobChunks: BlobChunkRow[] = [];
-  const chunksById = new Map<string, Chunk>();
+  // The first file of each (blob, variant): the others share its chunks.
+  const toChunk: Selected[] = [];
   const seenVariants = new Set<string>();
   for (const file of files) {
     const content = contents.get(file.blob);
@@ -237,25 +243,90 @@ async function indexFreshFiles(options: BuildOptions & { filter: FileFilter; fil
     const key = `${file.blob}|${file.variant}`;
     if (seenVariants.has(key)) continue;
     seenVariants.add(key);
-    const chunks = await chunkFileWith(options.chunkStrategy ?? 'tree-sitter', { path: file.path, content: content.toString('utf8') });
-    chunks.forEach((chunk, seq) => {
-      const id = chunkId(chunk, { embedderVersion: embedder.version });
-      if (!chunksById.has(id)) chunksById.set(id, chunk);
-      blobChunks.push({ blob: file.blob, variant: file.variant, seq, chunkId: id, startLine: chunk.startLine, endLine: chunk.endLine, kind: chunk.kind, symbol: chunk.symbol, language: chunk.language });
-    });
+    toChunk.push(file);
   }
+  // Parsing and (lexical) embedding are the CPU-bound part: a worker thread does them (chunk-pool.ts).
+  const chunker = options.chunker ?? inProcessChunker;
+  const chunked = await chunker.chunkAndEmbed(
+    toChunk.map((file) => ({ path: file.path, content: contents.get(file.blob)!.toString('utf8') })),
+    chunkEmbedSpec(embedder, options.chunkStrategy),
+    { signal: options.signal },
+  );
+  contents.clear();
+  const groups: WriteGroup[] = [];
+  const chunksById = new Map<string, EmbeddedChunk>();
+  toChunk.forEach((file, position) => {
+    const blobChunks: BlobChunkRow[] = [];
+    const ids: string[] = [];
+    chunked[position]!.forEach((chunk, seq) => {
+      if (!chunksById.has(chunk.id)) {
+        chunksById.set(chunk.id, chunk);
+        ids.push(chunk.id);
+      }
+      blobChunks.push({ blob: file.blob, variant: file.variant, seq, chunkId: chunk.id, startLine: chunk.startLine, endLine: chunk.endLine, kind: chunk.kind, symbol: chunk.symbol, language: chunk.language });
+    });
+    groups.push({ key: `${file.blob}|${file.variant}`, ids, blobChunks });
+  });
   const existing = await knownChunkIds(prisma, projectId, [...chunksById.keys()]);
-  const missing = [...chunksById.entries()].filter(([id]) => !existing.has(id));
-  const vectors = missing.length ? await embedder.embed(missing.map(([, chunk]) => chunkEmbeddingText(chunk)), { signal: options.signal }) : [];
-  const newChunks: NewChunk[] = missing.map(([id, chunk], position) => ({
-    id,
-    embedderVersion: embedder.version,
-    embedding: vectors[position]!,
-    content: chunk.content,
-    searchText: chunkSearchText(chunk),
-  }));
-  await storeBatch(prisma, { projectId, snapshotId: options.snapshot.id, chunks: newChunks, blobChunks, files: indexed.map(toFileRow) });
-  return { chunks: blobChunks.length, embedded: newChunks.length, bytes };
+  const missing = [...chunksById.values()].filter((chunk) => !existing.has(chunk.id));
+  // Vectors the chunker could not make (a model's): embedded here, only for chunks the project lacks.
+  const unembedded = missing.filter((chunk) => chunk.embedding === null);
+  if (unembedded.length) {
+    const vectors = await embedder.embed(unembedded.map((chunk) => chunkEmbeddingText(chunk)), { signal: options.signal });
+    unembedded.forEach((chunk, position) => (chunk.embedding = vectors[position]!));
+  }
+  const newChunks = new Map<string, NewChunk>(
+    missing.map((chunk) => [chunk.id, { id: chunk.id, embedderVersion: embedder.version, embedding: chunk.embedding!, content: chunk.content, searchText: chunk.searchText }]),
+  );
+  await storeGroups(prisma, { projectId, snapshotId: options.snapshot.id, groups, newChunks, files: indexed, maxChunks: options.transactionChunks ?? DEFAULT_TRANSACTION_CHUNKS, signal: options.signal });
+  return { chunks: groups.reduce((sum, group) => sum + group.blobChunks.length, 0), embedded: newChunks.size, bytes };
+}
+
+/** The chunks a blob cut one way brings: its rows, and the chunk ids it is the first in the batch to use. */
+type WriteGroup = { key: string; ids: string[]; blobChunks: BlobChunkRow[] };
+
+/**
+ * Chunks per write transaction. Each transaction holds the project's lock, and on the embedded
+ * database (PGlite runs on the main thread) every statement holds up every request until it is
+ * done: short transactions keep both waits short.
+ */
+const DEFAULT_TRANSACTION_CHUNKS = 64;
+
+/**
+ * Writes a batch in short transactions: each one a few blobs' new chunks, their rows and the
+ * manifest lines that use them, so what one commits is complete on its own (garbage collection
+ * never sees a chunk without the blob rows that reference it, nor rows without a manifest line).
+ */
+async function storeGroups(
+  prisma: PrismaClient,
+  options: { projectId: number; snapshotId: bigint; groups: readonly WriteGroup[]; newChunks: ReadonlyMap<string, NewChunk>; files: readonly Selected[]; maxChunks: number; signal?: AbortSignal },
+): Promise<void> {
+  const filesByKey = new Map<string, FileRow[]>();
+  for (const file of options.files) {
+    const key = `${file.blob}|${file.variant}`;
+    filesByKey.set(key, [...(filesByKey.get(key) ?? []), toFileRow(file)]);
+  }
+  let chunks: NewChunk[] = [];
+  let blobChunks: BlobChunkRow[] = [];
+  let files: FileRow[] = [];
+  const flush = async () => {
+    if (!files.length && !blobChunks.length && !chunks.length) return;
+    options.signal?.throwIfAborted();
+    await storeBatch(prisma, { projectId: options.projectId, snapshotId: options.snapshotId, chunks, blobChunks, files });
+    chunks = [];
+    blobChunks = [];
+    files = [];
+    // Lets waiting requests run between two transactions.
+    await new Promise((resolve) => setImmediate(resolve));
+  };
+  for (const group of options.groups) {
+    const fresh = group.ids.map((id) => options.newChunks.get(id)).filter((chunk): chunk is NewChunk => chunk !== undefined);
+    if (chunks.length && chunks.length + fresh.length > options.maxChunks) await flush();
+    chunks.push(...fresh);
+    blobChunks.push(...group.blobChunks);
+    files.push(...(filesByKey.get(group.key) ?? []));
+  }
+  await flush();
 }
 
 /** Makes a complete snapshot the one search reads and drops the older ones, in one transaction. */

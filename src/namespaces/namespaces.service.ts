@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { forgetCachedAuth } from '../auth/auth-cache';
 import { ACCESS_LEVELS, type AccessLevelName } from '../auth/policies';
 import { digestToken } from '../auth/tokens';
 import { withConflict } from '../db/errors';
@@ -40,11 +41,13 @@ export async function buyAddOn(prisma: PrismaClient, input: BuyAddOnInput): Prom
   const addOn = requireEnum(input.addOn, ADD_ONS, 'add_on');
   const seatCount = requirePositiveInt(input.seats, 'seats');
   const expiresAt = input.expiresAt ? requireFutureDate(input.expiresAt, 'expires_at') : null;
-  return prisma.addOnPurchase.upsert({
+  const purchase = await prisma.addOnPurchase.upsert({
     where: { groupId_addOn: { groupId: group.id, addOn } },
     create: { groupId: group.id, addOn, seatCount, expiresAt },
     update: { seatCount, expiresAt },
   });
+  forgetCachedAuth(prisma);
+  return purchase;
 }
 
 export type AssignSeatInput = { groupPath: string; addOn: string; username: string };
@@ -64,6 +67,7 @@ export async function assignSeat(prisma: PrismaClient, input: AssignSeatInput): 
     }
     await transaction.seatAssignment.create({ data: { purchaseId: purchase.id, userId: user.id } });
   });
+  forgetCachedAuth(prisma);
 }
 
 export type CreateProjectInput = {
@@ -119,6 +123,7 @@ export async function addMember(prisma: PrismaClient, input: AddMemberInput): Pr
       create: { projectId: project.id, userId: user.id, accessLevel },
       update: { accessLevel },
     });
+    forgetCachedAuth(prisma);
     return { kind: 'project', accessLevel };
   }
   const group = await prisma.group.findUnique({ where: { fullPath: input.fullPath } });
@@ -128,6 +133,7 @@ export async function addMember(prisma: PrismaClient, input: AddMemberInput): Pr
     create: { groupId: group.id, userId: user.id, accessLevel },
     update: { accessLevel },
   });
+  forgetCachedAuth(prisma);
   return { kind: 'group', accessLevel };
 }
 

@@ -1,3 +1,4 @@
+import { forgetCachedAuth } from '../auth/auth-cache';
 import { generateToken, digestToken, TOKEN_SCOPES, type TokenScope } from '../auth/tokens';
 import type { PrismaClient, User } from '../db/prisma';
 import { badInput, notFound } from '../errors';
@@ -24,7 +25,9 @@ export async function findUserByUsername(prisma: PrismaClient, username: string)
 
 export async function setUserState(prisma: PrismaClient, username: string, state: 'active' | 'blocked'): Promise<User> {
   const user = await findUserByUsername(prisma, username);
-  return prisma.user.update({ where: { id: user.id }, data: { state } });
+  const updated = await prisma.user.update({ where: { id: user.id }, data: { state } });
+  forgetCachedAuth(prisma);
+  return updated;
 }
 
 export type CreateTokenInput = {
@@ -59,6 +62,7 @@ export async function revokeToken(prisma: PrismaClient, reference: { id?: number
   const record = await prisma.personalAccessToken.findUnique({ where });
   if (!record) throw notFound('Token not found');
   if (!record.revokedAt) await prisma.personalAccessToken.update({ where: { id: record.id }, data: { revokedAt: new Date() } });
+  forgetCachedAuth(prisma);
 }
 
 /** Up to two initials of an active user's name (or username), or null when there is no such user. */

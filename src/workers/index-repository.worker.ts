@@ -6,7 +6,7 @@ import type { IndexJob } from '../queues';
 import type { Services } from '../services';
 
 /** Runs one index job: thin, the work is in src/indexing. Bad input fails at once; the rest retries. */
-export function indexRepositoryProcessor(services: Pick<Services, 'prisma' | 'logger' | 'config' | 'embedder'>) {
+export function indexRepositoryProcessor(services: Pick<Services, 'prisma' | 'logger' | 'config' | 'embedder' | 'chunker'>) {
   return async (job: Job<IndexJob>): Promise<IndexRunResult> => {
     const started = Date.now();
     let lastReport = 0;
@@ -14,6 +14,10 @@ export function indexRepositoryProcessor(services: Pick<Services, 'prisma' | 'lo
       const result = await indexRepository({
         prisma: services.prisma,
         embedder: services.embedder,
+        chunker: services.chunker,
+        transactionChunks: services.config.indexing.transactionChunks,
+        // Every statement of the embedded database runs on the main thread: smaller batches keep each short.
+        batchFiles: services.config.databaseUrl ? 200 : 50,
         logger: services.logger,
         dataDir: services.config.dataDir,
         projectId: job.data.projectId,

@@ -36,7 +36,7 @@ export class LexicalEmbedder implements Embedder {
   readonly name = 'lexical';
   readonly dimensions: number;
   readonly version: string;
-  private readonly algorithm: 1 | 2;
+  readonly algorithm: 1 | 2;
 
   constructor(options: LexicalEmbedderOptions = {}) {
     this.dimensions = options.dimensions ?? 512;

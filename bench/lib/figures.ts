@@ -1,0 +1,50 @@
+/**
+ * What the benches share: percentiles, time limits with a clear message, the machine's load, and
+ * the one line each bench prints for `npm run bench` (bench/all.ts) to gather into its table.
+ */
+import os from 'node:os';
+
+/** One figure of the table: its name, the target as text, the measured value, and whether it met the target. */
+export type Figure = { figure: string; target: string; result: string; met: boolean | null };
+
+export const FIGURES_PREFIX = 'BENCH_FIGURES ';
+
+export function percentile(values: readonly number[], p: number): number {
+  if (values.length === 0) return Number.NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+}
+
+export const median = (values: readonly number[]) => percentile(values, 50);
+
+/** The load average and cores, to print beside every figure (the machine may be shared). */
+export function machineLoad(): string {
+  const [one, five] = os.loadavg();
+  return `load ${one!.toFixed(2)} / ${five!.toFixed(2)} (1 / 5 min) on ${os.cpus().length} cores`;
+}
+
+/** Resolves as `promise` does, or fails after `ms` with `message`: nothing a bench waits for may hang it. */
+export async function within<T>(promise: Promise<T>, ms: number, message: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const limit = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => reject(new Error(`${message} (no answer within ${(ms / 1000).toFixed(0)} s)`)), ms);
+  });
+  try {
+    return await Promise.race([promise, limit]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Prints the figures as one line for bench/all.ts, after the bench's own report. */
+export function reportFigures(figures: readonly Figure[]): void {
+  console.log(`${FIGURES_PREFIX}${JSON.stringify(figures)}`);
+}
+
+/** Whether bench/all.ts asked for the quick mode (fewer runs, smaller data). */
+export const QUICK = process.env.BENCH_QUICK === '1';
+
+/** Exits once stdout is flushed: through a pipe (bench/all.ts) writes are asynchronous and process.exit would cut them. */
+export function exitWhenFlushed(code: number): void {
+  process.stdout.write('', () => process.exit(code));
+}

@@ -1,0 +1,61 @@
+import { LexicalEmbedder, type LexicalEmbedderOptions } from '../llm/embedders/lexical.embedder';
+import type { Embedder } from '../llm/embedders/embedder';
+import { chunkFileWith, chunkId, type Chunk, type ChunkStrategy } from './chunk-file';
+import { chunkEmbeddingText, chunkSearchText } from './search-text';
+
+/** One file to cut: its path (for the grammar and the chunks' metadata) and its text. */
+export type FileToChunk = { path: string; content: string };
+
+/**
+ * A chunk as the index stores it: the chunker's chunk (every field it carries passes through
+ * unchanged), its id, its full-text document and, when the embedder could run beside the chunker,
+ * its vector (null otherwise: the caller embeds what it does not have yet).
+ */
+export type EmbeddedChunk = Chunk & { id: string; searchText: string; embedding: number[] | null };
+
+/** How a batch of files is cut and embedded; plain data, so it crosses to a worker thread as it is. */
+export type ChunkEmbedSpec = {
+  strategy: ChunkStrategy;
+  /** The embedder's version: part of every chunk id. */
+  embedderVersion: string;
+  /** Set when the embedder is the lexical one (it needs no model): vectors are made beside the chunks. */
+  lexical: Required<LexicalEmbedderOptions> | null;
+};
+
+/** The spec for an embedder: lexical vectors are made where the chunks are, any other embedder's by the caller. */
+export function chunkEmbedSpec(embedder: Embedder, strategy: ChunkStrategy = 'tree-sitter'): ChunkEmbedSpec {
+  const lexical = embedder instanceof LexicalEmbedder ? { algorithm: embedder.algorithm, dimensions: embedder.dimensions } : null;
+  return { strategy, embedderVersion: embedder.version, lexical };
+}
+
+const lexicalEmbedders = new Map<string, LexicalEmbedder>();
+
+function lexicalFor(options: Required<LexicalEmbedderOptions>): LexicalEmbedder {
+  const key = `${options.algorithm}-${options.dimensions}`;
+  let embedder = lexicalEmbedders.get(key);
+  if (!embedder) lexicalEmbedders.set(key, (embedder = new LexicalEmbedder(options)));
+  return embedder;
+}
+
+/**
+ * Chunks files and, with the lexical embedder, embeds their chunks: the CPU-bound part of indexing,
+ * the one thing a worker thread does (chunk-pool.ts). One entry per file, in order.
+ */
+export async function chunkAndEmbed(files: readonly FileToChunk[], spec: ChunkEmbedSpec): Promise<EmbeddedChunk[][]> {
+  const embedder = spec.lexical ? lexicalFor(spec.lexical) : null;
+  const result: EmbeddedChunk[][] = [];
+  for (const file of files) {
+    const chunks = await chunkFileWith(spec.strategy, file);
+    const texts = chunks.map((chunk) => chunkEmbeddingText(chunk));
+    const vectors = embedder ? await embedder.embed(texts) : null;
+    result.push(
+      chunks.map((chunk, position) => ({
+        ...chunk,
+        id: chunkId(chunk, { embedderVersion: spec.embedderVersion }),
+        searchText: chunkSearchText(chunk),
+        embedding: vectors ? vectors[position]! : null,
+      })),
+    );
+  }
+  return result;
+}
