@@ -43,12 +43,12 @@ const ASKED_FOR = 1.3;
 /** The implementation when the question asks for something else: still a good answer, not the best. */
 const IMPLEMENTATION_WHEN_OTHER_ASKED = 0.85;
 /** Each further chunk of a file adds this share of its score, halving again for every next one. */
-const EVIDENCE_DAMPING = 0.3;
+const EVIDENCE_DAMPING = 0.2;
 const MAX_CHUNKS_COUNTED = 5;
-/** Per question word in the file name, directory name or matched symbols (at most two each). */
-const NAME_WEIGHT = 0.25;
+/** Weight of the share of question words in the file name, directory name and matched symbols. */
+const NAME_WEIGHT = 0.3;
 const DIRECTORY_WEIGHT = 0.1;
-const SYMBOL_WEIGHT = 0.05;
+const SYMBOL_WEIGHT = 0.1;
 /** Share of a test file's evidence lent to the implementation it is named after or imports. */
 const TEST_LEND = 0.3;
 
@@ -66,10 +66,12 @@ function questionGroups(terms: readonly string[]): Array<Set<string>> {
   return terms.map((term) => new Set([term, ...synonymsOf(term)].map(stemWord)));
 }
 
+/** The share of the question's words (groups) that `words` hold: a name holding one word of five counts a fifth. */
 function matches(groups: ReadonlyArray<Set<string>>, words: Set<string>): number {
+  if (!groups.length) return 0;
   let count = 0;
   for (const group of groups) if ([...group].some((stem) => words.has(stem))) count += 1;
-  return Math.min(2, count);
+  return count / groups.length;
 }
 
 function splitPath(path: string): { directory: string; stem: string } {
