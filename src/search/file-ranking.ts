@@ -38,7 +38,7 @@ export function questionIntent(question: string): QuestionIntent {
 }
 
 /** Weights of the roles no one asked for; a role the question asks for gets ASKED_FOR. */
-export const ROLE_PRIOR: Record<FileRole, number> = { implementation: 1, test: 0.55, types: 0.5, docs: 0.5, changelog: 0.3, example: 0.6, generated: 0.6 };
+export const ROLE_PRIOR: Record<FileRole, number> = { implementation: 1, test: 0.45, types: 0.4, docs: 0.4, changelog: 0.3, example: 0.6, generated: 0.6 };
 const ASKED_FOR = 1.3;
 /** The implementation when the question asks for something else: still a good answer, not the best. */
 const IMPLEMENTATION_WHEN_OTHER_ASKED = 0.85;
