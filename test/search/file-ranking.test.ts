@@ -76,7 +76,8 @@ describe('rankFiles', () => {
 
   it('lends a matching test’s weight to the implementation it is named after or imports', () => {
     const named = [hit('lib/other.go', 0.5), hit('args.go', 0.45), hit('args_test.go', 1)];
-    expect(order(named, 'how are positional arguments validated?')).toEqual(['args.go', 'args_test.go', 'lib/other.go']);
+    // args.go alone (0.45) would trail lib/other.go (0.5); its test lends it enough to lead.
+    expect(order(named, 'how are positional arguments validated?').slice(0, 2)).toEqual(['args.go', 'lib/other.go']);
     const imported = [hit('src/pkg/other.py', 0.5), hit('src/pkg/core.py', 0.45), hit('tests/test_things.py', 1, { content: 'from pkg.core import Context\n' })];
     expect(order(imported, 'how does the context close resources?')[0]).toBe('src/pkg/core.py');
     // Not when tests are what was asked for.
