@@ -4,7 +4,8 @@ import { resolveDuoAccess } from '../auth/duo-access';
 import type { Embedder } from '../llm/embedders/embedder';
 import type { Queues } from '../queues';
 import { groundCodebaseItems } from './codebase-context';
-import type { CodeSource } from '../tools/semantic-search.tool';
+import type { CodeSource, ToolResult } from '../tools/semantic-search.tool';
+import { answerFromSearch } from './search-answer';
 import type { ContextItem } from './context-items';
 import type { PrismaClient } from '../db/prisma';
 import type { Logger } from '../logger';
@@ -61,6 +62,8 @@ export function errorCodeFor(error: unknown): ChatErrorCode {
   if (error.kind === 'prompt_too_long') return 'A1005';
   return 'A9999';
 }
+
+const NO_MODEL_HINT = 'For a written answer, an administrator can configure a language model: `LLM_PROVIDER`, `LLM_MODEL`, `LLM_BASE_URL` and `LLM_API_KEY`.';
 
 export function noModelAnswer(contextItemCount: number): string {
   return [
@@ -128,7 +131,8 @@ export async function completeChat(options: CompleteChatOptions): Promise<Comple
       content = grounding.unavailable;
       await publishChunk(content);
     } else if (!options.llm) {
-      content = noModelAnswer(question.contextItems.length);
+      // Without a model, repository or directory context is still answered: with what search found.
+      content = answerFromSearch(grounding.results, { modelHint: NO_MODEL_HINT }) ?? noModelAnswer(question.contextItems.length);
       await publishChunk(content);
     } else {
       try {
@@ -180,6 +184,8 @@ export async function completeChat(options: CompleteChatOptions): Promise<Comple
 type GroundedQuestion = {
   items: ContextItem[];
   sources: CodeSource[];
+  /** What each codebase search gave (none when no search ran). */
+  results: ToolResult[];
   /** Set when codebase context was asked for and none of it could be searched: the answer to give. */
   unavailable: string | null;
 };
@@ -193,9 +199,9 @@ async function groundQuestion(options: CompleteChatOptions, input: { question: C
   let items = input.question.contextItems;
   const asksCodebase = items.some((item) => item.category === 'repository' || item.category === 'directory');
   const implied = !asksCodebase && job.intent === 'CODEBASE_SEARCH' && input.projectId !== null;
-  if (!asksCodebase && !implied) return { items, sources: [], unavailable: null };
+  if (!asksCodebase && !implied) return { items, sources: [], results: [], unavailable: null };
   const user = await prisma.user.findUnique({ where: { id: job.userId } });
-  if (!user) return { items, sources: [], unavailable: null };
+  if (!user) return { items, sources: [], results: [], unavailable: null };
   const viewer = { user, token: { id: 0, scopes: ['api' as const] } };
   const access = await resolveDuoAccess({ prisma, userId: user.id, disabledCategories: options.codebase.disabledCategories });
   if (implied) {
@@ -204,10 +210,10 @@ async function groundQuestion(options: CompleteChatOptions, input: { question: C
   const grounding = await groundCodebaseItems({ ...options.codebase, prisma, logger: options.logger, viewer, access, items, requestProjectId: input.projectId, question: input.question.content, requestId: job.requestId });
   if (implied && grounding.results.every((result) => result.status !== 'ok')) {
     // The user did not ask for the repository: without an index the question is answered as it is.
-    return { items: input.question.contextItems, sources: [], unavailable: null };
+    return { items: input.question.contextItems, sources: [], results: [], unavailable: null };
   }
   const unavailable = grounding.results.length > 0 && grounding.results.every((result) => result.status !== 'ok') ? grounding.results.map((result) => result.content).join('\n\n') : null;
-  return { items: grounding.items, sources: grounding.sources, unavailable };
+  return { items: grounding.items, sources: grounding.sources, results: grounding.results, unavailable };
 }
 
 /** A code slash command becomes its task on what it works on; any other question goes as it is. */

@@ -9,7 +9,8 @@ import { AppError, badInput } from '../errors';
 import { materializeNpmPackage } from '../evaluation/npm-source';
 import { firstHitRank, formatMetricsTable, formatTable, MRR_DEPTH, parseQuestions, scoreRanks, scoredFiles, type RetrievalMetrics, type RetrievalQuestion } from '../evaluation/evaluate-retrieval';
 import { CHUNK_STRATEGIES, type ChunkStrategy } from '../indexing/chunk-file';
-import { resolveCommit } from '../indexing/git-reader';
+import { buildBm25Index } from '../evaluation/bm25-baseline';
+import { readBlobs, resolveCommit } from '../indexing/git-reader';
 import { indexRepository, type IndexProgress, type IndexRunResult } from '../indexing/index-repository';
 import { openRepository } from '../indexing/repository-location';
 import type { Embedder } from '../llm/embedders/embedder';
@@ -17,6 +18,7 @@ import { createEmbedder } from '../llm/embedders/create-embedder';
 import type { Logger } from '../logger';
 import { createGroup, createProject } from '../namespaces/namespaces.service';
 import { searchCode, type RetrievalMode } from '../search/search-code';
+import ignore from 'ignore';
 import { formatCount, ProgressBar } from './progress-bar';
 import { runCommand } from './run-command';
 
@@ -32,7 +34,7 @@ Measures code search on labelled questions: the repository is indexed once per c
 (${CHUNK_STRATEGIES.join(', ')}) in temporary projects of the configured database (DATABASE_URL,
 or the embedded one) with the configured embedder (EMBEDDINGS_PROVIDER), every question is asked
 in every retrieval mode (${MODES.join(', ')}), and recall@1/5/10 and MRR@${MRR_DEPTH} are printed per
-strategy and mode. A hit is the first file of the answer (grouped by file, best first) that the
+strategy and mode, with a keyword baseline (BM25 over whole files, identifier-split: "files bm25"). A hit is the first file of the answer (grouped by file, best first) that the
 question lists. The temporary projects are removed at the end, also when the run fails.
 
   --repo       a local git repository to index
@@ -161,7 +163,7 @@ async function prepareSource(args: Args, bar: ProgressBar): Promise<Source> {
 
 type IndexFigures = { strategy: ChunkStrategy; files: number; chunks: number; storedBytes: number; durationMs: number };
 type QuestionResult = { rank: number | null; files: string[] };
-type RunFigures = { strategy: ChunkStrategy; mode: RetrievalMode; metrics: RetrievalMetrics; meanSearchMs: number; questions: QuestionResult[] };
+type RunFigures = { strategy: ChunkStrategy | 'files'; mode: RetrievalMode | 'bm25'; metrics: RetrievalMetrics; meanSearchMs: number; questions: QuestionResult[] };
 
 type EvaluationContext = {
   prisma: PrismaClient;
@@ -184,7 +186,28 @@ async function storedBytes(prisma: PrismaClient, projectId: number): Promise<num
 }
 
 /** Indexes the source into one temporary project with a strategy, then asks every question in every mode. */
-async function evaluateStrategy(context: EvaluationContext, options: { projectId: number; strategy: ChunkStrategy }): Promise<{ index: IndexFigures; runs: RunFigures[] }> {
+/**
+ * The keyword baseline: BM25 over the snapshot's whole files (the ones indexed, exclusions and
+ * neutral files applied the same way), scored like the search modes.
+ */
+async function bm25Baseline(context: EvaluationContext, snapshotId: bigint): Promise<RunFigures> {
+  const { prisma, args, questions } = context;
+  const manifest = await prisma.$queryRawUnsafe<Array<{ path: string; blob: string }>>('SELECT path, blob FROM code_index_files WHERE snapshot_id = $1::bigint ORDER BY path', snapshotId);
+  const excluded = args.exclusions.length ? ignore().add(args.exclusions) : null;
+  const wanted = manifest.filter((file) => !excluded?.ignores(file.path));
+  const text = new Map<string, string>();
+  for await (const { blob, content } of readBlobs({ repository: context.source.repository }, [...new Set(wanted.map((file) => file.blob))])) text.set(blob, content?.toString('utf8') ?? '');
+  const index = buildBm25Index(wanted.map((file) => ({ path: file.path, text: text.get(file.blob) ?? '' })));
+  const started = performance.now();
+  const results: QuestionResult[] = questions.map((question) => {
+    const files = scoredFiles(index.rank(question.q, args.neutral.length ? MRR_DEPTH * 2 : MRR_DEPTH), { neutral: args.neutral });
+    return { rank: firstHitRank(files, question.files), files };
+  });
+  const metrics = scoreRanks(results.map((result) => result.rank));
+  return { strategy: 'files', mode: 'bm25', metrics, meanSearchMs: (performance.now() - started) / Math.max(1, questions.length), questions: results };
+}
+
+async function evaluateStrategy(context: EvaluationContext, options: { projectId: number; strategy: ChunkStrategy; baseline: boolean }): Promise<{ index: IndexFigures; runs: RunFigures[] }> {
   const { prisma, embedder, args, questions, signal } = context;
   const { projectId, strategy } = options;
   const indexBar = new ProgressBar({ stream: process.stderr, unit: 'files' });
@@ -219,7 +242,7 @@ async function evaluateStrategy(context: EvaluationContext, options: { projectId
   const scope = { projectId, snapshotId: snapshot.id, directory: '', embedderVersion: snapshot.embedderVersion, exclusions: args.exclusions };
   const index: IndexFigures = { strategy, files: result.files, chunks: result.chunks, storedBytes: await storedBytes(prisma, projectId), durationMs };
 
-  const runs: RunFigures[] = [];
+  const runs: RunFigures[] = options.baseline ? [await bm25Baseline(context, snapshot.id)] : [];
   for (const mode of args.modes) {
     const bar = new ProgressBar({ stream: process.stderr, unit: 'questions' });
     const results: QuestionResult[] = [];
@@ -341,7 +364,7 @@ void runCommand(async ({ config, database, logger }) => {
     const runs: RunFigures[] = [];
     try {
       for (const strategy of args.strategies) {
-        const result = await evaluateStrategy(context, { projectId: workspace.projects.get(strategy)!, strategy });
+        const result = await evaluateStrategy(context, { projectId: workspace.projects.get(strategy)!, strategy, baseline: indexes.length === 0 });
         indexes.push(result.index);
         runs.push(...result.runs);
       }

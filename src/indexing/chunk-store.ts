@@ -1,5 +1,6 @@
 import { toSql } from 'pgvector';
 import type { Prisma, PrismaClient } from '../db/prisma';
+import { fileRole } from './file-role';
 
 /**
  * The SQL behind the code index (tables in prisma/migrations/20261122030000_code_index): what Prisma's
@@ -100,14 +101,15 @@ export async function storeBatch(
 async function insertFiles(db: Db, projectId: number, snapshotId: bigint, files: readonly FileRow[]): Promise<void> {
   if (!files.length) return;
   await db.$executeRawUnsafe(
-    `INSERT INTO code_index_files (snapshot_id, path, blob, variant, project_id)
-     SELECT $1::bigint, f.path, f.blob, f.variant, $2 FROM unnest($3::text[], $4::text[], $5::text[]) AS f(path, blob, variant)
-     ON CONFLICT (snapshot_id, path) DO UPDATE SET blob = EXCLUDED.blob, variant = EXCLUDED.variant`,
+    `INSERT INTO code_index_files (snapshot_id, path, blob, variant, project_id, role)
+     SELECT $1::bigint, f.path, f.blob, f.variant, $2, f.role FROM unnest($3::text[], $4::text[], $5::text[], $6::text[]) AS f(path, blob, variant, role)
+     ON CONFLICT (snapshot_id, path) DO UPDATE SET blob = EXCLUDED.blob, variant = EXCLUDED.variant, role = EXCLUDED.role`,
     snapshotId,
     projectId,
     files.map((file) => file.path),
     files.map((file) => file.blob),
     files.map((file) => file.variant),
+    files.map((file) => fileRole(file.path)),
   );
 }
 
@@ -119,8 +121,8 @@ export async function addFiles(prisma: PrismaClient, options: { projectId: numbe
 /** Copies a snapshot's manifest into another, leaving out some paths (the changed and deleted ones). */
 export async function copyFiles(prisma: PrismaClient, options: { from: bigint; to: bigint; exceptPaths: readonly string[] }): Promise<number> {
   return prisma.$executeRawUnsafe(
-    `INSERT INTO code_index_files (snapshot_id, path, blob, variant, project_id)
-     SELECT $2::bigint, path, blob, variant, project_id FROM code_index_files
+    `INSERT INTO code_index_files (snapshot_id, path, blob, variant, project_id, role)
+     SELECT $2::bigint, path, blob, variant, project_id, role FROM code_index_files
       WHERE snapshot_id = $1::bigint AND NOT (path = ANY($3::text[]))`,
     options.from,
     options.to,

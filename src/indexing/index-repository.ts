@@ -15,7 +15,8 @@ import { openRepository, RepositoryUnavailableError } from './repository-locatio
 import { chunkEmbeddingText } from './search-text';
 
 /** Bump when the file filter's rules change: every index rebuilds to apply them. */
-const FILTER_VERSION = 'filter-v1';
+// filter-v2: manifests record each file's role (file-role.ts).
+const FILTER_VERSION = 'filter-v2';
 
 /** How far a run has come, for progress bars and the index's counters. */
 export type IndexProgress = {

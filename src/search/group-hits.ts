@@ -15,7 +15,7 @@ export type FileHits = {
   path: string;
   blob: string;
   language: string | null;
-  /** The best snippet's score. */
+  /** The best snippet's score; with a file ranking (GroupOptions.fileScores), the file's score scaled so the first file's is 1. */
   score: number;
   snippets: Array<Pick<ChunkHit, 'startLine' | 'endLine' | 'content' | 'score' | 'symbol'>>;
 };
@@ -23,6 +23,8 @@ export type FileHits = {
 export type GroupOptions = {
   /** Snippets kept per file (the best ones), so one big file cannot fill the result. Default 3. */
   maxPerFile?: number;
+  /** Scores of whole files (file-ranking.ts): files are ordered by these instead of their best snippet. */
+  fileScores?: ReadonlyMap<string, number>;
 };
 
 function merge(a: FileHits['snippets'][number], b: FileHits['snippets'][number]): FileHits['snippets'][number] {
@@ -62,5 +64,9 @@ export function groupHits(hits: readonly ChunkHit[], options: GroupOptions = {})
     file.snippets = merged;
     file.score = Math.max(...merged.map((snippet) => snippet.score));
   }
-  return [...files.values()].sort((a, b) => b.score - a.score);
+  const fileScores = options.fileScores;
+  if (!fileScores) return [...files.values()].sort((a, b) => b.score - a.score);
+  const top = Math.max(0, ...[...files.keys()].map((path) => fileScores.get(path) ?? 0));
+  for (const file of files.values()) file.score = top > 0 ? (fileScores.get(file.path) ?? 0) / top : 0;
+  return [...files.values()].sort((a, b) => b.score - a.score || a.path.localeCompare(b.path));
 }

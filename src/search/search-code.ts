@@ -6,6 +6,8 @@ import { fuseRankings } from './fuse-rankings';
 import { groupHits, type ChunkHit, type FileHits } from './group-hits';
 import { directoryCondition, type SearchScope } from './search-scope';
 import { queryTerms, toAllTsQuery, toPairsTsQuery, toTsQuery } from './text-query';
+import { rankFiles } from './file-ranking';
+import { expandQuestion } from './synonyms';
 import ignore from 'ignore';
 
 /** Which rankings to use: both fused (the default), or one alone (for evaluation). */
@@ -152,8 +154,8 @@ export async function textRanking(prisma: PrismaClient, scope: SearchScope, ques
 /** Where the chosen chunks occur in the snapshot's files (a chunk can occur in several). */
 async function occurrences(prisma: PrismaClient, scope: SearchScope, chunkIds: string[]) {
   const directory = directoryCondition(scope.directory, 4);
-  return prisma.$queryRawUnsafe<Array<{ chunkId: string; path: string; blob: string; startLine: number; endLine: number; symbol: string | null; language: string | null; content: string }>>(
-    `SELECT b.chunk_id AS "chunkId", f.path, f.blob, b.start_line AS "startLine", b.end_line AS "endLine", b.symbol, b.language, c.content
+  return prisma.$queryRawUnsafe<Array<{ chunkId: string; path: string; blob: string; role: string | null; startLine: number; endLine: number; symbol: string | null; language: string | null; content: string }>>(
+    `SELECT b.chunk_id AS "chunkId", f.path, f.blob, f.role, b.start_line AS "startLine", b.end_line AS "endLine", b.symbol, b.language, c.content
        FROM code_blob_chunks b
        JOIN code_index_files f ON f.project_id = b.project_id AND f.blob = b.blob AND f.variant = b.variant
        JOIN code_chunks c ON c.project_id = b.project_id AND c.id = b.chunk_id
@@ -181,6 +183,9 @@ function confidenceOf(top: { ranks: Array<number | null> } | undefined, lists: n
  */
 const FUSION_K = 5;
 
+/** Fused chunks looked up and ranked by file (file-ranking.ts), at least. */
+const CHUNKS_FOR_FILES = 60;
+
 /**
  * Weights of the vector and full-text rankings in the fusion. Vectors of the lexical embedder are a
  * hashed bag of the same words the full-text index holds, without its stemming and stop words:
@@ -204,8 +209,11 @@ export async function searchCode(options: SearchCodeOptions): Promise<SearchCode
   const mode: RetrievalMode = embedder ? (options.mode ?? 'hybrid') : 'text';
   const wantVector = mode !== 'text';
   const wantText = mode !== 'vector';
+  const terms = queryTerms(options.query);
+  // The lexical embedder's bag of words gets the synonyms full text matches too; a model reads the question as written.
+  const vectorQuestion = embedder?.name === 'lexical' ? expandQuestion(options.query, terms) : options.query;
   const [vector, text] = await Promise.all([
-    wantVector ? embedder!.embed([options.query]).then(([embedding]) => vectorRanking(prisma, scope, embedding!, candidates)) : Promise.resolve([]),
+    wantVector ? embedder!.embed([vectorQuestion]).then(([embedding]) => vectorRanking(prisma, scope, embedding!, candidates)) : Promise.resolve([]),
     wantText ? textRanking(prisma, scope, options.query, candidates) : Promise.resolve([]),
   ]);
   const weights = fusionWeights(embedder);
@@ -214,14 +222,16 @@ export async function searchCode(options: SearchCodeOptions): Promise<SearchCode
   );
   const rankings = lists.map((list) => list.ranking);
   const fused = fuseRankings(rankings, { k: FUSION_K, weights: lists.map((list) => list.weight) });
-  const chosen = fused.slice(0, Math.max(limit * 3, 20));
+  // Enough chunks for file-level evidence: several chunks of one file, tests next to what they test.
+  const chosen = fused.slice(0, Math.max(limit * 3, CHUNKS_FOR_FILES));
   const scoreOf = new Map(chosen.map((hit) => [hit.chunkId, hit.score]));
   const excluded = scope.exclusions?.length ? ignore().add([...scope.exclusions]) : null;
   const found = (await occurrences(prisma, scope, chosen.map((hit) => hit.chunkId)))
     .filter((row) => !excluded?.ignores(row.path))
-    .map((row): ChunkHit => ({ ...row, score: scoreOf.get(row.chunkId) ?? 0 }))
+    .map((row): ChunkHit & { role: string | null } => ({ ...row, score: scoreOf.get(row.chunkId) ?? 0 }))
     .sort((a, b) => b.score - a.score || a.path.localeCompare(b.path) || a.startLine - b.startLine);
-  const files = groupHits(found, { maxPerFile: options.maxPerFile });
+  const ranked = rankFiles(found, { question: options.query, terms });
+  const files = groupHits(found, { maxPerFile: options.maxPerFile, fileScores: new Map(ranked.map((file) => [file.path, file.score])) });
   let remaining = limit;
   const limited: FileHits[] = [];
   for (const file of files) {

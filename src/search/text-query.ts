@@ -1,5 +1,6 @@
 import { badInput } from '../errors';
 import { identifierTerms, stemWord, STOP_WORDS } from '../llm/embedders/terms';
+import { synonymsOf } from './synonyms';
 
 /**
  * Refuses a query with nothing to search for (only punctuation, single letters or stop words),
@@ -41,9 +42,18 @@ export function termForms(term: string): string {
   return forms.length === 1 ? forms[0]! : `(${forms.join(' | ')})`;
 }
 
+/**
+ * A term and its synonyms (synonyms.ts) as one tsquery group: `promise` matches `promis:* | thenable
+ * | async | await`, so the levels below count it as one word whichever form a chunk holds.
+ */
+export function termGroup(term: string): string {
+  const forms = [...new Set([term, ...synonymsOf(term)].map(termForms))];
+  return forms.length === 1 ? forms[0]! : `(${forms.join(' | ')})`;
+}
+
 /** A tsquery matching any of the terms in any of its forms. */
 export function toTsQuery(terms: readonly string[]): string {
-  return [...new Set(terms.map(termForms))].join(' | ');
+  return [...new Set(terms.map(termGroup))].join(' | ');
 }
 
 /**
@@ -53,12 +63,12 @@ export function toTsQuery(terms: readonly string[]): string {
  */
 /** A tsquery matching chunks that hold every one of three or more terms; null for fewer terms (the pairs query covers them). */
 export function toAllTsQuery(terms: readonly string[]): string | null {
-  const groups = [...new Set(terms.map(termForms))];
+  const groups = [...new Set(terms.map(termGroup))];
   return groups.length >= 3 ? groups.join(' & ') : null;
 }
 
 export function toPairsTsQuery(terms: readonly string[], maxTerms = 8): string | null {
-  const groups = [...new Set(terms.map(termForms))].slice(0, maxTerms);
+  const groups = [...new Set(terms.map(termGroup))].slice(0, maxTerms);
   if (groups.length < 2) return null;
   const pairs: string[] = [];
   for (let first = 0; first < groups.length; first += 1) {

@@ -23,6 +23,9 @@ export type CodeSource = {
   score: number;
 };
 
+/** One piece of code the tool found, best first (what `content` holds for the prompt, as data). */
+export type FoundCode = { path: string; startLine: number; endLine: number; language: string | null; symbol: string | null; content: string };
+
 /** What a chat tool gives back; tools never throw into the chat loop. */
 export type ToolResult = {
   status: 'ok' | 'error' | 'not_executed';
@@ -30,6 +33,9 @@ export type ToolResult = {
   content: string;
   sources: CodeSource[];
   confidence?: Confidence;
+  /** When ok: where was searched ("group/project (main, commit 0123abcd4567)") and the code found, best first. */
+  where?: string;
+  found?: FoundCode[];
 };
 
 export type SemanticSearchToolInput = {
@@ -101,17 +107,21 @@ export async function semanticSearchTool(input: SemanticSearchToolInput): Promis
           content: [`All ${files.length} files of ${where}:`, ...files.map((file) => codeBlock({ ...file, startLine: 1, endLine: file.lines }))].join('\n\n'),
           sources: files.map((file) => source({ path: file.path, startLine: 1, endLine: file.lines, blob: file.blob, score: 1 })),
           confidence: 'high',
+          where,
+          found: files.map((file) => ({ path: file.path, startLine: 1, endLine: file.lines, language: file.language, symbol: null, content: file.content })),
         };
       }
     }
     const result = await searchCode({ prisma: input.prisma, embedder: input.embedder, scope, query: input.question, limit: input.limit ?? 8 });
     const hits = result.files.flatMap((file) => file.snippets.map((snippet) => ({ ...snippet, path: file.path, blob: file.blob, language: file.language })));
-    if (!hits.length) return { status: 'ok', content: `No code in ${where} matched the question.`, sources: [], confidence: 'low' };
+    if (!hits.length) return { status: 'ok', content: `No code in ${where} matched the question.`, sources: [], confidence: 'low', where, found: [] };
     return {
       status: 'ok',
       content: [`Code from ${where} found for the question (confidence ${result.confidence}):`, ...hits.map((hit) => codeBlock(hit))].join('\n\n'),
       sources: hits.map(source),
       confidence: result.confidence,
+      where,
+      found: hits.map((hit) => ({ path: hit.path, startLine: hit.startLine, endLine: hit.endLine, language: hit.language, symbol: hit.symbol, content: hit.content })),
     };
   } catch (error) {
     input.logger.warn({ event: 'code_search_failed', requestId: input.requestId, projectId: project.id, err: error }, 'code search failed');

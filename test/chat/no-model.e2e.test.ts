@@ -2,7 +2,9 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { LSP_CHAT_MUTATION, subscribe, wsClient } from '../helpers/chat-client';
-import { groupWithSeat, userWithToken } from '../helpers/fixtures';
+import { addMember, createProject } from '../../src/namespaces/namespaces.service';
+import { groupWithSeat, unique, userWithToken } from '../helpers/fixtures';
+import { BILLING_FILES, createGitRepo } from '../helpers/git-repo';
 import { runCli } from '../helpers/run-cli';
 import { startTestService, type TestService } from '../helpers/test-service';
 
@@ -10,7 +12,7 @@ import { startTestService, type TestService } from '../helpers/test-service';
 describe('chat with no model configured', () => {
   let service: TestService;
   beforeAll(async () => {
-    service = await startTestService({ role: 'all', env: { GATEKEEPER: 'false' } });
+    service = await startTestService({ role: 'all', env: { GATEKEEPER: 'false', INDEX_DEBOUNCE_MS: '0' } });
   });
   afterAll(() => service.close());
 
@@ -56,6 +58,58 @@ describe('chat with no model configured', () => {
       stream.stop();
     } finally {
       await client.dispose();
+    }
+  });
+
+  it('answers a question with repository context from what code search found: files, lines, snippets and sources', async () => {
+    const user = await userWithToken(service.prisma);
+    const group = await groupWithSeat(service.prisma, { plan: 'ultimate', addOn: 'duo_pro', username: user.username });
+    const repo = createGitRepo(BILLING_FILES);
+    const client = wsClient(service.url, user.token);
+    try {
+      const { project } = await createProject(service.prisma, { fullPath: `${group}/${unique('shop')}`, repository: repo.path });
+      await addMember(service.prisma, { fullPath: project.fullPath, username: user.username, accessLevel: 'developer' });
+      const clientSubscriptionId = crypto.randomUUID();
+      const stream = await subscribe(client, { userId: `gid://gitlab/User/${user.id}`, aiAction: 'CHAT', clientSubscriptionId });
+      const ask = async (question: string) => {
+        const { body } = await service.graphql<{ aiAction: { requestId: string } }>(LSP_CHAT_MUTATION, {
+          token: user.token,
+          variables: { question, clientSubscriptionId, platformOrigin: 'vs_code_extension', additionalContext: [{ id: project.fullPath, category: 'REPOSITORY', content: '', metadata: {} }] },
+        });
+        expect(body.errors).toBeUndefined();
+        const received = await stream.untilFinal(body.data!.aiAction.requestId, 20_000);
+        return received.find((message) => message.chunkId === null)!;
+      };
+      // Not indexed yet: it says indexing started, as with a model.
+      expect((await ask('Where is the VAT amount computed?')).content).toMatch(/indexing has started/);
+      const started = Date.now();
+      while ((await service.prisma.codeIndex.findFirst({ where: { projectId: project.id } }))?.state !== 'ready') {
+        if (Date.now() - started > 20_000) throw new Error('index never ready');
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+
+      const final = await ask('Where is the VAT amount computed for an invoice line?');
+      expect(final.content).toMatch(/^No language model is configured, so this is what code search found/);
+      expect(final.content).toContain(`**${project.fullPath} (main, commit ${repo.head().slice(0, 12)})**`);
+      expect(final.content).toMatch(/1\. `src\/billing\/tax\.ts` \(lines 1–4\)/);
+      expect(final.content).toContain('export function computeVatAmount(netAmount: number, ratePercent: number): number {');
+      expect(final.content).toContain('```typescript');
+      expect(final.content).toMatch(/LLM_PROVIDER/);
+      const sources = final.extras!.sources as Array<{ path: string; startLine: number; endLine: number; commitSha: string }>;
+      expect(sources[0]).toMatchObject({ path: 'src/billing/tax.ts', startLine: 1, endLine: 4, commitSha: repo.head() });
+
+      // A directory small enough to be given whole is listed whole.
+      const { body } = await service.graphql<{ aiAction: { requestId: string } }>(LSP_CHAT_MUTATION, {
+        token: user.token,
+        variables: { question: 'What do these do?', clientSubscriptionId, platformOrigin: 'vs_code_extension', additionalContext: [{ id: 'src/billing', category: 'DIRECTORY', content: '', metadata: { projectPath: project.fullPath } }] },
+      });
+      const whole = (await stream.untilFinal(body.data!.aiAction.requestId, 20_000)).find((message) => message.chunkId === null)!;
+      expect(whole.content).toContain('`src/billing/discount.ts`');
+      expect(whole.content).toContain('`src/billing/tax.ts`');
+      stream.stop();
+    } finally {
+      await client.dispose();
+      repo.destroy();
     }
   });
 });

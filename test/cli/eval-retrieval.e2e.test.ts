@@ -133,12 +133,13 @@ describe('npm run eval:retrieval', () => {
     const lines = result.stdout.split('\n');
     expect(lines[0]).toBe(`Retrieval on ${repo.path} at ${repo.head().slice(0, 12)}: 4 questions, embedder lexical-v2-512`);
     expect(lines[2]).toMatch(/^strategy +mode +R@1 +R@5 +R@10 +MRR +ms\/query$/);
-    const rows = lines.slice(4, 13).map((line) => line.split(/ {2,}/));
-    expect(rows.map((row) => [row[0], row[1]])).toEqual(STRATEGIES.flatMap((strategy) => MODES.map((mode) => [strategy, mode])));
+    // The keyword baseline (BM25 over whole files) first, then every strategy and mode.
+    const rows = lines.slice(4, 14).map((line) => line.split(/ {2,}/));
+    expect(rows.map((row) => [row[0], row[1]])).toEqual([['files', 'bm25'], ...STRATEGIES.flatMap((strategy) => MODES.map((mode) => [strategy, mode]))]);
     for (const row of rows) expect(row.slice(2, 6)).toEqual(row.slice(2, 6).map((cell) => expect.stringMatching(/^[01]\.\d{3}$/)));
-    expect(lines[14]).toMatch(/^strategy +files +chunks +stored +index time$/);
-    expect(lines.slice(16, 19).map((line) => line.split(/ {2,}/)[0])).toEqual(STRATEGIES);
-    expect(lines[18]).toMatch(/^whole-file +5 +5 +\d+\.\d\d MB +\d+\.\d s$/);
+    expect(lines[15]).toMatch(/^strategy +files +chunks +stored +index time$/);
+    expect(lines.slice(17, 20).map((line) => line.split(/ {2,}/)[0])).toEqual(STRATEGIES);
+    expect(lines[19]).toMatch(/^whole-file +5 +5 +\d+\.\d\d MB +\d+\.\d s$/);
     expect(result.stderr).toContain('tree-sitter vector: 100%, 4/4 questions');
     expect(result.stderr).toContain('removing the temporary projects of eval-retrieval-');
 
@@ -147,7 +148,8 @@ describe('npm run eval:retrieval', () => {
     expect(json.embedder).toBe('lexical-v2-512');
     expect(json.questions).toEqual(QUESTIONS);
     expect(json.indexes).toEqual(STRATEGIES.map((strategy) => ({ strategy, files: 5, chunks: expect.any(Number), stored_bytes: expect.any(Number), duration_ms: expect.any(Number) })));
-    expect(json.results).toHaveLength(9);
+    expect(json.results).toHaveLength(10);
+    expect(json.results[0]).toMatchObject({ strategy: 'files', mode: 'bm25' });
     for (const run of json.results) {
       expect(run.ranks).toHaveLength(4);
       expect(run.answers).toHaveLength(4);
