@@ -24,7 +24,7 @@ import { builtChatPage } from '../test/helpers/web-page';
 const RUNS = Number(process.argv[2] ?? 5);
 const LIMIT_MS = 5 * 60_000;
 
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 const kb = (bytes: number) => `${(bytes / 1024).toFixed(0)} KiB`;
 
 function sizes(files: string[]): { raw: number; gzip: number } {
@@ -46,7 +46,7 @@ async function main(): Promise<void> {
   console.log(`build (or cache hit): ${((Date.now() - started) / 1000).toFixed(1)} s -> ${dir}`);
   const assets = readdirSync(path.join(dir, 'assets')).map((name) => path.join(dir, 'assets', name));
   const html = readFileSync(path.join(dir, 'index.html'), 'utf8');
-  const linked = [...html.matchAll(/(?:src|href)="\/-\/duo-chat\/(assets\/[^"]+)"/g)].map((match) => path.join(dir, match[1]!));
+  const linked = [...html.matchAll(/(?:src|href)="\/-\/duo-chat\/(assets\/[^"]+)"/g)].map((match) => path.join(dir, match[1]));
   const firstVisit = [path.join(dir, 'index.html'), ...linked, ...assets.filter((file) => /icons-.*\.svg$/.test(file))];
   const first = sizes(firstVisit);
   const all = sizes([path.join(dir, 'index.html'), ...assets]);

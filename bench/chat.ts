@@ -40,7 +40,7 @@ const ADMIN_URL = process.env.TEST_DATABASE_URL ?? 'postgresql://postgres@127.0.
 
 const percentile = (values: number[], p: number) => {
   const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 };
 const median = (values: number[]) => percentile(values, 50);
 
@@ -91,7 +91,8 @@ async function firstChunkOverhead(service: RunningService, token: string, userId
     new Promise<void>((resolve, reject) => {
       socket.on('error', reject);
       socket.on('message', (raw) => {
-        const frame = JSON.parse(raw.toString());
+        type Frame = { type?: string; message?: { result?: { data?: { aiCompletionResponse?: { chunkId?: number | null; requestId: string } | null } } } };
+        const frame = JSON.parse((raw as Buffer).toString('utf8')) as Frame;
         if (frame.type === 'welcome') socket.send(JSON.stringify({ command: 'subscribe', identifier }));
         if (frame.type === 'confirm_subscription') resolve();
         const message = frame.message?.result?.data?.aiCompletionResponse;

@@ -19,7 +19,7 @@ const ROUNDS = Number(process.argv[2] ?? 3);
 
 const percentile = (values: number[], p: number) => {
   const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 };
 const median = (values: number[]) => percentile(values, 50);
 
@@ -31,8 +31,8 @@ function benchPrompts(): string[] {
   for (let index = 0; index < 300; index++) {
     const lines = 50 + ((index * 37) % 350);
     const block: string[] = [];
-    while (block.length < lines) block.push(...CODE_SNIPPETS[(index + block.length) % CODE_SNIPPETS.length]!.code.split('\n'));
-    const paste = index % 3 === 0 ? STACK_TRACES[index % STACK_TRACES.length]! + '\n' + block.slice(0, lines).join('\n') : block.slice(0, lines).join('\n');
+    while (block.length < lines) block.push(...CODE_SNIPPETS[(index + block.length) % CODE_SNIPPETS.length].code.split('\n'));
+    const paste = index % 3 === 0 ? STACK_TRACES[index % STACK_TRACES.length] + '\n' + block.slice(0, lines).join('\n') : block.slice(0, lines).join('\n');
     long.push(index % 2 === 0 ? `why does this fail? (${index})\n\`\`\`\n${paste}\n\`\`\`` : `${paste}\nrefactor this and write tests for it (${index})`);
   }
   return [...texts, ...reworded, ...long];
@@ -76,7 +76,8 @@ function main(): void {
   // Selected code, an open file, a repository: the context rule's path, in turn.
   const contexts: GatekeeperContext[] = [{ ...NO_CONTEXT, selectedText: true }, { ...NO_CONTEXT, currentFile: true }, { ...NO_CONTEXT, codebase: true }];
   for (let round = 0; round < ROUNDS; round++) {
-    const uncached = time(loadGatekeeper({ cacheSize: 0 }).classify, prompts);
+    const fresh = loadGatekeeper({ cacheSize: 0 });
+    const uncached = time((prompt) => fresh.classify(prompt), prompts);
     runs.uncached.push({ p50: percentile(uncached, 50), p99: percentile(uncached, 99), max: Math.max(...uncached) });
     const contextual = loadGatekeeper({ cacheSize: 0 });
     let turn = 0;
@@ -86,7 +87,7 @@ function main(): void {
     runs.cpu.push({ p50: percentile(cpu, 50), p99: percentile(cpu, 99), max: Math.max(...cpu) });
     const gatekeeper = loadGatekeeper({ cacheSize: prompts.length });
     for (const prompt of prompts) gatekeeper.classify(prompt);
-    const cached = time(gatekeeper.classify, prompts);
+    const cached = time((prompt) => gatekeeper.classify(prompt), prompts);
     runs.cached.push({ p50: percentile(cached, 50), p99: percentile(cached, 99), max: Math.max(...cached) });
   }
   const format = (samples: Array<{ p50: number; p99: number; max: number }>) =>

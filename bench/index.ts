@@ -52,7 +52,7 @@ const GIT_ENV = { ...process.env, GIT_AUTHOR_NAME: 'bench', GIT_AUTHOR_EMAIL: 'b
 type Indexed = Extract<IndexRunResult, { outcome: 'indexed' | 'unchanged' }>;
 type Run = { result: Indexed; seconds: number; peakRssMb: number; startRssMb: number };
 
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 const mb = (bytes: number) => bytes / 1_000_000;
 const git = (repository: string, ...args: string[]) => execFileSync('git', ['-C', repository, ...args], { encoding: 'utf8', env: GIT_ENV }).trim();
 
@@ -121,7 +121,7 @@ async function fullIndexRuns(options: { url: string; repository: string; dataDir
 }
 
 function reportFullIndex(runs: Run[]): Figure[] {
-  const first = runs[0]!.result;
+  const first = runs[0].result;
   const skipped = Object.entries(first.skipped).map(([reason, count]) => `${reason} ${count}`).join(', ') || 'none';
   console.log(`  per run: ${first.files} files in the index (${first.filesRead} blobs read, skipped: ${skipped}), ${first.chunks} chunks, ${first.chunksEmbedded} embedded, ${mb(first.bytesRead).toFixed(2)} MB read`);
   const line = (label: string, values: number[], unit: string, digits = 0) =>
@@ -134,7 +134,7 @@ function reportFullIndex(runs: Run[]): Figure[] {
   line('RSS before the run', runs.map((run) => run.startRssMb), 'MiB');
   const rate = median(runs.map((run) => mb(run.result.bytesRead) / run.seconds));
   const peak = Math.max(...runs.map((run) => run.peakRssMb));
-  const growth = runs[runs.length - 1]!.startRssMb - runs[0]!.startRssMb;
+  const growth = runs[runs.length - 1].startRssMb - runs[0].startRssMb;
   return [
     { figure: `indexing ${SPEC}, lexical embedder, PostgreSQL: source read`, target: '2 MB/s', result: `${rate.toFixed(2)} MB/s`, met: rate >= 2 },
     { figure: `indexing ${SPEC}: peak RSS / RSS growth over ${runs.length} runs`, target: '400 MiB / flat', result: `${peak.toFixed(0)} / ${growth >= 0 ? '+' : ''}${growth.toFixed(0)} MiB`, met: peak < 400 && growth < 30 },
@@ -152,7 +152,7 @@ function fileToEdit(repository: string): string {
     .filter(({ file }) => /\.(ts|js)$/.test(file) && !file.endsWith('.d.ts') && !file.includes('.min.'));
   const preferred = [files.filter(({ file }) => file.startsWith('src/') && file.endsWith('.ts')), files.filter(({ file }) => file.startsWith('src/')), files].find((group) => group.length);
   if (!preferred) throw new Error('the package has no .ts or .js file to edit');
-  return [...preferred].sort((a, b) => a.size - b.size)[Math.floor(preferred.length / 2)]!.file;
+  return [...preferred].sort((a, b) => a.size - b.size)[Math.floor(preferred.length / 2)].file;
 }
 
 let pushFigure: Figure | null = null;

@@ -19,15 +19,15 @@ const LANGUAGES: RealisticLanguage[] = ['typescript', 'python', 'go', 'java', 'c
 const SIZES = [100, 2_000, 10_000];
 const WHOLE_FILE: DetectIntentOptions = { wholeFileMaxChars: Number.POSITIVE_INFINITY };
 
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
 const ms = (value: number) => value.toFixed(2).padStart(7);
 
 async function measure(inputs: DetectIntentInput[], iterations: number, options?: DetectIntentOptions) {
-  for (let index = 0; index < Math.min(20, iterations); index += 1) await detectIntent(inputs[index % inputs.length]!, options);
+  for (let index = 0; index < Math.min(20, iterations); index += 1) await detectIntent(inputs[index % inputs.length], options);
   const samples: number[] = [];
   for (let index = 0; index < iterations; index += 1) {
     const started = performance.now();
-    await detectIntent(inputs[index % inputs.length]!, options);
+    await detectIntent(inputs[index % inputs.length], options);
     samples.push(performance.now() - started);
   }
   samples.sort((a, b) => a - b);
@@ -47,7 +47,7 @@ async function main() {
       const inputs = Array.from({ length: 16 }, (_, offset) => ({ fileName: REALISTIC_FILE_NAMES[language], ...cursorAtRow(source, middle - 8 + offset) }));
       if (first === null) {
         const started = performance.now();
-        await detectIntent(inputs[0]!);
+        await detectIntent(inputs[0]);
         first = performance.now() - started;
         heapBefore ??= parsingStats().wasmHeapBytes;
       }

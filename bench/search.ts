@@ -77,7 +77,7 @@ type Fixture = { running: RunningService; token: string; project: Project; scope
 
 const percentile = (values: readonly number[], p: number) => {
   const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 };
 const ms = (value: number) => `${value.toFixed(1).padStart(6)} ms`;
 const spread = (values: readonly number[]) => `p50 ${ms(percentile(values, 50))}   p95 ${ms(percentile(values, 95))}   p99 ${ms(percentile(values, 99))}`;
@@ -118,7 +118,7 @@ async function materializeMonorepo(): Promise<{ repository: string; files: numbe
     git(repository, 'add', '-A', '--force');
     git(repository, 'commit', '-q', '-m', message);
   }
-  const sizes = git(repository, 'ls-tree', '-r', '-l', 'HEAD').split('\n').map((line) => Number(line.split('\t')[0]!.split(/\s+/)[3]) || 0);
+  const sizes = git(repository, 'ls-tree', '-r', '-l', 'HEAD').split('\n').map((line) => Number(line.split('\t')[0].split(/\s+/)[3]) || 0);
   return { repository, files: sizes.length, megabytes: sizes.reduce((sum, size) => sum + size, 0) / 1e6 };
 }
 
@@ -178,7 +178,7 @@ async function vacuumAnalyze(url: string): Promise<void> {
 
 async function describeData(url: string, snapshotId: bigint): Promise<string> {
   return withClient(url, async (client) => {
-    const { rows } = await client.query(
+    const { rows } = await client.query<Record<'files' | 'chunks' | 'occurrences' | 'heap' | 'hnsw' | 'gin', string>>(
       `SELECT (SELECT count(*) FROM code_index_files WHERE snapshot_id = $1) AS files,
               (SELECT count(*) FROM code_chunks) AS chunks,
               (SELECT count(*) FROM code_index_files f JOIN code_blob_chunks b ON b.project_id = f.project_id AND b.blob = f.blob AND b.variant = f.variant WHERE f.snapshot_id = $1) AS occurrences,
@@ -273,7 +273,7 @@ async function makeQuestions(url: string, snapshotId: bigint): Promise<Question[
   const shuffled = symbols.map((symbol) => ({ symbol, key: random() })).sort((a, b) => a.key - b.key).map(({ symbol }) => symbol);
   return shuffled.slice(0, QUESTIONS).map(({ symbol, path: file }, index) => {
     const parts = symbol.split('.');
-    const template = TEMPLATES[index % TEMPLATES.length]!;
+    const template = TEMPLATES[index % TEMPLATES.length];
     const name = parts.at(-1)!;
     const text = template.make({ name, qualified: symbol, owner: parts.length > 1 ? parts.at(-2)! : '', pkg: file.split('/')[1] ?? 'the repository' });
     return { text, kind: template.kind, path: file };
@@ -316,7 +316,7 @@ async function measureHttp(fixture: Fixture, questions: Question[]): Promise<voi
   await Promise.all(
     Array.from({ length: CONCURRENCY }, async () => {
       while (next < questions.length) {
-        const question = questions[next++]!;
+        const question = questions[next++];
         const begun = performance.now();
         await searchOverHttp(fixture, question.text);
         concurrent.push(performance.now() - begun);
@@ -341,7 +341,7 @@ async function measureInProcess(fixture: Fixture, questions: Question[]): Promis
     const [vector] = await embedder.embed([question.text]);
     const embed = performance.now() - started;
     started = performance.now();
-    await vectorRanking(prisma, fixture.scope, vector!, CANDIDATES);
+    await vectorRanking(prisma, fixture.scope, vector, CANDIDATES);
     const vectorMs = performance.now() - started;
     started = performance.now();
     await textRanking(prisma, fixture.scope, question.text, CANDIDATES);
@@ -381,10 +381,10 @@ async function explainPlans(fixture: Fixture, questions: Question[]): Promise<vo
   let gin = 0;
   for (const [index, question] of questions.entries()) {
     const [vector] = await embedder.embed([question.text]);
-    const vectorPlan = planLines((await vectorRanking(prisma, fixture.scope, vector!, CANDIDATES, { explain: true })) as unknown as PlanRow[]);
+    const vectorPlan = planLines((await vectorRanking(prisma, fixture.scope, vector, CANDIDATES, { explain: true })) as unknown as PlanRow[]);
     const textPlan = planLines((await textRanking(prisma, fixture.scope, question.text, CANDIDATES, { explain: true })) as unknown as PlanRow[]);
     const terms = queryTerms(question.text);
-    if (terms.length) matched.push(Number((await withClient(fixture.databaseUrl, (client) => client.query<{ count: string }>("SELECT count(*) AS count FROM code_chunks WHERE project_id = $1 AND search_text @@ to_tsquery('simple', $2)", [fixture.scope.projectId, toTsQuery(terms)]))).rows[0]!.count));
+    if (terms.length) matched.push(Number((await withClient(fixture.databaseUrl, (client) => client.query<{ count: string }>("SELECT count(*) AS count FROM code_chunks WHERE project_id = $1 AND search_text @@ to_tsquery('simple', $2)", [fixture.scope.projectId, toTsQuery(terms)]))).rows[0].count));
     if (vectorPlan.some((line) => line.includes(VECTOR_INDEX))) hnsw += 1;
     if (textPlan.some((line) => line.includes(TEXT_INDEX))) gin += 1;
     tally.vector.set(shapeOf(vectorPlan), (tally.vector.get(shapeOf(vectorPlan)) ?? 0) + 1);
@@ -396,7 +396,7 @@ async function explainPlans(fixture: Fixture, questions: Question[]): Promise<vo
   }
   console.log(`  plans as the planner picks them (EXPLAIN, nothing forced), ${questions.length} questions`);
   console.log(`    vectorRanking uses the HNSW index (${VECTOR_INDEX}) in ${hnsw}/${questions.length}; textRanking uses the GIN index (${TEXT_INDEX}) in ${gin}/${questions.length}`);
-  const total = Number((await withClient(fixture.databaseUrl, (client) => client.query<{ count: string }>('SELECT count(*) AS count FROM code_chunks WHERE project_id = $1', [fixture.scope.projectId]))).rows[0]!.count);
+  const total = Number((await withClient(fixture.databaseUrl, (client) => client.query<{ count: string }>('SELECT count(*) AS count FROM code_chunks WHERE project_id = $1', [fixture.scope.projectId]))).rows[0].count);
   const share = (p: number) => `${percentile(matched, p)} (${((100 * percentile(matched, p)) / total).toFixed(0)}%)`;
   console.log(`    chunks the text query matches, all of which get ts_rank_cd: p50 ${share(50)}, p95 ${share(95)} of ${total}`);
   for (const [name, shapes] of Object.entries(tally)) {
@@ -494,7 +494,7 @@ async function measureChat(options: { databaseUrl: string; dataDir: string; proj
     const ask = async () => {
       const arrivalsBefore = stub.arrivals.length;
       const sentAt = performance.now();
-      const requestId = await sendChat({ running, token: options.token, project: options.project, content: prose[next++ % prose.length]!.text });
+      const requestId = await sendChat({ running, token: options.token, project: options.project, content: prose[next++ % prose.length].text });
       const outcome = await awaitModel({ prisma, stub, requestId, sentAt, arrivalsBefore });
       await waitForAnswer(prisma, requestId);
       if (outcome.kind === 'answered') {
@@ -570,7 +570,7 @@ async function main(): Promise<void> {
     console.log('  chat with repository context (the service with role all beside this one, same database)');
     await measureChat({ databaseUrl: url, dataDir, project, token, questions });
 
-    const realChunks = Number((await withClient(url, (client) => client.query<{ count: string }>('SELECT count(*) AS count FROM code_chunks'))).rows[0]!.count);
+    const realChunks = Number((await withClient(url, (client) => client.query<{ count: string }>('SELECT count(*) AS count FROM code_chunks'))).rows[0].count);
     const copies = Math.max(1, Math.round(LARGE_CHUNKS / realChunks) - 1);
     started = performance.now();
     const copied = await replicate({ url, projectId: project.id, snapshotId: readiness.scope.snapshotId, copies });

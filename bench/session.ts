@@ -21,7 +21,7 @@ const FILE = 'import os\nimport sys\nimport json\nimport time\n\ndef total(items
 
 const percentile = (values: number[], p: number) => {
   const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 };
 
 async function main() {

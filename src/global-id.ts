@@ -10,7 +10,7 @@ export function toGlobalId(model: string, id: number | string): string {
 
 export function parseGlobalId(value: string): GlobalId | null {
   const match = GID.exec(value);
-  return match ? { model: match[1]!, id: match[2]! } : null;
+  return match ? { model: match[1], id: match[2] } : null;
 }
 
 /** The numeric id of a gid for a model with integer ids, or null. */

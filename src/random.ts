@@ -15,7 +15,7 @@ export function shuffled<T>(items: readonly T[], random: () => number): T[] {
   const copy = [...items];
   for (let index = copy.length - 1; index > 0; index--) {
     const other = Math.floor(random() * (index + 1));
-    [copy[index], copy[other]] = [copy[other]!, copy[index]!];
+    [copy[index], copy[other]] = [copy[other], copy[index]];
   }
   return copy;
 }

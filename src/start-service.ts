@@ -219,7 +219,7 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
       await step('queues', () => queues.close());
       await step('events', () => events.close());
       await step('redis-prefix-claim', () => prefixClaim.release());
-      await step('database', () => database!.close());
+      await step('database', () => database.close());
       await step('redis', () => redis.quit().catch(() => redis.disconnect()));
       await step('redis-server', () => redisSupervisor.stop());
       eventLoop.stop();

@@ -59,7 +59,7 @@ describe('embedded database (PGlite)', () => {
     expect(seeded.code).toBe(0);
     const lines = seeded.stdout.trim().split('\n');
     expect(lines).toHaveLength(1);
-    const answer = JSON.parse(lines[0]!);
+    const answer = JSON.parse(lines[0]);
     expect(answer).toEqual({ token: expect.stringMatching(/^glpat-/), username: 'demo', project: 'demo-group/duo-slice', url: expect.stringMatching(/\/api\/graphql$/) });
     const { body } = await service.graphql('{ currentUser { username } }', { token: answer.token });
     expect(body.data).toEqual({ currentUser: { username: 'demo' } });

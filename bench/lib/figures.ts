@@ -12,7 +12,7 @@ export const FIGURES_PREFIX = 'BENCH_FIGURES ';
 export function percentile(values: readonly number[], p: number): number {
   if (values.length === 0) return Number.NaN;
   const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 }
 
 export const median = (values: readonly number[]) => percentile(values, 50);
@@ -20,7 +20,7 @@ export const median = (values: readonly number[]) => percentile(values, 50);
 /** The load average and cores, to print beside every figure (the machine may be shared). */
 export function machineLoad(): string {
   const [one, five] = os.loadavg();
-  return `load ${one!.toFixed(2)} / ${five!.toFixed(2)} (1 / 5 min) on ${os.cpus().length} cores`;
+  return `load ${one.toFixed(2)} / ${five.toFixed(2)} (1 / 5 min) on ${os.cpus().length} cores`;
 }
 
 /** Resolves as `promise` does, or fails after `ms` with `message`: nothing a bench waits for may hang it. */

@@ -28,7 +28,7 @@ export function tokenFromHeaders(headers: Record<string, string | string[] | und
   // "Bearer" with nothing after it (a playground's empty template) is no token, not a wrong one.
   if (/^Bearer$/i.test(value)) return null;
   const match = /^Bearer\s+(.+)$/i.exec(value);
-  return match ? match[1]!.trim() : value || null;
+  return match ? match[1].trim() : value || null;
 }
 
 function headerValue(value: string | string[] | undefined): string | undefined {

@@ -95,7 +95,7 @@ export function buildPrompt(options: PromptOptions): BuiltPrompt {
   const turns: LlmMessage[] = [];
   let dropped = 0;
   for (let index = options.history.length - 1; index >= 0; index -= 1) {
-    const message = options.history[index]!;
+    const message = options.history[index];
     if (message.role === 'system' || message.content.trim() === '/reset') continue;
     const cost = estimateTokens(message.content);
     if (used + cost > budget) {

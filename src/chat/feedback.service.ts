@@ -71,6 +71,6 @@ export async function* feedbackTurns(prisma: PrismaClient, batchSize = 200): Asy
         answer: answer?.content ?? null,
       };
     }
-    cursor = batch[batch.length - 1]!.id;
+    cursor = batch[batch.length - 1].id;
   }
 }

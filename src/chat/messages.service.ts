@@ -200,6 +200,6 @@ export async function takePendingConfirmation(prisma: PrismaClient, conversation
   const gate = (latest?.extras as GateExtras | undefined)?.gatekeeper;
   if (!latest || gate?.status !== 'NEEDS_CONFIRMATION' || gate.confirmed) return null;
   const extras = latest.extras as Record<string, unknown>;
-  await prisma.aiMessage.update({ where: { id: latest.id }, data: { extras: { ...extras, gatekeeper: { ...gate, confirmed: true } } as Prisma.InputJsonValue } });
+  await prisma.aiMessage.update({ where: { id: latest.id }, data: { extras: { ...extras, gatekeeper: { ...gate, confirmed: true } } } });
   return { requestId: latest.requestId, intent: gate.intent ?? null };
 }

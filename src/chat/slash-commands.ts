@@ -50,7 +50,7 @@ export type ParsedSlashCommand = { command: SlashCommand; input: string };
 export function parseSlashCommand(content: string): ParsedSlashCommand | null {
   const match = /^(\/[a-z_]+)(?:\s+([\s\S]*))?$/.exec(content.trim());
   if (!match) return null;
-  const name = ALIASES[match[1]!] ?? match[1]!;
+  const name = ALIASES[match[1]] ?? match[1];
   const command = SLASH_COMMANDS.find((each) => each.name === name);
   return command ? { command, input: (match[2] ?? '').trim() } : null;
 }

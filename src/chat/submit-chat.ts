@@ -80,7 +80,7 @@ export async function submitChat(options: SubmitChatOptions): Promise<SubmitChat
   const resourceId = await readableResource(prisma, viewer, request.resourceId);
   const existingThreadId = await findThread(prisma, viewer.user.id, request);
   const newThread = existingThreadId === null && request.conversationType && request.conversationType !== 'duo_chat_legacy'
-    ? { conversationType: request.conversationType, title: content.split('\n')[0]!.slice(0, 80) }
+    ? { conversationType: request.conversationType, title: content.split('\n')[0].slice(0, 80) }
     : null;
   const requestId = randomUUID();
 

@@ -87,7 +87,7 @@ async function openPostgres(databaseUrl: string, options: OpenDatabaseOptions): 
 
 function executorFor(queryable: pg.Pool | pg.PoolClient): SqlExecutor {
   return {
-    query: async (sql, params) => (await queryable.query(sql, params)).rows,
+    query: async <Row>(sql: string, params?: unknown[]) => (await queryable.query(sql, params)).rows as Row[],
     exec: async (sql) => {
       await queryable.query(sql);
     },
@@ -108,7 +108,7 @@ async function migrateAndCheck(executor: SqlExecutor): Promise<MigrationResult> 
   const result = await migrate({ executor });
   const [installed] = await executor.query<{ version: string }>("SELECT extversion AS version FROM pg_extension WHERE extname = 'vector'");
   const [major = 0, minor = 0] = (installed?.version ?? '0.0').split('.').map(Number);
-  if (major < MIN_PGVECTOR[0]! || (major === MIN_PGVECTOR[0] && minor < MIN_PGVECTOR[1]!)) {
+  if (major < MIN_PGVECTOR[0] || (major === MIN_PGVECTOR[0] && minor < MIN_PGVECTOR[1])) {
     throw new AppError({
       code: 'INTERNAL',
       userMessage: `pgvector ${installed?.version ?? 'unknown'} is too old: duo-slice needs ${MIN_PGVECTOR.join('.')} or newer (ALTER EXTENSION vector UPDATE after installing it).`,

@@ -104,7 +104,7 @@ export function formatTable(header: readonly string[], rows: ReadonlyArray<reado
   const numeric = header.map((_, column) => rows.length > 0 && rows.every((row) => isNumber(row[column] ?? '')));
   const line = (cells: readonly string[]) =>
     cells
-      .map((cell, column) => (numeric[column] ? cell.padStart(widths[column]!) : cell.padEnd(widths[column]!)))
+      .map((cell, column) => (numeric[column] ? cell.padStart(widths[column]) : cell.padEnd(widths[column])))
       .join('  ')
       .trimEnd();
   return [line(header), widths.map((width) => '-'.repeat(width)).join('  '), ...rows.map(line)].join('\n');

@@ -11,7 +11,7 @@ type Part = { intent: Intent; confidence: number; start: number; end: number };
 
 /** Intents (indices 0..6 of the label order) by probability, best first. */
 function rankIntents(probabilities: Float64Array): IntentScore[] {
-  return INTENTS.map((intent, index) => ({ intent, confidence: probabilities[index]! })).sort((left, right) => right.confidence - left.confidence);
+  return INTENTS.map((intent, index) => ({ intent, confidence: probabilities[index] })).sort((left, right) => right.confidence - left.confidence);
 }
 
 function freeze(result: GatekeeperResult): GatekeeperResult {
@@ -35,9 +35,9 @@ function regionsWithin(regions: readonly CodeRegion[], clause: Clause): CodeRegi
 function scoreClause(model: LinearModel, clause: Clause & { regions: CodeRegion[] }): ScoredClause {
   const probabilities = predictProbabilities(model, extractFeatures(clause.text, clause.regions));
   // MULTI is left out: a clause like "then write tests" borrows the joining word's multi score.
-  const single = 1 - probabilities[MULTI_INDEX]!;
+  const single = 1 - probabilities[MULTI_INDEX];
   const ranked = rankIntents(probabilities).map((score) => ({ intent: score.intent, confidence: score.confidence / single }));
-  return { start: clause.start, end: clause.end, ranked, vague: probabilities[VAGUE_INDEX]! / single };
+  return { start: clause.start, end: clause.end, ranked, vague: probabilities[VAGUE_INDEX] / single };
 }
 
 /**
@@ -49,7 +49,7 @@ function findRequests(clauses: readonly ScoredClause[], threshold: number): Part
   const parts: Part[] = [];
   let orphanStart: number | null = null;
   for (const clause of clauses) {
-    const best = clause.ranked[0]!;
+    const best = clause.ranked[0];
     const confident = best.confidence >= threshold && clause.vague < best.confidence;
     const previous = parts.at(-1);
     if (!confident || (previous !== undefined && previous.intent === best.intent)) {
@@ -78,7 +78,7 @@ function completeRequests(found: readonly Part[], { clauses: scored, ranked, mul
     let bestIndex = -1;
     let best: IntentScore | null = null;
     for (let index = 0; index < scored.length; index++) {
-      const candidate = scored[index]!.ranked.find((score) => !known(score.intent))!;
+      const candidate = scored[index].ranked.find((score) => !known(score.intent))!;
       if (best === null || candidate.confidence > best.confidence) {
         best = candidate;
         bestIndex = index;
@@ -89,11 +89,11 @@ function completeRequests(found: readonly Part[], { clauses: scored, ranked, mul
       chosen.push({ intent: candidate.intent, confidence: candidate.confidence / (1 - multi), start: -1, end: -1 });
       continue;
     }
-    const clause = scored[bestIndex]!;
+    const clause = scored[bestIndex];
     // A clause that had been folded into the start or end of another request now stands on its own.
     const owner = chosen.find((other) => other.start <= clause.start && clause.end <= other.end && (other.start < clause.start || clause.end < other.end));
-    if (owner !== undefined && owner.end === clause.end) owner.end = scored[bestIndex - 1]!.end;
-    else if (owner !== undefined && owner.start === clause.start) owner.start = scored[bestIndex + 1]!.start;
+    if (owner !== undefined && owner.end === clause.end) owner.end = scored[bestIndex - 1].end;
+    else if (owner !== undefined && owner.start === clause.start) owner.start = scored[bestIndex + 1].start;
     chosen.push({ intent: best.intent, confidence: best.confidence, start: clause.start, end: clause.end });
   }
   const position = (part: Part) => (part.start < 0 ? Number.MAX_SAFE_INTEGER : part.start);
@@ -115,7 +115,7 @@ const CODEBASE_QUESTION: ReadonlySet<Intent> = new Set(['CODEBASE_SEARCH', 'GENE
  */
 function decideWithContext(ranked: readonly IntentScore[], notIntent: number, context: GatekeeperContext, pastedCode: boolean, options: Readonly<GatekeeperOptions>): IntentScore | null {
   const mass = Math.max(1e-12, 1 - notIntent);
-  const best = ranked[0]!;
+  const best = ranked[0];
   const aboutCodebase = context.codebase && !context.selectedText && !context.currentFile && !pastedCode;
   if (aboutCodebase && CODEBASE_QUESTION.has(best.intent)) {
     // All three readings send the question to the codebase: their probabilities add up.
@@ -144,7 +144,7 @@ export function createClassifier(model: LinearModel, options: Readonly<Gatekeepe
     const regions = findCodeRegions(analysed);
     const probabilities = predictProbabilities(model, extractFeatures(analysed, regions));
     const ranked = rankIntents(probabilities);
-    const multi = probabilities[MULTI_INDEX]!;
+    const multi = probabilities[MULTI_INDEX];
     const clauses = splitClauses(analysed, regions);
     const scored = clauses.length >= 2 ? clauses.map((clause) => scoreClause(model, { ...clause, regions: regionsWithin(regions, clause) })) : [];
     const parts = findRequests(scored, options.partThreshold);
@@ -167,8 +167,8 @@ export function createClassifier(model: LinearModel, options: Readonly<Gatekeepe
     // for clauses. "I'm reviewing this and don't follow this part: <code>" is not blocked because
     // its length looks like a multi-part prompt.
     const single = Math.max(1e-12, 1 - multi);
-    const best = { intent: ranked[0]!.intent, confidence: ranked[0]!.confidence / single };
-    const vagueProbability = probabilities[VAGUE_INDEX]! / single;
+    const best = { intent: ranked[0].intent, confidence: ranked[0].confidence / single };
+    const vagueProbability = probabilities[VAGUE_INDEX] / single;
     const singleRanked = ranked.map((score) => ({ intent: score.intent, confidence: score.confidence / single }));
     if (hasContext(context)) {
       const decided = decideWithContext(singleRanked, vagueProbability, context, regions.length > 0, options);

@@ -81,7 +81,7 @@ export function findCodeRegions(text: string): CodeRegion[] {
   const regions: CodeRegion[] = [];
   const fenced: Array<[number, number]> = [];
   for (const match of text.matchAll(FENCE)) {
-    const start = match.index + match[1]!.length;
+    const start = match.index + match[1].length;
     const end = match.index + match[0].length;
     fenced.push([start, end]);
     regions.push({ kind: classifyBlock(text.slice(start, end)), fenced: true, start, end });
@@ -93,8 +93,8 @@ export function findCodeRegions(text: string): CodeRegion[] {
     const lineStart = offset;
     const lineEnd = offset + line.length;
     offset = lineEnd + 1;
-    while (fenceIndex < fenced.length && fenced[fenceIndex]![1] < lineStart) fenceIndex++;
-    const insideFence = fenceIndex < fenced.length && fenced[fenceIndex]![0] <= lineEnd && lineStart <= fenced[fenceIndex]![1];
+    while (fenceIndex < fenced.length && fenced[fenceIndex][1] < lineStart) fenceIndex++;
+    const insideFence = fenceIndex < fenced.length && fenced[fenceIndex][0] <= lineEnd && lineStart <= fenced[fenceIndex][1];
     const trace = !insideFence && isTraceLine(line);
     const codeStart = insideFence || trace ? -1 : codeAfterProse(line);
     if (codeStart >= 0) {

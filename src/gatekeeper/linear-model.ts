@@ -32,10 +32,10 @@ export function scoreLogits(model: LinearModel, features: SparseVector): Float64
   const classes = model.labels.length;
   const logits = Float64Array.from(model.bias);
   for (let position = 0; position < features.indices.length; position++) {
-    const offset = model.rows.get(features.indices[position]!);
+    const offset = model.rows.get(features.indices[position]);
     if (offset === undefined) continue;
-    const value = features.values[position]!;
-    for (let label = 0; label < classes; label++) logits[label]! += model.weights[offset + label]! * value;
+    const value = features.values[position];
+    for (let label = 0; label < classes; label++) logits[label] += model.weights[offset + label] * value;
   }
   return logits;
 }
@@ -46,10 +46,10 @@ export function softmax(logits: Float64Array, temperature = 1): Float64Array {
   const probabilities = new Float64Array(logits.length);
   let sum = 0;
   for (let label = 0; label < logits.length; label++) {
-    probabilities[label] = Math.exp((logits[label]! - max) / temperature);
-    sum += probabilities[label]!;
+    probabilities[label] = Math.exp((logits[label] - max) / temperature);
+    sum += probabilities[label];
   }
-  for (let label = 0; label < logits.length; label++) probabilities[label]! /= sum;
+  for (let label = 0; label < logits.length; label++) probabilities[label] /= sum;
   return probabilities;
 }
 

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { AppError } from '../errors';
 import { FEATURE_VERSION } from './extract-features';
-import { LABELS, type Label } from './labels';
+import { LABELS } from './labels';
 import type { LinearModel } from './linear-model';
 
 const FORMAT = 'duo-gatekeeper-linear/1';
@@ -85,17 +85,17 @@ export function parseModel(json: string): LinearModel {
   const weights = new Float64Array(data.rows.length * classes);
   data.rows.forEach((row, index) => {
     if (row.length !== classes + 1) throw invalid(`row ${index} has ${row.length - 1} weights, expected ${classes}`);
-    rows.set(row[0]!, index * classes);
+    rows.set(row[0], index * classes);
     weights.set(row.slice(1), index * classes);
   });
   return {
-    labels: data.labels as Label[],
+    labels: data.labels,
     featureVersion: data.featureVersion,
     buckets: data.buckets,
     temperature: data.temperature,
     bias: Float64Array.from(data.bias),
     rows,
     weights,
-    training: { ...data.training, labelCounts: data.training.labelCounts as Partial<Record<Label, number>> },
+    training: { ...data.training, labelCounts: data.training.labelCounts },
   };
 }

@@ -41,7 +41,7 @@ export function splitClauses(text: string, code: readonly CodeRegion[] = findCod
   push(text.length);
   const isCodeOnly = (clause: Clause) => {
     for (let position = clause.start; position < clause.end; position++) {
-      if (!inCode(position) && !/\s/.test(text[position]!)) return false;
+      if (!inCode(position) && !/\s/.test(text[position])) return false;
     }
     return true;
   };
@@ -50,7 +50,7 @@ export function splitClauses(text: string, code: readonly CodeRegion[] = findCod
     clauses.map((clause) => ({ ...clause, codeOnly: isCodeOnly(clause) })),
   );
   if (merged.length <= MAX_CLAUSES) return merged;
-  const last = merged[MAX_CLAUSES - 1]!;
+  const last = merged[MAX_CLAUSES - 1];
   return [...merged.slice(0, MAX_CLAUSES - 1), { text: text.slice(last.start).trimEnd(), start: last.start, end: text.trimEnd().length }];
 }
 

@@ -45,7 +45,7 @@ export function metricsPlugin(schema: GraphQLSchema): ApolloServerPlugin<GraphQL
           const operationType = operation?.operation ?? 'invalid';
           const label = operationLabel(operation, rootFields);
           const errors = response.body.kind === 'single' ? (response.body.singleResult.errors ?? []) : [];
-          for (const error of errors) metrics.graphqlErrors.inc({ operation: label, code: bounded(String(error.extensions?.code ?? ''), ERROR_CODES) });
+          for (const error of errors) metrics.graphqlErrors.inc({ operation: label, code: bounded(typeof error.extensions?.code === 'string' ? error.extensions.code : '', ERROR_CODES) });
           metrics.graphqlRequests.inc({ operation_type: operationType, operation: label, outcome: errors.length > 0 ? 'error' : 'ok' });
           metrics.graphqlDuration.observe({ operation_type: operationType, operation: label }, Number(process.hrtime.bigint() - started) / 1e9);
         },

@@ -61,8 +61,8 @@ export function guardOperation(options: GuardOperationOptions): void {
   const coerced = getVariableValues(schema, operation.variableDefinitions ?? [], variables, { maxErrors: 1 });
   if (coerced.errors) {
     const [first] = coerced.errors;
-    const name = /^Variable "\$([A-Za-z_][A-Za-z0-9_]*)"/.exec(first!.message)?.[1];
-    throw badInput(first!.message, name);
+    const name = /^Variable "\$([A-Za-z_][A-Za-z0-9_]*)"/.exec(first.message)?.[1];
+    throw badInput(first.message, name);
   }
   checkInlineArguments(operation.selectionSet, fragments, limits.maxJsonDepth);
 

@@ -197,7 +197,7 @@ export function createActionCableServer<User>(options: ActionCableServerOptions<
 
     // Listening before authentication ends: a frame sent early must wait, not vanish.
     socket.on('message', (data: RawData, isBinary: boolean) => {
-      const command = isBinary ? null : parseCommand(data.toString());
+      const command = isBinary ? null : parseCommand(Buffer.isBuffer(data) ? data.toString('utf8') : Buffer.concat(Array.isArray(data) ? data : [Buffer.from(data)]).toString('utf8'));
       if (!command) return logger.debug({ event: 'cable_frame_ignored', reason: 'malformed' }, 'Malformed frame ignored');
       // One frame at a time, in order: a subscribe's checks must not let a later unsubscribe overtake it.
       queue = queue

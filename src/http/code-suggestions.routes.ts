@@ -85,7 +85,8 @@ export function codeSuggestionsRoutes(services: Services, detect: DetectIntent):
 
   router.post('/enabled', async (request, response) => {
     if (!(await authorize(request, response))) return;
-    const projectPath = typeof request.body?.project_path === 'string' ? request.body.project_path : null;
+    const body = request.body as { project_path?: unknown } | undefined;
+    const projectPath = typeof body?.project_path === 'string' ? body.project_path : null;
     if (!projectPath) return void response.status(400).json({ error: 'project_path is missing' });
     const project = await findReadableProject(services.prisma, locals(response).viewer, { fullPath: projectPath });
     if (!project) return void response.status(404).json({ message: '404 Project Not Found' });

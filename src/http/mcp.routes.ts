@@ -17,10 +17,12 @@ let mcpModules: McpModules | null = null;
 
 /** The MCP SDK (with its JSON Schema tooling) takes about a second to load: only when the first MCP request comes, not at every start. */
 function loadMcp(): McpModules {
+  /* eslint-disable @typescript-eslint/no-require-imports -- loaded on first use, see above */
   mcpModules ??= {
     createMcpServer: (require('../mcp/mcp-server') as typeof import('../mcp/mcp-server')).createMcpServer,
     StreamableHTTPServerTransport: (require('@modelcontextprotocol/sdk/server/streamableHttp.js') as typeof import('@modelcontextprotocol/sdk/server/streamableHttp.js')).StreamableHTTPServerTransport,
   };
+  /* eslint-enable @typescript-eslint/no-require-imports */
   return mcpModules;
 }
 
@@ -28,7 +30,7 @@ const MCP_READABLE = /^\/api\/v4\/projects\/[^/]+(\/-)?\/search\/semantic\/?$/;
 
 /** GitLab lets mcp-scope tokens read semantic search over REST too (`allow_mcp_access_read`); everything else is the API's. */
 export function restSurface(request: Request): TokenSurface {
-  return (request.method === 'GET' || request.method === 'HEAD') && MCP_READABLE.test(request.originalUrl.split('?')[0]!) ? 'mcp_read' : 'api';
+  return (request.method === 'GET' || request.method === 'HEAD') && MCP_READABLE.test(request.originalUrl.split('?')[0]) ? 'mcp_read' : 'api';
 }
 
 /** Every MCP request needs a token with the api, read_api or mcp scope; anything else is 401 (or 403 for a token without those scopes). */

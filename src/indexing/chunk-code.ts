@@ -77,7 +77,7 @@ function declarationOf(node: Node): { node: Node; role: Role } {
   if (roleOf(node) !== 'other') return { node, role: roleOf(node) };
   if (VARIABLE_TYPES.has(node.type)) {
     const declarators = node.namedChildren.filter((child) => child?.type === 'variable_declarator');
-    if (declarators.length === 1 && FUNCTION_VALUE_TYPES.has(declarators[0]!.childForFieldName('value')?.type ?? '')) return { node: declarators[0]!, role: 'function' };
+    if (declarators.length === 1 && FUNCTION_VALUE_TYPES.has(declarators[0].childForFieldName('value')?.type ?? '')) return { node: declarators[0], role: 'function' };
   }
   if (WRAPPER_TYPES.has(node.type)) {
     for (const child of node.namedChildren) {
@@ -167,7 +167,7 @@ function segmentsOf(nodes: Node[], scope: Scope, context: Context): Segment[] {
   }
   const attached: Segment[] = [];
   for (let index = joined.length - 1; index >= 0; index -= 1) {
-    const segment = joined[index]!;
+    const segment = joined[index];
     const below = attached[attached.length - 1];
     if (segment.attachable && below && !below.attachable && below.startRow <= segment.endRow + 1) below.startRow = segment.startRow;
     else attached.push({ ...segment });
@@ -199,7 +199,7 @@ function toChunk(rows: RowRange, label: { kind: ChunkKind; symbol: string | null
 /** The kind and symbol of merged segments: a lone declaration keeps its own, the class header names its class. */
 function labelOf(group: Segment[], scope: Scope): { kind: ChunkKind; symbol: string | null } {
   const significant = group.filter((segment) => !segment.closing);
-  if (significant.length === 1) return significant[0]!;
+  if (significant.length === 1) return significant[0];
   const header = group.find((segment) => segment.header);
   if (header) return header;
   return scope.prefix ? { kind: 'block', symbol: scope.prefix } : { kind: 'module', symbol: null };
@@ -213,7 +213,7 @@ function chunkSegments(segments: Segment[], scope: Scope, context: Context): Pie
   let group: Segment[] = [];
   const flush = () => {
     if (group.length === 0) return;
-    pieces.push(toChunk({ startRow: group[0]!.startRow, endRow: group[group.length - 1]!.endRow }, labelOf(group, scope), context));
+    pieces.push(toChunk({ startRow: group[0].startRow, endRow: group[group.length - 1].endRow }, labelOf(group, scope), context));
     group = [];
   };
   const standalone = (segment: Segment) => segment.named && rowsLength(context.lines, segment.startRow, segment.endRow) >= context.smallChars;
@@ -223,7 +223,7 @@ function chunkSegments(segments: Segment[], scope: Scope, context: Context): Pie
       pieces.push(...(segment.container ? splitContainer(segment, scope, context) : windows(segment, context)));
       continue;
     }
-    const fits = group.length > 0 && rowsLength(context.lines, group[0]!.startRow, segment.endRow) <= context.maxChars;
+    const fits = group.length > 0 && rowsLength(context.lines, group[0].startRow, segment.endRow) <= context.maxChars;
     const mergeable = segment.closing || (!standalone(segment) && !group.some(standalone));
     if (fits && mergeable) group.push(segment);
     else {
@@ -247,8 +247,8 @@ function splitContainer(segment: Segment, scope: Scope, context: Context): Piece
   const members = segmentsOf(membersOf(container, context.grammar), inner, context).filter((member) => member.startRow >= segment.startRow && member.endRow <= segment.endRow);
   if (members.length === 0) return windows(segment, context);
   const filler = { kind: 'block' as const, symbol: inner.prefix, named: false, closing: false, header: false, container: null, attachable: false };
-  const first = members[0]!;
-  const last = members[members.length - 1]!;
+  const first = members[0];
+  const last = members[members.length - 1];
   const header = trimBlankRows(context.lines, { startRow: segment.startRow, endRow: first.startRow - 1 });
   if (header) members.unshift({ ...filler, ...header, kind: segment.kind, header: true });
   else first.startRow = segment.startRow;

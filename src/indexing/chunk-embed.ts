@@ -53,7 +53,7 @@ export async function chunkAndEmbed(files: readonly FileToChunk[], spec: ChunkEm
         ...chunk,
         id: chunkId(chunk, { embedderVersion: spec.embedderVersion }),
         searchText: chunkSearchText(chunk),
-        embedding: vectors ? vectors[position]! : null,
+        embedding: vectors ? vectors[position] : null,
       })),
     );
   }

@@ -42,7 +42,7 @@ function linguistMatchers(gitattributes: string): { vendored: (path: string) => 
     for (const attribute of attributes) {
       const match = /^(-?)linguist-(vendored|generated)(?:=(true|false))?$/.exec(attribute);
       if (!match) continue;
-      rules.push({ matcher: ignore().add(pattern!), attribute: match[2] as 'vendored' | 'generated', value: match[1] !== '-' && match[3] !== 'false' });
+      rules.push({ matcher: ignore().add(pattern), attribute: match[2] as 'vendored' | 'generated', value: match[1] !== '-' && match[3] !== 'false' });
     }
   }
   const decide = (attribute: 'vendored' | 'generated') => (path: string) => {

@@ -72,7 +72,7 @@ export async function listFiles(options: GitOptions, commit: string): Promise<Tr
     const tab = record.indexOf('\t');
     const [mode, type, blob, size] = record.slice(0, tab).split(/\s+/);
     if (type !== 'blob' || mode === '120000') continue;
-    entries.push({ path: record.slice(tab + 1), blob: blob!, size: Number(size), mode: mode! });
+    entries.push({ path: record.slice(tab + 1), blob: blob, size: Number(size), mode: mode });
   }
   return entries;
 }
@@ -86,8 +86,8 @@ export async function changedFiles(options: GitOptions, from: string, to: string
   const fields = output.split('\0').filter(Boolean);
   const changes: FileChange[] = [];
   for (let index = 0; index + 1 < fields.length; index += 2) {
-    const code = fields[index]!.charAt(0);
-    const path = fields[index + 1]!;
+    const code = fields[index].charAt(0);
+    const path = fields[index + 1];
     changes.push({ status: code === 'A' ? 'added' : code === 'D' ? 'deleted' : 'modified', path });
   }
   return changes;
@@ -124,14 +124,14 @@ export async function* readBlobs(options: GitOptions, blobs: readonly string[]):
         const header = buffer.subarray(0, newline).toString('utf8');
         if (header.endsWith(' missing')) {
           buffer = buffer.subarray(newline + 1);
-          yield { blob: blobs[index++]!, content: null };
+          yield { blob: blobs[index++], content: null };
           continue;
         }
         const size = Number(header.split(' ')[2]);
         if (buffer.length < newline + 1 + size + 1) break;
         const content = Buffer.from(buffer.subarray(newline + 1, newline + 1 + size));
         buffer = buffer.subarray(newline + 1 + size + 1);
-        yield { blob: blobs[index++]!, content };
+        yield { blob: blobs[index++], content };
       }
     }
   } finally {

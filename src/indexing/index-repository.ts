@@ -259,7 +259,7 @@ async function indexFreshFiles(options: BuildOptions & { filter: FileFilter; fil
   toChunk.forEach((file, position) => {
     const blobChunks: BlobChunkRow[] = [];
     const ids: string[] = [];
-    chunked[position]!.forEach((chunk, seq) => {
+    chunked[position].forEach((chunk, seq) => {
       if (!chunksById.has(chunk.id)) {
         chunksById.set(chunk.id, chunk);
         ids.push(chunk.id);

@@ -38,7 +38,7 @@ export type PushEvent = {
 export function parsePushEvent(body: unknown): PushEvent {
   const parsed = pushEventSchema.safeParse(body);
   if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
+    const issue = parsed.error.issues[0];
     const field = issue.path.join('.') || 'body';
     throw badInput(`${field}: ${issue.message}`, field);
   }

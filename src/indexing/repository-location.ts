@@ -28,8 +28,10 @@ function run(args: string[], timeoutMs: number): Promise<void> {
   return new Promise((resolve, reject) => {
     // GIT_TERMINAL_PROMPT=0: a private remote without credentials fails at once instead of waiting for a password.
     execFile('git', args, { timeout: timeoutMs, env: { ...process.env, GIT_TERMINAL_PROMPT: '0' }, maxBuffer: 16 * 1024 * 1024 }, (error, _stdout, stderr) => {
-      if (error) reject(Object.assign(error, { stderr: String(stderr).trim() }));
-      else resolve();
+      if (error) {
+        const failure: Error & { stderr: string } = Object.assign(error, { stderr: String(stderr).trim() });
+        reject(failure);
+      } else resolve();
     });
   });
 }

@@ -134,7 +134,7 @@ async function readErrorBody(response: Response, watchdog: IdleWatchdog): Promis
   const decoder = new TextDecoder();
   let text = '';
   let bytes = 0;
-  for await (const chunk of response.body) {
+  for await (const chunk of response.body as AsyncIterable<Uint8Array>) {
     watchdog.arm();
     text += decoder.decode(chunk, { stream: true });
     bytes += chunk.byteLength;
@@ -155,7 +155,7 @@ function networkReason(error: unknown): string {
   let current = error as { code?: unknown; message?: unknown; cause?: unknown; errors?: unknown } | undefined;
   for (let depth = 0; depth < 4 && typeof current === 'object' && current !== null; depth += 1) {
     if (typeof current.code === 'string' && !current.code.startsWith('UND_ERR_')) return current.code;
-    const nested = Array.isArray(current.errors) ? current.errors[0] : current.cause;
+    const nested: unknown = Array.isArray(current.errors) ? (current.errors as unknown[])[0] : current.cause;
     if (nested === undefined) return typeof current.message === 'string' ? safeReason(current.message) : 'unknown network error';
     current = nested as typeof current;
   }

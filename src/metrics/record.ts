@@ -139,9 +139,9 @@ export function instrumentProvider(provider: LlmProvider | null): LlmProvider | 
   };
   return new Proxy(provider, {
     get(target, key) {
-      if (key === 'stream') return measured.stream;
+      if (key === 'stream') return (request: Parameters<typeof measured.stream>[0]) => measured.stream(request);
       const value: unknown = Reflect.get(target, key, target);
-      return typeof value === 'function' ? value.bind(target) : value;
+      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
     },
   });
 }

@@ -28,13 +28,13 @@ export class LineIndex {
   }
 
   lineStart(row: number): number {
-    return this.starts[row]!;
+    return this.starts[row];
   }
 
   /** Index just past the row's last character, before its `\n` (and before a `\r` that precedes it). */
   lineEnd(row: number): number {
-    let end = row + 1 < this.starts.length ? this.starts[row + 1]! - 1 : this.source.length;
-    if (end > this.starts[row]! && this.source.charCodeAt(end - 1) === 13) end -= 1;
+    let end = row + 1 < this.starts.length ? this.starts[row + 1] - 1 : this.source.length;
+    if (end > this.starts[row] && this.source.charCodeAt(end - 1) === 13) end -= 1;
     return end;
   }
 
@@ -48,7 +48,7 @@ export class LineIndex {
     let high = this.starts.length - 1;
     while (low < high) {
       const middle = (low + high + 1) >> 1;
-      if (this.starts[middle]! <= index) low = middle;
+      if (this.starts[middle] <= index) low = middle;
       else high = middle - 1;
     }
     return low;
@@ -56,17 +56,17 @@ export class LineIndex {
 
   pointAt(index: number): Point {
     const row = this.rowOf(index);
-    return { row, column: index - this.starts[row]! };
+    return { row, column: index - this.starts[row] };
   }
 
   indexAt(point: Point): number {
-    return this.starts[point.row]! + point.column;
+    return this.starts[point.row] + point.column;
   }
 
   /** Index of the row's first character that is not a space or tab, or null for a blank row. */
   firstNonBlank(row: number): number | null {
     const end = this.lineEnd(row);
-    for (let index = this.starts[row]!; index < end; index += 1) if (!isSpace(this.source.charCodeAt(index))) return index;
+    for (let index = this.starts[row]; index < end; index += 1) if (!isSpace(this.source.charCodeAt(index))) return index;
     return null;
   }
 
@@ -77,7 +77,7 @@ export class LineIndex {
   /** Leading spaces and tabs, each counted as one column (a file mixing them is judged as written). */
   indentOf(row: number): number {
     const first = this.firstNonBlank(row);
-    return (first ?? this.lineEnd(row)) - this.starts[row]!;
+    return (first ?? this.lineEnd(row)) - this.starts[row];
   }
 
   /** Whether only spaces and tabs lie between two indices (in either order). */
@@ -91,8 +91,8 @@ export class LineIndex {
 
   /** The range covering rows `startRow` to `endRow` inclusive, newline of the last row included; for `includedRanges`. */
   rangeOfRows(startRow: number, endRow: number): Range {
-    const startIndex = this.starts[startRow]!;
-    const endIndex = endRow + 1 < this.starts.length ? this.starts[endRow + 1]! : this.source.length;
+    const startIndex = this.starts[startRow];
+    const endIndex = endRow + 1 < this.starts.length ? this.starts[endRow + 1] : this.source.length;
     return { startIndex, endIndex, startPosition: { row: startRow, column: 0 }, endPosition: this.pointAt(endIndex) };
   }
 }

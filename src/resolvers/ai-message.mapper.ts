@@ -8,7 +8,7 @@ import type { AiMessage } from './ai-message.types';
 export function errorCodeOf(errors: readonly string[]): string | null {
   for (const error of errors) {
     const match = /Error code: ([A-Z]\d{4})\b/.exec(error);
-    if (match) return match[1]!;
+    if (match) return match[1];
   }
   return null;
 }

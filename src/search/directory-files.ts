@@ -43,7 +43,7 @@ export async function directoryFiles(prisma: PrismaClient, scope: SearchScope): 
       file = { blob: row.blob, language: row.language, lines: new Map() };
       files.set(row.path, file);
     }
-    row.content.split('\n').forEach((line, index) => file!.lines.set(row.startLine + index, line));
+    row.content.split('\n').forEach((line, index) => file.lines.set(row.startLine + index, line));
   }
   return [...files.entries()].map(([path, file]) => {
     const last = Math.max(0, ...file.lines.keys());

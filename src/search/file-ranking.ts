@@ -94,7 +94,7 @@ function importedNames(content: string): Set<string> {
   const names = new Set<string>();
   for (const pattern of IMPORT_PATTERNS) {
     for (const match of content.matchAll(pattern)) {
-      const module = match[1]!.replace(/\.(js|ts|mjs|cjs|py)$/, '');
+      const module = match[1].replace(/\.(js|ts|mjs|cjs|py)$/, '');
       const last = module.split(/[/.]/).filter(Boolean).pop();
       if (last) names.add(last.toLowerCase());
     }

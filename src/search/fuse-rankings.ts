@@ -31,7 +31,7 @@ export function fuseRankings(rankings: readonly Ranking[], options: FuseOptions 
         hits.set(chunkId, hit);
       }
       hit.ranks[list] = index + 1;
-      hit.score += weights[list]! / (k + index + 1);
+      hit.score += weights[list] / (k + index + 1);
     });
   });
   return [...hits.values()]

@@ -170,7 +170,7 @@ async function occurrences(prisma: PrismaClient, scope: SearchScope, chunkIds: s
 
 function confidenceOf(top: { ranks: Array<number | null> } | undefined, lists: number): Confidence {
   if (!top) return 'low';
-  const present = top.ranks.filter((rank) => rank !== null) as number[];
+  const present = top.ranks.filter((rank): rank is number => rank !== null);
   if (lists > 1 && present.length === lists && present.every((rank) => rank <= 3)) return 'high';
   if (present.length === lists || present.some((rank) => rank === 1)) return 'medium';
   return 'low';
@@ -213,7 +213,7 @@ export async function searchCode(options: SearchCodeOptions): Promise<SearchCode
   // The lexical embedder's bag of words gets the synonyms full text matches too; a model reads the question as written.
   const vectorQuestion = embedder?.name === 'lexical' ? expandQuestion(options.query, terms) : options.query;
   const [vector, text] = await Promise.all([
-    wantVector ? embedder!.embed([vectorQuestion]).then(([embedding]) => vectorRanking(prisma, scope, embedding!, candidates)) : Promise.resolve([]),
+    wantVector ? embedder!.embed([vectorQuestion]).then(([embedding]) => vectorRanking(prisma, scope, embedding, candidates)) : Promise.resolve([]),
     wantText ? textRanking(prisma, scope, options.query, candidates) : Promise.resolve([]),
   ]);
   const weights = fusionWeights(embedder);

@@ -28,7 +28,7 @@ export async function readSnapshotFile(prisma: PrismaClient, options: { projectI
       lines[row.startLine! - 1 + index] = line;
     });
   }
-  return { path: options.path, blob: rows[0]!.blob, language: rows.find((row) => row.language)?.language ?? null, content: Array.from(lines, (line) => line ?? '').join('\n') };
+  return { path: options.path, blob: rows[0].blob, language: rows.find((row) => row.language)?.language ?? null, content: Array.from(lines, (line) => line ?? '').join('\n') };
 }
 
 /**

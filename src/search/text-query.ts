@@ -39,7 +39,7 @@ export function termForms(term: string): string {
   if (term.includes('_') || /^\d+$/.test(term)) return term;
   if (stem.length >= 4 && (stem !== term || term.length >= 5)) return `${stem}:*`;
   const forms = stem !== term ? [term, stem] : term.endsWith('s') ? [term] : [term, `${term}s`];
-  return forms.length === 1 ? forms[0]! : `(${forms.join(' | ')})`;
+  return forms.length === 1 ? forms[0] : `(${forms.join(' | ')})`;
 }
 
 /**
@@ -48,7 +48,7 @@ export function termForms(term: string): string {
  */
 export function termGroup(term: string): string {
   const forms = [...new Set([term, ...synonymsOf(term)].map(termForms))];
-  return forms.length === 1 ? forms[0]! : `(${forms.join(' | ')})`;
+  return forms.length === 1 ? forms[0] : `(${forms.join(' | ')})`;
 }
 
 /** A tsquery matching any of the terms in any of its forms. */

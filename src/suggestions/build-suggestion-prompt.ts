@@ -45,5 +45,5 @@ export function buildSuggestionPrompt(request: CompletionRequest, intent: Sugges
 /** Models like to wrap code in fences anyway: keep what is inside. */
 export function stripFences(text: string): string {
   const match = /^\s*```[\w+-]*\n([\s\S]*?)\n?```\s*$/.exec(text);
-  return match ? match[1]! : text;
+  return match ? match[1] : text;
 }

@@ -77,7 +77,7 @@ function windowStarts(lines: LineIndex, cursorRow: number, settings: Required<Pa
     const first = lines.firstNonBlank(row);
     if (first === null) continue;
     const indent = lines.indentOf(row);
-    if (indent <= minIndent && lines.isBlank(row - 1) && START_CHARACTER.test(lines.source[first]!)) starts.push(row);
+    if (indent <= minIndent && lines.isBlank(row - 1) && START_CHARACTER.test(lines.source[first])) starts.push(row);
     minIndent = Math.min(minIndent, indent);
   }
   return starts.length > 0 ? starts : [lowest];

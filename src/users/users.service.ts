@@ -72,7 +72,7 @@ export async function findUserInitials(prisma: PrismaClient, userId: number): Pr
   const words = (user.name.trim() || user.username).split(/\s+/).filter(Boolean);
   return words
     .slice(0, 2)
-    .map((word) => [...word][0]!.toUpperCase())
+    .map((word) => [...word][0].toUpperCase())
     .join('');
 }
 

@@ -36,7 +36,7 @@ describe('buildPrompt', () => {
   it('puts the system prompt first and the question with its context last', () => {
     const prompt = buildPrompt({ question: 'Why?', contextItems: [item({ id: 'file:///a/b.py', metadata: { relativePath: 'b.py' } })], currentFile: null, history: [] });
     expect(prompt.messages[0]).toEqual({ role: 'system', content: SYSTEM_PROMPT });
-    expect(prompt.messages[1]!.content).toBe('<file path="b.py" language="python">\nbody\n</file>\n\nWhy?');
+    expect(prompt.messages[1].content).toBe('<file path="b.py" language="python">\nbody\n</file>\n\nWhy?');
   });
 
   it('drops the oldest turns first to fit the budget, and never starts history with an answer', () => {
@@ -59,8 +59,8 @@ describe('buildPrompt', () => {
       currentFile: { fileName: 'src/app.go', selectedText: 'func main() {}', contentAboveCursor: 'package main', contentBelowCursor: '' },
       history: [],
     });
-    expect(prompt.messages[1]!.content).toContain('They selected this code:\n```go\nfunc main() {}\n```');
-    expect(prompt.messages[1]!.content).toContain('<current_file path="src/app.go" language="go">\npackage main\n</current_file>');
+    expect(prompt.messages[1].content).toContain('They selected this code:\n```go\nfunc main() {}\n```');
+    expect(prompt.messages[1].content).toContain('<current_file path="src/app.go" language="go">\npackage main\n</current_file>');
   });
 
   it.each<[Partial<ContextItem>, string]>([

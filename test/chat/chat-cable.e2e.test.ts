@@ -62,8 +62,8 @@ describe('Duo Chat over ActionCable (/-/cable, GraphqlChannel)', () => {
       expect(final.content).toContain('hello over the cable');
       expect(final.role).toBe('ASSISTANT');
       // The Anthropic wire format was used, with the key.
-      expect(stub.requests[0]!.format).toBe('anthropic');
-      expect(stub.requests[0]!.headers['x-api-key']).toBe('test-key');
+      expect(stub.requests[0].format).toBe('anthropic');
+      expect(stub.requests[0].headers['x-api-key']).toBe('test-key');
     } finally {
       cable.disconnect();
     }

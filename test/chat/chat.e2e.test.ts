@@ -71,18 +71,18 @@ describe('Duo Chat end to end: the language server over HTTP and graphql-ws, a s
       ['USER', null],
       ['ASSISTANT', null],
     ]);
-    expect(plain[1]!.contentHtml).toContain('<p>');
+    expect(plain[1].contentHtml).toContain('<p>');
 
     // What the model saw: the system prompt, the file with its path and language, the question.
-    const sent = stub.requests[0]!.body.messages!;
+    const sent = stub.requests[0].body.messages!;
     expect(sent[0]).toMatchObject({ role: 'system' });
-    expect(String(sent[sent.length - 1]!.content)).toContain('<file path="src/parse.ts" language="typescript">');
+    expect(String(sent[sent.length - 1].content)).toContain('<file path="src/parse.ts" language="typescript">');
 
     const messages = await service.graphql<{ aiMessages: { nodes: Array<Record<string, any>> } }>(LSP_GET_MESSAGES, { token: alice.token, variables: { requestIds: [requestId] } });
     const nodes = messages.body.data!.aiMessages.nodes;
     expect(nodes.map((node) => node.role)).toEqual(['USER', 'ASSISTANT']);
-    expect(nodes[0]!.extras.additionalContext).toEqual([{ id: FILE_ITEM.id, category: 'FILE', metadata: FILE_ITEM.metadata }]);
-    expect(nodes[1]!.content).toBe(final.content);
+    expect(nodes[0].extras.additionalContext).toEqual([{ id: FILE_ITEM.id, category: 'FILE', metadata: FILE_ITEM.metadata }]);
+    expect(nodes[1].content).toBe(final.content);
     stream.stop();
     echo.stop();
   });
@@ -96,8 +96,8 @@ describe('Duo Chat end to end: the language server over HTTP and graphql-ws, a s
     );
     expect(read.errors).toBeUndefined();
     const [node] = read.data!.aiMessages.nodes;
-    expect(node!.contextItems).toEqual([{ id: FILE_ITEM.id, schemaVersion: 'v0.0.1', category: 'FILE', type: 'open_tabs', isEnabled: true, disabledReasons: [], metadata: FILE_ITEM.metadata }]);
-    expect(node!.extras).toEqual({ contextItemIds: [FILE_ITEM.id], additionalContext: [{ id: FILE_ITEM.id, category: 'FILE', content: FILE_ITEM.content }] });
+    expect(node.contextItems).toEqual([{ id: FILE_ITEM.id, schemaVersion: 'v0.0.1', category: 'FILE', type: 'open_tabs', isEnabled: true, disabledReasons: [], metadata: FILE_ITEM.metadata }]);
+    expect(node.extras).toEqual({ contextItemIds: [FILE_ITEM.id], additionalContext: [{ id: FILE_ITEM.id, category: 'FILE', content: FILE_ITEM.content }] });
   });
 
   describe('refuses bad input with a clear error and stores nothing', () => {
@@ -212,7 +212,7 @@ describe('Duo Chat end to end: the language server over HTTP and graphql-ws, a s
     expect(firstMessages.some((message) => message.chunkId === null)).toBe(false);
     expect(firstMessages.length).toBeLessThan(40);
     expect(await service.prisma.aiMessage.count({ where: { requestId: first, role: 'assistant' } })).toBe(0);
-    expect((await stub.requests[0]!.ended)).toBe('client-closed');
+    expect((await stub.requests[0].ended)).toBe('client-closed');
     stream.stop();
   });
 
@@ -276,7 +276,7 @@ describe('Duo Chat end to end: the language server over HTTP and graphql-ws, a s
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
     // The second prompt carried the first turn as history.
-    const lastCall = stub.requests[stub.requests.length - 1]!.body.messages!.map((message) => String(message.content));
+    const lastCall = stub.requests[stub.requests.length - 1].body.messages!.map((message) => String(message.content));
     expect(lastCall.some((content) => content.includes('thread question one'))).toBe(true);
     const read = await service.graphql<{ aiMessages: { nodes: Array<{ content: string }> } }>(
       `query($thread: AiConversationThreadID) { aiMessages(threadId: $thread, roles: [USER]) { nodes { content } } }`,
@@ -299,7 +299,7 @@ describe('Duo Chat end to end: the language server over HTTP and graphql-ws, a s
       'query($ids: [ID!]) { aiMessages(requestIds: $ids, roles: [ASSISTANT]) { nodes { extras { hasFeedback } } } }',
       { token: alice.token, variables: { ids: [requestId] } },
     );
-    expect(read.body.data!.aiMessages.nodes[0]!.extras.hasFeedback).toBe(true);
+    expect(read.body.data!.aiMessages.nodes[0].extras.hasFeedback).toBe(true);
     const stored = await service.prisma.aiMessageFeedback.findFirstOrThrow({ where: { messageId: final.id! } });
     expect(stored.details).toMatchObject({ property: 'helpful', extra: { improveWhat: 'nothing' } });
     expect(JSON.stringify(stored.details)).not.toContain('secret');

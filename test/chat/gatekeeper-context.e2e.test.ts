@@ -96,10 +96,10 @@ describe('the gatekeeper uses the context a prompt comes with', () => {
     expect(alone.reachedModel).toBe(false);
     expect(alone.gatekeeper).toMatchObject({ status: 'NEEDS_CLARIFICATION' });
 
-    const selected = await ask('fix it', { currentFileContext: { fileName: 'src/billing/tax.ts', selectedText: BILLING_FILES['src/billing/tax.ts']! } });
+    const selected = await ask('fix it', { currentFileContext: { fileName: 'src/billing/tax.ts', selectedText: BILLING_FILES['src/billing/tax.ts'] } });
     expect(selected.reachedModel).toBe(true);
     expect(selected.gatekeeper).toBeNull();
-    expect(String(stub.requests.at(-1)!.body.messages![0]!.content)).toContain('Task: find the cause of the problem');
+    expect(String(stub.requests.at(-1)!.body.messages![0].content)).toContain('Task: find the cause of the problem');
   });
 
   it('still asks about a prompt with nothing in it, whatever is attached', async () => {

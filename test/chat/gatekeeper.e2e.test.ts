@@ -1,4 +1,4 @@
-import { LSP_CHAT_MUTATION, subscribe, wsClient, type Collector } from '../helpers/chat-client';
+import { LSP_CHAT_MUTATION, subscribe, wsClient } from '../helpers/chat-client';
 import { groupWithSeat, userWithToken } from '../helpers/fixtures';
 import { startStubLlmServer } from '../helpers/stub-llm-server';
 import { startTestService } from '../helpers/test-service';
@@ -33,7 +33,7 @@ async function ask(setup: Setup, question: string, extra: Record<string, unknown
 }
 
 async function tearDown(setup: Setup) {
-  (setup.stream as Collector).stop();
+  setup.stream.stop();
   await setup.client.dispose();
   await setup.service.close();
   await setup.stub.close();
@@ -70,7 +70,7 @@ describe('the chat gatekeeper, end to end', () => {
     const { final } = await ask(setup, 'Explain what this function does');
     expect(final.extras?.gatekeeper ?? null).toBeNull();
     expect(final.content).toContain('Explain what this function does');
-    const system = String(setup.stub.requests.at(-1)!.body.messages![0]!.content);
+    const system = String(setup.stub.requests.at(-1)!.body.messages![0].content);
     expect(system).toContain('Task: explain what the code does');
   });
 

@@ -86,10 +86,10 @@ describe('repository and directory context in chat', () => {
     expect(prompt).toContain('computeVatAmount');
     const sources = final.extras!.sources as Source[];
     expect(sources[0]).toMatchObject({ path: 'src/billing/tax.ts', startLine: 1, endLine: 4, blobId: expect.stringMatching(/^[0-9a-f]{40}$/), commitSha: repo.head(), ref: 'main', projectPath: project.fullPath });
-    expect(sources[0]!.score).toBeGreaterThan(0);
+    expect(sources[0].score).toBeGreaterThan(0);
     // Stored with the answer: aiMessages gives the same sources back.
     const { body } = await service.graphql<{ aiMessages: { nodes: Array<{ role: string; extras: { sources: Source[] } }> } }>(LSP_GET_MESSAGES, { token: user.token, variables: { requestIds: [requestId], roles: ['ASSISTANT'] } });
-    expect(body.data!.aiMessages.nodes[0]!.extras.sources).toEqual(sources);
+    expect(body.data!.aiMessages.nodes[0].extras.sources).toEqual(sources);
   });
 
   it('includes a small directory whole instead of searching it', async () => {
@@ -135,8 +135,8 @@ describe('repository and directory context in chat', () => {
     const messages = await stream.untilFinal(body.data!.aiAction.requestId, 20_000);
     const final = messages.find((message) => message.chunkId === null && message.role === 'ASSISTANT')!;
     expect(lastPrompt()).toContain('computeVatAmount');
-    expect((final.extras!.sources as Source[])[0]!.path).toBe('src/billing/tax.ts');
-    expect(String(stub.requests.at(-1)!.body.messages![0]!.content)).toContain('Task: answer from the repository context');
+    expect((final.extras!.sources as Source[])[0].path).toBe('src/billing/tax.ts');
+    expect(String(stub.requests.at(-1)!.body.messages![0].content)).toContain('Task: answer from the repository context');
   });
 
   it('says so when the index failed', async () => {

@@ -114,6 +114,6 @@ describe('slash commands in Duo Chat', () => {
     const noSeat = await service.graphql<{ aiSlashCommands: null }>(query, { token: bob.token, variables: { url: `${service.url}/` } });
     expect(noSeat.body.data!.aiSlashCommands).toBeNull();
     const tooLong = await service.graphql(query, { token: alice.token, variables: { url: `https://x/${'a'.repeat(3000)}` } });
-    expect(tooLong.body.errors![0]!.extensions!.code).toBe('BAD_USER_INPUT');
+    expect(tooLong.body.errors![0].extensions!.code).toBe('BAD_USER_INPUT');
   });
 });

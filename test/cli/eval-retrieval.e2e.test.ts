@@ -136,7 +136,7 @@ describe('npm run eval:retrieval', () => {
     // The keyword baseline (BM25 over whole files) first, then every strategy and mode.
     const rows = lines.slice(4, 14).map((line) => line.split(/ {2,}/));
     expect(rows.map((row) => [row[0], row[1]])).toEqual([['files', 'bm25'], ...STRATEGIES.flatMap((strategy) => MODES.map((mode) => [strategy, mode]))]);
-    for (const row of rows) expect(row.slice(2, 6)).toEqual(row.slice(2, 6).map((cell) => expect.stringMatching(/^[01]\.\d{3}$/)));
+    for (const row of rows) expect(row.slice(2, 6)).toEqual(row.slice(2, 6).map(() => expect.stringMatching(/^[01]\.\d{3}$/)));
     expect(lines[15]).toMatch(/^strategy +files +chunks +stored +index time$/);
     expect(lines.slice(17, 20).map((line) => line.split(/ {2,}/)[0])).toEqual(STRATEGIES);
     expect(lines[19]).toMatch(/^whole-file +5 +5 +\d+\.\d\d MB +\d+\.\d s$/);
@@ -159,7 +159,7 @@ describe('npm run eval:retrieval', () => {
       const ranks = run.ranks as number[];
       expect(run.recall_at_1).toBe(ranks.filter((rank) => rank === 1).length / 4);
       expect(run.mrr).toBeCloseTo(ranks.reduce((sum, rank) => sum + 1 / rank, 0) / 4, 4);
-      run.answers.forEach((answer: string[], index: number) => expect(answer[ranks[index]! - 1]).toBe(QUESTIONS[index]!.files[0]));
+      run.answers.forEach((answer: string[], index: number) => expect(answer[ranks[index] - 1]).toBe(QUESTIONS[index].files[0]));
     }
     // Exact identifiers in the question: full text puts the right file first.
     const text = json.results.find((run: { strategy: string; mode: string }) => run.strategy === 'tree-sitter' && run.mode === 'text');

@@ -42,7 +42,7 @@ describe('npm run index', () => {
   const answer = (stdout: string) => {
     const lines = stdout.trim().split('\n');
     expect(lines).toHaveLength(1);
-    return JSON.parse(lines[0]!);
+    return JSON.parse(lines[0]);
   };
 
   it('indexes the default branch in full, with progress lines and a summary on stderr and the figures as JSON on stdout', async () => {

@@ -54,14 +54,14 @@ export function loadFixtures(folder: 'graphql' | 'rest'): Fixture[] {
 export function compareVersions(left: string, right: string): number {
   const parse = (version: string) => {
     const [core, pre] = version.split('-', 2);
-    const parts = core!.split('.').map((part) => Number(part) || 0);
+    const parts = core.split('.').map((part) => Number(part) || 0);
     while (parts.length < 3) parts.push(0);
     return { parts, pre: pre !== undefined };
   };
   const a = parse(left);
   const b = parse(right);
   for (let index = 0; index < 3; index += 1) {
-    if (a.parts[index] !== b.parts[index]) return a.parts[index]! - b.parts[index]!;
+    if (a.parts[index] !== b.parts[index]) return a.parts[index] - b.parts[index];
   }
   return Number(b.pre) - Number(a.pre);
 }
@@ -77,8 +77,8 @@ export function fill<T>(value: T, values: Record<string, unknown>): T {
   if (typeof value === 'string') {
     const whole = /^\{\{([\w.]+)\}\}$/.exec(value);
     if (whole) {
-      if (!(whole[1]! in values)) throw new Error(`unknown placeholder {{${whole[1]}}}`);
-      return values[whole[1]!] as T;
+      if (!(whole[1] in values)) throw new Error(`unknown placeholder {{${whole[1]}}}`);
+      return values[whole[1]] as T;
     }
     return value.replace(/\{\{([\w.]+)\}\}/g, (_match, name: string) => {
       if (!(name in values)) throw new Error(`unknown placeholder {{${name}}}`);

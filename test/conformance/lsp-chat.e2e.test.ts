@@ -60,23 +60,23 @@ describe("a chat started as GitLab's language server starts one", () => {
     const version = (await (await fetch(`${service.url}/api/v4/version`, { headers: { authorization: `Bearer ${alice.token}` } })).json()) as { version: string };
     expect(version.version).toMatch(/^17\.11\./);
 
-    const { currentUser } = await send<{ currentUser: { id: string; username: string; avatarUrl: string; webUrl: string } }>(lsp.getUser!, {});
+    const { currentUser } = await send<{ currentUser: { id: string; username: string; avatarUrl: string; webUrl: string } }>(lsp.getUser, {});
     expect(currentUser.id).toBe(`gid://gitlab/User/${alice.id}`);
-    const features = await send<{ currentUser: { duoChatAvailableFeatures: string[]; codeSuggestionsContexts: string[] } }>(lsp.getDuoAvailableFeatures!, {});
+    const features = await send<{ currentUser: { duoChatAvailableFeatures: string[]; codeSuggestionsContexts: string[] } }>(lsp.getDuoAvailableFeatures, {});
     // The chat offers file context, and sends additionalContext at all, only when this lists it.
     expect(features.currentUser.duoChatAvailableFeatures).toContain('include_file_context');
-    const flags = await send<{ metadata: { featureFlags: Array<{ name: string; enabled: boolean }> } }>(lsp.featureFlagsEnabled!, lsp.featureFlagsEnabled!.variables!);
+    const flags = await send<{ metadata: { featureFlags: Array<{ name: string; enabled: boolean }> } }>(lsp.featureFlagsEnabled, lsp.featureFlagsEnabled.variables!);
     expect(flags.metadata.featureFlags.find((flag) => flag.name === 'duo_workflow')).toEqual({ name: 'duo_workflow', enabled: false });
 
     const cable = await createLspCable(`${service.url.replace(/^http/, 'ws')}/-/cable`, alice.token);
     try {
       const clientSubscriptionId = crypto.randomUUID();
       const { messages } = await subscribeLikeLsp(cable, {
-        query: lsp.aiCompletionResponse!.document!,
+        query: lsp.aiCompletionResponse.document!,
         variables: { htmlResponse: false, userId: currentUser.id, aiAction: 'CHAT', clientSubscriptionId },
         operationName: 'aiCompletionResponse',
       });
-      const { aiAction } = await send<{ aiAction: { requestId: string; errors: string[] } }>(lsp['chat-17.5']!, {
+      const { aiAction } = await send<{ aiAction: { requestId: string; errors: string[] } }>(lsp['chat-17.5'], {
         question: 'What does greet return?',
         resourceId: null,
         currentFileContext: { fileName: 'src/app.ts', selectedText: '', contentAboveCursor: 'import { greet } from "./greeting";\n', contentBelowCursor: '' },
@@ -101,10 +101,10 @@ describe("a chat started as GitLab's language server starts one", () => {
       expect(JSON.stringify(stub.requests.at(-1)!.body.messages)).toContain('Hello, ${name}');
 
       // The polling fallback and the history read the same request, with its context items.
-      const asked = await send<{ aiMessages: { nodes: Message[] } }>(lsp['getAiMessages-17.5']!, { requestIds: [aiAction.requestId], roles: ['USER'] });
+      const asked = await send<{ aiMessages: { nodes: Message[] } }>(lsp['getAiMessages-17.5'], { requestIds: [aiAction.requestId], roles: ['USER'] });
       expect(asked.aiMessages.nodes).toHaveLength(1);
-      expect(asked.aiMessages.nodes[0]!.extras!.additionalContext).toEqual([{ id: GREETING.id, category: 'FILE', metadata: expect.objectContaining({ relativePath: 'src/greeting.ts' }) }]);
-      const answered = await send<{ aiMessages: { nodes: Message[] } }>(lsp['getAiMessages-17.5']!, { requestIds: [aiAction.requestId], roles: ['ASSISTANT'] });
+      expect(asked.aiMessages.nodes[0].extras!.additionalContext).toEqual([{ id: GREETING.id, category: 'FILE', metadata: expect.objectContaining({ relativePath: 'src/greeting.ts' }) }]);
+      const answered = await send<{ aiMessages: { nodes: Message[] } }>(lsp['getAiMessages-17.5'], { requestIds: [aiAction.requestId], roles: ['ASSISTANT'] });
       expect(answered.aiMessages.nodes.map((node) => node.content)).toEqual([final.content]);
     } finally {
       cable.disconnect();

@@ -10,7 +10,7 @@ const classify = (prompt: string) => gatekeeper.classify(prompt);
 const fence = (code: string, language = '') => `\`\`\`${language}\n${code}\n\`\`\``;
 const longPaste = (lines: number) => {
   const block: string[] = [];
-  while (block.length < lines) block.push(...CODE_SNIPPETS[block.length % CODE_SNIPPETS.length]!.code.split('\n'));
+  while (block.length < lines) block.push(...CODE_SNIPPETS[block.length % CODE_SNIPPETS.length].code.split('\n'));
   return block.slice(0, lines).join('\n');
 };
 const NODE_TRACE = `TypeError: Cannot read properties of undefined (reading 'id')
@@ -87,9 +87,9 @@ describe('classify: several requests', () => {
   });
 
   it('keeps pasted code with the request it belongs to', () => {
-    const result = classify(`Explain this and then write tests for it:\n${fence(CODE_SNIPPETS[0]!.code, 'ts')}`);
+    const result = classify(`Explain this and then write tests for it:\n${fence(CODE_SNIPPETS[0].code, 'ts')}`);
     expect(result.intents.map((detected) => detected.intent)).toEqual(['EXPLAIN_CODE', 'WRITE_TESTS']);
-    expect(result.intents[1]!.text).toContain('export async function getUserById');
+    expect(result.intents[1].text).toContain('export async function getUserById');
   });
 });
 
@@ -100,8 +100,8 @@ describe('classify: pasted code and stack traces', () => {
     ['FIX_CODE', `${NODE_TRACE}\nhow do I fix this?`],
     ['EXPLAIN_CODE', `what does this do\n${fence('export function add(a: number, b: number) { return a + b; }', 'ts')}`],
     ['EXPLAIN_CODE', 'Why does this line throw: const total = order.items.reduce((sum, item) => sum + item.price);'],
-    ['REFACTOR_CODE', `refactor this to use early returns\n${fence(CODE_SNIPPETS[4]!.code, 'java')}`],
-    ['WRITE_TESTS', `write unit tests for this\n\n${CODE_SNIPPETS[2]!.code}`],
+    ['REFACTOR_CODE', `refactor this to use early returns\n${fence(CODE_SNIPPETS[4].code, 'java')}`],
+    ['WRITE_TESTS', `write unit tests for this\n\n${CODE_SNIPPETS[2].code}`],
   ])('%s: %s', (intent, prompt) => {
     const result = classify(prompt);
     expect(result.intent).toBe(intent);
@@ -120,7 +120,7 @@ describe('classify: pasted code and stack traces', () => {
   });
 
   it('asks what to do with code pasted on its own', () => {
-    expect(classify(fence(CODE_SNIPPETS[1]!.code, 'js')).status).toBe('NEEDS_CLARIFICATION');
+    expect(classify(fence(CODE_SNIPPETS[1].code, 'js')).status).toBe('NEEDS_CLARIFICATION');
   });
 });
 
@@ -142,8 +142,8 @@ describe('options', () => {
     expect(result.status).toBe('NEEDS_CONFIRMATION');
     expect(result.alternatives).toHaveLength(2);
     expect(result.alternatives.map((alternative) => alternative.intent)).not.toContain(result.intent);
-    expect(result.alternatives[0]!.confidence).toBeLessThanOrEqual(result.confidence);
-    expect(result.alternatives[0]!.confidence).toBeGreaterThanOrEqual(result.alternatives[1]!.confidence);
+    expect(result.alternatives[0].confidence).toBeLessThanOrEqual(result.confidence);
+    expect(result.alternatives[0].confidence).toBeGreaterThanOrEqual(result.alternatives[1].confidence);
   });
 
   it('decides multi-intent from the model alone when clause agreement is switched off', () => {

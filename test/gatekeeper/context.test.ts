@@ -73,7 +73,7 @@ describe('context in the data', () => {
   it('marks each record with its context and keeps the same text with two contexts apart', () => {
     const [record] = parseJsonl('{"text":"fix it","label":"FIX_CODE","context":"selected_text"}', 'x.jsonl');
     expect(record).toMatchObject({ context: 'selected_text' });
-    expect(parseJsonl('{"text":"fix it","label":"VAGUE"}', 'x.jsonl')[0]!.context).toBe('none');
+    expect(parseJsonl('{"text":"fix it","label":"VAGUE"}', 'x.jsonl')[0].context).toBe('none');
     expect(() => parseJsonl('{"text":"fix it","label":"VAGUE","context":"clipboard"}', 'x.jsonl')).toThrow(/x.jsonl:1: unknown context clipboard/);
     const fixIt = readDataset(GATEKEEPER_DATA_DIR).filter((prompt) => prompt.text === 'fix it');
     expect(fixIt.map((prompt) => [prompt.context, prompt.label]).sort()).toEqual([['none', 'VAGUE'], ['selected_text', 'FIX_CODE']]);

@@ -48,7 +48,7 @@ describe('extractFeatures', () => {
     const alone = extractFeatures(request);
     const withPaste = extractFeatures(`${request}\n\`\`\`\n${paste}\n\`\`\``);
     const weight = (vector: typeof alone, buckets: Set<number>) =>
-      Array.from(vector.indices).reduce((sum, bucket, index) => sum + (buckets.has(bucket) ? vector.values[index]! ** 2 : 0), 0);
+      Array.from(vector.indices).reduce((sum, bucket, index) => sum + (buckets.has(bucket) ? vector.values[index] ** 2 : 0), 0);
     const requestBuckets = new Set(alone.indices);
     // The request's own features keep most of their weight, and the code adds few features.
     expect(weight(withPaste, requestBuckets) / weight(alone, requestBuckets)).toBeGreaterThan(0.9);

@@ -50,8 +50,8 @@ describe('the committed model', () => {
     let largest = 0;
     for (const bucket of new Set([...retrained.rows.keys(), ...shipped.rows.keys()])) {
       for (let label = 0; label < classes; label++) {
-        const mine = retrained.rows.has(bucket) ? retrained.weights[retrained.rows.get(bucket)! + label]! : 0;
-        const theirs = shipped.rows.has(bucket) ? shipped.weights[shipped.rows.get(bucket)! + label]! : 0;
+        const mine = retrained.rows.has(bucket) ? retrained.weights[retrained.rows.get(bucket)! + label] : 0;
+        const theirs = shipped.rows.has(bucket) ? shipped.weights[shipped.rows.get(bucket)! + label] : 0;
         largest = Math.max(largest, Math.abs(mine - theirs));
       }
     }

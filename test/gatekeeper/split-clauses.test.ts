@@ -35,6 +35,6 @@ describe('splitClauses', () => {
   it('stops at eight clauses', () => {
     const clauses = splitClauses(Array.from({ length: 12 }, (_, index) => `do step ${index}`).join('. '));
     expect(clauses).toHaveLength(8);
-    expect(clauses[7]!.text).toContain('do step 11');
+    expect(clauses[7].text).toContain('do step 11');
   });
 });

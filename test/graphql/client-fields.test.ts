@@ -45,7 +45,7 @@ describe('fields GitLab clients read', () => {
     const response = await fetch(`${service.url}${path}`);
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toMatch(/^image\/svg\+xml/);
-    expect(await response.text()).toContain(`>${alice.username[0]!.toUpperCase()}</text>`);
+    expect(await response.text()).toContain(`>${alice.username[0].toUpperCase()}</text>`);
     expect((await fetch(`${service.url}/uploads/-/system/user/avatar/999999/avatar.svg`)).status).toBe(404);
     expect((await fetch(`${service.url}/uploads/-/system/user/avatar/x1/avatar.svg`)).status).toBe(404);
   });
@@ -74,10 +74,10 @@ describe('fields GitLab clients read', () => {
   it('metadata.featureFlags refuses too many names or too long a name, naming the argument', async () => {
     const query = 'query($names: [String!]!) { metadata { featureFlags(names: $names) { name enabled } } }';
     const many = await service.graphql(query, { token: alice.token, variables: { names: Array.from({ length: 101 }, (_, index) => `flag_${index}`) } });
-    expect(many.body.errors![0]!.extensions).toMatchObject({ code: 'BAD_USER_INPUT' });
-    expect(many.body.errors![0]!.message).toMatch(/names is too long/);
+    expect(many.body.errors![0].extensions).toMatchObject({ code: 'BAD_USER_INPUT' });
+    expect(many.body.errors![0].message).toMatch(/names is too long/);
     const long = await service.graphql(query, { token: alice.token, variables: { names: ['a'.repeat(256)] } });
-    expect(long.body.errors![0]!.message).toMatch(/names\[0\] is too long/);
+    expect(long.body.errors![0].message).toMatch(/names\[0\] is too long/);
   });
 
   it('Project: webUrl, description and group (with its full name), as the VS Code extension reads them', async () => {
@@ -149,7 +149,7 @@ describe('fields GitLab clients read', () => {
     const indexed = await ask(alice.token, { projectId: `gid://gitlab/Project/${project.id}`, questionCount: 3 });
     const questions = indexed.data!.aiChatContextPresets!.questions;
     expect(questions).toHaveLength(3);
-    const named = /^What does `(.+)` do\?$/.exec(questions[0]!)?.[1];
+    const named = /^What does `(.+)` do\?$/.exec(questions[0])?.[1];
     expect(Object.keys(BILLING_FILES)).toContain(named);
     expect(named).not.toMatch(/\.(md|json|ya?ml)$|test|spec/);
     expect(questions.join('\n')).toContain(project.name);
@@ -163,7 +163,7 @@ describe('fields GitLab clients read', () => {
     expect(JSON.stringify(hidden.data)).not.toContain('src/');
 
     const tooMany = await ask(alice.token, { questionCount: 11 });
-    expect(tooMany.errors![0]!.extensions).toMatchObject({ code: 'BAD_USER_INPUT' });
+    expect(tooMany.errors![0].extensions).toMatchObject({ code: 'BAD_USER_INPUT' });
     expect((await ask(noSeat.token, {})).data!.aiChatContextPresets).toBeNull();
   });
 });

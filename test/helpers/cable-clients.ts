@@ -48,7 +48,7 @@ export function openRawCable(url: string, options: OpenRawCableOptions = {}): Pr
   const waiters: Array<() => void> = [];
   let taken = 0;
   socket.on('message', (data) => {
-    frames.push(JSON.parse(data.toString()) as CableFrame);
+    frames.push(JSON.parse((data as Buffer).toString('utf8')) as CableFrame);
     waiters.splice(0).forEach((wake) => wake());
   });
   const closed = new Promise<number>((resolve) => socket.on('close', (code) => resolve(code)));
@@ -57,7 +57,7 @@ export function openRawCable(url: string, options: OpenRawCableOptions = {}): Pr
     const deadline = Date.now() + timeoutMs;
     for (;;) {
       while (taken < frames.length) {
-        const frame = frames[taken++]!;
+        const frame = frames[taken++];
         if (pings || frame.type !== 'ping') return frame;
       }
       const remaining = deadline - Date.now();

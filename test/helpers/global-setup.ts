@@ -19,7 +19,7 @@ export default async function globalSetup(): Promise<void> {
   try {
     await admin.connect();
   } catch (error) {
-    throw new Error(`Tests need PostgreSQL at ${TEST_ADMIN_DATABASE_URL} (set TEST_DATABASE_URL): ${(error as Error).message}`);
+    throw new Error(`Tests need PostgreSQL at ${TEST_ADMIN_DATABASE_URL} (set TEST_DATABASE_URL): ${(error as Error).message}`, { cause: error });
   }
   try {
     const { rows } = await admin.query("SELECT 1 FROM pg_available_extensions WHERE name = 'vector'");
@@ -56,7 +56,7 @@ export default async function globalSetup(): Promise<void> {
     await redis.connect();
     await redis.ping();
   } catch (error) {
-    throw new Error(`Tests need Redis at ${TEST_REDIS_URL} (set TEST_REDIS_URL): ${(error as Error).message}`);
+    throw new Error(`Tests need Redis at ${TEST_REDIS_URL} (set TEST_REDIS_URL): ${(error as Error).message}`, { cause: error });
   } finally {
     redis.disconnect();
   }

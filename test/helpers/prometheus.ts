@@ -11,8 +11,8 @@ export function parseScrape(text: string): Sample[] {
     const match = /^([a-zA-Z_:][\w:]*)(?:\{(.*)\})? (\S+)/.exec(line);
     if (!match) throw new Error(`not a sample line: ${line}`);
     const labels: Record<string, string> = {};
-    for (const label of (match[2] ?? '').matchAll(/([a-zA-Z_]\w*)="((?:[^"\\]|\\.)*)"/g)) labels[label[1]!] = label[2]!.replace(/\\(.)/g, (_all, char: string) => (char === 'n' ? '\n' : char));
-    samples.push({ name: match[1]!, labels, value: Number(match[3]) });
+    for (const label of (match[2] ?? '').matchAll(/([a-zA-Z_]\w*)="((?:[^"\\]|\\.)*)"/g)) labels[label[1]] = label[2].replace(/\\(.)/g, (_all, char: string) => (char === 'n' ? '\n' : char));
+    samples.push({ name: match[1], labels, value: Number(match[3]) });
   }
   return samples;
 }

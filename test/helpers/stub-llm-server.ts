@@ -217,9 +217,9 @@ async function behave(exchange: Exchange, behaviour: StubBehaviour): Promise<voi
     case 'error-event': {
       const wire = wireFormat(exchange);
       startStream(response);
-      write(response, wire.open());
-      for (const piece of behaviour.pieces ?? []) write(response, wire.piece(piece));
-      write(response, wire.error(behaviour.errorType ?? 'overloaded_error'));
+      void write(response, wire.open());
+      for (const piece of behaviour.pieces ?? []) void write(response, wire.piece(piece));
+      void write(response, wire.error(behaviour.errorType ?? 'overloaded_error'));
       response.end();
       return;
     }
@@ -232,7 +232,7 @@ async function streamPieces(exchange: Exchange, stream: { pieces: string[]; dela
   const { response } = exchange;
   const wire = wireFormat(exchange);
   startStream(response);
-  write(response, wire.open());
+  void write(response, wire.open());
   const sent = stream.cut ? stream.pieces.slice(0, stream.cut.afterPieces) : stream.pieces;
   for (const piece of sent) {
     if (stream.delayMs) await exchange.wait(stream.delayMs);
@@ -246,7 +246,7 @@ async function streamPieces(exchange: Exchange, stream: { pieces: string[]; dela
     else response.socket?.destroy();
     return;
   }
-  write(response, wire.close(stream.finishReason ?? 'stop', sent.length));
+  void write(response, wire.close(stream.finishReason ?? 'stop', sent.length));
   response.end();
 }
 

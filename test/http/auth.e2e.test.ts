@@ -47,7 +47,7 @@ describe('authentication over HTTP with real tokens', () => {
   it('stores only a digest of the token', async () => {
     const stored = await service.prisma.personalAccessToken.findMany({ where: { userId: alice.id } });
     expect(stored).toHaveLength(1);
-    expect(stored[0]!.tokenDigest).toMatch(/^[0-9a-f]{64}$/);
+    expect(stored[0].tokenDigest).toMatch(/^[0-9a-f]{64}$/);
     expect(JSON.stringify(stored)).not.toContain(alice.token);
   });
 

@@ -16,7 +16,7 @@ describe('GraphiQL playground at GET /api/graphql', () => {
     const html = await response.text();
     // It links to the chat page; everything else it names is its own asset.
     expect(html).toContain('<a class="duo-chat-link" href="/-/duo-chat">');
-    const sources = [...html.matchAll(/(?:src|href)="([^"]+)"/g)].map((match) => match[1]!).filter((source) => source !== '/-/duo-chat');
+    const sources = [...html.matchAll(/(?:src|href)="([^"]+)"/g)].map((match) => match[1]).filter((source) => source !== '/-/duo-chat');
     expect(sources.length).toBeGreaterThanOrEqual(5);
     for (const source of sources) expect(source).toMatch(/^\/-\/graphiql\//);
     expect(html).not.toMatch(/https?:\/\/(?!www\.w3\.org)/);

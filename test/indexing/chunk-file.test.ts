@@ -38,7 +38,7 @@ function expectWellFormed(content: string, chunks: Chunk[], maxChars: number) {
     expect(chunk.endLine).toBeGreaterThanOrEqual(chunk.startLine);
     expect(chunk.content).toBe(lines.slice(chunk.startLine - 1, chunk.endLine).join('\n'));
     if (chunk.startLine !== chunk.endLine) expect(chunk.content.length).toBeLessThanOrEqual(maxChars);
-    expect(chunk.content.split('\n')[0]!.trim()).not.toBe('');
+    expect(chunk.content.split('\n')[0].trim()).not.toBe('');
     expect(chunk.content.split('\n').pop()!.trim()).not.toBe('');
     for (let line = chunk.startLine; line <= chunk.endLine; line += 1) covered.add(line);
     const previous = chunks[index - 1];
@@ -49,7 +49,7 @@ function expectWellFormed(content: string, chunks: Chunk[], maxChars: number) {
       expect(chunk.startLine).toBeLessThanOrEqual(previous.endLine + 1);
     } else expect(chunk.startLine).toBeGreaterThan(previous.endLine);
   });
-  const uncovered = lines.map((line, index) => index + 1).filter((line) => lines[line - 1]!.trim() !== '' && !covered.has(line));
+  const uncovered = lines.map((line, index) => index + 1).filter((line) => lines[line - 1].trim() !== '' && !covered.has(line));
   expect(uncovered).toEqual([]);
 }
 
@@ -101,8 +101,8 @@ describe('chunkFile on code', () => {
   it('merges imports, constants and small functions into module chunks', async () => {
     const chunks = await chunkFile({ path: 'store.go', content: read('store.go') });
     expect(chunks[0]).toMatchObject({ kind: 'module', symbol: null, startLine: 1 });
-    expect(chunks[0]!.content).toContain('import (');
-    expect(chunks[0]!.content).toContain('func New(');
+    expect(chunks[0].content).toContain('import (');
+    expect(chunks[0].content).toContain('func New(');
   });
 
   it.each([
@@ -138,7 +138,7 @@ describe('chunkFile on other text', () => {
     const chunks = await chunkFile({ path: 'notes.txt', content }, { maxChars: 400, overlapLines: 2 });
     expectWellFormed(content, chunks, 400);
     expect(chunks[0]).toMatchObject({ language: null, kind: 'lines', symbol: null, startLine: 1 });
-    for (let index = 1; index < chunks.length; index += 1) expect(chunks[index]!.startLine).toBe(chunks[index - 1]!.endLine - 1);
+    for (let index = 1; index < chunks.length; index += 1) expect(chunks[index].startLine).toBe(chunks[index - 1].endLine - 1);
   });
 
   it.each([

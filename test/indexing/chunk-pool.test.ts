@@ -42,9 +42,9 @@ describe('ChunkPool (chunking and embedding in worker threads)', () => {
     pool = new ChunkPool({ threads: 1 });
     const embedder = new OpenAiCompatibleEmbedder({ model: 'm', baseUrl: 'http://127.0.0.1:9/v1', dimensions: 8 });
     const [chunks] = await pool.chunkAndEmbed([{ path: 'a.py', content: 'def f(x):\n    return x\n' }], chunkEmbedSpec(embedder));
-    expect(chunks!.length).toBe(1);
-    expect(chunks![0]).toMatchObject({ kind: 'function', symbol: 'f', embedding: null });
-    expect(chunks![0]!.id).toMatch(/^[0-9a-f]{64}$/);
+    expect(chunks.length).toBe(1);
+    expect(chunks[0]).toMatchObject({ kind: 'function', symbol: 'f', embedding: null });
+    expect(chunks[0].id).toMatch(/^[0-9a-f]{64}$/);
   });
 
   it('fails a task with a clear error when the thread cannot chunk it, and keeps working', async () => {
@@ -62,7 +62,7 @@ describe('ChunkPool (chunking and embedding in worker threads)', () => {
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(pool.threadCount).toBe(0);
     const [chunks] = await pool.chunkAndEmbed([{ path: 'b.py', content: 'y = 2\n' }], chunkEmbedSpec(new LexicalEmbedder()));
-    expect(chunks![0]!.path).toBe('b.py');
+    expect(chunks[0].path).toBe('b.py');
   });
 
   it('refuses work once closed', async () => {

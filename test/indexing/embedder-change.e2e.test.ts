@@ -38,7 +38,7 @@ describe('switching the embedder', () => {
     await groupWithSeat(api.prisma, { plan: 'ultimate', addOn: 'duo_pro', username: user.username });
     await addMember(api.prisma, { fullPath: project.fullPath, username: user.username, accessLevel: 'reporter' });
     const before = await api.graphql<{ codebaseSearch: Array<{ path: string }> }>(SEARCH, { token: user.token, variables: { path: project.fullPath, q: 'retry with backoff' } });
-    expect(before.body.data!.codebaseSearch[0]!.path).toBe('src/retry.py');
+    expect(before.body.data!.codebaseSearch[0].path).toBe('src/retry.py');
 
     const config = api.running.services.config;
     const running = await startService({
@@ -53,7 +53,7 @@ describe('switching the embedder', () => {
       what: 'the rebuild with the new embedder',
     });
     const after = await api.graphql<{ codebaseSearch: Array<{ path: string }> }>(SEARCH, { token: user.token, variables: { path: project.fullPath, q: 'retry with backoff' } });
-    expect(after.body.data!.codebaseSearch[0]!.path).toBe('src/retry.py');
+    expect(after.body.data!.codebaseSearch[0].path).toBe('src/retry.py');
     const versions = await api.prisma.$queryRawUnsafe<Array<{ embedder_version: string }>>('SELECT DISTINCT embedder_version FROM code_chunks WHERE project_id = $1', project.id);
     expect(versions).toEqual([{ embedder_version: 'lexical-v2-512' }]);
   });

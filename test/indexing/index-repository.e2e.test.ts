@@ -98,9 +98,9 @@ describe('indexRepository (real git, PostgreSQL and pgvector)', () => {
     expect(await run()).toMatchObject({ outcome: 'unchanged', filesRead: 0 });
     embedder.texts = [];
     repo.write('src/new-feature.ts', 'export function computeInvoiceTotal(lines: number[]): number {\n  return lines.reduce((sum, line) => sum + line, 0);\n}\n');
-    repo.write('src/retry.py', SAMPLE_FILES['src/retry.py']!.replace('base_delay=0.5', 'base_delay=1.5'));
+    repo.write('src/retry.py', SAMPLE_FILES['src/retry.py'].replace('base_delay=0.5', 'base_delay=1.5'));
     repo.remove('docs/guide.md');
-    repo.write('lib/billing/invoice_mailer.rb', SAMPLE_FILES['lib/invoice.rb']!);
+    repo.write('lib/billing/invoice_mailer.rb', SAMPLE_FILES['lib/invoice.rb']);
     repo.remove('lib/invoice.rb');
     repo.commit('several changes');
     const result = await run();
@@ -113,7 +113,7 @@ describe('indexRepository (real git, PostgreSQL and pgvector)', () => {
     expect([...files.keys()].sort()).toEqual(['lib/billing/invoice_mailer.rb', 'src/connection.ts', 'src/new-feature.ts', 'src/retry.py']);
     // Chunks of the deleted and the old version of the modified file are gone from the project.
     const stale = await prisma.$queryRawUnsafe<Array<{ n: bigint }>>("SELECT count(*) AS n FROM code_chunks WHERE project_id = $1 AND (content LIKE '%MAILER_HOST%' OR content LIKE '%base_delay=0.5%')", project.id);
-    expect(Number(stale[0]!.n)).toBe(0);
+    expect(Number(stale[0].n)).toBe(0);
   });
 
   it('rebuilds fully after a force-push and drops what the rewritten history no longer has', async () => {
@@ -149,7 +149,7 @@ describe('indexRepository (real git, PostgreSQL and pgvector)', () => {
     expect(await run({ ref: 'feature/login', deleted: true })).toEqual({ outcome: 'dropped' });
     expect(await prisma.codeIndex.findUnique({ where: { projectId_ref: { projectId: project.id, ref: 'feature/login' } } })).toBeNull();
     const orphans = await prisma.$queryRawUnsafe<Array<{ n: bigint }>>("SELECT count(*) AS n FROM code_chunks WHERE project_id = $1 AND content LIKE '%function login%'", project.id);
-    expect(Number(orphans[0]!.n)).toBe(0);
+    expect(Number(orphans[0].n)).toBe(0);
     expect((await manifest('main')).size).toBe(4);
   });
 

@@ -4,7 +4,7 @@ import { embedderForVersion } from '../../src/llm/embedders/create-embedder';
 import { identifierTerms, LexicalEmbedder } from '../../src/llm/embedders/lexical.embedder';
 import { OpenAiCompatibleEmbedder } from '../../src/llm/embedders/openai-compatible.embedder';
 
-const cosine = (a: number[], b: number[]) => a.reduce((sum, value, index) => sum + value * b[index]!, 0);
+const cosine = (a: number[], b: number[]) => a.reduce((sum, value, index) => sum + value * b[index], 0);
 
 describe('lexical embedder (the default, no model)', () => {
   const embedder = new LexicalEmbedder();
@@ -21,18 +21,18 @@ describe('lexical embedder (the default, no model)', () => {
     const [first] = await embedder.embed(['export function parseConnection(url: string) {}']);
     const [again] = await embedder.embed(['export function parseConnection(url: string) {}']);
     expect(first).toHaveLength(512);
-    expect(cosine(first!, first!)).toBeCloseTo(1, 6);
+    expect(cosine(first, first)).toBeCloseTo(1, 6);
     expect(again).toEqual(first);
     expect(embedder.version).toBe('lexical-v2-512');
   });
 
   it('version 2 treats inflected forms alike; version 1 (for old indexes) still embeds as before', async () => {
     const [plural, singular] = await embedder.embed(['buffering packets', 'buffer packet']);
-    expect(cosine(plural!, singular!)).toBeCloseTo(1, 6);
+    expect(cosine(plural, singular)).toBeCloseTo(1, 6);
     const first = new LexicalEmbedder({ algorithm: 1 });
     expect(first.version).toBe('lexical-v1-512');
     const [oldPlural, oldSingular] = await first.embed(['buffering packets', 'buffer packet']);
-    expect(cosine(oldPlural!, oldSingular!)).toBeLessThan(0.5);
+    expect(cosine(oldPlural, oldSingular)).toBeLessThan(0.5);
     expect(embedderForVersion(embedder, 'lexical-v1-256')).toMatchObject({ version: 'lexical-v1-256', dimensions: 256 });
     expect(embedderForVersion(embedder, 'lexical-v2-512')).toBe(embedder);
     expect(embedderForVersion(embedder, 'openai:text-embedding-3-small:1536')).toBeNull();
@@ -44,7 +44,7 @@ describe('lexical embedder (the default, no model)', () => {
       'function parseConnectionString(raw) { const url = new URL(raw); return { host: url.hostname, port: url.port }; }',
       'class ImageResizer { resize(width, height) { return sharp(this.input).resize(width, height); } }',
     ]);
-    expect(cosine(question!, parser!)).toBeGreaterThan(cosine(question!, unrelated!) + 0.2);
+    expect(cosine(question, parser)).toBeGreaterThan(cosine(question, unrelated) + 0.2);
   });
 });
 
@@ -93,7 +93,7 @@ describe('OpenAI-compatible embedder', () => {
     for (const vector of vectors) expect(cosine(vector, vector)).toBeCloseTo(1, 6);
     const raw = [3, 4, 5, 6];
     const norm = Math.sqrt(raw.reduce((sum, value) => sum + value * value, 0));
-    expect(vectors[2]![0]).toBeCloseTo(3 / norm, 6);
+    expect(vectors[2][0]).toBeCloseTo(3 / norm, 6);
     expect(embedder.version).toBe('openai:nomic:4');
   });
 

@@ -68,7 +68,7 @@ describe('MCP server at /api/v4/mcp', () => {
     });
     expect(search.annotations?.readOnlyHint).toBe(true);
     const version = await call(client, 'get_mcp_server_version', {});
-    expect(version.content[0]!.text).toMatch(/^\d+\.\d+\.\d+$/);
+    expect(version.content[0].text).toMatch(/^\d+\.\d+\.\d+$/);
   });
 
   it('starts indexing on the first search, then gets code from semantic_code_search by path and by id', async () => {
@@ -79,16 +79,16 @@ describe('MCP server at /api/v4/mcp', () => {
 
     const first = await call(client, 'semantic_code_search', { project_id: project.fullPath, semantic_query: 'compute vat amount' });
     expect(first.isError).toBe(true);
-    expect(first.content[0]!.text).toContain(`Project '${project.fullPath}' has no embeddings`);
-    expect(first.content[0]!.text).toContain('indexing has started');
+    expect(first.content[0].text).toContain(`Project '${project.fullPath}' has no embeddings`);
+    expect(first.content[0].text).toContain('indexing has started');
 
     const ready = await waitSearchable(client);
     expect(ready.structuredContent).toMatchObject({ state: 'ready', commit_sha: repo.head() });
 
     const found = await call(client, 'semantic_code_search', { project_id: project.fullPath, semantic_query: 'how is the vat amount computed for a line', limit: 3 });
     expect(found.isError).toBeFalsy();
-    expect(found.content[0]!.text).toMatch(/^Confidence: (HIGH|MEDIUM|LOW)\n\n1\. src\/billing\/tax\.ts \(score: /);
-    expect(found.content[0]!.text).toContain('computeVatAmount');
+    expect(found.content[0].text).toMatch(/^Confidence: (HIGH|MEDIUM|LOW)\n\n1\. src\/billing\/tax\.ts \(score: /);
+    expect(found.content[0].text).toContain('computeVatAmount');
     const items = found.structuredContent!.items as Array<Record<string, unknown>>;
     expect(items.length).toBeLessThanOrEqual(3);
     expect(items[0]).toMatchObject({
@@ -116,7 +116,7 @@ describe('MCP server at /api/v4/mcp', () => {
       expect(hidden.isError).toBe(true);
       expect(hidden.content).toEqual(missing.content);
       expect(hidden.content).toEqual(missingId.content);
-      expect(hidden.content[0]!.text).toContain('does not exist or you don\'t have permission');
+      expect(hidden.content[0].text).toContain('does not exist or you don\'t have permission');
       expect(JSON.stringify(hidden)).not.toContain(project.fullPath);
     }
   });
@@ -132,14 +132,14 @@ describe('MCP server at /api/v4/mcp', () => {
     const client = await connect(user.token);
     const result = await call(client, 'semantic_code_search', { project_id: project.fullPath, semantic_query: 'invoice', ...override });
     expect(result.isError).toBe(true);
-    expect(result.content[0]!.text).toMatch(message);
+    expect(result.content[0].text).toMatch(message);
   });
 
   it('refuses a missing argument as a tool error', async () => {
     const client = await connect(user.token);
     const result = await call(client, 'semantic_code_search', { project_id: project.fullPath });
     expect(result.isError).toBe(true);
-    expect(result.content[0]!.text).toMatch(/semantic_query/);
+    expect(result.content[0].text).toMatch(/semantic_query/);
   });
 
   it('needs a valid token: 401 without one or with a wrong or revoked one; 403 for a token without api, read_api or mcp', async () => {

@@ -64,7 +64,7 @@ describe('every grammar', () => {
       // The comment query compiles against the grammar (a wrong node type would throw) and finds the comments.
       const comments = grammar.commentsInRows(tree.rootNode, 0, 10).map((node) => node.text.split('\n')[0]);
       expect(comments.length).toBeGreaterThanOrEqual(name === 'python' ? 1 : 2);
-      expect(comments.every((text) => /^(\/\/|\/\*|#|=begin)/.test(text!))).toBe(true);
+      expect(comments.every((text) => /^(\/\/|\/\*|#|=begin)/.test(text))).toBe(true);
     });
   });
 

@@ -85,7 +85,7 @@ describe('rankFiles', () => {
   });
 
   it('uses the role recorded at indexing over the one the path suggests', () => {
-    expect(rankFiles([hit('lib/a.js', 1, { role: 'generated' })], { question: 'x', terms: [] })[0]!.role).toBe('generated');
+    expect(rankFiles([hit('lib/a.js', 1, { role: 'generated' })], { question: 'x', terms: [] })[0].role).toBe('generated');
   });
 });
 

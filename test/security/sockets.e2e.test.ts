@@ -39,7 +39,7 @@ async function eventually(check: () => Promise<boolean> | boolean, timeoutMs = 1
 describe('sockets: re-authentication and the same limits as HTTP', () => {
   let service: TestService;
   beforeAll(async () => {
-    service = await startTestService({ env: { SOCKET_REAUTH_INTERVAL_MS: '300', WS_MAX_MESSAGE_BYTES: '200000', WS_MAX_SUBSCRIPTIONS_PER_USER: '2' } });
+    service = await startTestService({ env: { SOCKET_REAUTH_INTERVAL_MS: '300', WS_MAX_MESSAGE_BYTES: '200000', WS_MAX_SUBSCRIPTIONS_PER_USER: '2', AUTH_CACHE_MS: '500' } });
   });
   afterAll(() => service.close());
 
@@ -76,6 +76,8 @@ describe('sockets: re-authentication and the same limits as HTTP', () => {
       expect(await overCable(service.url, { query: ME, cable })).toMatchObject({ data: { currentUser: { id: `gid://gitlab/User/${user.id}` } } });
       const idle = await openCable(service.url, user.token);
       await invalidate(user);
+      // Changed behind the service's back (as an admin command does): it notices once its token cache (AUTH_CACHE_MS) lets go.
+      await new Promise((resolve) => setTimeout(resolve, service.running.services.config.authCacheMs + 100));
       const next = await overCable(service.url, { query: ME, cable }).catch(() => ({ errors: [{ message: 'closed', extensions: { code: 'unauthorized' } }] }));
       expect(next.errors?.[0]?.extensions?.code).toBe('unauthorized');
       await cable.closed;

@@ -90,7 +90,7 @@ async function overRawGraphqlWs(url: string, operation: Operation): Promise<Tran
       socket.once('error', reject);
       socket.once('open', () => socket.send(JSON.stringify({ type: 'connection_init', payload: operation.token ? { Authorization: `Bearer ${operation.token}` } : {} })));
       socket.on('message', (data) => {
-        const message = JSON.parse(data.toString()) as { type: string; payload?: unknown };
+        const message = JSON.parse((data as Buffer).toString('utf8')) as { type: string; payload?: unknown };
         if (message.type === 'connection_ack') {
           socket.send(`{"id":"1","type":"subscribe","payload":{"query":${JSON.stringify(operation.query)},"variables":${variablesJson(operation)}}}`);
         } else if (message.type === 'next') resolve(message.payload as TransportResult);

@@ -52,7 +52,7 @@ describe('POST /api/v4/code_suggestions/completions', () => {
     });
     expect(typeof body.id).toBe('string');
     expect(typeof body.created).toBe('number');
-    const sent = String(stub.requests[0]!.body.messages!.at(-1)!.content);
+    const sent = String(stub.requests[0].body.messages!.at(-1)!.content);
     expect(sent).toContain('<prefix>');
     expect(sent).toContain('print(total([1]))');
   });
@@ -70,7 +70,7 @@ describe('POST /api/v4/code_suggestions/completions', () => {
   it('detects a comment above the cursor and sends it to the model as the instruction', async () => {
     const body = await readJson(await post(lspBody(`${PYTHON_FILE}# read the settings file and return a dict of its keys\n`)));
     expect(body).toMatchObject({ intent: 'generation', generation_type: 'comment' });
-    expect(String(stub.requests[0]!.body.messages!.at(-1)!.content)).toContain('Instruction: read the settings file and return a dict of its keys');
+    expect(String(stub.requests[0].body.messages!.at(-1)!.content)).toContain('Instruction: read the settings file and return a dict of its keys');
   });
 
   it('detects a small file', async () => {
@@ -87,7 +87,7 @@ describe('POST /api/v4/code_suggestions/completions', () => {
     const text = await response.text();
     const events = text.split('\r\n\r\n').filter(Boolean).map((block) => {
       const [eventLine, dataLine] = block.split('\r\n');
-      return { event: eventLine!.replace('event: ', ''), data: JSON.parse(dataLine!.replace('data: ', '')) };
+      return { event: eventLine.replace('event: ', ''), data: JSON.parse(dataLine.replace('data: ', '')) };
     });
     expect(events[0]).toMatchObject({ event: 'stream_start', data: { metadata: { model: { engine: 'openai', name: 'stub-coder' } } } });
     expect(events.slice(1, -1).map((event) => event.data.choices[0].delta.content).join('')).toBe('def parse():\n    pass');

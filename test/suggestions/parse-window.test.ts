@@ -37,10 +37,10 @@ describe('parseWindows', () => {
     const lines = new LineIndex(source);
     const classRow = source.split('\n').findIndex((line) => line.startsWith('public class Service'));
     const [window] = parseWindows({ lines, cursorRow: 1_000, grammar: 'java' });
-    expect(window!.startRow).toBeLessThanOrEqual(1_000 - 80);
-    expect(lines.isBlank(window!.startRow - 1)).toBe(true);
-    expect(window!.endRow).toBeGreaterThanOrEqual(1_000 + 20);
-    const ranges = rowsOf(window!);
+    expect(window.startRow).toBeLessThanOrEqual(1_000 - 80);
+    expect(lines.isBlank(window.startRow - 1)).toBe(true);
+    expect(window.endRow).toBeGreaterThanOrEqual(1_000 + 20);
+    const ranges = rowsOf(window);
     expect(ranges[0]).toEqual([classRow, classRow + 1]);
     expect(ranges.at(-1)).toEqual([lines.lastRow - 1, lines.lastRow]);
     expect(ranges.length).toBe(3);
@@ -49,7 +49,7 @@ describe('parseWindows', () => {
   it('brings PHP’s opening tag, without which everything is HTML', () => {
     const lines = new LineIndex(realisticSource('php', 2_000));
     const [window] = parseWindows({ lines, cursorRow: 1_000, grammar: 'php' });
-    expect(rowsOf(window!)[0]).toEqual([0, 1]);
+    expect(rowsOf(window)[0]).toEqual([0, 1]);
   });
 
   it('tries another window when the first starts inside a docstring, and decides as the whole file does', async () => {
@@ -61,9 +61,9 @@ describe('parseWindows', () => {
     const cursorRow = lines.rowOf(input.contentAboveCursor.length);
     const options = { wholeFileMaxChars: 100, rowsAbove: 33 };
     const windows = parseWindows({ lines, cursorRow, grammar: 'python', ...options });
-    expect(lines.lineText(windows[0]!.startRow)).toMatch(/^ {4}Paragraph \d of a long docstring/);
+    expect(lines.lineText(windows[0].startRow)).toMatch(/^ {4}Paragraph \d of a long docstring/);
     const grammar = await loadGrammar('python');
-    expect(grammar.withTree(source, (tree) => windowStartsCleanly(tree, lines, windows[0]!), { includedRanges: windows[0]!.includedRanges })).toBe(false);
+    expect(grammar.withTree(source, (tree) => windowStartsCleanly(tree, lines, windows[0]), { includedRanges: windows[0].includedRanges })).toBe(false);
     const decision = await detectIntent(input, options);
     expect(decision).toEqual({ intent: 'generation', generationType: 'comment', userInstruction: 'now return them all', language: 'python' });
     expect(decision).toEqual(await detectIntent(input, WHOLE_FILE));
@@ -102,10 +102,10 @@ describe('detectIntent on large files', () => {
 
   it('does not grow WASM memory over a thousand and more detections', async () => {
     const source = realisticSource('go', 100);
-    const inputs = [20, 50, 80].map((row) => ({ ...cursorsOn(source, row)[2]!, fileName: 'main.go' }));
+    const inputs = [20, 50, 80].map((row) => ({ ...cursorsOn(source, row)[2], fileName: 'main.go' }));
     for (const input of inputs) await detectIntent(input);
     const before = parsingStats().wasmHeapBytes;
-    for (let index = 0; index < 1_500; index += 1) await detectIntent(inputs[index % inputs.length]!);
+    for (let index = 0; index < 1_500; index += 1) await detectIntent(inputs[index % inputs.length]);
     expect(parsingStats().wasmHeapBytes - before).toBeLessThanOrEqual(4 * 2 ** 20);
     expect(parsingStats()).toMatchObject({ liveTrees: 0, runtimeInits: 1, grammarLoads: { go: 1 } });
   });

@@ -73,7 +73,7 @@ describe('continuous code suggestions over graphql-ws', () => {
     await stream.until(() => stream.updates.some((event) => event.status === 'COMPLETE'));
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(stub.requests).toHaveLength(1);
-    expect(String(stub.requests[0]!.body.messages!.at(-1)!.content)).toContain('resu</prefix>');
+    expect(String(stub.requests[0].body.messages!.at(-1)!.content)).toContain('resu</prefix>');
     expect(stream.updates.map((event) => [event.status, event.text])).toEqual([
       ['STREAMING', 'return '],
       ['STREAMING', 'return sum(items)'],
@@ -94,12 +94,12 @@ describe('continuous code suggestions over graphql-ws', () => {
     await update(sessionId, `${FILE}ab`);
     await stream.until(() => stream.updates.some((event) => event.status === 'COMPLETE'));
     await new Promise((resolve) => setTimeout(resolve, 700));
-    const first = stream.updates[0]!.suggestionId;
+    const first = stream.updates[0].suggestionId;
     const superseded = stream.updates.findIndex((event) => event.status === 'SUPERSEDED');
     expect(stream.updates[superseded]).toMatchObject({ suggestionId: first, revision: 1, text: '' });
     expect(stream.updates.slice(superseded + 1).every((event) => event.suggestionId !== first)).toBe(true);
     expect(stream.updates.at(-1)).toMatchObject({ status: 'COMPLETE', text: 'fast', revision: 2 });
-    expect(await stub.requests[0]!.ended).toBe('client-closed');
+    expect(await stub.requests[0].ended).toBe('client-closed');
     stream.stop();
   });
 

@@ -232,9 +232,9 @@ describe('the /-/duo-chat page in a browser', () => {
       feedback = await service.prisma.aiMessageFeedback.findMany({ include: { message: true } });
     }
     expect(feedback).toHaveLength(1);
-    expect(feedback[0]!.message.role).toBe('assistant');
-    expect(feedback[0]!.message.content).toContain('Second answer is complete.');
-    expect(feedback[0]!.details).toMatchObject({ category: 'ask_gitlab_chat', label: 'response_feedback', property: expect.any(String), extra: { didWhat: 'Asked where the webhook token is checked.', improveWhat: 'The answer should name the file.' } });
+    expect(feedback[0].message.role).toBe('assistant');
+    expect(feedback[0].message.content).toContain('Second answer is complete.');
+    expect(feedback[0].details).toMatchObject({ category: 'ask_gitlab_chat', label: 'response_feedback', property: expect.any(String), extra: { didWhat: 'Asked where the webhook token is checked.', improveWhat: 'The answer should name the file.' } });
   }, STEP_MS);
 
   it('shows a gatekeeper question with clickable suggestions, and works on a narrow window', async () => {

@@ -53,7 +53,7 @@ export function evaluateGatekeeper(classify: ClassifyWithContext, prompts: reado
   for (const prompt of prompts) {
     const result = classify(prompt.text, contextOfRecord(prompt.context));
     const predicted = decidedLabel(result);
-    confusion[LABELS.indexOf(prompt.label)]![LABELS.indexOf(predicted)]!++;
+    confusion[LABELS.indexOf(prompt.label)][LABELS.indexOf(predicted)]++;
     statuses[result.status]++;
     if (prompt.label === 'MULTI' && predicted === 'MULTI') {
       multiFound++;
@@ -67,15 +67,15 @@ export function evaluateGatekeeper(classify: ClassifyWithContext, prompts: reado
     }
   }
   const perLabel = LABELS.map((label, index) => {
-    const truePositives = confusion[index]![index]!;
-    const predicted = confusion.reduce((sum, row) => sum + row[index]!, 0);
-    const support = confusion[index]!.reduce((sum, count) => sum + count, 0);
+    const truePositives = confusion[index][index];
+    const predicted = confusion.reduce((sum, row) => sum + row[index], 0);
+    const support = confusion[index].reduce((sum, count) => sum + count, 0);
     const precision = ratio(truePositives, predicted);
     const recall = ratio(truePositives, support);
     return { label, precision, recall, f1: ratio(2 * precision * recall, precision + recall), support };
   });
   const present = perLabel.filter((scores) => scores.support > 0);
-  const correct = LABELS.reduce((sum, _, index) => sum + confusion[index]![index]!, 0);
+  const correct = LABELS.reduce((sum, _, index) => sum + confusion[index][index], 0);
   return {
     examples: prompts.length,
     accuracy: ratio(correct, prompts.length),
@@ -125,7 +125,7 @@ export function formatReport(report: EvaluationReport): string {
   lines.push('confusion (rows: actual, columns: decided)');
   lines.push(`${''.padEnd(7)}${LABELS.map((label) => SHORT[label].padStart(6)).join('')}`);
   report.confusion.forEach((row, index) => {
-    lines.push(`${SHORT[LABELS[index]!].padEnd(7)}${row.map((count) => String(count).padStart(6)).join('')}`);
+    lines.push(`${SHORT[LABELS[index]].padEnd(7)}${row.map((count) => String(count).padStart(6)).join('')}`);
   });
   return lines.join('\n');
 }

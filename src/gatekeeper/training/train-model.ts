@@ -35,7 +35,7 @@ export function trainLinearModel(examples: readonly TrainingExample[], options: 
   const classes = LABELS.length;
   const targets = examples.map((example) => LABELS.indexOf(example.label));
   const counts = new Array<number>(classes).fill(0);
-  for (const target of targets) counts[target]!++;
+  for (const target of targets) counts[target]++;
   const present = counts.filter((count) => count > 0).length;
   const classWeight = counts.map((count) => (count > 0 ? examples.length / (present * count) : 0));
 
@@ -63,28 +63,28 @@ export function trainLinearModel(examples: readonly TrainingExample[], options: 
   for (let epoch = 0; epoch < settings.epochs; epoch++) {
     for (const index of shuffled(order, random)) {
       const rate = settings.learningRate / (1 + settings.learningRate * settings.l2 * step++);
-      const indices = local[index]!;
-      const values = examples[index]!.features.values;
-      const target = targets[index]!;
+      const indices = local[index];
+      const values = examples[index].features.values;
+      const target = targets[index];
       logits.set(bias);
       for (let position = 0; position < indices.length; position++) {
-        const offset = indices[position]! * classes;
-        const value = values[position]! * scale;
-        for (let label = 0; label < classes; label++) logits[label]! += vectors[offset + label]! * value;
+        const offset = indices[position] * classes;
+        const value = values[position] * scale;
+        for (let label = 0; label < classes; label++) logits[label] += vectors[offset + label] * value;
       }
       const probabilities = softmax(logits);
       for (let label = 0; label < classes; label++) {
-        gradient[label] = (probabilities[label]! - (label === target ? 1 : 0)) * classWeight[target]! * (examples[index]!.weight ?? 1);
+        gradient[label] = (probabilities[label] - (label === target ? 1 : 0)) * classWeight[target] * (examples[index].weight ?? 1);
       }
       scale *= 1 - rate * settings.l2;
       for (let position = 0; position < indices.length; position++) {
-        const offset = indices[position]! * classes;
-        const delta = (rate * values[position]!) / scale;
-        for (let label = 0; label < classes; label++) vectors[offset + label]! -= delta * gradient[label]!;
+        const offset = indices[position] * classes;
+        const delta = (rate * values[position]) / scale;
+        for (let label = 0; label < classes; label++) vectors[offset + label] -= delta * gradient[label];
       }
-      for (let label = 0; label < classes; label++) bias[label]! -= rate * gradient[label]!;
+      for (let label = 0; label < classes; label++) bias[label] -= rate * gradient[label];
       if (scale < 1e-6) {
-        for (let offset = 0; offset < vectors.length; offset++) vectors[offset]! *= scale;
+        for (let offset = 0; offset < vectors.length; offset++) vectors[offset] *= scale;
         scale = 1;
       }
     }
@@ -95,7 +95,7 @@ export function trainLinearModel(examples: readonly TrainingExample[], options: 
   const weights = vectors.map((weight) => weight * scale);
   const labelCounts: Partial<Record<Label, number>> = {};
   LABELS.forEach((label, index) => {
-    if (counts[index]! > 0) labelCounts[label] = counts[index]!;
+    if (counts[index] > 0) labelCounts[label] = counts[index]!;
   });
   return {
     labels: LABELS,
@@ -121,7 +121,7 @@ export function fitTemperature(predictions: ReadonlyArray<{ logits: Float64Array
     let loss = 0;
     for (const prediction of predictions) {
       const probabilities = softmax(prediction.logits, temperature);
-      loss -= Math.log(Math.max(probabilities[LABELS.indexOf(prediction.label)]!, 1e-12));
+      loss -= Math.log(Math.max(probabilities[LABELS.indexOf(prediction.label)], 1e-12));
     }
     if (loss < best.loss) best = { temperature, loss };
   }

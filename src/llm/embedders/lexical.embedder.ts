@@ -65,7 +65,7 @@ export class LexicalEmbedder implements Embedder {
     for (const [feature, count] of counts) {
       const bucket = hash(feature);
       const sign = bucket & 0x80000000 ? -1 : 1;
-      vector[bucket % this.dimensions]! += sign * (1 + Math.log(count)) * (feature.includes(' ') ? 0.5 : 1);
+      vector[bucket % this.dimensions] += sign * (1 + Math.log(count)) * (feature.includes(' ') ? 0.5 : 1);
     }
     return normalize(vector);
   }

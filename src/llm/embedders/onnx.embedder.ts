@@ -39,6 +39,7 @@ async function sha256(file: string): Promise<string> {
 // Required on first use, not at import: transformers.js brings onnxruntime and sharp, which a
 // service on another embedder never needs.
 function transformers(): typeof import('@huggingface/transformers') {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded only for EMBEDDINGS_PROVIDER=onnx, see above
   return require('@huggingface/transformers') as typeof import('@huggingface/transformers');
 }
 
@@ -89,7 +90,7 @@ export class OnnxEmbedder implements Embedder {
     let dimensions: number;
     try {
       const [probe] = await embedBatch(extractor, ['dimensions probe']);
-      dimensions = probe!.length;
+      dimensions = probe.length;
     } catch (error) {
       await extractor.dispose();
       throw loadError(`ONNX embedding model in ${directory} loads but cannot embed: ${(error as Error).message}`, error);

@@ -23,9 +23,9 @@ export function detectComment(context: IntentContext): Detection | null {
   const above = nearby.filter((comment) => comment.endRow === point.row - 1).at(-1);
   if (!above || !standsAlone(context, above)) return null;
   const run = [above];
-  while (isLineComment(context, run[0]!) && run[0]!.startRow > 0) {
-    const previous = commentsInRows(context, run[0]!.startRow - 1, run[0]!.startRow - 1).find(
-      (comment) => comment.endRow === run[0]!.startRow - 1 && isLineComment(context, comment) && standsAlone(context, comment),
+  while (isLineComment(context, run[0]) && run[0].startRow > 0) {
+    const previous = commentsInRows(context, run[0].startRow - 1, run[0].startRow - 1).find(
+      (comment) => comment.endRow === run[0].startRow - 1 && isLineComment(context, comment) && standsAlone(context, comment),
     );
     if (!previous) break;
     run.unshift(previous);
@@ -38,7 +38,7 @@ function commentsInRows(context: IntentContext, startRow: number, endRow: number
   return context.grammar.commentsInRows(context.tree.rootNode, startRow, endRow).map((node) => {
     // Some grammars end a line comment after its newline (Rust doc comments); the comment ends where its text does.
     let end = node.endIndex;
-    while (end > node.startIndex && /\s/.test(context.source[end - 1]!)) end -= 1;
+    while (end > node.startIndex && /\s/.test(context.source[end - 1])) end -= 1;
     return { node, start: node.startIndex, end, startRow: node.startPosition.row, endRow: context.lines.rowOf(end) };
   });
 }

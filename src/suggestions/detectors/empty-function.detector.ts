@@ -46,7 +46,7 @@ function emptyBraceBody(context: IntentContext, fn: Node): EmptyBody | null {
   if (!body) return null;
   const children = body.children;
   const closer = children.length > 1 && BODY_CLOSERS.has(children.at(-1)!.type) ? children.at(-1)! : null;
-  let innerStart = children[0]!.endIndex;
+  let innerStart = children[0].endIndex;
   for (const child of children.slice(1, closer ? -1 : undefined)) {
     if (context.grammar.isComment(child) || child.startIndex === child.endIndex) continue;
     if (!BODY_HEADER_TYPES.has(child.type)) return null;
@@ -96,7 +96,7 @@ function lastCodeTokenBeforeCursor(context: IntentContext): Node | null {
   let index = context.cursor;
   for (;;) {
     index -= 1;
-    while (index >= 0 && /\s/.test(source[index]!)) index -= 1;
+    while (index >= 0 && /\s/.test(source[index])) index -= 1;
     if (index < 0) return null;
     const node = tree.rootNode.descendantForIndex(index, index + 1);
     if (!node || node.startIndex > index || node.endIndex <= index) return null;

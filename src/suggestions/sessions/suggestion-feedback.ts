@@ -71,6 +71,6 @@ export async function* suggestionFeedbackRows(prisma: PrismaClient, batchSize = 
         suggestion: suggestion.text,
       };
     }
-    cursor = batch[batch.length - 1]!.id;
+    cursor = batch[batch.length - 1].id;
   }
 }

@@ -8,7 +8,7 @@ import { AppError } from '../../../src/errors';
 import { OnnxEmbedder } from '../../../src/llm/embedders/onnx.embedder';
 import { writeTinyOnnxModel } from '../../helpers/tiny-onnx-model';
 
-const cosine = (a: number[], b: number[]) => a.reduce((sum, value, index) => sum + value * b[index]!, 0);
+const cosine = (a: number[], b: number[]) => a.reduce((sum, value, index) => sum + value * b[index], 0);
 const norm = (vector: number[]) => Math.sqrt(cosine(vector, vector));
 
 describe('ONNX embedder', () => {
@@ -36,7 +36,7 @@ describe('ONNX embedder', () => {
     const [first] = await embedder.embed([text]);
     const [again] = await embedder.embed([text, 'resize the image']);
     expect(first).toHaveLength(16);
-    expect(norm(first!)).toBeCloseTo(1, 5);
+    expect(norm(first)).toBeCloseTo(1, 5);
     expect(again).toEqual(first);
   });
 
@@ -48,16 +48,16 @@ describe('ONNX embedder', () => {
       'resize image width and height',
     ]);
     expect(parser).not.toEqual(unrelated);
-    expect(cosine(question!, parser!)).toBeGreaterThan(cosine(question!, unrelated!) + 0.1);
+    expect(cosine(question, parser)).toBeGreaterThan(cosine(question, unrelated) + 0.1);
   });
 
   it('embeds more texts than one batch holds, in order', async () => {
     const texts = Array.from({ length: 70 }, (_value, index) => ['parse', 'image', 'queue', 'token', 'cache'].slice(0, 1 + (index % 5)).join(' ') + ' x'.repeat(index % 7));
     const vectors = await embedder.embed(texts);
     expect(vectors).toHaveLength(70);
-    const oneByOne = await Promise.all([0, 31, 32, 33, 64, 69].map(async (index) => (await embedder.embed([texts[index]!]))[0]!));
+    const oneByOne = await Promise.all([0, 31, 32, 33, 64, 69].map(async (index) => (await embedder.embed([texts[index]]))[0]));
     [0, 31, 32, 33, 64, 69].forEach((index, position) => {
-      oneByOne[position]!.forEach((value, dimension) => expect(vectors[index]![dimension]).toBeCloseTo(value, 5));
+      oneByOne[position].forEach((value, dimension) => expect(vectors[index][dimension]).toBeCloseTo(value, 5));
     });
     expect(await embedder.embed([])).toEqual([]);
   });

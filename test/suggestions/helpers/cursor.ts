@@ -7,7 +7,7 @@ export const CURSOR = '<|>';
 export function atCursor(fileName: string, text: string): DetectIntentInput {
   const parts = text.split(CURSOR);
   if (parts.length !== 2) throw new Error(`fixture needs exactly one ${CURSOR}: ${JSON.stringify(text)}`);
-  return { fileName, contentAboveCursor: parts[0]!, contentBelowCursor: parts[1]! };
+  return { fileName, contentAboveCursor: parts[0], contentBelowCursor: parts[1] };
 }
 
 /** Indents every non-empty line of a snippet (the cursor marker travels with its line). */

@@ -363,8 +363,8 @@ export function realisticSource(language: RealisticLanguage, lines: number, seed
   const parts = [header];
   let count = header.split('\n').length + footer.split('\n').length;
   for (let index = 0; count < lines; index += 1) {
-    const noun = NOUNS[Math.floor(next() * NOUNS.length)]!;
-    const unit = units[Math.floor(next() * units.length)]!(noun, noun[0]!.toUpperCase() + noun.slice(1), index).replace(/^(?=.)/gm, indent);
+    const noun = NOUNS[Math.floor(next() * NOUNS.length)];
+    const unit = units[Math.floor(next() * units.length)](noun, noun[0].toUpperCase() + noun.slice(1), index).replace(/^(?=.)/gm, indent);
     parts.push(unit, '\n');
     count += unit.split('\n').length;
   }

@@ -25,7 +25,7 @@ type Random = () => number;
 const CODE_MARK = '\u0000code\u0000';
 const TRACE_MARK = '\u0000trace\u0000';
 
-const pick = <T>(items: readonly T[], random: Random): T => items[Math.floor(random() * items.length)]!;
+const pick = <T>(items: readonly T[], random: Random): T => items[Math.floor(random() * items.length)];
 
 function fillSlots(template: string, random: Random): string {
   let text = template;
@@ -64,22 +64,22 @@ function typo(word: string, random: Random): string {
     case 0:
       return word.slice(0, at) + word.slice(at + 1);
     case 1:
-      return word.slice(0, at) + word[at + 1]! + word[at]! + word.slice(at + 2);
+      return word.slice(0, at) + word[at + 1] + word[at] + word.slice(at + 2);
     case 2:
-      return word.slice(0, at) + word[at]! + word.slice(at);
+      return word.slice(0, at) + word[at] + word.slice(at);
     default:
-      return word[0]! + word.slice(1).replace(/[aeiou]/g, '');
+      return word[0] + word.slice(1).replace(/[aeiou]/g, '');
   }
 }
 
 function roughen(text: string, random: Random): string {
   let words = text.split(' ');
-  if (random() < 0.25) words = words.map((word) => (SHORT_FORMS[word] && random() < 0.7 ? pick(SHORT_FORMS[word]!, random) : word));
+  if (random() < 0.25) words = words.map((word) => (SHORT_FORMS[word] && random() < 0.7 ? pick(SHORT_FORMS[word], random) : word));
   if (random() < 0.2) {
     const candidates = words.map((word, index) => (/^[a-z]{4,}$/.test(word) ? index : -1)).filter((index) => index >= 0);
     if (candidates.length > 0) {
       const index = pick(candidates, random);
-      words[index] = typo(words[index]!, random);
+      words[index] = typo(words[index], random);
     }
   }
   let result = words.join(' ');
@@ -137,7 +137,7 @@ function multiPrompt(random: Random): GeneratedPrompt {
     let third = pick(INTENTS, random);
     while (intents.includes(third)) third = pick(INTENTS, random);
     intents.push(third);
-    const thirdFrame = frame.startsWith('1.') ? THIRD_FRAMES[3]! : pick(THIRD_FRAMES.slice(0, 3), random);
+    const thirdFrame = frame.startsWith('1.') ? THIRD_FRAMES[3] : pick(THIRD_FRAMES.slice(0, 3), random);
     text = thirdFrame.replace('{prompt}', text.replace(/[.?]$/, '')).replace('{c}', clause(third, 2));
   }
   if (random() < 0.2) text += CODE_MARK;
