@@ -3,7 +3,8 @@
 const ENTRY = '^src/(main|start-service)\\.ts$|^src/cli/';
 const EDGES = '^src/(http|resolvers|workers|mcp)/';
 const GRAPHQL_EDGE = '^src/graphql/';
-const FEATURES = '^src/(auth|chat|suggestions|search|tools|indexing|gatekeeper|namespaces|users|demo|evaluation|events|parsing|llm|metrics)/';
+const FEATURES =
+  '^src/(auth|chat|suggestions|search|tools|indexing|gatekeeper|namespaces|users|demo|evaluation|events|parsing|llm|metrics)/';
 const FOUNDATION = '^src/(db/|(config|errors|logger|paths|random|redis|redis-keys|global-id|validation|queues|revision)\\.ts$)';
 
 module.exports = {
@@ -25,7 +26,8 @@ module.exports = {
     {
       name: 'features-below-edges',
       severity: 'error',
-      comment: 'Services do not import resolvers, routes, workers, the GraphQL edge or entry points: edges call services, never the reverse.',
+      comment:
+        'Services do not import resolvers, routes, workers, the GraphQL edge or entry points: edges call services, never the reverse.',
       from: { path: FEATURES },
       to: { path: `${EDGES}|${GRAPHQL_EDGE}|${ENTRY}` },
     },

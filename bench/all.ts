@@ -46,21 +46,36 @@ function run(bench: Bench): Promise<{ figures: Figure[]; failure: string | null 
     const timer = setTimeout(() => child.kill('SIGTERM'), bench.limitMinutes * 60_000);
     child.on('exit', (code, signal) => {
       clearTimeout(timer);
-      const failure = signal ? `stopped after its ${bench.limitMinutes} min limit` : code !== 0 ? `failed (exit ${code})` : figures.length === 0 ? 'printed no figures' : null;
+      const failure = signal
+        ? `stopped after its ${bench.limitMinutes} min limit`
+        : code !== 0
+          ? `failed (exit ${code})`
+          : figures.length === 0
+            ? 'printed no figures'
+            : null;
       resolve({ figures, failure });
     });
   });
 }
 
 async function main(): Promise<void> {
-  console.log(`duo-slice benches, quick mode, ${new Date().toISOString()}, ${os.cpus().length} cores (${os.cpus()[0]?.model ?? 'unknown'}), node ${process.version}; ${machineLoad()}\n`);
+  console.log(
+    `duo-slice benches, quick mode, ${new Date().toISOString()}, ${os.cpus().length} cores (${os.cpus()[0]?.model ?? 'unknown'}), node ` +
+      `${process.version}; ${machineLoad()}\n`,
+  );
   const rows: Array<Figure & { bench: string }> = [];
   for (const bench of BENCHES) {
     console.log(`== bench/${bench.name}.ts ${bench.args.join(' ')}`);
     if (bench.build) {
       const built = spawnSync('npm', ['run', 'build', '--silent'], { cwd: PROJECT_ROOT, stdio: 'inherit' });
       if (built.status !== 0) {
-        rows.push({ bench: bench.name, figure: `bench/${bench.name}.ts`, target: '-', result: 'not run: npm run build failed', met: false });
+        rows.push({
+          bench: bench.name,
+          figure: `bench/${bench.name}.ts`,
+          target: '-',
+          result: 'not run: npm run build failed',
+          met: false,
+        });
         continue;
       }
     }
@@ -70,10 +85,18 @@ async function main(): Promise<void> {
     rows.push(...figures.map((figure) => ({ ...figure, bench: bench.name })));
     if (failure) rows.push({ bench: bench.name, figure: `bench/${bench.name}.ts`, target: '-', result: failure, met: false });
   }
-  if (!process.argv.includes('--with-search')) rows.push({ bench: 'search', figure: 'codebaseSearch p95 at 100k chunks, GraphQL / in-process', target: '40 / 25 ms', result: 'not run (npm run bench -- --with-search)', met: null });
+  if (!process.argv.includes('--with-search'))
+    rows.push({
+      bench: 'search',
+      figure: 'codebaseSearch p95 at 100k chunks, GraphQL / in-process',
+      target: '40 / 25 ms',
+      result: 'not run (npm run bench -- --with-search)',
+      met: null,
+    });
   const width = (key: 'figure' | 'target' | 'result') => Math.max(key.length, ...rows.map((row) => row[key].length));
   const [figureWidth, targetWidth, resultWidth] = [width('figure'), width('target'), width('result')];
-  const line = (figure: string, target: string, result: string, met: string) => `| ${figure.padEnd(figureWidth)} | ${target.padEnd(targetWidth)} | ${result.padEnd(resultWidth)} | ${met.padEnd(4)} |`;
+  const line = (figure: string, target: string, result: string, met: string) =>
+    `| ${figure.padEnd(figureWidth)} | ${target.padEnd(targetWidth)} | ${result.padEnd(resultWidth)} | ${met.padEnd(4)} |`;
   console.log(`\n${line('figure', 'target', 'result', 'met')}`);
   console.log(line('-'.repeat(figureWidth), '-'.repeat(targetWidth), '-'.repeat(resultWidth), '----'));
   for (const row of rows) console.log(line(row.figure, row.target, row.result, row.met === null ? '' : row.met ? 'yes' : 'no'));

@@ -28,10 +28,13 @@ const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floo
 const kb = (bytes: number) => `${(bytes / 1024).toFixed(0)} KiB`;
 
 function sizes(files: string[]): { raw: number; gzip: number } {
-  return files.reduce((total, file) => {
-    const content = readFileSync(file);
-    return { raw: total.raw + content.length, gzip: total.gzip + gzipSync(content).length };
-  }, { raw: 0, gzip: 0 });
+  return files.reduce(
+    (total, file) => {
+      const content = readFileSync(file);
+      return { raw: total.raw + content.length, gzip: total.gzip + gzipSync(content).length };
+    },
+    { raw: 0, gzip: 0 },
+  );
 }
 
 async function main(): Promise<void> {
@@ -56,7 +59,20 @@ async function main(): Promise<void> {
 
   const service = await startTestService({ role: 'api', env: { DUO_CHAT_DIR: dir } });
   const { token } = await seedDemo(service.prisma);
-  const browser = await chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'] });
+  const browser = await chromium.launch({
+    executablePath: CHROMIUM_PATH,
+    headless: true,
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+  });
   const loads: number[] = [];
   const signIns: number[] = [];
   const transferred: number[] = [];
@@ -66,7 +82,10 @@ async function main(): Promise<void> {
       const page = await context.newPage();
       let bytes = 0;
       page.on('response', (response) => {
-        response.body().then((body) => (bytes += body.length)).catch(() => undefined);
+        response
+          .body()
+          .then((body) => (bytes += body.length))
+          .catch(() => undefined);
       });
       const navigated = Date.now();
       await page.goto(`${service.url}/-/duo-chat`);

@@ -73,17 +73,28 @@ function graphql(url: string, token: string, query: string, variables: Record<st
   };
 }
 
-const CHAT = 'mutation($q: String!, $c: String, $skip: Boolean) { aiAction(input: { chat: { content: $q, skipGatekeeper: $skip }, clientSubscriptionId: $c }) { requestId errors } }';
+const CHAT =
+  'mutation($q: String!, $c: String, $skip: Boolean) { aiAction(input: { chat: { content: $q, skipGatekeeper: $skip }, ' +
+  'clientSubscriptionId: $c }) { requestId errors } }';
 // A prompt the gatekeeper finds CLEAR (GENERAL_QUESTION): the mutation stores it and enqueues the answer.
 const QUESTION = 'How do I parse a URL?';
-const SUBSCRIPTION = 'subscription($userId: UserID, $c: String) { aiCompletionResponse(userId: $userId, aiAction: CHAT, clientSubscriptionId: $c) { requestId chunkId content } }';
+const SUBSCRIPTION =
+  'subscription($userId: UserID, $c: String) { aiCompletionResponse(userId: $userId, aiAction: CHAT, clientSubscriptionId: $c) { ' +
+  'requestId chunkId content } }';
 
 /** Mutation to first chunk over ActionCable, one request at a time, in milliseconds. */
 async function firstChunkOverhead(service: RunningService, token: string, userId: number, samples: number): Promise<number[]> {
   const url = service.url!;
-  const socket = new WebSocket(`${url.replace(/^http/, 'ws')}/-/cable`, ['actioncable-v1-json'], { headers: { Authorization: `Bearer ${token}` } });
+  const socket = new WebSocket(`${url.replace(/^http/, 'ws')}/-/cable`, ['actioncable-v1-json'], {
+    headers: { Authorization: `Bearer ${token}` },
+  });
   const clientSubscriptionId = randomBytes(8).toString('hex');
-  const identifier = JSON.stringify({ channel: 'GraphqlChannel', query: SUBSCRIPTION, variables: JSON.stringify({ userId: `gid://gitlab/User/${userId}`, c: clientSubscriptionId }), operationName: null });
+  const identifier = JSON.stringify({
+    channel: 'GraphqlChannel',
+    query: SUBSCRIPTION,
+    variables: JSON.stringify({ userId: `gid://gitlab/User/${userId}`, c: clientSubscriptionId }),
+    operationName: null,
+  });
   // When each request's first chunk arrived, whether or not the mutation has answered yet.
   const arrivals = new Map<string, number>();
   const waiters = new Map<string, (at: number) => void>();
@@ -91,7 +102,10 @@ async function firstChunkOverhead(service: RunningService, token: string, userId
     new Promise<void>((resolve, reject) => {
       socket.on('error', reject);
       socket.on('message', (raw) => {
-        type Frame = { type?: string; message?: { result?: { data?: { aiCompletionResponse?: { chunkId?: number | null; requestId: string } | null } } } };
+        type Frame = {
+          type?: string;
+          message?: { result?: { data?: { aiCompletionResponse?: { chunkId?: number | null; requestId: string } | null } } };
+        };
         const frame = JSON.parse((raw as Buffer).toString('utf8')) as Frame;
         if (frame.type === 'welcome') socket.send(JSON.stringify({ command: 'subscribe', identifier }));
         if (frame.type === 'confirm_subscription') resolve();
@@ -117,7 +131,13 @@ async function firstChunkOverhead(service: RunningService, token: string, userId
     const body = (await response.json()) as { data?: { aiAction: { requestId: string } }; errors?: unknown };
     const requestId = body.data?.aiAction.requestId;
     if (!requestId) throw new Error(`aiAction failed: ${JSON.stringify(body.errors)}`);
-    const arrived = arrivals.get(requestId) ?? (await within(new Promise<number>((resolve) => waiters.set(requestId, resolve)), WAIT_MS, `the first chunk of request ${requestId} never arrived over ActionCable`));
+    const arrived =
+      arrivals.get(requestId) ??
+      (await within(
+        new Promise<number>((resolve) => waiters.set(requestId, resolve)),
+        WAIT_MS,
+        `the first chunk of request ${requestId} never arrived over ActionCable`,
+      ));
     overheads.push(arrived - started);
     waiters.delete(requestId);
     arrivals.delete(requestId);
@@ -185,20 +205,42 @@ async function main(): Promise<void> {
       overhead.push(await firstChunkOverhead(service, token, user.id, SAMPLES));
     }
     const row = (label: string, loads: Load[]) =>
-      `  ${label.padEnd(28)} p50 ${median(loads.map((l) => l.p50)).toFixed(1).padStart(6)} ms   p99 ${median(loads.map((l) => l.p99)).toFixed(1).padStart(6)} ms   ${median(loads.map((l) => l.perSecond)).toFixed(0).padStart(5)} req/s`;
-    console.log(`duo-slice chat bench: ${CONCURRENCY} concurrent clients, ${SECONDS} s per measure, median of ${RUNS} runs, node ${process.version}; ${machineLoad()}`);
+      `  ${label.padEnd(28)} p50 ${median(loads.map((l) => l.p50))
+        .toFixed(1)
+        .padStart(6)} ms   p99 ${median(loads.map((l) => l.p99))
+        .toFixed(1)
+        .padStart(6)} ms   ${median(loads.map((l) => l.perSecond))
+        .toFixed(0)
+        .padStart(5)} req/s`;
+    console.log(
+      `duo-slice chat bench: ${CONCURRENCY} concurrent clients, ${SECONDS} s per measure, median of ${RUNS} runs, node ` +
+        `${process.version}; ${machineLoad()}`,
+    );
     console.log(row('trivial query', trivial));
     console.log(row('aiAction (store + enqueue)', action));
     console.log(
-      `  ratio aiAction/trivial       p50 ${(median(action.map((l) => l.p50)) / median(trivial.map((l) => l.p50))).toFixed(2)}x   p99 ${(median(action.map((l) => l.p99)) / median(trivial.map((l) => l.p99))).toFixed(2)}x   throughput ${(median(action.map((l) => l.perSecond)) / median(trivial.map((l) => l.perSecond))).toFixed(2)}x`,
+      `  ratio aiAction/trivial       p50 ${(median(action.map((l) => l.p50)) / median(trivial.map((l) => l.p50))).toFixed(2)}x   p99 ` +
+        `${(median(action.map((l) => l.p99)) / median(trivial.map((l) => l.p99))).toFixed(2)}x   throughput ` +
+        `${(median(action.map((l) => l.perSecond)) / median(trivial.map((l) => l.perSecond))).toFixed(2)}x`,
     );
     const p50s = overhead.map((samples) => percentile(samples, 50));
     const p99s = overhead.map((samples) => percentile(samples, 99));
-    console.log(`  mutation -> first chunk over ActionCable (stub model streams at once, ${SAMPLES} sequential requests per run, gatekeeper skipped)`);
-    console.log(`                               p50 ${median(p50s).toFixed(1).padStart(6)} ms   p99 ${median(p99s).toFixed(1).padStart(6)} ms   (runs p50: ${p50s.map((v) => v.toFixed(1)).join(', ')})`);
+    console.log(
+      `  mutation -> first chunk over ActionCable (stub model streams at once, ${SAMPLES} sequential requests per run, gatekeeper skipped)`,
+    );
+    console.log(
+      `                               p50 ${median(p50s).toFixed(1).padStart(6)} ms   p99 ${median(p99s).toFixed(1).padStart(6)} ms   ` +
+        `(runs p50: ${p50s.map((v) => v.toFixed(1)).join(', ')})`,
+    );
     const ratio = median(action.map((l) => l.p50)) / median(trivial.map((l) => l.p50));
     reportFigures([
-      { figure: 'aiAction / trivial query, p50 (16 clients)', target: '2x', result: `${ratio.toFixed(2)}x (${median(action.map((l) => l.p50)).toFixed(1)} / ${median(trivial.map((l) => l.p50)).toFixed(1)} ms)`, met: ratio <= 2 },
+      {
+        figure: 'aiAction / trivial query, p50 (16 clients)',
+        target: '2x',
+        result:
+          `${ratio.toFixed(2)}x (${median(action.map((l) => l.p50)).toFixed(1)} / ${median(trivial.map((l) => l.p50)).toFixed(1)} ` + `ms)`,
+        met: ratio <= 2,
+      },
       { figure: 'aiAction -> first chunk over ActionCable, p50', target: 'none', result: `${median(p50s).toFixed(1)} ms`, met: null },
     ]);
   } finally {

@@ -43,7 +43,9 @@ async function main(): Promise<void> {
     }
     const mb = content.length / 1_000_000;
     console.log(
-      `  ${name.padEnd(20)} ${count} chunks   chunk ${median(chunkMs).toFixed(0).padStart(5)} ms (${(mb / (median(chunkMs) / 1000)).toFixed(1)} MB/s)   embed ${median(embedMs).toFixed(0).padStart(5)} ms (${Math.round(count / (median(embedMs) / 1000))} chunks/s)`,
+      `  ${name.padEnd(20)} ${count} chunks   chunk ${median(chunkMs).toFixed(0).padStart(5)} ms ` +
+        `(${(mb / (median(chunkMs) / 1000)).toFixed(1)} MB/s)   embed ${median(embedMs).toFixed(0).padStart(5)} ms ` +
+        `(${Math.round(count / (median(embedMs) / 1000))} chunks/s)`,
     );
   }
 }

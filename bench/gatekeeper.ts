@@ -32,8 +32,15 @@ function benchPrompts(): string[] {
     const lines = 50 + ((index * 37) % 350);
     const block: string[] = [];
     while (block.length < lines) block.push(...CODE_SNIPPETS[(index + block.length) % CODE_SNIPPETS.length].code.split('\n'));
-    const paste = index % 3 === 0 ? STACK_TRACES[index % STACK_TRACES.length] + '\n' + block.slice(0, lines).join('\n') : block.slice(0, lines).join('\n');
-    long.push(index % 2 === 0 ? `why does this fail? (${index})\n\`\`\`\n${paste}\n\`\`\`` : `${paste}\nrefactor this and write tests for it (${index})`);
+    const paste =
+      index % 3 === 0
+        ? STACK_TRACES[index % STACK_TRACES.length] + '\n' + block.slice(0, lines).join('\n')
+        : block.slice(0, lines).join('\n');
+    long.push(
+      index % 2 === 0
+        ? `why does this fail? (${index})\n\`\`\`\n${paste}\n\`\`\``
+        : `${paste}\nrefactor this and write tests for it (${index})`,
+    );
   }
   return [...texts, ...reworded, ...long];
 }
@@ -74,7 +81,11 @@ function main(): void {
   type Sample = { p50: number; p99: number; max: number };
   const runs = { uncached: [] as Sample[], withContext: [] as Sample[], cpu: [] as Sample[], cached: [] as Sample[] };
   // Selected code, an open file, a repository: the context rule's path, in turn.
-  const contexts: GatekeeperContext[] = [{ ...NO_CONTEXT, selectedText: true }, { ...NO_CONTEXT, currentFile: true }, { ...NO_CONTEXT, codebase: true }];
+  const contexts: GatekeeperContext[] = [
+    { ...NO_CONTEXT, selectedText: true },
+    { ...NO_CONTEXT, currentFile: true },
+    { ...NO_CONTEXT, codebase: true },
+  ];
   for (let round = 0; round < ROUNDS; round++) {
     const fresh = loadGatekeeper({ cacheSize: 0 });
     const uncached = time((prompt) => fresh.classify(prompt), prompts);
@@ -91,7 +102,8 @@ function main(): void {
     runs.cached.push({ p50: percentile(cached, 50), p99: percentile(cached, 99), max: Math.max(...cached) });
   }
   const format = (samples: Array<{ p50: number; p99: number; max: number }>) =>
-    `p50 ${median(samples.map((s) => s.p50)).toFixed(3)} ms   p99 ${median(samples.map((s) => s.p99)).toFixed(3)} ms   max ${median(samples.map((s) => s.max)).toFixed(2)} ms`;
+    `p50 ${median(samples.map((s) => s.p50)).toFixed(3)} ms   p99 ${median(samples.map((s) => s.p99)).toFixed(3)} ms   max ` +
+    `${median(samples.map((s) => s.max)).toFixed(2)} ms`;
   const longest = Math.max(...prompts.map((prompt) => prompt.length));
   process.stdout.write(
     [

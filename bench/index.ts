@@ -47,14 +47,21 @@ const ADMIN_URL = process.env.TEST_DATABASE_URL ?? 'postgresql://postgres@127.0.
 const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const POLL_MS = 20;
 const SECRET = randomBytes(24).toString('base64url');
-const GIT_ENV = { ...process.env, GIT_AUTHOR_NAME: 'bench', GIT_AUTHOR_EMAIL: 'bench@localhost', GIT_COMMITTER_NAME: 'bench', GIT_COMMITTER_EMAIL: 'bench@localhost' };
+const GIT_ENV = {
+  ...process.env,
+  GIT_AUTHOR_NAME: 'bench',
+  GIT_AUTHOR_EMAIL: 'bench@localhost',
+  GIT_COMMITTER_NAME: 'bench',
+  GIT_COMMITTER_EMAIL: 'bench@localhost',
+};
 
 type Indexed = Extract<IndexRunResult, { outcome: 'indexed' | 'unchanged' }>;
 type Run = { result: Indexed; seconds: number; peakRssMb: number; startRssMb: number };
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 const mb = (bytes: number) => bytes / 1_000_000;
-const git = (repository: string, ...args: string[]) => execFileSync('git', ['-C', repository, ...args], { encoding: 'utf8', env: GIT_ENV }).trim();
+const git = (repository: string, ...args: string[]) =>
+  execFileSync('git', ['-C', repository, ...args], { encoding: 'utf8', env: GIT_ENV }).trim();
 
 function databaseUrl(name: string): string {
   const url = new URL(ADMIN_URL);
@@ -105,12 +112,25 @@ async function fullIndexRuns(options: { url: string; repository: string; dataDir
       const { project } = await createProject(prisma, { fullPath: `${group.fullPath}/run-${run}`, repository: options.repository });
       const started = performance.now();
       const { value, peakRssMb, startRssMb } = await withPeakRss(() =>
-        indexRepository({ prisma, embedder, chunker, transactionChunks: 256, logger, dataDir: options.dataDir, projectId: project.id, ref: 'main' }),
+        indexRepository({
+          prisma,
+          embedder,
+          chunker,
+          transactionChunks: 256,
+          logger,
+          dataDir: options.dataDir,
+          projectId: project.id,
+          ref: 'main',
+        }),
       );
       const seconds = (performance.now() - started) / 1000;
-      if (value.outcome !== 'indexed' || value.mode !== 'full') throw new Error(`run ${run} did not index in full: ${JSON.stringify(value)}`);
+      if (value.outcome !== 'indexed' || value.mode !== 'full')
+        throw new Error(`run ${run} did not index in full: ${JSON.stringify(value)}`);
       if (value.chunksEmbedded === 0) throw new Error(`run ${run} reused embeddings: the project was not fresh`);
-      if (run === 0) console.log(`  warm-up (not counted)  ${seconds.toFixed(1)} s, RSS ${startRssMb.toFixed(0)} MiB before it, peak ${peakRssMb.toFixed(0)} MiB`);
+      if (run === 0)
+        console.log(
+          `  warm-up (not counted)  ${seconds.toFixed(1)} s, RSS ${startRssMb.toFixed(0)} MiB before it, peak ${peakRssMb.toFixed(0)} MiB`,
+        );
       else runs.push({ result: value, seconds, peakRssMb, startRssMb });
     }
     await chunker.close();
@@ -122,22 +142,67 @@ async function fullIndexRuns(options: { url: string; repository: string; dataDir
 
 function reportFullIndex(runs: Run[]): Figure[] {
   const first = runs[0].result;
-  const skipped = Object.entries(first.skipped).map(([reason, count]) => `${reason} ${count}`).join(', ') || 'none';
-  console.log(`  per run: ${first.files} files in the index (${first.filesRead} blobs read, skipped: ${skipped}), ${first.chunks} chunks, ${first.chunksEmbedded} embedded, ${mb(first.bytesRead).toFixed(2)} MB read`);
+  const skipped =
+    Object.entries(first.skipped)
+      .map(([reason, count]) => `${reason} ${count}`)
+      .join(', ') || 'none';
+  console.log(
+    `  per run: ${first.files} files in the index (${first.filesRead} blobs read, skipped: ${skipped}), ${first.chunks} chunks, ` +
+      `${first.chunksEmbedded} embedded, ${mb(first.bytesRead).toFixed(2)} MB read`,
+  );
   const line = (label: string, values: number[], unit: string, digits = 0) =>
-    console.log(`  ${label.padEnd(22)} median ${median(values).toFixed(digits).padStart(8)} ${unit.padEnd(9)} (runs: ${values.map((value) => value.toFixed(digits)).join(', ')})`);
-  line('duration', runs.map((run) => run.seconds), 's', 2);
-  line('files/s', runs.map((run) => run.result.files / run.seconds), 'files/s');
-  line('chunks/s', runs.map((run) => run.result.chunks / run.seconds), 'chunks/s');
-  line('source read', runs.map((run) => mb(run.result.bytesRead) / run.seconds), 'MB/s', 2);
-  line('peak RSS', runs.map((run) => run.peakRssMb), 'MiB');
-  line('RSS before the run', runs.map((run) => run.startRssMb), 'MiB');
+    console.log(
+      `  ${label.padEnd(22)} median ${median(values).toFixed(digits).padStart(8)} ${unit.padEnd(9)} (runs: ` +
+        `${values.map((value) => value.toFixed(digits)).join(', ')})`,
+    );
+  line(
+    'duration',
+    runs.map((run) => run.seconds),
+    's',
+    2,
+  );
+  line(
+    'files/s',
+    runs.map((run) => run.result.files / run.seconds),
+    'files/s',
+  );
+  line(
+    'chunks/s',
+    runs.map((run) => run.result.chunks / run.seconds),
+    'chunks/s',
+  );
+  line(
+    'source read',
+    runs.map((run) => mb(run.result.bytesRead) / run.seconds),
+    'MB/s',
+    2,
+  );
+  line(
+    'peak RSS',
+    runs.map((run) => run.peakRssMb),
+    'MiB',
+  );
+  line(
+    'RSS before the run',
+    runs.map((run) => run.startRssMb),
+    'MiB',
+  );
   const rate = median(runs.map((run) => mb(run.result.bytesRead) / run.seconds));
   const peak = Math.max(...runs.map((run) => run.peakRssMb));
   const growth = runs[runs.length - 1].startRssMb - runs[0].startRssMb;
   return [
-    { figure: `indexing ${SPEC}, lexical embedder, PostgreSQL: source read`, target: '2 MB/s', result: `${rate.toFixed(2)} MB/s`, met: rate >= 2 },
-    { figure: `indexing ${SPEC}: peak RSS / RSS growth over ${runs.length} runs`, target: '400 MiB / flat', result: `${peak.toFixed(0)} / ${growth >= 0 ? '+' : ''}${growth.toFixed(0)} MiB`, met: peak < 400 && growth < 30 },
+    {
+      figure: `indexing ${SPEC}, lexical embedder, PostgreSQL: source read`,
+      target: '2 MB/s',
+      result: `${rate.toFixed(2)} MB/s`,
+      met: rate >= 2,
+    },
+    {
+      figure: `indexing ${SPEC}: peak RSS / RSS growth over ${runs.length} runs`,
+      target: '400 MiB / flat',
+      result: `${peak.toFixed(0)} / ${growth >= 0 ? '+' : ''}${growth.toFixed(0)} MiB`,
+      met: peak < 400 && growth < 30,
+    },
   ];
 }
 
@@ -150,7 +215,11 @@ function fileToEdit(repository: string): string {
       return { file, size: Number(meta.split(/\s+/)[3]) || 0 };
     })
     .filter(({ file }) => /\.(ts|js)$/.test(file) && !file.endsWith('.d.ts') && !file.includes('.min.'));
-  const preferred = [files.filter(({ file }) => file.startsWith('src/') && file.endsWith('.ts')), files.filter(({ file }) => file.startsWith('src/')), files].find((group) => group.length);
+  const preferred = [
+    files.filter(({ file }) => file.startsWith('src/') && file.endsWith('.ts')),
+    files.filter(({ file }) => file.startsWith('src/')),
+    files,
+  ].find((group) => group.length);
   if (!preferred) throw new Error('the package has no .ts or .js file to edit');
   return [...preferred].sort((a, b) => a.size - b.size)[Math.floor(preferred.length / 2)].file;
 }
@@ -184,7 +253,12 @@ async function pushLatency(options: { url: string; source: string; dataDir: stri
     const push = async (before: string, after: string, changed: string[]) => {
       const response = await fetch(`${running.url}/api/v4/webhooks/push`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', 'X-Gitlab-Event': 'Push Hook', 'X-Gitlab-Token': SECRET, 'X-Gitlab-Event-UUID': randomUUID() },
+        headers: {
+          'content-type': 'application/json',
+          'X-Gitlab-Event': 'Push Hook',
+          'X-Gitlab-Token': SECRET,
+          'X-Gitlab-Event-UUID': randomUUID(),
+        },
         body: JSON.stringify({
           object_kind: 'push',
           ref: 'refs/heads/main',
@@ -207,10 +281,13 @@ async function pushLatency(options: { url: string; source: string; dataDir: stri
           headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
           body: JSON.stringify({ query, variables: { path: project.fullPath } }),
         });
-        const body = (await response.json()) as { data?: { project?: { codeIndex?: { state: string; commitSha: string | null; lastError: string | null } | null } | null } };
+        const body = (await response.json()) as {
+          data?: { project?: { codeIndex?: { state: string; commitSha: string | null; lastError: string | null } | null } | null };
+        };
         const index = body.data?.project?.codeIndex;
         if (index?.commitSha === commit) return;
-        if (index?.state === 'FAILED' || performance.now() > deadline) throw new Error(`index did not reach ${commit}: ${JSON.stringify(body)}`);
+        if (index?.state === 'FAILED' || performance.now() > deadline)
+          throw new Error(`index did not reach ${commit}: ${JSON.stringify(body)}`);
         await new Promise((resolve) => setTimeout(resolve, POLL_MS));
       }
     };
@@ -235,8 +312,16 @@ async function pushLatency(options: { url: string; source: string; dataDir: stri
       before = after;
     }
     console.log(`  one changed file (${file}), ${PUSHES} pushes, polled every ${POLL_MS} ms`);
-    pushFigure = { figure: 'push webhook to searchable (one changed file), median', target: 'none', result: `${median(latencies).toFixed(0)} ms`, met: null };
-    console.log(`  push to searchable   median ${median(latencies).toFixed(0)} ms   max ${Math.max(...latencies).toFixed(0)} ms   (runs: ${latencies.map((value) => value.toFixed(0)).join(', ')})`);
+    pushFigure = {
+      figure: 'push webhook to searchable (one changed file), median',
+      target: 'none',
+      result: `${median(latencies).toFixed(0)} ms`,
+      met: null,
+    };
+    console.log(
+      `  push to searchable   median ${median(latencies).toFixed(0)} ms   max ${Math.max(...latencies).toFixed(0)} ms   (runs: ` +
+        `${latencies.map((value) => value.toFixed(0)).join(', ')})`,
+    );
   } finally {
     await running.close();
     await deleteRedisKeys(redisPrefix);
@@ -246,7 +331,10 @@ async function pushLatency(options: { url: string; source: string; dataDir: stri
 async function main(): Promise<void> {
   const source = path.join(os.tmpdir(), 'duo-bench-npm', SPEC.replace(/[^\w.-]+/g, '_'));
   const materialized = await materializeNpmPackage({ spec: SPEC, directory: source });
-  console.log(`duo-slice indexing, ${SPEC} (${materialized.files} files, ${mb(materialized.bytes).toFixed(1)} MB in git), ${os.cpus().length} cores, node ${process.version}; ${machineLoad()}\n`);
+  console.log(
+    `duo-slice indexing, ${SPEC} (${materialized.files} files, ${mb(materialized.bytes).toFixed(1)} MB in git), ${os.cpus().length} ` +
+      `cores, node ${process.version}; ${machineLoad()}\n`,
+  );
   const name = `duo_bench_${randomBytes(6).toString('hex')}`;
   await admin(`CREATE DATABASE "${name}"`);
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'duo-bench-'));

@@ -44,7 +44,10 @@ async function main() {
       const source = realisticSource(language, size);
       const rows = source.split('\n').length;
       const middle = Math.floor(rows / 2);
-      const inputs = Array.from({ length: 16 }, (_, offset) => ({ fileName: REALISTIC_FILE_NAMES[language], ...cursorAtRow(source, middle - 8 + offset) }));
+      const inputs = Array.from({ length: 16 }, (_, offset) => ({
+        fileName: REALISTIC_FILE_NAMES[language],
+        ...cursorAtRow(source, middle - 8 + offset),
+      }));
       if (first === null) {
         const started = performance.now();
         await detectIntent(inputs[0]);
@@ -55,12 +58,16 @@ async function main() {
       const whole = await measure(inputs, size > 2_000 ? Math.ceil(ITERATIONS / 10) : Math.ceil(ITERATIONS / 2), WHOLE_FILE);
       const firstColumn = size === SIZES[0] ? `${ms(first)} ms` : ' '.repeat(10);
       console.log(
-        `${language.padEnd(10)} ${String(rows).padStart(6)} ${String(source.length).padStart(7)} | ${firstColumn} | ${ms(windowed.p50)} ${ms(windowed.p99)} ${ms(windowed.max)} | ${ms(whole.p50)} ${ms(whole.p99)}`,
+        `${language.padEnd(10)} ${String(rows).padStart(6)} ${String(source.length).padStart(7)} | ${firstColumn} | ${ms(windowed.p50)} ` +
+          `${ms(windowed.p99)} ${ms(windowed.max)} | ${ms(whole.p50)} ${ms(whole.p99)}`,
       );
     }
   }
   const stats = parsingStats();
-  console.log(`\ntrees parsed ${stats.treesParsed}, still live ${stats.liveTrees}; WASM heap ${((heapBefore ?? 0) / 2 ** 20).toFixed(0)} MiB after the first call, ${(stats.wasmHeapBytes / 2 ** 20).toFixed(0)} MiB after`);
+  console.log(
+    `\ntrees parsed ${stats.treesParsed}, still live ${stats.liveTrees}; WASM heap ${((heapBefore ?? 0) / 2 ** 20).toFixed(0)} MiB after ` +
+      `the first call, ${(stats.wasmHeapBytes / 2 ** 20).toFixed(0)} MiB after`,
+  );
   console.log(`grammar loads ${JSON.stringify(stats.grammarLoads)}, runtime inits ${stats.runtimeInits}`);
 }
 

@@ -36,7 +36,15 @@ const ADMIN_URL = process.env.TEST_DATABASE_URL ?? 'postgresql://postgres@127.0.
 const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const INDEX_LIMIT_MS = 10 * 60_000;
 
-type Result = { database: string; idle: number[]; busy: number[]; loopMaxMs: number; loopP99Ms: number; indexSeconds: number; files: number };
+type Result = {
+  database: string;
+  idle: number[];
+  busy: number[];
+  loopMaxMs: number;
+  loopP99Ms: number;
+  indexSeconds: number;
+  files: number;
+};
 
 async function measure(database: string, repository: string): Promise<Result> {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'duo-bench-resp-'));
@@ -110,7 +118,8 @@ async function measure(database: string, repository: string): Promise<Result> {
     };
     let lastCheck = 0;
     while (state !== 'READY') {
-      if (performance.now() - started > INDEX_LIMIT_MS) throw new Error(`the index was not READY within ${INDEX_LIMIT_MS / 60_000} min (state ${state})`);
+      if (performance.now() - started > INDEX_LIMIT_MS)
+        throw new Error(`the index was not READY within ${INDEX_LIMIT_MS / 60_000} min (state ${state})`);
       busy.push(await trivial());
       if (performance.now() - lastCheck > 500) {
         lastCheck = performance.now();
@@ -119,7 +128,15 @@ async function measure(database: string, repository: string): Promise<Result> {
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
     histogram.disable();
-    return { database, idle, busy, loopMaxMs: histogram.max / 1e6, loopP99Ms: histogram.percentile(99) / 1e6, indexSeconds: (performance.now() - started) / 1000, files };
+    return {
+      database,
+      idle,
+      busy,
+      loopMaxMs: histogram.max / 1e6,
+      loopP99Ms: histogram.percentile(99) / 1e6,
+      indexSeconds: (performance.now() - started) / 1000,
+      files,
+    };
   } finally {
     await running.close();
     await deleteRedisKeys(redisPrefix);
@@ -138,7 +155,8 @@ async function main(): Promise<void> {
   const figures: Figure[] = [];
   for (const database of DATABASES) {
     const result = await measure(database, materialized.repository);
-    const fmt = (values: number[]) => `p50 ${percentile(values, 50).toFixed(1)}  p99 ${percentile(values, 99).toFixed(1)}  max ${Math.max(...values).toFixed(1)} ms`;
+    const fmt = (values: number[]) =>
+      `p50 ${percentile(values, 50).toFixed(1)}  p99 ${percentile(values, 99).toFixed(1)}  max ${Math.max(...values).toFixed(1)} ms`;
     console.log(`\n${database}: index of ${result.files} files READY after ${result.indexSeconds.toFixed(1)} s; ${machineLoad()}`);
     console.log(`  trivial query idle            ${fmt(result.idle)}  (${result.idle.length} queries)`);
     console.log(`  trivial query while indexing  ${fmt(result.busy)}  (${result.busy.length} queries)`);

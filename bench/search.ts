@@ -69,7 +69,15 @@ const HITS = 10;
 const CANDIDATES = 50;
 const VECTOR_INDEX = 'code_chunks_embedding_512_idx';
 const TEXT_INDEX = 'code_chunks_search_text_idx';
-const GIT_ENV = { ...process.env, GIT_AUTHOR_NAME: 'bench', GIT_AUTHOR_EMAIL: 'bench@localhost', GIT_COMMITTER_NAME: 'bench', GIT_COMMITTER_EMAIL: 'bench@localhost', GIT_AUTHOR_DATE: '2000-01-01T00:00:00Z', GIT_COMMITTER_DATE: '2000-01-01T00:00:00Z' };
+const GIT_ENV = {
+  ...process.env,
+  GIT_AUTHOR_NAME: 'bench',
+  GIT_AUTHOR_EMAIL: 'bench@localhost',
+  GIT_COMMITTER_NAME: 'bench',
+  GIT_COMMITTER_EMAIL: 'bench@localhost',
+  GIT_AUTHOR_DATE: '2000-01-01T00:00:00Z',
+  GIT_COMMITTER_DATE: '2000-01-01T00:00:00Z',
+};
 
 type Question = { text: string; kind: 'identifier' | 'prose'; path: string };
 type ReadyScope = Extract<IndexReadiness, { status: 'ready' }>['scope'];
@@ -80,8 +88,14 @@ const percentile = (values: readonly number[], p: number) => {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 };
 const ms = (value: number) => `${value.toFixed(1).padStart(6)} ms`;
-const spread = (values: readonly number[]) => `p50 ${ms(percentile(values, 50))}   p95 ${ms(percentile(values, 95))}   p99 ${ms(percentile(values, 99))}`;
-const git = (repository: string, ...args: string[]) => execFileSync('git', ['-C', repository, '-c', 'commit.gpgsign=false', '-c', 'core.hooksPath=/dev/null', ...args], { encoding: 'utf8', env: GIT_ENV, maxBuffer: 256 * 2 ** 20 }).trim();
+const spread = (values: readonly number[]) =>
+  `p50 ${ms(percentile(values, 50))}   p95 ${ms(percentile(values, 95))}   p99 ${ms(percentile(values, 99))}`;
+const git = (repository: string, ...args: string[]) =>
+  execFileSync('git', ['-C', repository, '-c', 'commit.gpgsign=false', '-c', 'core.hooksPath=/dev/null', ...args], {
+    encoding: 'utf8',
+    env: GIT_ENV,
+    maxBuffer: 256 * 2 ** 20,
+  }).trim();
 
 function databaseUrl(name: string): string {
   const url = new URL(ADMIN_URL);
@@ -109,7 +123,14 @@ async function materializeMonorepo(): Promise<{ repository: string; files: numbe
     rmSync(repository, { recursive: true, force: true });
     for (const spec of SPECS) {
       const source = await materializeNpmPackage({ spec, directory: path.join(cache, spec.replace(/[^\w.-]+/g, '_')) });
-      const target = path.join(repository, 'packages', spec.replace(/@[^@/]*$/, '').replace(/^@/, '').replace('/', '-'));
+      const target = path.join(
+        repository,
+        'packages',
+        spec
+          .replace(/@[^@/]*$/, '')
+          .replace(/^@/, '')
+          .replace('/', '-'),
+      );
       mkdirSync(target, { recursive: true });
       const archive = execFileSync('git', ['-C', source.repository, 'archive', 'HEAD'], { maxBuffer: 512 * 2 ** 20 });
       execFileSync('tar', ['-x', '-C', target], { input: archive });
@@ -118,7 +139,9 @@ async function materializeMonorepo(): Promise<{ repository: string; files: numbe
     git(repository, 'add', '-A', '--force');
     git(repository, 'commit', '-q', '-m', message);
   }
-  const sizes = git(repository, 'ls-tree', '-r', '-l', 'HEAD').split('\n').map((line) => Number(line.split('\t')[0].split(/\s+/)[3]) || 0);
+  const sizes = git(repository, 'ls-tree', '-r', '-l', 'HEAD')
+    .split('\n')
+    .map((line) => Number(line.split('\t')[0].split(/\s+/)[3]) || 0);
   return { repository, files: sizes.length, megabytes: sizes.reduce((sum, size) => sum + size, 0) / 1e6 };
 }
 
@@ -137,7 +160,13 @@ function serviceConfig(options: { databaseUrl: string; dataDir: string; redisPre
   });
 }
 
-async function start(options: { databaseUrl: string; dataDir: string; redisPrefix: string; role: Role; llmUrl?: string }): Promise<RunningService> {
+async function start(options: {
+  databaseUrl: string;
+  dataDir: string;
+  redisPrefix: string;
+  role: Role;
+  llmUrl?: string;
+}): Promise<RunningService> {
   const config = serviceConfig(options);
   return startService({ config, logger: createLogger(config.logLevel), role: options.role });
 }
@@ -164,7 +193,12 @@ async function indexWithRetries(options: IndexRepositoryOptions): Promise<{ resu
     try {
       return { result: await indexRepository({ batchFiles: 50, ...options }), failures };
     } catch (error) {
-      failures.push(String((error as Error).message).replace(/\s+/g, ' ').trim().slice(-160));
+      failures.push(
+        String((error as Error).message)
+          .replace(/\s+/g, ' ')
+          .trim()
+          .slice(-160),
+      );
       if (failures.length === 5) throw error;
     }
   }
@@ -172,7 +206,8 @@ async function indexWithRetries(options: IndexRepositoryOptions): Promise<{ resu
 
 async function vacuumAnalyze(url: string): Promise<void> {
   await withClient(url, async (client) => {
-    for (const table of ['code_chunks', 'code_blob_chunks', 'code_index_files', 'code_index_snapshots', 'code_indexes']) await client.query(`VACUUM ANALYZE ${table}`);
+    for (const table of ['code_chunks', 'code_blob_chunks', 'code_index_files', 'code_index_snapshots', 'code_indexes'])
+      await client.query(`VACUUM ANALYZE ${table}`);
   });
 }
 
@@ -181,14 +216,18 @@ async function describeData(url: string, snapshotId: bigint): Promise<string> {
     const { rows } = await client.query<Record<'files' | 'chunks' | 'occurrences' | 'heap' | 'hnsw' | 'gin', string>>(
       `SELECT (SELECT count(*) FROM code_index_files WHERE snapshot_id = $1) AS files,
               (SELECT count(*) FROM code_chunks) AS chunks,
-              (SELECT count(*) FROM code_index_files f JOIN code_blob_chunks b ON b.project_id = f.project_id AND b.blob = f.blob AND b.variant = f.variant WHERE f.snapshot_id = $1) AS occurrences,
+              (SELECT count(*) FROM code_index_files f JOIN code_blob_chunks b ON b.project_id = f.project_id AND b.blob = f.blob AND
+              b.variant = f.variant WHERE f.snapshot_id = $1) AS occurrences,
               pg_size_pretty(pg_table_size('code_chunks')) AS heap,
               pg_size_pretty(pg_relation_size('${VECTOR_INDEX}')) AS hnsw,
               pg_size_pretty(pg_relation_size('${TEXT_INDEX}')) AS gin`,
       [snapshotId.toString()],
     );
     const row = rows[0];
-    return `${row.files} files, ${row.chunks} chunks (${row.occurrences} occurrences in files); code_chunks ${row.heap}, HNSW ${row.hnsw}, GIN ${row.gin}`;
+    return (
+      `${row.files} files, ${row.chunks} chunks (${row.occurrences} occurrences in files); code_chunks ${row.heap}, HNSW ` +
+      `${row.hnsw}, GIN ${row.gin}`
+    );
   });
 }
 
@@ -196,7 +235,12 @@ async function describeData(url: string, snapshotId: bigint): Promise<string> {
  * Copies the snapshot's files, chunk placements and chunks `copies` times under mirror-<n>/, with
  * new ids, the vectors moved by noise and renormalised, and the HNSW index rebuilt afterwards.
  */
-async function replicate(options: { url: string; projectId: number; snapshotId: bigint; copies: number }): Promise<{ seconds: number; rebuildSeconds: number }> {
+async function replicate(options: {
+  url: string;
+  projectId: number;
+  snapshotId: bigint;
+  copies: number;
+}): Promise<{ seconds: number; rebuildSeconds: number }> {
   return withClient(options.url, async (client) => {
     const started = performance.now();
     const parameters = [options.projectId, options.snapshotId.toString(), options.copies];
@@ -213,16 +257,19 @@ async function replicate(options: { url: string; projectId: number; snapshotId: 
     );
     await client.query(
       `INSERT INTO code_blob_chunks (project_id, blob, variant, seq, chunk_id, start_line, end_line, kind, symbol, language)
-       SELECT b.project_id, b.blob || '-' || k, b.variant, b.seq, b.chunk_id || '-' || k, b.start_line, b.end_line, b.kind, b.symbol, b.language
+       SELECT b.project_id, b.blob || '-' || k, b.variant, b.seq, b.chunk_id || '-' || k, b.start_line, b.end_line, b.kind, b.symbol,
+       b.language
          FROM code_blob_chunks b, generate_series(1, $2::int) k
-        WHERE b.project_id = $1 AND EXISTS (SELECT 1 FROM code_index_files f WHERE f.project_id = $1 AND f.blob = b.blob AND f.variant = b.variant)`,
+        WHERE b.project_id = $1 AND EXISTS (SELECT 1 FROM code_index_files f WHERE f.project_id = $1 AND f.blob = b.blob AND f.variant =
+        b.variant)`,
       [options.projectId, options.copies],
     );
     // Uniform noise of ±0.02 a dimension is about 0.26 in length against a unit vector: cosine ≈ 0.97.
     await client.query(
       `INSERT INTO code_chunks (project_id, id, embedder_version, dims, embedding, content, search_text)
        SELECT c.project_id, c.id || '-' || k, c.embedder_version, c.dims,
-              l2_normalize((SELECT array_agg(x + (random()::real - 0.5) * 0.04 ORDER BY i) FROM unnest(c.embedding::real[]) WITH ORDINALITY AS u(x, i))::vector),
+              l2_normalize((SELECT array_agg(x + (random()::real - 0.5) * 0.04 ORDER BY i) FROM unnest(c.embedding::real[]) WITH ORDINALITY
+              AS u(x, i))::vector),
               c.content, c.search_text || to_tsvector('simple', 'mirror ' || k)
          FROM code_chunks c, generate_series(1, $2::int) k WHERE c.project_id = $1`,
       [options.projectId, options.copies],
@@ -244,7 +291,10 @@ const words = (identifier: string) =>
     .trim()
     .toLowerCase();
 
-const TEMPLATES: Array<{ kind: Question['kind']; make: (symbol: { name: string; qualified: string; owner: string; pkg: string }) => string }> = [
+const TEMPLATES: Array<{
+  kind: Question['kind'];
+  make: (symbol: { name: string; qualified: string; owner: string; pkg: string }) => string;
+}> = [
   { kind: 'identifier', make: ({ name }) => name },
   { kind: 'prose', make: ({ name }) => `how does ${words(name)} work?` },
   { kind: 'identifier', make: ({ qualified }) => `where is ${qualified} defined` },
@@ -263,19 +313,28 @@ async function makeQuestions(url: string, snapshotId: bigint): Promise<Question[
     const { rows } = await client.query<{ symbol: string; path: string }>(
       `SELECT DISTINCT ON (b.symbol) b.symbol, f.path FROM code_index_files f
          JOIN code_blob_chunks b ON b.project_id = f.project_id AND b.blob = f.blob AND b.variant = f.variant
-        WHERE f.snapshot_id = $1 AND b.kind IN ('function', 'method', 'class') AND b.symbol ~ '^[A-Za-z_$][A-Za-z0-9_$.]*$' AND length(b.symbol) >= 4
+        WHERE f.snapshot_id = $1 AND b.kind IN ('function', 'method', 'class') AND b.symbol ~ '^[A-Za-z_$][A-Za-z0-9_$.]*$' AND
+        length(b.symbol) >= 4
         ORDER BY b.symbol, f.path`,
       [snapshotId.toString()],
     );
     return rows;
   });
   const random = createRandom(20261122);
-  const shuffled = symbols.map((symbol) => ({ symbol, key: random() })).sort((a, b) => a.key - b.key).map(({ symbol }) => symbol);
+  const shuffled = symbols
+    .map((symbol) => ({ symbol, key: random() }))
+    .sort((a, b) => a.key - b.key)
+    .map(({ symbol }) => symbol);
   return shuffled.slice(0, QUESTIONS).map(({ symbol, path: file }, index) => {
     const parts = symbol.split('.');
     const template = TEMPLATES[index % TEMPLATES.length];
     const name = parts.at(-1)!;
-    const text = template.make({ name, qualified: symbol, owner: parts.length > 1 ? parts.at(-2)! : '', pkg: file.split('/')[1] ?? 'the repository' });
+    const text = template.make({
+      name,
+      qualified: symbol,
+      owner: parts.length > 1 ? parts.at(-2)! : '',
+      pkg: file.split('/')[1] ?? 'the repository',
+    });
     return { text, kind: template.kind, path: file };
   });
 }
@@ -291,7 +350,8 @@ async function searchOverHttp(fixture: Fixture, question: string): Promise<Array
     body: JSON.stringify({ query: SEARCH, variables: { project: fixture.project.fullPath, query: question, first: HITS } }),
   });
   const body = (await response.json()) as { data?: { codebaseSearch: Array<{ path: string }> | null }; errors?: unknown };
-  if (body.errors || !body.data?.codebaseSearch) throw new Error(`codebaseSearch failed for ${JSON.stringify(question)}: ${JSON.stringify(body.errors)}`);
+  if (body.errors || !body.data?.codebaseSearch)
+    throw new Error(`codebaseSearch failed for ${JSON.stringify(question)}: ${JSON.stringify(body.errors)}`);
   return body.data.codebaseSearch;
 }
 
@@ -324,8 +384,13 @@ async function measureHttp(fixture: Fixture, questions: Question[]): Promise<voi
     }),
   );
   const seconds = (performance.now() - started) / 1000;
-  console.log(`  codebaseSearch over HTTP (GraphQL, first: ${HITS}, content included), ${questions.length} questions after ${WARM_UP} untimed`);
-  console.log(`    one at a time          ${spread(sequential)}   ${(questions.length / (sequential.reduce((a, b) => a + b, 0) / 1000)).toFixed(0)} q/s`);
+  console.log(
+    `  codebaseSearch over HTTP (GraphQL, first: ${HITS}, content included), ${questions.length} questions after ${WARM_UP} untimed`,
+  );
+  console.log(
+    `    one at a time          ${spread(sequential)}   ` +
+      `${(questions.length / (sequential.reduce((a, b) => a + b, 0) / 1000)).toFixed(0)} q/s`,
+  );
   console.log(`      identifier questions ${spread(byKind.identifier)}   (${byKind.identifier.length})`);
   console.log(`      prose questions      ${spread(byKind.prose)}   (${byKind.prose.length})`);
   console.log(`    ${CONCURRENCY} at a time            ${spread(concurrent)}   ${(questions.length / seconds).toFixed(0)} q/s`);
@@ -366,7 +431,15 @@ async function measureInProcess(fixture: Fixture, questions: Question[]): Promis
 type PlanRow = { 'QUERY PLAN': string };
 const planLines = (rows: PlanRow[]) => rows.map((row) => row['QUERY PLAN']).filter((line) => /Scan|Index/.test(line));
 const shapeOf = (lines: string[]) =>
-  lines.filter((line) => /Scan/.test(line)).map((line) => line.replace(/\s+\(cost=[^)]*\)/, '').replace(/^\s*->\s*/, '').trim()).join(' | ') || '(no query: every word of the question is a stop word)';
+  lines
+    .filter((line) => /Scan/.test(line))
+    .map((line) =>
+      line
+        .replace(/\s+\(cost=[^)]*\)/, '')
+        .replace(/^\s*->\s*/, '')
+        .trim(),
+    )
+    .join(' | ') || '(no query: every word of the question is a stop word)';
 const dedent = (lines: string[]) => {
   const indent = Math.min(...lines.map((line) => /^\s*/.exec(line)![0].length));
   return lines.map((line) => line.slice(indent));
@@ -381,10 +454,26 @@ async function explainPlans(fixture: Fixture, questions: Question[]): Promise<vo
   let gin = 0;
   for (const [index, question] of questions.entries()) {
     const [vector] = await embedder.embed([question.text]);
-    const vectorPlan = planLines((await vectorRanking(prisma, fixture.scope, vector, CANDIDATES, { explain: true })) as unknown as PlanRow[]);
-    const textPlan = planLines((await textRanking(prisma, fixture.scope, question.text, CANDIDATES, { explain: true })) as unknown as PlanRow[]);
+    const vectorPlan = planLines(
+      (await vectorRanking(prisma, fixture.scope, vector, CANDIDATES, { explain: true })) as unknown as PlanRow[],
+    );
+    const textPlan = planLines(
+      (await textRanking(prisma, fixture.scope, question.text, CANDIDATES, { explain: true })) as unknown as PlanRow[],
+    );
     const terms = queryTerms(question.text);
-    if (terms.length) matched.push(Number((await withClient(fixture.databaseUrl, (client) => client.query<{ count: string }>("SELECT count(*) AS count FROM code_chunks WHERE project_id = $1 AND search_text @@ to_tsquery('simple', $2)", [fixture.scope.projectId, toTsQuery(terms)]))).rows[0].count));
+    if (terms.length)
+      matched.push(
+        Number(
+          (
+            await withClient(fixture.databaseUrl, (client) =>
+              client.query<{ count: string }>(
+                "SELECT count(*) AS count FROM code_chunks WHERE project_id = $1 AND search_text @@ to_tsquery('simple', $2)",
+                [fixture.scope.projectId, toTsQuery(terms)],
+              ),
+            )
+          ).rows[0].count,
+        ),
+      );
     if (vectorPlan.some((line) => line.includes(VECTOR_INDEX))) hnsw += 1;
     if (textPlan.some((line) => line.includes(TEXT_INDEX))) gin += 1;
     tally.vector.set(shapeOf(vectorPlan), (tally.vector.get(shapeOf(vectorPlan)) ?? 0) + 1);
@@ -395,12 +484,22 @@ async function explainPlans(fixture: Fixture, questions: Question[]): Promise<vo
     }
   }
   console.log(`  plans as the planner picks them (EXPLAIN, nothing forced), ${questions.length} questions`);
-  console.log(`    vectorRanking uses the HNSW index (${VECTOR_INDEX}) in ${hnsw}/${questions.length}; textRanking uses the GIN index (${TEXT_INDEX}) in ${gin}/${questions.length}`);
-  const total = Number((await withClient(fixture.databaseUrl, (client) => client.query<{ count: string }>('SELECT count(*) AS count FROM code_chunks WHERE project_id = $1', [fixture.scope.projectId]))).rows[0].count);
+  console.log(
+    `    vectorRanking uses the HNSW index (${VECTOR_INDEX}) in ${hnsw}/${questions.length}; textRanking uses the GIN index ` +
+      `(${TEXT_INDEX}) in ${gin}/${questions.length}`,
+  );
+  const total = Number(
+    (
+      await withClient(fixture.databaseUrl, (client) =>
+        client.query<{ count: string }>('SELECT count(*) AS count FROM code_chunks WHERE project_id = $1', [fixture.scope.projectId]),
+      )
+    ).rows[0].count,
+  );
   const share = (p: number) => `${percentile(matched, p)} (${((100 * percentile(matched, p)) / total).toFixed(0)}%)`;
   console.log(`    chunks the text query matches, all of which get ts_rank_cd: p50 ${share(50)}, p95 ${share(95)} of ${total}`);
   for (const [name, shapes] of Object.entries(tally)) {
-    for (const [shape, count] of [...shapes.entries()].sort((a, b) => b[1] - a[1])) console.log(`    ${name} plan ×${String(count).padEnd(4)} ${shape}`);
+    for (const [shape, count] of [...shapes.entries()].sort((a, b) => b[1] - a[1]))
+      console.log(`    ${name} plan ×${String(count).padEnd(4)} ${shape}`);
   }
   for (const sample of samples) {
     console.log(`    ${sample.label}:`);
@@ -408,7 +507,11 @@ async function explainPlans(fixture: Fixture, questions: Question[]): Promise<vo
   }
 }
 
-const load = () => `load average ${os.loadavg().map((value) => value.toFixed(1)).join(' ')}`;
+const load = () =>
+  `load average ${os
+    .loadavg()
+    .map((value) => value.toFixed(1))
+    .join(' ')}`;
 
 async function measureSize(fixture: Fixture, questions: Question[]): Promise<void> {
   console.log(`  (${load()} before, on ${os.cpus().length} cores)`);
@@ -445,7 +548,9 @@ async function startStubModel(): Promise<StubModel> {
 const CHAT = `mutation($input: AiActionInput!) { aiAction(input: $input) { requestId errors } }`;
 
 async function sendChat(options: { running: RunningService; token: string; project: Project; content: string }): Promise<string> {
-  const input = { chat: { content: options.content, additionalContext: [{ category: 'REPOSITORY', id: options.project.fullPath, content: '' }] } };
+  const input = {
+    chat: { content: options.content, additionalContext: [{ category: 'REPOSITORY', id: options.project.fullPath, content: '' }] },
+  };
   const response = await fetch(`${options.running.url}/api/graphql`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', authorization: `Bearer ${options.token}` },
@@ -460,7 +565,13 @@ async function sendChat(options: { running: RunningService; token: string; proje
 type ChatOutcome = { kind: 'model'; latency: number; prompt: string } | { kind: 'answered'; content: string } | { kind: 'timeout' };
 
 /** Waits until the model is called for this message, or the answer is stored without it. */
-async function awaitModel(options: { prisma: PrismaClient; stub: StubModel; requestId: string; sentAt: number; arrivalsBefore: number }): Promise<ChatOutcome> {
+async function awaitModel(options: {
+  prisma: PrismaClient;
+  stub: StubModel;
+  requestId: string;
+  sentAt: number;
+  arrivalsBefore: number;
+}): Promise<ChatOutcome> {
   const deadline = performance.now() + 30_000;
   let lastCheck = 0;
   while (performance.now() < deadline) {
@@ -481,7 +592,13 @@ async function waitForAnswer(prisma: PrismaClient, requestId: string): Promise<v
   while (performance.now() < deadline && !(await findAnswer(prisma, requestId))) await new Promise((resolve) => setTimeout(resolve, 10));
 }
 
-async function measureChat(options: { databaseUrl: string; dataDir: string; project: Project; token: string; questions: Question[] }): Promise<void> {
+async function measureChat(options: {
+  databaseUrl: string;
+  dataDir: string;
+  project: Project;
+  token: string;
+  questions: Question[];
+}): Promise<void> {
   const stub = await startStubModel();
   const redisPrefix = `duobench:${randomBytes(5).toString('hex')}`;
   const running = await start({ databaseUrl: options.databaseUrl, dataDir: options.dataDir, redisPrefix, role: 'all', llmUrl: stub.url });
@@ -494,7 +611,12 @@ async function measureChat(options: { databaseUrl: string; dataDir: string; proj
     const ask = async () => {
       const arrivalsBefore = stub.arrivals.length;
       const sentAt = performance.now();
-      const requestId = await sendChat({ running, token: options.token, project: options.project, content: prose[next++ % prose.length].text });
+      const requestId = await sendChat({
+        running,
+        token: options.token,
+        project: options.project,
+        content: prose[next++ % prose.length].text,
+      });
       const outcome = await awaitModel({ prisma, stub, requestId, sentAt, arrivalsBefore });
       await waitForAnswer(prisma, requestId);
       if (outcome.kind === 'answered') {
@@ -510,7 +632,12 @@ async function measureChat(options: { databaseUrl: string; dataDir: string; proj
       if (check.kind !== 'answered') break;
     }
     if (check.kind !== 'model' || !check.prompt.includes('packages/')) {
-      const why = check.kind === 'model' ? 'the model was called but its prompt holds no indexed code' : check.kind === 'answered' ? 'every message was answered without the model' : 'no model call and no answer within 30 s';
+      const why =
+        check.kind === 'model'
+          ? 'the model was called but its prompt holds no indexed code'
+          : check.kind === 'answered'
+            ? 'every message was answered without the model'
+            : 'no model call and no answer within 30 s';
       console.log(`  skipped: aiAction with a REPOSITORY item does not put searched code into the prompt (${why})`);
       return;
     }
@@ -524,8 +651,13 @@ async function measureChat(options: { databaseUrl: string; dataDir: string; proj
       if (outcome.kind === 'model') latencies.push(outcome.latency);
     }
     const answered = [...withoutModel.values()].reduce((sum, count) => sum + count, 0) - answeredBefore;
-    console.log(`  aiAction (REPOSITORY item) sent → model request arrives; role all, one message at a time after 2 untimed that reached the model`);
-    console.log(`    ${spread(latencies)}   (${latencies.length} messages reached the model; ${answered} more of the ${sent} sent were answered without it)`);
+    console.log(
+      `  aiAction (REPOSITORY item) sent → model request arrives; role all, one message at a time after 2 untimed that reached the model`,
+    );
+    console.log(
+      `    ${spread(latencies)}   (${latencies.length} messages reached the model; ${answered} more of the ${sent} sent were answered ` +
+        `without it)`,
+    );
     for (const [gist, count] of withoutModel) console.log(`    answered without the model ×${count}: "${gist}…"`);
   } finally {
     await running.close();
@@ -547,38 +679,73 @@ async function main(): Promise<void> {
     running = await start({ databaseUrl: url, dataDir, redisPrefix, role: 'api' });
     const { prisma, embedder, logger, queues } = running.services;
     const { token, project } = await seedProject(prisma, monorepo.repository);
-    const version = (await withClient(url, (client) => client.query<{ version: string }>("SELECT current_setting('server_version') AS version, (SELECT extversion FROM pg_extension WHERE extname = 'vector') AS vector"))).rows[0] as unknown as { version: string; vector: string };
-    console.log(`duo-slice codebase search, ${os.cpus().length} cores, node ${process.version}, PostgreSQL ${version.version}, pgvector ${version.vector}, embedder ${embedder.version}`);
+    const version = (
+      await withClient(url, (client) =>
+        client.query<{ version: string }>(
+          "SELECT current_setting('server_version') AS version, (SELECT extversion FROM pg_extension WHERE extname = 'vector') AS vector",
+        ),
+      )
+    ).rows[0] as unknown as { version: string; vector: string };
+    console.log(
+      `duo-slice codebase search, ${os.cpus().length} cores, node ${process.version}, PostgreSQL ${version.version}, pgvector ` +
+        `${version.vector}, embedder ${embedder.version}`,
+    );
     const status = execFileSync('git', ['-C', PROJECT_ROOT, 'status', '--porcelain', '--', 'src'], { encoding: 'utf8' });
-    const dirty = status.split('\n').filter(Boolean).map((line) => line.slice(3));
-    console.log(`revision ${git(PROJECT_ROOT, 'rev-parse', '--short', 'HEAD')}${dirty.length ? `, with uncommitted changes to ${dirty.join(', ')}` : ''}`);
-    console.log(`data: ${SPECS.join(', ')} committed as one monorepo (${monorepo.files} files, ${monorepo.megabytes.toFixed(1)} MB), indexed by indexRepository (tree-sitter chunks, lexical embedder)`);
+    const dirty = status
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => line.slice(3));
+    console.log(
+      `revision ${git(PROJECT_ROOT, 'rev-parse', '--short', 'HEAD')}` +
+        `${dirty.length ? `, with uncommitted changes to ${dirty.join(', ')}` : ''}`,
+    );
+    console.log(
+      `data: ${SPECS.join(', ')} committed as one monorepo (${monorepo.files} files, ${monorepo.megabytes.toFixed(1)} MB), indexed by ` +
+        `indexRepository (tree-sitter chunks, lexical embedder)`,
+    );
 
     let started = performance.now();
     const { result, failures } = await indexWithRetries({ prisma, embedder, logger, dataDir, projectId: project.id, ref: 'main' });
     if (result.outcome !== 'indexed') throw new Error(`indexing did not index: ${JSON.stringify(result)}`);
-    console.log(`  indexed in ${((performance.now() - started) / 1000).toFixed(1)} s${failures.length ? `, after ${failures.length} failed run(s): ${failures.join('; ')}` : ''}`);
+    console.log(
+      `  indexed in ${((performance.now() - started) / 1000).toFixed(1)} ` +
+        `s${failures.length ? `, after ${failures.length} failed run(s): ${failures.join('; ')}` : ''}`,
+    );
     const readiness = await indexReadiness({ prisma, queues, project, startIndexing: false });
     if (readiness.status !== 'ready') throw new Error(`index not ready: ${readiness.message}`);
     const fixture: Fixture = { running, token, project, scope: readiness.scope, databaseUrl: url };
     await vacuumAnalyze(url);
     const questions = await makeQuestions(url, readiness.scope.snapshotId);
-    console.log(`  ${questions.length} questions from symbol names, e.g. ${questions.slice(0, 6).map((question) => JSON.stringify(question.text)).join(', ')}`);
+    console.log(
+      `  ${questions.length} questions from symbol names, e.g. ${questions
+        .slice(0, 6)
+        .map((question) => JSON.stringify(question.text))
+        .join(', ')}`,
+    );
 
     console.log(`\nsize 1: ${await describeData(url, readiness.scope.snapshotId)}`);
     await measureSize(fixture, questions);
     console.log('  chat with repository context (the service with role all beside this one, same database)');
     await measureChat({ databaseUrl: url, dataDir, project, token, questions });
 
-    const realChunks = Number((await withClient(url, (client) => client.query<{ count: string }>('SELECT count(*) AS count FROM code_chunks'))).rows[0].count);
+    const realChunks = Number(
+      (await withClient(url, (client) => client.query<{ count: string }>('SELECT count(*) AS count FROM code_chunks'))).rows[0].count,
+    );
     const copies = Math.max(1, Math.round(LARGE_CHUNKS / realChunks) - 1);
     started = performance.now();
     const copied = await replicate({ url, projectId: project.id, snapshotId: readiness.scope.snapshotId, copies });
     await vacuumAnalyze(url);
-    console.log(`\nsize 2: the real snapshot plus ${copies} noisy copies made in SQL (mirror-<n>/…, vectors ≈0.97 cosine to the originals)`);
-    console.log(`  copied in ${copied.seconds.toFixed(1)} s (HNSW rebuild ${copied.rebuildSeconds.toFixed(1)} s), VACUUM ANALYZE, ${((performance.now() - started) / 1000).toFixed(1)} s in all`);
+    console.log(
+      `\nsize 2: the real snapshot plus ${copies} noisy copies made in SQL (mirror-<n>/…, vectors ≈0.97 cosine to the originals)`,
+    );
+    console.log(
+      `  copied in ${copied.seconds.toFixed(1)} s (HNSW rebuild ${copied.rebuildSeconds.toFixed(1)} s), VACUUM ANALYZE, ` +
+        `${((performance.now() - started) / 1000).toFixed(1)} s in all`,
+    );
     console.log(`  ${await describeData(url, readiness.scope.snapshotId)}`);
-    console.log('  (copies share their text: the text ranking\'s 50 candidates are about 5 chunks × 10 copies, so hit rates here say little)');
+    console.log(
+      "  (copies share their text: the text ranking's 50 candidates are about 5 chunks × 10 copies, so hit rates here say little)",
+    );
     await measureSize(fixture, questions);
 
     await running.close();

@@ -26,22 +26,34 @@ const percentile = (values: number[], p: number) => {
 
 async function main() {
   const stub = await startStubLlmServer({ defaultBehaviour: { kind: 'stream', pieces: ['return ', 'result'] } });
-  const service = await startTestService({ env: { LLM_PROVIDER: 'openai', LLM_BASE_URL: stub.url, LLM_MODEL: 'stub', RATE_LIMIT_PER_MINUTE: '1000000' } });
+  const service = await startTestService({
+    env: { LLM_PROVIDER: 'openai', LLM_BASE_URL: stub.url, LLM_MODEL: 'stub', RATE_LIMIT_PER_MINUTE: '1000000' },
+  });
   try {
     const user = await userWithToken(service.prisma);
     await groupWithSeat(service.prisma, { plan: 'premium', addOn: 'duo_pro', username: user.username });
     const client = wsClient(service.url, user.token);
     const sessions = await Promise.all(
       Array.from({ length: SESSIONS }, async () => {
-        const response = await service.graphql<{ codeSuggestionSessionStart: { sessionId: string } }>('mutation($input: CodeSuggestionSessionStartInput!) { codeSuggestionSessionStart(input: $input) { sessionId } }', {
-          token: user.token,
-          variables: { input: { fileName: 'a.py', content: FILE, cursorOffset: FILE.length } },
-        });
+        const response = await service.graphql<{ codeSuggestionSessionStart: { sessionId: string } }>(
+          'mutation($input: CodeSuggestionSessionStartInput!) { codeSuggestionSessionStart(input: $input) { sessionId } }',
+          {
+            token: user.token,
+            variables: { input: { fileName: 'a.py', content: FILE, cursorOffset: FILE.length } },
+          },
+        );
         const sessionId = response.body.data!.codeSuggestionSessionStart.sessionId;
         const waiters = new Map<number, () => void>();
         client.subscribe<{ codeSuggestionUpdates: { revision: number; status: string } }>(
           { query: 'subscription($id: ID!) { codeSuggestionUpdates(sessionId: $id) { revision status } }', variables: { id: sessionId } },
-          { next: (result) => { const update = result.data?.codeSuggestionUpdates; if (update?.status === 'STREAMING') waiters.get(update.revision)?.(); }, error: () => undefined, complete: () => undefined },
+          {
+            next: (result) => {
+              const update = result.data?.codeSuggestionUpdates;
+              if (update?.status === 'STREAMING') waiters.get(update.revision)?.();
+            },
+            error: () => undefined,
+            complete: () => undefined,
+          },
         );
         return { sessionId, waiters };
       }),
@@ -54,10 +66,13 @@ async function main() {
           const content = `${FILE}r${round}`;
           const started = performance.now();
           const streaming = new Promise<void>((resolve) => session.waiters.set(round, resolve));
-          await service.graphql('mutation($input: CodeSuggestionSessionUpdateInput!) { codeSuggestionSessionUpdate(input: $input) { revision } }', {
-            token: user.token,
-            variables: { input: { sessionId: session.sessionId, content, cursorOffset: content.length } },
-          });
+          await service.graphql(
+            'mutation($input: CodeSuggestionSessionUpdateInput!) { codeSuggestionSessionUpdate(input: $input) { revision } }',
+            {
+              token: user.token,
+              variables: { input: { sessionId: session.sessionId, content, cursorOffset: content.length } },
+            },
+          );
           await within(streaming, 30_000, `session ${session.sessionId} sent no STREAMING event for revision ${round}`);
           latencies.push(performance.now() - started);
         }),
@@ -70,7 +85,14 @@ async function main() {
     console.log(`  less debounce: p50 ${fmt(percentile(latencies, 50) - debounce)}  p99 ${fmt(percentile(latencies, 99) - debounce)}`);
     console.log(`  ${machineLoad()}`);
     const beyond = percentile(latencies, 50) - debounce;
-    reportFigures([{ figure: `session update -> first STREAMING beyond the debounce, p50 (${SESSIONS} sessions)`, target: '60 ms', result: fmt(beyond), met: beyond <= 60 }]);
+    reportFigures([
+      {
+        figure: `session update -> first STREAMING beyond the debounce, p50 (${SESSIONS} sessions)`,
+        target: '60 ms',
+        result: fmt(beyond),
+        met: beyond <= 60,
+      },
+    ]);
     await client.dispose();
   } finally {
     await service.close();
@@ -78,7 +100,10 @@ async function main() {
   }
 }
 
-void main().then(() => exitWhenFlushed(0), (error: unknown) => {
-  console.error(error);
-  exitWhenFlushed(1);
-});
+void main().then(
+  () => exitWhenFlushed(0),
+  (error: unknown) => {
+    console.error(error);
+    exitWhenFlushed(1);
+  },
+);

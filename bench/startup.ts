@@ -25,11 +25,15 @@ const ADMIN_URL = process.env.TEST_DATABASE_URL ?? 'postgresql://postgres@127.0.
 type Sample = { readyMs: number; idleRssMb: number; peakRssMb: number };
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
-const memory = (pid: number, field: 'VmRSS' | 'VmHWM') => Number(new RegExp(`${field}:\\s+(\\d+)`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024;
+const memory = (pid: number, field: 'VmRSS' | 'VmHWM') =>
+  Number(new RegExp(`${field}:\\s+(\\d+)`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024;
 
 async function startOnce(env: Record<string, string>, port: number): Promise<Sample> {
   const started = performance.now();
-  const child = spawn(process.execPath, [MAIN], { env: { ...process.env, LOG_LEVEL: 'warn', PORT: String(port), ...env }, stdio: 'ignore' });
+  const child = spawn(process.execPath, [MAIN], {
+    env: { ...process.env, LOG_LEVEL: 'warn', PORT: String(port), ...env },
+    stdio: 'ignore',
+  });
   try {
     for (;;) {
       const response = await fetch(`http://127.0.0.1:${port}/-/readiness`).catch(() => null);
@@ -50,11 +54,30 @@ async function startOnce(env: Record<string, string>, port: number): Promise<Sam
 
 function report(name: string, samples: Sample[]): void {
   const line = (label: string, values: number[], unit: string) =>
-    `  ${label.padEnd(14)} median ${median(values).toFixed(0).padStart(6)} ${unit}   (runs: ${values.map((value) => value.toFixed(0)).join(', ')})`;
+    `  ${label.padEnd(14)} median ${median(values).toFixed(0).padStart(6)} ${unit}   (runs: ` +
+    `${values.map((value) => value.toFixed(0)).join(', ')})`;
   console.log(`${name}`);
-  console.log(line('ready after', samples.map((sample) => sample.readyMs), 'ms'));
-  console.log(line('idle RSS', samples.map((sample) => sample.idleRssMb), 'MiB'));
-  console.log(line('peak RSS', samples.map((sample) => sample.peakRssMb), 'MiB'));
+  console.log(
+    line(
+      'ready after',
+      samples.map((sample) => sample.readyMs),
+      'ms',
+    ),
+  );
+  console.log(
+    line(
+      'idle RSS',
+      samples.map((sample) => sample.idleRssMb),
+      'MiB',
+    ),
+  );
+  console.log(
+    line(
+      'peak RSS',
+      samples.map((sample) => sample.peakRssMb),
+      'MiB',
+    ),
+  );
 }
 
 async function main(): Promise<void> {
@@ -86,7 +109,9 @@ async function main(): Promise<void> {
       url.pathname = `/${name}`;
       const dataDir = mkdtempSync(path.join(os.tmpdir(), 'duo-bench-'));
       try {
-        postgres.push(await startOnce({ DATA_DIR: dataDir, DATABASE_URL: url.toString(), REDIS_PREFIX: `duobench${process.pid}p${run}` }, PORT + 1));
+        postgres.push(
+          await startOnce({ DATA_DIR: dataDir, DATABASE_URL: url.toString(), REDIS_PREFIX: `duobench${process.pid}p${run}` }, PORT + 1),
+        );
       } finally {
         rmSync(dataDir, { recursive: true, force: true });
         await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
@@ -100,7 +125,12 @@ async function main(): Promise<void> {
   const idle = medianOf(restart.map((sample) => sample.idleRssMb));
   reportFigures([
     { figure: 'idle RSS, embedded (restart, 5 s idle)', target: '300 MiB', result: `${idle.toFixed(0)} MiB`, met: idle < 300 },
-    { figure: 'idle RSS, PostgreSQL', target: 'none', result: `${medianOf(postgres.map((sample) => sample.idleRssMb)).toFixed(0)} MiB`, met: null },
+    {
+      figure: 'idle RSS, PostgreSQL',
+      target: 'none',
+      result: `${medianOf(postgres.map((sample) => sample.idleRssMb)).toFixed(0)} MiB`,
+      met: null,
+    },
   ]);
 }
 

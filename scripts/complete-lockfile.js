@@ -13,7 +13,19 @@ const lock = JSON.parse(fs.readFileSync(lockPath, 'utf8'));
 const packages = lock.packages;
 
 const OS = ['darwin', 'linux', 'win32', 'freebsd', 'android', 'openharmony', 'sunos', 'aix', 'netbsd', 'openbsd'];
-const CPU = { arm64: 'arm64', x64: 'x64', ia32: 'ia32', arm: 'arm', ppc64: 'ppc64', s390x: 's390x', riscv64: 'riscv64', loong64: 'loong64', 'arm-eabi': 'arm', 'arm-gnueabihf': 'arm', 'arm-musleabihf': 'arm' };
+const CPU = {
+  arm64: 'arm64',
+  x64: 'x64',
+  ia32: 'ia32',
+  arm: 'arm',
+  ppc64: 'ppc64',
+  s390x: 's390x',
+  riscv64: 'riscv64',
+  loong64: 'loong64',
+  'arm-eabi': 'arm',
+  'arm-gnueabihf': 'arm',
+  'arm-musleabihf': 'arm',
+};
 
 function platformOf(name) {
   const base = name.split('/').pop();

@@ -31,13 +31,16 @@ const booleanString = z
 const positiveInt = z.coerce.number({ message: 'must be a number' }).int('must be a whole number').positive('must be positive');
 
 const urlWithProtocol = (protocols: string[]) =>
-  z.string().refine((value) => {
-    try {
-      return protocols.includes(new URL(value).protocol);
-    } catch {
-      return false;
-    }
-  }, `must be a URL starting with ${protocols.map((protocol) => `${protocol}//`).join(' or ')}`);
+  z.string().refine(
+    (value) => {
+      try {
+        return protocols.includes(new URL(value).protocol);
+      } catch {
+        return false;
+      }
+    },
+    `must be a URL starting with ${protocols.map((protocol) => `${protocol}//`).join(' or ')}`,
+  );
 
 const envSchema = z.object({
   PORT: z.coerce.number({ message: 'must be a number' }).int().min(0).max(65535, 'must be a port number (0-65535)').default(3000),
@@ -54,7 +57,8 @@ const envSchema = z.object({
         .map((name) => name.trim())
         .filter(Boolean);
       for (const name of names) {
-        if (!/^[a-z0-9_]+$/.test(name)) context.addIssue({ code: 'custom', message: `"${name}" is not a feature flag name (lowercase letters, digits and _)` });
+        if (!/^[a-z0-9_]+$/.test(name))
+          context.addIssue({ code: 'custom', message: `"${name}" is not a feature flag name (lowercase letters, digits and _)` });
       }
       return [...new Set(names)];
     }),
@@ -114,14 +118,23 @@ const envSchema = z.object({
   GATEKEEPER: booleanString.default(true),
   GATEKEEPER_CLEAR_THRESHOLD: z.coerce.number({ message: 'must be a number' }).min(0).max(1).optional(),
   GATEKEEPER_CONFIRM_THRESHOLD: z.coerce.number({ message: 'must be a number' }).min(0).max(1).optional(),
-  WORKER_METRICS_PORT: z.coerce.number({ message: 'must be a number' }).int().min(0).max(65535, 'must be a port number (0-65535)').optional(),
+  WORKER_METRICS_PORT: z.coerce
+    .number({ message: 'must be a number' })
+    .int()
+    .min(0)
+    .max(65535, 'must be a port number (0-65535)')
+    .optional(),
   METRICS_ALLOWED_CIDRS: z
     .string()
     .default('127.0.0.0/8,::1/128')
     .transform((value, context) => {
-      const ranges = value.split(',').map((range) => range.trim()).filter(Boolean);
+      const ranges = value
+        .split(',')
+        .map((range) => range.trim())
+        .filter(Boolean);
       for (const range of ranges) {
-        if (!isCidr(range)) context.addIssue({ code: 'custom', message: `"${range}" is not an address or CIDR range (e.g. 10.0.0.0/8, ::1/128)` });
+        if (!isCidr(range))
+          context.addIssue({ code: 'custom', message: `"${range}" is not an address or CIDR range (e.g. 10.0.0.0/8, ::1/128)` });
       }
       return ranges;
     }),

@@ -41,7 +41,8 @@ export class AppError extends Error {
 }
 
 /** GitLab's answer for anything the user may not see, whether or not it exists: never tells a hidden thing from a missing one. */
-export const NOT_AVAILABLE = "The resource that you are attempting to access does not exist or you don't have permission to perform this action";
+export const NOT_AVAILABLE =
+  "The resource that you are attempting to access does not exist or you don't have permission to perform this action";
 
 export const badInput = (userMessage: string, field?: string) => new AppError({ code: 'BAD_USER_INPUT', userMessage, field });
 export const notFound = (userMessage = 'Resource not found') => new AppError({ code: 'NOT_FOUND', userMessage });

@@ -45,9 +45,17 @@ async function main(): Promise<void> {
     process.exit(1);
   }
   if (service.url) {
-    const lines = [``, `duo-slice is running (${role}).`, `  Duo Chat: ${service.url}${DUO_CHAT_PATH}`, `  GraphQL playground: ${service.url}/api/graphql`];
+    const lines = [
+      ``,
+      `duo-slice is running (${role}).`,
+      `  Duo Chat: ${service.url}${DUO_CHAT_PATH}`,
+      `  GraphQL playground: ${service.url}/api/graphql`,
+    ];
     if (service.demo) {
-      lines.push(`  Demo user: ${service.demo.username}, project ${service.demo.project}`, `  Demo token (shown once): ${service.demo.token}  (paste it into ${service.url}${DUO_CHAT_PATH})`);
+      lines.push(
+        `  Demo user: ${service.demo.username}, project ${service.demo.project}`,
+        `  Demo token (shown once): ${service.demo.token}  (paste it into ${service.url}${DUO_CHAT_PATH})`,
+      );
       lines.push(`  In the playground's Headers tab: { "Authorization": "Bearer ${service.demo.token}" }`);
     }
     console.log(`${lines.join('\n')}\n`);

@@ -63,7 +63,6 @@ export type QueueOptions = {
   logger: Logger;
 };
 
-
 export function createQueues(options: QueueOptions): Queues {
   const maintenance = new Queue(QUEUE_NAMES.maintenance, {
     connection: options.connection,
@@ -97,7 +96,9 @@ export function createQueues(options: QueueOptions): Queues {
       const added = await indexing.add(INDEX_JOB_NAME, job, {
         // Deterministic: the same request twice is one job. Finished jobs are removed at once, so a
         // later request with the same id (another rebuild of the same branch) is a new job.
-        jobId: [key, job.commitSha?.slice(0, 12) ?? job.reason, job.force ? 'force' : '', job.deleted ? 'deleted' : ''].filter(Boolean).join('-'),
+        jobId: [key, job.commitSha?.slice(0, 12) ?? job.reason, job.force ? 'force' : '', job.deleted ? 'deleted' : '']
+          .filter(Boolean)
+          .join('-'),
         delay,
         deduplication: { id: key, keepLastIfActive: true, ...(delay > 0 ? { reschedule: true } : {}) },
       });
@@ -114,5 +115,9 @@ export function createQueues(options: QueueOptions): Queues {
 
 /** Registers the hourly purge of expired conversation threads (idempotent: one scheduler per id). */
 export async function scheduleMaintenance(queues: Queues, everyMs = 60 * 60 * 1000): Promise<void> {
-  await queues.maintenance.upsertJobScheduler(MAINTENANCE_JOBS.purgeExpiredThreads, { every: everyMs }, { name: MAINTENANCE_JOBS.purgeExpiredThreads });
+  await queues.maintenance.upsertJobScheduler(
+    MAINTENANCE_JOBS.purgeExpiredThreads,
+    { every: everyMs },
+    { name: MAINTENANCE_JOBS.purgeExpiredThreads },
+  );
 }

@@ -51,18 +51,29 @@ export async function claimRedisPrefix(options: ClaimPrefixOptions): Promise<Pre
     throw new AppError({
       code: 'CONFLICT',
       userMessage:
-        `REDIS_PREFIX "${options.prefix}" is in use by an instance on another database (${other}): sharing it, each would take the other's jobs. ` +
+        `REDIS_PREFIX "${options.prefix}" is in use by an instance on another database (${other}): sharing it, each would take the ` +
+        `other's jobs. ` +
         `Set REDIS_PREFIX to a prefix of this instance's own (e.g. REDIS_PREFIX=${options.prefix}-2). ` +
         `If that instance is gone for good, its claim lapses within ${Math.max(seconds, 0)} s.`,
     });
   }
-  const timer = setInterval(() => {
-    renew()
-      .then((stolen) => {
-        if (stolen) options.logger.error({ event: 'redis_prefix_conflict', prefix: options.prefix, otherDatabaseId: stolen }, 'another database claimed this REDIS_PREFIX: jobs may be taken by the wrong instance; give each instance its own REDIS_PREFIX');
-      })
-      .catch((error: unknown) => options.logger.warn({ event: 'redis_prefix_renew_failed', err: error }, 'could not renew the REDIS_PREFIX claim'));
-  }, Math.max(1000, (ttlSeconds * 1000) / 3));
+  const timer = setInterval(
+    () => {
+      renew()
+        .then((stolen) => {
+          if (stolen)
+            options.logger.error(
+              { event: 'redis_prefix_conflict', prefix: options.prefix, otherDatabaseId: stolen },
+              'another database claimed this REDIS_PREFIX: jobs may be taken by the wrong instance; give each instance its own ' +
+                'REDIS_PREFIX',
+            );
+        })
+        .catch((error: unknown) =>
+          options.logger.warn({ event: 'redis_prefix_renew_failed', err: error }, 'could not renew the REDIS_PREFIX claim'),
+        );
+    },
+    Math.max(1000, (ttlSeconds * 1000) / 3),
+  );
   timer.unref();
   return {
     release: async () => {

@@ -11,7 +11,10 @@ export type RedisConnectionOptions = {
 };
 
 export function connectRedis(url: string, logger: Logger, options: RedisConnectionOptions = {}): Redis {
-  const redis = new Redis(url, { maxRetriesPerRequest: options.maxRetriesPerRequest === undefined ? 20 : options.maxRetriesPerRequest, enableReadyCheck: true });
+  const redis = new Redis(url, {
+    maxRetriesPerRequest: options.maxRetriesPerRequest === undefined ? 20 : options.maxRetriesPerRequest,
+    enableReadyCheck: true,
+  });
   redis.on('error', (error) => logger.warn({ event: 'redis_error', err: error }, 'redis connection error'));
   return redis;
 }
@@ -45,15 +48,22 @@ export async function ensureRedis(options: EnsureRedisOptions): Promise<RedisSup
   if (!local || !installed) {
     throw new AppError({
       code: 'INTERNAL',
-      userMessage: `Nothing answers at REDIS_URL (${target.host}). ${local ? 'Install Redis (Debian/Ubuntu: apt-get install redis-server; macOS: brew install redis) and start again, or' : ''} set REDIS_URL to a running Redis.`,
+      userMessage:
+        `Nothing answers at REDIS_URL (${target.host}). ` +
+        `${local ? 'Install Redis (Debian/Ubuntu: apt-get install redis-server; macOS: brew install redis) and start again, or' : ''} ` +
+        `set REDIS_URL to a running Redis.`,
     });
   }
   const directory = path.join(options.dataDir, 'redis');
   mkdirSync(directory, { recursive: true });
   const port = target.port || '6379';
-  const child = spawn('redis-server', ['--port', port, '--bind', '127.0.0.1', '--dir', directory, '--save', '60 1', '--appendonly', 'no', '--daemonize', 'no'], {
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
+  const child = spawn(
+    'redis-server',
+    ['--port', port, '--bind', '127.0.0.1', '--dir', directory, '--save', '60 1', '--appendonly', 'no', '--daemonize', 'no'],
+    {
+      stdio: ['ignore', 'ignore', 'inherit'],
+    },
+  );
   options.logger.info({ event: 'redis_started', port, directory, pid: child.pid }, 'started redis-server as a child process');
   for (let attempt = 0; attempt < 50; attempt += 1) {
     if (await answers(options.url)) {

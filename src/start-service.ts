@@ -88,7 +88,12 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
     const migrations = await database.migrate();
     logger.info({ event: 'migrations_checked', applied: migrations.applied, skipped: migrations.skipped.length }, 'database ready');
     // Before any queue or worker touches Redis: another database behind this prefix stops the start.
-    prefixClaim = await claimRedisPrefix({ redis, prefix: config.redisPrefix, databaseId: await databaseIdentity(database.prisma), logger });
+    prefixClaim = await claimRedisPrefix({
+      redis,
+      prefix: config.redisPrefix,
+      databaseId: await databaseIdentity(database.prisma),
+      logger,
+    });
   } catch (error) {
     await database?.close();
     redis.disconnect();
@@ -98,10 +103,22 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
 
   configureAuthCache(database.prisma, { ttlMs: config.authCacheMs });
   const queues: Queues = createQueues({ connection: redis, prefix: config.redisPrefix, logger });
-  const events = new EventBus({ redis, createSubscriber: () => connectRedis(config.redisUrl, logger, { maxRetriesPerRequest: null }), logger });
+  const events = new EventBus({
+    redis,
+    createSubscriber: () => connectRedis(config.redisUrl, logger, { maxRetriesPerRequest: null }),
+    logger,
+  });
   const chatEvents = new ChatEventBus({ events, prefix: config.redisPrefix });
   const llm = instrumentProvider(createLlmProvider(config.llm));
-  const suggestionSessions = new SuggestionSessions({ prisma: database.prisma, events, prefix: config.redisPrefix, llm, maxRetries: config.llm.maxRetries, detect: (input) => detectIntent(input), logger });
+  const suggestionSessions = new SuggestionSessions({
+    prisma: database.prisma,
+    events,
+    prefix: config.redisPrefix,
+    llm,
+    maxRetries: config.llm.maxRetries,
+    detect: (input) => detectIntent(input),
+    logger,
+  });
   const chunkPool = role !== 'api' && config.indexing.threads > 0 ? new ChunkPool({ threads: config.indexing.threads, logger }) : null;
   const eventLoop = monitorEventLoop({ logger, warnMs: config.eventLoopWarnMs });
   const services: Services = {
@@ -196,12 +213,21 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
     await scheduleMaintenance(queues);
     workers = await startWorkers(services, redis);
     logger.info({ event: 'workers_started', queues: workers.workers.map((worker) => worker.name) }, 'workers started');
-    const stale = await reindexStale({ prisma: database.prisma, queues, embedderVersion: embedder.version, chunkerVersion: CHUNKER_VERSION });
+    const stale = await reindexStale({
+      prisma: database.prisma,
+      queues,
+      embedderVersion: embedder.version,
+      chunkerVersion: CHUNKER_VERSION,
+    });
     if (role === 'worker' && config.metrics.workerPort !== undefined) {
       metricsServer = await startMetricsServer(services, { host: config.host, port: config.metrics.workerPort });
       logger.info({ event: 'metrics_listening', url: metricsServer.url }, `metrics on ${metricsServer.url}/-/metrics`);
     }
-    if (stale > 0) logger.info({ event: 'code_indexes_stale', count: stale, embedder: embedder.version }, 'rebuilding code indexes made with another embedder or chunker');
+    if (stale > 0)
+      logger.info(
+        { event: 'code_indexes_stale', count: stale, embedder: embedder.version },
+        'rebuilding code indexes made with another embedder or chunker',
+      );
   }
 
   let closing: Promise<void> | null = null;

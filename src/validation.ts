@@ -64,7 +64,9 @@ export function findUnsafeJson(value: unknown, options: { maxDepth: number; path
     }
     if (current.value === null || typeof current.value !== 'object') continue;
     if (current.depth >= options.maxDepth) return { path: current.path, problem: 'depth' };
-    const entries = Array.isArray(current.value) ? current.value.map((item, index) => [String(index), item] as const) : Object.entries(current.value);
+    const entries = Array.isArray(current.value)
+      ? current.value.map((item, index) => [String(index), item] as const)
+      : Object.entries(current.value);
     for (const [key, item] of entries) {
       const path = join(current.path, key);
       if (key.includes('\u0000')) return { path, problem: 'nul' };

@@ -40,12 +40,45 @@ describe('architecture', () => {
     };
 
     it.each([
-      ['foundation-stays-below', { 'src/config.ts': "import { x } from './chat/talk';\nexport const y = x;\n", 'src/chat/talk.ts': 'export const x = 1;\n' }],
-      ['features-below-edges', { 'src/chat/talk.ts': "import { gid } from '../graphql/ids';\nexport const x = gid;\n", 'src/graphql/ids.ts': 'export const gid = 1;\n' }],
-      ['graphql-edge-below-resolvers', { 'src/graphql/schema.ts': "import { r } from '../resolvers/a.resolver';\nexport const s = r;\n", 'src/resolvers/a.resolver.ts': 'export const r = 1;\n' }],
-      ['chat-searches-through-the-tool', { 'src/chat/talk.ts': "import { s } from '../search/search-code';\nexport const x = s;\n", 'src/search/search-code.ts': 'export const s = 1;\n' }],
-      ['runtime-not-training', { 'src/chat/talk.ts': "import { t } from '../gatekeeper/training/train';\nexport const x = t;\n", 'src/gatekeeper/training/train.ts': 'export const t = 1;\n' }],
-      ['no-circular', { 'src/chat/a.ts': "import { b } from './b';\nexport const a = () => b;\n", 'src/chat/b.ts': "import { a } from './a';\nexport const b = () => a;\n" }],
+      [
+        'foundation-stays-below',
+        { 'src/config.ts': "import { x } from './chat/talk';\nexport const y = x;\n", 'src/chat/talk.ts': 'export const x = 1;\n' },
+      ],
+      [
+        'features-below-edges',
+        {
+          'src/chat/talk.ts': "import { gid } from '../graphql/ids';\nexport const x = gid;\n",
+          'src/graphql/ids.ts': 'export const gid = 1;\n',
+        },
+      ],
+      [
+        'graphql-edge-below-resolvers',
+        {
+          'src/graphql/schema.ts': "import { r } from '../resolvers/a.resolver';\nexport const s = r;\n",
+          'src/resolvers/a.resolver.ts': 'export const r = 1;\n',
+        },
+      ],
+      [
+        'chat-searches-through-the-tool',
+        {
+          'src/chat/talk.ts': "import { s } from '../search/search-code';\nexport const x = s;\n",
+          'src/search/search-code.ts': 'export const s = 1;\n',
+        },
+      ],
+      [
+        'runtime-not-training',
+        {
+          'src/chat/talk.ts': "import { t } from '../gatekeeper/training/train';\nexport const x = t;\n",
+          'src/gatekeeper/training/train.ts': 'export const t = 1;\n',
+        },
+      ],
+      [
+        'no-circular',
+        {
+          'src/chat/a.ts': "import { b } from './b';\nexport const a = () => b;\n",
+          'src/chat/b.ts': "import { a } from './a';\nexport const b = () => a;\n",
+        },
+      ],
     ])('%s', async (rule, files) => {
       tree(files);
       const { code, output } = await cruise(root);

@@ -39,9 +39,15 @@ describe('configuration', () => {
 
   it('allows metrics from loopback by default, and refuses a range that is not one, naming it', () => {
     expect(loadConfig({}).metrics.allowedCidrs).toEqual(['127.0.0.0/8', '::1/128']);
-    expect(loadConfig({ METRICS_ALLOWED_CIDRS: ' 10.0.0.0/8 , 192.168.1.7,fd00::/8 ' }).metrics.allowedCidrs).toEqual(['10.0.0.0/8', '192.168.1.7', 'fd00::/8']);
+    expect(loadConfig({ METRICS_ALLOWED_CIDRS: ' 10.0.0.0/8 , 192.168.1.7,fd00::/8 ' }).metrics.allowedCidrs).toEqual([
+      '10.0.0.0/8',
+      '192.168.1.7',
+      'fd00::/8',
+    ]);
     for (const bad of ['10.0.0.0/33', 'prometheus.local', '::1/129', '10.0.0.0/8/1', '10.0.0.0/']) {
-      expect(() => loadConfig({ METRICS_ALLOWED_CIDRS: bad })).toThrow(new RegExp(`METRICS_ALLOWED_CIDRS: "${bad.replace(/[.*/]/g, '\\$&')}" is not an address or CIDR range`));
+      expect(() => loadConfig({ METRICS_ALLOWED_CIDRS: bad })).toThrow(
+        new RegExp(`METRICS_ALLOWED_CIDRS: "${bad.replace(/[.*/]/g, '\\$&')}" is not an address or CIDR range`),
+      );
     }
   });
 

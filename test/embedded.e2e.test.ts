@@ -17,18 +17,23 @@ describe('embedded database (PGlite)', () => {
 
   it('migrates, creates the vector extension and seeds the demo on first start', async () => {
     expect(service.running.database.kind).toBe('embedded');
-    const [vector] = await service.prisma.$queryRawUnsafe<Array<{ extversion: string }>>("SELECT extversion FROM pg_extension WHERE extname = 'vector'");
+    const [vector] = await service.prisma.$queryRawUnsafe<Array<{ extversion: string }>>(
+      "SELECT extversion FROM pg_extension WHERE extname = 'vector'",
+    );
     expect(vector?.extversion).toMatch(/^0\.8\./);
-    const [distance] = await service.prisma.$queryRawUnsafe<Array<{ distance: number }>>("SELECT '[1,0]'::vector <=> '[0,1]'::vector AS distance");
+    const [distance] = await service.prisma.$queryRawUnsafe<Array<{ distance: number }>>(
+      "SELECT '[1,0]'::vector <=> '[0,1]'::vector AS distance",
+    );
     expect(distance?.distance).toBeCloseTo(1);
     expect(service.running.demo?.token).toMatch(/^glpat-/);
   });
 
   it('serves currentUser with the demo token, with Duo Enterprise features', async () => {
-    const { body } = await service.graphql<{ currentUser: { username: string; duoChatAvailable: boolean; duoChatAvailableFeatures: string[] } }>(
-      '{ currentUser { username duoChatAvailable duoChatAvailableFeatures } project(fullPath: "demo-group/duo-slice") { fullPath } }',
-      { token: service.running.demo!.token },
-    );
+    const { body } = await service.graphql<{
+      currentUser: { username: string; duoChatAvailable: boolean; duoChatAvailableFeatures: string[] };
+    }>('{ currentUser { username duoChatAvailable duoChatAvailableFeatures } project(fullPath: "demo-group/duo-slice") { fullPath } }', {
+      token: service.running.demo!.token,
+    });
     expect(body.errors).toBeUndefined();
     expect(body.data?.currentUser).toMatchObject({ username: 'demo', duoChatAvailable: true });
     expect(body.data?.currentUser.duoChatAvailableFeatures).toContain('include_merge_request_context');
@@ -38,7 +43,9 @@ describe('embedded database (PGlite)', () => {
   it('publishes its socket in a lock file and refuses to open the directory twice', async () => {
     const lock = JSON.parse(readFileSync(`${dataDir}/pglite.lock`, 'utf8'));
     expect(lock).toEqual({ pid: process.pid, socketPath: expect.stringMatching(/\.s\.PGSQL\.5432$/) });
-    await expect(openDatabase({ databaseUrl: undefined, dataDir, logger: createLogger('silent'), embeddedRole: 'owner' })).rejects.toMatchObject({ code: 'CONFLICT' });
+    await expect(
+      openDatabase({ databaseUrl: undefined, dataDir, logger: createLogger('silent'), embeddedRole: 'owner' }),
+    ).rejects.toMatchObject({ code: 'CONFLICT' });
   });
 
   it('runs admin commands while the service runs, through its socket', async () => {
@@ -60,7 +67,12 @@ describe('embedded database (PGlite)', () => {
     const lines = seeded.stdout.trim().split('\n');
     expect(lines).toHaveLength(1);
     const answer = JSON.parse(lines[0]);
-    expect(answer).toEqual({ token: expect.stringMatching(/^glpat-/), username: 'demo', project: 'demo-group/duo-slice', url: expect.stringMatching(/\/api\/graphql$/) });
+    expect(answer).toEqual({
+      token: expect.stringMatching(/^glpat-/),
+      username: 'demo',
+      project: 'demo-group/duo-slice',
+      url: expect.stringMatching(/\/api\/graphql$/),
+    });
     const { body } = await service.graphql('{ currentUser { username } }', { token: answer.token });
     expect(body.data).toEqual({ currentUser: { username: 'demo' } });
   });
@@ -72,7 +84,9 @@ describe('embedded database (PGlite)', () => {
     try {
       expect(database.kind).toBe('embedded');
       expect(await database.prisma.user.count({ where: { username: 'carol' } })).toBe(1);
-      await expect(openDatabase({ databaseUrl: undefined, dataDir, logger, embeddedRole: 'owner' })).rejects.toMatchObject({ code: 'CONFLICT' });
+      await expect(openDatabase({ databaseUrl: undefined, dataDir, logger, embeddedRole: 'owner' })).rejects.toMatchObject({
+        code: 'CONFLICT',
+      });
     } finally {
       await database.close();
     }

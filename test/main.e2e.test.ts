@@ -59,15 +59,29 @@ describe('src/main.ts', () => {
   it('serves, then shuts down in order on SIGTERM and exits 0', async () => {
     const port = await freePort();
     const prefix = `duotest:main${port}`;
-    const started = startMain({ PORT: String(port), DATA_DIR: dataDir, DATABASE_URL: database.url, REDIS_URL: TEST_REDIS_URL, REDIS_PREFIX: prefix });
+    const started = startMain({
+      PORT: String(port),
+      DATA_DIR: dataDir,
+      DATABASE_URL: database.url,
+      REDIS_URL: TEST_REDIS_URL,
+      REDIS_PREFIX: prefix,
+    });
     try {
       await waitFor(async () => (await fetch(`http://127.0.0.1:${port}/-/readiness`).catch(() => null))?.status === 200, 'readiness');
       // The banner follows readiness (workers start in between), so wait for it rather than race it.
-      await waitFor(() => started.output().includes(`GraphQL playground: http://127.0.0.1:${port}/api/graphql`), 'the start banner', 10_000);
+      await waitFor(
+        () => started.output().includes(`GraphQL playground: http://127.0.0.1:${port}/api/graphql`),
+        'the start banner',
+        10_000,
+      );
       expect(started.output()).toContain(`Duo Chat: http://127.0.0.1:${port}/-/duo-chat`);
       started.child.kill('SIGTERM');
       expect(await started.exited).toBe(0);
-      const events = started.output().split('\n').filter((line) => line.startsWith('{')).map((line) => JSON.parse(line).event);
+      const events = started
+        .output()
+        .split('\n')
+        .filter((line) => line.startsWith('{'))
+        .map((line) => JSON.parse(line).event);
       expect(events.at(-1)).toBe('shutdown_complete');
       expect(events.indexOf('shutdown_started')).toBeGreaterThan(events.indexOf('http_listening'));
     } finally {
@@ -79,7 +93,12 @@ describe('src/main.ts', () => {
   it('starts redis-server as a child, with its data under DATA_DIR, when nothing answers at REDIS_URL', async () => {
     const port = await freePort();
     const redisPort = await freePort();
-    const started = startMain({ PORT: String(port), DATA_DIR: dataDir, DATABASE_URL: database.url, REDIS_URL: `redis://127.0.0.1:${redisPort}` });
+    const started = startMain({
+      PORT: String(port),
+      DATA_DIR: dataDir,
+      DATABASE_URL: database.url,
+      REDIS_URL: `redis://127.0.0.1:${redisPort}`,
+    });
     try {
       await waitFor(async () => (await fetch(`http://127.0.0.1:${port}/-/readiness`).catch(() => null))?.status === 200, 'readiness');
       expect(started.output()).toContain('"event":"redis_started"');
@@ -99,10 +118,18 @@ describe('src/main.ts', () => {
     const bin = path.join(dataDir, 'bin');
     mkdirSync(bin);
     symlinkSync(process.execPath, path.join(bin, 'node'));
-    const started = startMain({ DATA_DIR: dataDir, DATABASE_URL: database.url, REDIS_URL: `redis://127.0.0.1:${redisPort}`, PORT: '0', PATH: bin });
+    const started = startMain({
+      DATA_DIR: dataDir,
+      DATABASE_URL: database.url,
+      REDIS_URL: `redis://127.0.0.1:${redisPort}`,
+      PORT: '0',
+      PATH: bin,
+    });
     const timer = setTimeout(() => started.child.kill('SIGKILL'), 15_000);
     expect(await started.exited).toBe(1);
     clearTimeout(timer);
-    expect(started.output()).toMatch(/Nothing answers at REDIS_URL \(127\.0\.0\.1:\d+\)\. Install Redis \(Debian\/Ubuntu: apt-get install redis-server/);
+    expect(started.output()).toMatch(
+      /Nothing answers at REDIS_URL \(127\.0\.0\.1:\d+\)\. Install Redis \(Debian\/Ubuntu: apt-get install redis-server/,
+    );
   }, 20_000);
 });

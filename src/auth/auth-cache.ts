@@ -37,7 +37,8 @@ export class TtlCache<Value> {
   private evict(now: number): void {
     for (const [key, entry] of this.entries) if (entry.expires <= now) this.entries.delete(key);
     // Still full of live entries: drop the oldest half (Maps keep insertion order).
-    if (this.entries.size >= this.maxEntries) [...this.entries.keys()].slice(0, this.maxEntries / 2).forEach((key) => this.entries.delete(key));
+    if (this.entries.size >= this.maxEntries)
+      [...this.entries.keys()].slice(0, this.maxEntries / 2).forEach((key) => this.entries.delete(key));
   }
 }
 
@@ -57,7 +58,12 @@ export function configureAuthCache(prisma: PrismaClient, options: { ttlMs: numbe
     caches.delete(prisma);
     return;
   }
-  caches.set(prisma, { tokens: new TtlCache(options.ttlMs), duoAccess: new TtlCache(options.ttlMs), accessLevels: new TtlCache(options.ttlMs), ancestry: new TtlCache(options.ttlMs) });
+  caches.set(prisma, {
+    tokens: new TtlCache(options.ttlMs),
+    duoAccess: new TtlCache(options.ttlMs),
+    accessLevels: new TtlCache(options.ttlMs),
+    ancestry: new TtlCache(options.ttlMs),
+  });
 }
 
 /** The client's caches, or null when it has none. */

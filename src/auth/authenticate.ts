@@ -43,7 +43,11 @@ export async function authenticateToken(prisma: PrismaClient, token: string, opt
   };
   const surface = options.surface ?? 'api';
   if (!hasScope(viewer, ...SURFACE_SCOPES[surface])) {
-    throw new AppError({ code: 'FORBIDDEN', userMessage: INSUFFICIENT_SCOPE_MESSAGE, internalMessage: `token ${record.id} has no scope for ${surface}` });
+    throw new AppError({
+      code: 'FORBIDDEN',
+      userMessage: INSUFFICIENT_SCOPE_MESSAGE,
+      internalMessage: `token ${record.id} has no scope for ${surface}`,
+    });
   }
   return viewer;
 }

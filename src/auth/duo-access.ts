@@ -39,7 +39,9 @@ export const NO_DUO_ACCESS: DuoAccess = Object.freeze({
 export async function resolveDuoAccess(options: DuoAccessOptions): Promise<DuoAccess> {
   // A given `now` asks about that moment: only the present is cached (auth-cache.ts).
   const cache = options.now ? undefined : (authCaches(options.prisma)?.duoAccess as TtlCache<DuoAccess> | undefined);
-  return cache ? cache.get(`${options.userId}|${options.disabledCategories.join(',')}`, () => readDuoAccess(options)) : readDuoAccess(options);
+  return cache
+    ? cache.get(`${options.userId}|${options.disabledCategories.join(',')}`, () => readDuoAccess(options))
+    : readDuoAccess(options);
 }
 
 async function readDuoAccess(options: DuoAccessOptions): Promise<DuoAccess> {

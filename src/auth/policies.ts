@@ -161,17 +161,25 @@ export function projectWhere(reference: string): { id: number } | { fullPath: st
 export async function authorizeCodebase(options: AuthorizeCodebaseOptions): Promise<Project> {
   // Control characters (a NUL among them) name no project: the same answer as a missing one.
   const where = /[\x00-\x1f\x7f]/.test(options.project) || options.project.length > 2000 ? null : projectWhere(options.project);
-  const [access, project] = await Promise.all([options.access, where ? findCodeReadableProject(options.prisma, options.viewer, where) : null]);
+  const [access, project] = await Promise.all([
+    options.access,
+    where ? findCodeReadableProject(options.prisma, options.viewer, where) : null,
+  ]);
   // A directory is part of the repository: either feature lets the user search one.
-  const allowed = access.chatContextCategories.includes(options.category) || (options.category === 'directory' && access.chatContextCategories.includes('repository'));
+  const allowed =
+    access.chatContextCategories.includes(options.category) ||
+    (options.category === 'directory' && access.chatContextCategories.includes('repository'));
   if (!allowed) {
     throw new AppError({
       code: 'FORBIDDEN',
-      userMessage: `${options.category.toUpperCase()} context is not available to you (include_${options.category}_context is not in duoChatAvailableFeatures)`,
+      userMessage:
+        `${options.category.toUpperCase()} context is not available to you (include_${options.category}_context is not in ` +
+        `duoChatAvailableFeatures)`,
       field: options.field,
     });
   }
   if (!project) throw new AppError({ code: 'NOT_FOUND', userMessage: NOT_AVAILABLE, field: options.field });
-  if (!project.duoFeaturesEnabled) throw forbidden(`GitLab Duo features are turned off for ${project.fullPath}, so its code cannot be used as context`);
+  if (!project.duoFeaturesEnabled)
+    throw forbidden(`GitLab Duo features are turned off for ${project.fullPath}, so its code cannot be used as context`);
   return project;
 }

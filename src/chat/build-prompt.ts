@@ -4,7 +4,7 @@ import type { ChatMessageEvent } from './chat-events';
 import type { ContextItem } from './context-items';
 
 export const SYSTEM_PROMPT = [
-  'You are GitLab Duo Chat, an AI coding assistant inside the user\'s editor.',
+  "You are GitLab Duo Chat, an AI coding assistant inside the user's editor.",
   'Answer the question in Markdown. Be concise and specific; put code in fenced blocks with the language.',
   'Context the user attached comes in tags such as <file> or <snippet>. Use it when it is relevant, cite file paths you rely on,',
   'and say so when the context does not contain what is needed instead of guessing.',
@@ -28,13 +28,18 @@ export const INTENT_TASKS: Record<string, string> = {
   GENERATE_CODE: 'Task: write the requested code, complete and ready to use, then say briefly how it works.',
   FIX_CODE: 'Task: find the cause of the problem, show the corrected code, and explain the fix.',
   REFACTOR_CODE: 'Task: refactor the code without changing its behaviour; show the result and what changed.',
-  WRITE_TESTS: 'Task: write focused tests for the code with the project\'s test framework, covering edge cases.',
+  WRITE_TESTS: "Task: write focused tests for the code with the project's test framework, covering edge cases.",
   TROUBLESHOOT: 'Task: find the root cause of the failure in the output or code given, then show how to fix it, most likely cause first.',
   CODEBASE_SEARCH: 'Task: answer from the repository context given; cite the files and lines you rely on.',
   GENERAL_QUESTION: 'Task: answer the question directly and accurately.',
 };
 
-export type CurrentFile = { fileName: string; selectedText: string; contentAboveCursor?: string | null; contentBelowCursor?: string | null };
+export type CurrentFile = {
+  fileName: string;
+  selectedText: string;
+  contentAboveCursor?: string | null;
+  contentBelowCursor?: string | null;
+};
 
 export type BuiltPrompt = { messages: LlmMessage[]; estimatedTokens: number; droppedTurns: number };
 
@@ -46,12 +51,20 @@ const attribute = (value: string) => value.replace(/[\n"<>]/g, ' ');
 /** One context item as the model sees it, by category, with path and language for files and snippets. */
 export function formatContextItem(item: ContextItem): string {
   const metadata = item.metadata ?? {};
-  const path = typeof metadata.relativePath === 'string' ? metadata.relativePath : typeof metadata.relativeFilePath === 'string' ? metadata.relativeFilePath : item.id;
+  const path =
+    typeof metadata.relativePath === 'string'
+      ? metadata.relativePath
+      : typeof metadata.relativeFilePath === 'string'
+        ? metadata.relativeFilePath
+        : item.id;
   switch (item.category) {
     case 'file':
     case 'snippet': {
       const language = languageOf(path);
-      return `<${item.category} path="${attribute(path)}"${language ? ` language="${language}"` : ''}>\n${item.content}\n</${item.category}>`;
+      return (
+        `<${item.category} ` +
+        `path="${attribute(path)}"${language ? ` language="${language}"` : ''}>\n${item.content}\n</${item.category}>`
+      );
     }
     case 'merge_request':
     case 'issue': {
@@ -74,7 +87,8 @@ function formatCurrentFile(file: CurrentFile): string {
   const parts = [`The user's current file is ${file.fileName}.`];
   if (file.selectedText) parts.push(`They selected this code:\n\`\`\`${language}\n${file.selectedText}\n\`\`\``);
   const around = [file.contentAboveCursor, file.contentBelowCursor].filter(Boolean).join('\n');
-  if (around) parts.push(`<current_file path="${attribute(file.fileName)}"${language ? ` language="${language}"` : ''}>\n${around}\n</current_file>`);
+  if (around)
+    parts.push(`<current_file path="${attribute(file.fileName)}"${language ? ` language="${language}"` : ''}>\n${around}\n</current_file>`);
   return parts.join('\n\n');
 }
 

@@ -21,7 +21,8 @@ export type CodebaseTarget = {
   ref: string | null;
 };
 
-const text = (value: unknown): string | null => (typeof value === 'string' && value.trim() ? value.trim() : typeof value === 'number' ? String(value) : null);
+const text = (value: unknown): string | null =>
+  typeof value === 'string' && value.trim() ? value.trim() : typeof value === 'number' ? String(value) : null;
 
 /**
  * Reads the target of a REPOSITORY item (`id` = project path or id; `metadata.directory`,
@@ -32,15 +33,23 @@ const text = (value: unknown): string | null => (typeof value === 'string' && va
 export function codebaseTargetOf(item: ContextItem, requestProjectId: number | null): CodebaseTarget | null {
   if (item.category !== 'repository' && item.category !== 'directory') return null;
   const metadata = item.metadata ?? {};
-  const directoryInput = item.category === 'directory' ? (text(metadata.relativePath) ?? text(metadata.directory) ?? item.id) : text(metadata.directory);
+  const directoryInput =
+    item.category === 'directory' ? (text(metadata.relativePath) ?? text(metadata.directory) ?? item.id) : text(metadata.directory);
   const directory = normalizeDirectory(directoryInput, 'additionalContext.metadata.directory');
   const branch = text(metadata.branch);
   const ref = branch ? validateRef(branch) : null;
   const project =
     item.category === 'repository'
       ? item.id
-      : (text(metadata.projectPath) ?? text(metadata.projectId) ?? text(metadata.project) ?? (requestProjectId !== null ? String(requestProjectId) : null));
-  if (!project) throw badInput(`additionalContext (${JSON.stringify(item.id)}): a DIRECTORY item needs its project (metadata.projectPath or projectId)`, 'additionalContext.metadata');
+      : (text(metadata.projectPath) ??
+        text(metadata.projectId) ??
+        text(metadata.project) ??
+        (requestProjectId !== null ? String(requestProjectId) : null));
+  if (!project)
+    throw badInput(
+      `additionalContext (${JSON.stringify(item.id)}): a DIRECTORY item needs its project (metadata.projectPath or projectId)`,
+      'additionalContext.metadata',
+    );
   // A gid (gid://gitlab/Project/7) names the project by id.
   const projectId = numericIdOf('Project', project);
   return { category: item.category, project: projectId !== null ? String(projectId) : project, directory, ref };
@@ -99,7 +108,13 @@ export async function groundCodebaseItems(options: GroundOptions): Promise<Groun
       items.push(item);
       continue;
     }
-    const result = await semanticSearchTool({ ...options, project: target.project, category: target.category, ref: target.ref, directory: target.directory });
+    const result = await semanticSearchTool({
+      ...options,
+      project: target.project,
+      category: target.category,
+      ref: target.ref,
+      directory: target.directory,
+    });
     results.push(result);
     sources.push(...result.sources);
     items.push({ ...item, content: result.content });

@@ -63,13 +63,17 @@ export function errorCodeFor(error: unknown): ChatErrorCode {
   return 'A9999';
 }
 
-const NO_MODEL_HINT = 'For a written answer, an administrator can configure a language model: `LLM_PROVIDER`, `LLM_MODEL`, `LLM_BASE_URL` and `LLM_API_KEY`.';
+const NO_MODEL_HINT =
+  'For a written answer, an administrator can configure a language model: `LLM_PROVIDER`, `LLM_MODEL`, `LLM_BASE_URL` and `LLM_API_KEY`.';
 
 export function noModelAnswer(contextItemCount: number): string {
   return [
     'No language model is configured for this duo-slice instance, so I cannot answer yet.',
-    'An administrator can set `LLM_PROVIDER` (`openai` for any OpenAI-compatible server such as vLLM, Ollama or llama.cpp, or `anthropic`), `LLM_MODEL`, `LLM_BASE_URL` and `LLM_API_KEY`, then restart the service.',
-    contextItemCount > 0 ? `Your message and its ${contextItemCount} context item${contextItemCount === 1 ? '' : 's'} were received and stored.` : 'Your message was received and stored.',
+    'An administrator can set `LLM_PROVIDER` (`openai` for any OpenAI-compatible server such as vLLM, Ollama or llama.cpp, or ' +
+      '`anthropic`), `LLM_MODEL`, `LLM_BASE_URL` and `LLM_API_KEY`, then restart the service.',
+    contextItemCount > 0
+      ? `Your message and its ${contextItemCount} context item${contextItemCount === 1 ? '' : 's'} were received and stored.`
+      : 'Your message was received and stored.',
   ].join('\n\n');
 }
 
@@ -97,9 +101,15 @@ export async function completeChat(options: CompleteChatOptions): Promise<Comple
   if (await isSuperseded(options, userRecord.clientSubscriptionId)) return 'superseded';
 
   // After a confirmation the prompt to answer is the one the user confirmed, with its context.
-  const promptRecord = job.promptRequestId ? await findUserMessage(prisma, { userId: job.userId, requestId: job.promptRequestId }) : userRecord;
+  const promptRecord = job.promptRequestId
+    ? await findUserMessage(prisma, { userId: job.userId, requestId: job.promptRequestId })
+    : userRecord;
   const question = toChatEvent(promptRecord ?? userRecord);
-  const generation = options.registry.start({ userId: job.userId, clientSubscriptionId: userRecord.clientSubscriptionId, requestId: job.requestId });
+  const generation = options.registry.start({
+    userId: job.userId,
+    clientSubscriptionId: userRecord.clientSubscriptionId,
+    requestId: job.requestId,
+  });
   try {
     const excluded = [job.requestId, ...(job.promptRequestId ? [job.promptRequestId] : [])];
     const history = await conversationHistory(prisma, { userId: job.userId, threadId: userRecord.threadId }, excluded);
@@ -141,7 +151,10 @@ export async function completeChat(options: CompleteChatOptions): Promise<Comple
           request: { messages: prompt.messages, signal: generation.signal },
           maxRetries: options.llmConfig.maxRetries,
           onRetry: ({ attempt, error, delayMs }) =>
-            logger.warn({ event: 'llm_retry', requestId: job.requestId, jobId: job.jobId, attempt, status: error.status, kind: error.kind, delayMs }, 'retrying the model'),
+            logger.warn(
+              { event: 'llm_retry', requestId: job.requestId, jobId: job.jobId, attempt, status: error.status, kind: error.kind, delayMs },
+              'retrying the model',
+            ),
         });
         for await (const event of stream) {
           if (generation.signal.aborted) break;
@@ -154,7 +167,10 @@ export async function completeChat(options: CompleteChatOptions): Promise<Comple
         if (generation.signal.aborted) return 'superseded';
         const code = errorCodeFor(error);
         errorCode = code;
-        logger.warn({ event: 'chat_completion_failed', requestId: job.requestId, jobId: job.jobId, code, err: error }, 'chat answer failed');
+        logger.warn(
+          { event: 'chat_completion_failed', requestId: job.requestId, jobId: job.jobId, code, err: error },
+          'chat answer failed',
+        );
         content = `${CHAT_ERRORS[code]} Error code: ${code}`;
         errors = [content];
       }
@@ -174,7 +190,11 @@ export async function completeChat(options: CompleteChatOptions): Promise<Comple
       clientSubscriptionId: userRecord.clientSubscriptionId,
     });
     await options.events.publish(job.userId, { message: event, topics: topicsFor(source, 'final') });
-    observeChatAnswer({ outcome: grounding.unavailable ? 'codebase_unavailable' : !options.llm ? 'no_model' : errorCode ? 'error' : 'answered', errorCode, askedAt: userRecord.createdAt });
+    observeChatAnswer({
+      outcome: grounding.unavailable ? 'codebase_unavailable' : !options.llm ? 'no_model' : errorCode ? 'error' : 'answered',
+      errorCode,
+      askedAt: userRecord.createdAt,
+    });
     return 'answered';
   } finally {
     generation.release();
@@ -194,7 +214,10 @@ type GroundedQuestion = {
  * Repository and directory items always run the Semantic Search Tool; so does a question the
  * gatekeeper reads as CODEBASE_SEARCH asked with a project (its default branch).
  */
-async function groundQuestion(options: CompleteChatOptions, input: { question: ChatMessageEvent; projectId: number | null }): Promise<GroundedQuestion> {
+async function groundQuestion(
+  options: CompleteChatOptions,
+  input: { question: ChatMessageEvent; projectId: number | null },
+): Promise<GroundedQuestion> {
   const { prisma, job } = options;
   let items = input.question.contextItems;
   const asksCodebase = items.some((item) => item.category === 'repository' || item.category === 'directory');
@@ -205,14 +228,39 @@ async function groundQuestion(options: CompleteChatOptions, input: { question: C
   const viewer = { user, token: { id: 0, scopes: ['api' as const] } };
   const access = await resolveDuoAccess({ prisma, userId: user.id, disabledCategories: options.codebase.disabledCategories });
   if (implied) {
-    items = [...items, { id: String(input.projectId), category: 'repository', content: '', metadata: null, schemaVersion: 'v0.0.1', type: null, isEnabled: true, disabledReasons: [] }];
+    items = [
+      ...items,
+      {
+        id: String(input.projectId),
+        category: 'repository',
+        content: '',
+        metadata: null,
+        schemaVersion: 'v0.0.1',
+        type: null,
+        isEnabled: true,
+        disabledReasons: [],
+      },
+    ];
   }
-  const grounding = await groundCodebaseItems({ ...options.codebase, prisma, logger: options.logger, viewer, access, items, requestProjectId: input.projectId, question: input.question.content, requestId: job.requestId });
+  const grounding = await groundCodebaseItems({
+    ...options.codebase,
+    prisma,
+    logger: options.logger,
+    viewer,
+    access,
+    items,
+    requestProjectId: input.projectId,
+    question: input.question.content,
+    requestId: job.requestId,
+  });
   if (implied && grounding.results.every((result) => result.status !== 'ok')) {
     // The user did not ask for the repository: without an index the question is answered as it is.
     return { items: input.question.contextItems, sources: [], results: [], unavailable: null };
   }
-  const unavailable = grounding.results.length > 0 && grounding.results.every((result) => result.status !== 'ok') ? grounding.results.map((result) => result.content).join('\n\n') : null;
+  const unavailable =
+    grounding.results.length > 0 && grounding.results.every((result) => result.status !== 'ok')
+      ? grounding.results.map((result) => result.content).join('\n\n')
+      : null;
   return { items: grounding.items, sources: grounding.sources, results: grounding.results, unavailable };
 }
 
@@ -245,4 +293,3 @@ async function isSuperseded(options: CompleteChatOptions, clientSubscriptionId: 
   const active = await options.redis.get(activeChatRequestKey(options.redisPrefix, options.job.userId, clientSubscriptionId));
   return active !== null && active !== options.job.requestId;
 }
-

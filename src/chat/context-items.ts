@@ -39,7 +39,12 @@ export const DEFAULT_SCHEMA_VERSION = 'v0.0.1';
 
 const label = (index: number, id: string) => `additionalContext[${index}] (${JSON.stringify(id.length > 80 ? `${id.slice(0, 80)}…` : id)})`;
 
-function pick<T>(input: T | null | undefined, metadata: Record<string, unknown> | null, key: string, check: (value: unknown) => value is T): T | undefined {
+function pick<T>(
+  input: T | null | undefined,
+  metadata: Record<string, unknown> | null,
+  key: string,
+  check: (value: unknown) => value is T,
+): T | undefined {
   if (input !== null && input !== undefined) return input;
   const value = metadata?.[key];
   return check(value) ? value : undefined;
@@ -55,19 +60,24 @@ const isStringArray = (value: unknown): value is string[] => Array.isArray(value
  * limits and shape, FORBIDDEN naming the category the user may not use.
  */
 export function validateContextItems(items: readonly ContextItemInput[], allowed: readonly ContextCategory[]): ContextItem[] {
-  if (items.length > CONTEXT_LIMITS.items) throw badInput(`additionalContext has ${items.length} items; at most ${CONTEXT_LIMITS.items} are accepted`, 'additionalContext');
+  if (items.length > CONTEXT_LIMITS.items)
+    throw badInput(`additionalContext has ${items.length} items; at most ${CONTEXT_LIMITS.items} are accepted`, 'additionalContext');
   let total = 0;
   const seen = new Set<string>();
   return items.map((item, index) => {
     const name = label(index, item.id);
     if (!item.id.trim()) throw badInput(`${name}: id can't be blank`, 'additionalContext.id');
-    if (item.id.length > CONTEXT_LIMITS.idLength) throw badInput(`${name}: id is too long (maximum is ${CONTEXT_LIMITS.idLength} characters)`, 'additionalContext.id');
+    if (item.id.length > CONTEXT_LIMITS.idLength)
+      throw badInput(`${name}: id is too long (maximum is ${CONTEXT_LIMITS.idLength} characters)`, 'additionalContext.id');
     if (item.content.length > CONTEXT_LIMITS.contentLength) {
       throw badInput(`${name}: content is too long (maximum is ${CONTEXT_LIMITS.contentLength} characters)`, 'additionalContext.content');
     }
     total += item.content.length;
     if (total > CONTEXT_LIMITS.totalContentLength) {
-      throw badInput(`${name}: all additionalContext content together is over ${CONTEXT_LIMITS.totalContentLength} characters`, 'additionalContext.content');
+      throw badInput(
+        `${name}: all additionalContext content together is over ${CONTEXT_LIMITS.totalContentLength} characters`,
+        'additionalContext.content',
+      );
     }
     if (item.metadata !== null && item.metadata !== undefined && (typeof item.metadata !== 'object' || Array.isArray(item.metadata))) {
       throw badInput(`${name}: metadata must be an object`, 'additionalContext.metadata');
@@ -77,22 +87,41 @@ export function validateContextItems(items: readonly ContextItemInput[], allowed
     const schemaVersion = pick(item.schemaVersion, metadata, 'schemaVersion', isString) ?? DEFAULT_SCHEMA_VERSION;
     const major = /^v?(\d+)\.\d+\.\d+$/.exec(schemaVersion)?.[1];
     if (major === undefined || !(ACCEPTED_SCHEMA_MAJORS as readonly number[]).includes(Number(major))) {
-      throw badInput(`${name}: schemaVersion ${JSON.stringify(schemaVersion)} is not supported; accepted: ${ACCEPTED_SCHEMA_MAJORS.map((accepted) => `v${accepted}.x.x`).join(', ')}`, 'additionalContext.schemaVersion');
+      throw badInput(
+        `${name}: schemaVersion ${JSON.stringify(schemaVersion)} is not supported; accepted: ` +
+          `${ACCEPTED_SCHEMA_MAJORS.map((accepted) => `v${accepted}.x.x`).join(', ')}`,
+        'additionalContext.schemaVersion',
+      );
     }
     const isEnabled = pick(item.isEnabled, metadata, 'isEnabled', isBoolean) ?? true;
     const disabledReasons = pick(item.disabledReasons, metadata, 'disabledReasons', isStringArray) ?? [];
     if (!isEnabled) {
-      throw badInput(`${name} is disabled${disabledReasons.length ? ` (${disabledReasons.join('; ')})` : ''} and cannot be sent to the model; remove it and send again`, 'additionalContext.isEnabled');
+      throw badInput(
+        `${name} is disabled${disabledReasons.length ? ` (${disabledReasons.join('; ')})` : ''} and cannot be sent to the model; remove ` +
+          `it and send again`,
+        'additionalContext.isEnabled',
+      );
     }
     if (!allowed.includes(item.category)) {
       throw new AppError({
         code: 'FORBIDDEN',
-        userMessage: `${name}: the ${item.category.toUpperCase()} context category is not available to you (include_${item.category}_context is not in duoChatAvailableFeatures)`,
+        userMessage:
+          `${name}: the ${item.category.toUpperCase()} context category is not available to you ` +
+          `(include_${item.category}_context is not in duoChatAvailableFeatures)`,
         field: 'additionalContext.category',
       });
     }
     if (seen.has(`${item.category}:${item.id}`)) throw badInput(`${name}: the same item was sent twice`, 'additionalContext.id');
     seen.add(`${item.category}:${item.id}`);
-    return { id: item.id, category: item.category, content: item.content, metadata, schemaVersion, type: pick(item.type, metadata, 'type', isString) ?? null, isEnabled, disabledReasons };
+    return {
+      id: item.id,
+      category: item.category,
+      content: item.content,
+      metadata,
+      schemaVersion,
+      type: pick(item.type, metadata, 'type', isString) ?? null,
+      isEnabled,
+      disabledReasons,
+    };
   });
 }

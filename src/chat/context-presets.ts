@@ -24,7 +24,12 @@ const TEST_PATH = /(^|\/)(tests?|spec|__tests__|fixtures?)\/|[._-](test|spec)\.[
  * files outside tests, which tend to be its entry points. A hidden, missing or unindexed project
  * gets the general questions, the same answer in each case.
  */
-export async function contextPresetQuestions(options: { prisma: PrismaClient; viewer: Viewer; projectId: number | null; count: number }): Promise<string[]> {
+export async function contextPresetQuestions(options: {
+  prisma: PrismaClient;
+  viewer: Viewer;
+  projectId: number | null;
+  count: number;
+}): Promise<string[]> {
   const count = Math.min(Math.max(options.count, 0), QUESTION_COUNT.max);
   const fromCode = options.projectId === null ? [] : await questionsFromCode(options.prisma, options.viewer, options.projectId);
   return [...fromCode, ...GENERAL_QUESTIONS].slice(0, count);
@@ -33,9 +38,17 @@ export async function contextPresetQuestions(options: { prisma: PrismaClient; vi
 async function questionsFromCode(prisma: PrismaClient, viewer: Viewer, projectId: number): Promise<string[]> {
   const project = await findReadableProject(prisma, viewer, { id: projectId });
   if (!project || !project.duoFeaturesEnabled) return [];
-  const index = await prisma.codeIndex.findUnique({ where: { projectId_ref: { projectId, ref: project.defaultBranch } }, select: { activeSnapshotId: true } });
+  const index = await prisma.codeIndex.findUnique({
+    where: { projectId_ref: { projectId, ref: project.defaultBranch } },
+    select: { activeSnapshotId: true },
+  });
   if (!index?.activeSnapshotId) return [];
-  const files = await prisma.codeIndexFile.findMany({ where: { snapshotId: index.activeSnapshotId }, select: { path: true }, orderBy: { path: 'asc' }, take: 2000 });
+  const files = await prisma.codeIndexFile.findMany({
+    where: { snapshotId: index.activeSnapshotId },
+    select: { path: true },
+    orderBy: { path: 'asc' },
+    take: 2000,
+  });
   const sources = files
     .map((file) => file.path)
     .filter((path) => {

@@ -20,7 +20,10 @@ export async function recordFeedback(prisma: PrismaClient, input: FeedbackInput)
     ? await prisma.aiMessage.findFirst({ where: { id: input.messageId, userId: input.userId } })
     : null;
   if (!message) throw new AppError({ code: 'NOT_FOUND', userMessage: NOT_AVAILABLE, field: 'aiMessageId' });
-  const extra = input.trackingEvent?.extra && typeof input.trackingEvent.extra === 'object' ? (input.trackingEvent.extra as Record<string, unknown>) : {};
+  const extra =
+    input.trackingEvent?.extra && typeof input.trackingEvent.extra === 'object'
+      ? (input.trackingEvent.extra as Record<string, unknown>)
+      : {};
   const details = {
     category: input.trackingEvent?.category ?? null,
     action: input.trackingEvent?.action ?? null,
@@ -32,7 +35,12 @@ export async function recordFeedback(prisma: PrismaClient, input: FeedbackInput)
   await prisma.$transaction([
     prisma.aiMessage.update({ where: { id: message.id }, data: { hasFeedback: true } }),
     prisma.aiMessageFeedback.create({
-      data: { messageId: message.id, userId: input.userId, event: input.trackingEvent?.action ?? 'feedback', details: details as Prisma.InputJsonValue },
+      data: {
+        messageId: message.id,
+        userId: input.userId,
+        event: input.trackingEvent?.action ?? 'feedback',
+        details: details as Prisma.InputJsonValue,
+      },
     }),
   ]);
 }
@@ -52,10 +60,18 @@ export type FeedbackTurn = {
 export async function* feedbackTurns(prisma: PrismaClient, batchSize = 200): AsyncGenerator<FeedbackTurn> {
   let cursor = 0;
   for (;;) {
-    const batch = await prisma.aiMessageFeedback.findMany({ where: { id: { gt: cursor } }, orderBy: { id: 'asc' }, take: batchSize, include: { message: true } });
+    const batch = await prisma.aiMessageFeedback.findMany({
+      where: { id: { gt: cursor } },
+      orderBy: { id: 'asc' },
+      take: batchSize,
+      include: { message: true },
+    });
     if (batch.length === 0) return;
     const requestIds = [...new Set(batch.map((feedback) => feedback.message.requestId))];
-    const turns = await prisma.aiMessage.findMany({ where: { requestId: { in: requestIds } }, include: { contextItems: { orderBy: { position: 'asc' } } } });
+    const turns = await prisma.aiMessage.findMany({
+      where: { requestId: { in: requestIds } },
+      include: { contextItems: { orderBy: { position: 'asc' } } },
+    });
     for (const feedback of batch) {
       const turn = turns.filter((message) => message.requestId === feedback.message.requestId);
       const prompt = turn.find((message) => message.role === 'user');

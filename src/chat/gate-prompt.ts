@@ -24,12 +24,17 @@ export function gatekeeperContextOf(
   const has = (...categories: string[]) => items.some((item) => categories.includes(item.category));
   return {
     selectedText: (currentFile?.selectedText.trim().length ?? 0) > 0 || has('snippet'),
-    currentFile: (currentFile !== null && (currentFile.fileName.trim().length > 0 || Boolean(currentFile.contentAboveCursor?.trim() || currentFile.contentBelowCursor?.trim()))) || has('file'),
+    currentFile:
+      (currentFile !== null &&
+        (currentFile.fileName.trim().length > 0 ||
+          Boolean(currentFile.contentAboveCursor?.trim() || currentFile.contentBelowCursor?.trim()))) ||
+      has('file'),
     codebase: has('repository', 'directory'),
   };
 }
 
-const CONFIRMATIONS = /^(y|yes|yep|yeah|sure|ok|okay|confirm|confirmed|go ahead|do it|please do|yes please|correct|that's right|right)[.! ]*$/i;
+const CONFIRMATIONS =
+  /^(y|yes|yep|yeah|sure|ok|okay|confirm|confirmed|go ahead|do it|please do|yes please|correct|that's right|right)[.! ]*$/i;
 
 /** A short reply that confirms what the assistant asked about. */
 export function isConfirmation(text: string): boolean {
@@ -46,20 +51,33 @@ const INTENT_WORDS: Record<string, string> = {
   GENERAL_QUESTION: 'answer a general question',
 };
 
-export const describeIntent = (intent: string | null) => (intent ? INTENT_WORDS[intent] ?? intent.toLowerCase().replace(/_/g, ' ') : 'help');
+export const describeIntent = (intent: string | null) =>
+  intent ? (INTENT_WORDS[intent] ?? intent.toLowerCase().replace(/_/g, ' ')) : 'help';
 
 /** The assistant's immediate answer when the gatekeeper stops a prompt before the model. */
 export function gateAnswer(verdict: GatekeeperVerdict): string | null {
   switch (verdict.status) {
     case 'NEEDS_CLARIFICATION':
-      return "I'm not sure what you would like me to do. Could you say a bit more: which code (select it or attach the file), and what should happen (explain it, fix an error, write tests, refactor, or write something new)?";
+      return (
+        "I'm not sure what you would like me to do. Could you say a bit more: which code (select it or attach the file), and what " +
+        'should happen (explain it, fix an error, write tests, refactor, or write something new)?'
+      );
     case 'MULTI_INTENT': {
-      const parts = verdict.intents.map((part, index) => `${index + 1}. ${part.text?.trim() || describeIntent(part.intent)} (${describeIntent(part.intent)})`);
-      return `Your message asks for ${verdict.intents.length} different things:\n\n${parts.join('\n')}\n\nI give better answers one at a time: please send them as separate messages, starting with the first.`;
+      const parts = verdict.intents.map(
+        (part, index) => `${index + 1}. ${part.text?.trim() || describeIntent(part.intent)} (${describeIntent(part.intent)})`,
+      );
+      return (
+        `Your message asks for ${verdict.intents.length} different things:\n\n${parts.join('\n')}\n\nI give better answers one at a ` +
+        `time: please send them as separate messages, starting with the first.`
+      );
     }
     case 'NEEDS_CONFIRMATION': {
       const others = verdict.alternatives.slice(0, 2).map((alternative) => describeIntent(alternative.intent));
-      return `Just to check: would you like me to ${describeIntent(verdict.intent)}?${others.length ? ` (Or did you mean: ${others.join(', or ')}?)` : ''} Reply "yes" to go ahead, or rephrase your question.`;
+      return (
+        `Just to check: would you like me to ` +
+        `${describeIntent(verdict.intent)}?${others.length ? ` (Or did you mean: ${others.join(', or ')}?)` : ''} Reply "yes" to go ` +
+        `ahead, or rephrase your question.`
+      );
     }
     default:
       return null;

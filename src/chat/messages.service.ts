@@ -114,7 +114,10 @@ export type NewAssistantMessage = Conversation & {
  * Stores the final answer to a request. At most one answer exists per request (a unique index): a
  * retried job that finds one already there gets that one back, so a request never has two answers.
  */
-export async function saveAssistantMessage(prisma: PrismaClient, message: NewAssistantMessage): Promise<{ event: ChatMessageEvent; created: boolean }> {
+export async function saveAssistantMessage(
+  prisma: PrismaClient,
+  message: NewAssistantMessage,
+): Promise<{ event: ChatMessageEvent; created: boolean }> {
   try {
     const record = await prisma.aiMessage.create({
       data: {
@@ -149,7 +152,11 @@ export async function findUserMessage(prisma: PrismaClient, options: { userId: n
   return prisma.aiMessage.findFirst({ where: { userId: options.userId, requestId: options.requestId, role: 'user' }, include: WITH_ITEMS });
 }
 
-export type MessageFilter = Conversation & { requestIds?: string[] | null; roles?: Array<'user' | 'assistant' | 'system'> | null; limit: number };
+export type MessageFilter = Conversation & {
+  requestIds?: string[] | null;
+  roles?: Array<'user' | 'assistant' | 'system'> | null;
+  limit: number;
+};
 
 /** The conversation's messages, oldest first, filtered as GitLab's ChatStorage#messages_by does. */
 export async function listMessages(prisma: PrismaClient, filter: MessageFilter): Promise<ChatMessageEvent[]> {
@@ -168,9 +175,19 @@ export async function listMessages(prisma: PrismaClient, filter: MessageFilter):
 }
 
 /** The turns a prompt may use: the conversation after its last /reset, without the given requests. */
-export async function conversationHistory(prisma: PrismaClient, conversation: Conversation, excludeRequestIds: string[], limit = 200): Promise<ChatMessageEvent[]> {
+export async function conversationHistory(
+  prisma: PrismaClient,
+  conversation: Conversation,
+  excludeRequestIds: string[],
+  limit = 200,
+): Promise<ChatMessageEvent[]> {
   const records = await prisma.aiMessage.findMany({
-    where: { userId: conversation.userId, threadId: conversation.threadId, requestId: { notIn: excludeRequestIds }, errors: { isEmpty: true } },
+    where: {
+      userId: conversation.userId,
+      threadId: conversation.threadId,
+      requestId: { notIn: excludeRequestIds },
+      errors: { isEmpty: true },
+    },
     orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
     take: limit,
     include: WITH_ITEMS,
@@ -192,7 +209,11 @@ type GateExtras = { gatekeeper?: { status?: string; intent?: string | null; conf
  * The request whose prompt the assistant last asked the user to confirm, if the conversation's
  * latest answer is that question and it was not confirmed yet. Marks it confirmed.
  */
-export async function takePendingConfirmation(prisma: PrismaClient, conversation: Conversation, beforeRequestId: string): Promise<{ requestId: string; intent: string | null } | null> {
+export async function takePendingConfirmation(
+  prisma: PrismaClient,
+  conversation: Conversation,
+  beforeRequestId: string,
+): Promise<{ requestId: string; intent: string | null } | null> {
   const latest = await prisma.aiMessage.findFirst({
     where: { userId: conversation.userId, threadId: conversation.threadId, role: 'assistant', requestId: { not: beforeRequestId } },
     orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],

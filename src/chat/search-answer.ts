@@ -12,7 +12,20 @@ const MAX_FILES = 5;
 const MAX_SNIPPETS = 3;
 const MAX_SNIPPET_LINES = 12;
 
-const FENCE_LANGUAGES: Record<string, string> = { typescript: 'typescript', javascript: 'javascript', python: 'python', ruby: 'ruby', go: 'go', java: 'java', rust: 'rust', c: 'c', cpp: 'cpp', csharp: 'csharp', php: 'php', kotlin: 'kotlin' };
+const FENCE_LANGUAGES: Record<string, string> = {
+  typescript: 'typescript',
+  javascript: 'javascript',
+  python: 'python',
+  ruby: 'ruby',
+  go: 'go',
+  java: 'java',
+  rust: 'rust',
+  c: 'c',
+  cpp: 'cpp',
+  csharp: 'csharp',
+  php: 'php',
+  kotlin: 'kotlin',
+};
 
 function fence(content: string): string {
   // A fence longer than any run of backticks inside, so the snippet cannot close it.
@@ -43,12 +56,20 @@ export function answerFromSearch(results: readonly ToolResult[], options: { mode
       }
       file.ranges.push(lineRange(hit.startLine, hit.endLine));
     }
-    parts.push([`**${result.where ?? 'Repository'}**`, ...files.map((file, index) => `${index + 1}. \`${file.path}\` (${file.ranges.join(', ')})`)].join('\n'));
+    parts.push(
+      [
+        `**${result.where ?? 'Repository'}**`,
+        ...files.map((file, index) => `${index + 1}. \`${file.path}\` (${file.ranges.join(', ')})`),
+      ].join('\n'),
+    );
     for (const hit of found.slice(0, MAX_SNIPPETS)) {
       const code = excerpt(hit.content);
       const marker = fence(code);
       const symbol = hit.symbol ? ` — \`${hit.symbol}\`` : '';
-      parts.push(`\`${hit.path}\`, ${lineRange(hit.startLine, hit.endLine)}${symbol}:\n${marker}${FENCE_LANGUAGES[hit.language ?? ''] ?? ''}\n${code}\n${marker}`);
+      parts.push(
+        `\`${hit.path}\`, ` +
+          `${lineRange(hit.startLine, hit.endLine)}${symbol}:\n${marker}${FENCE_LANGUAGES[hit.language ?? ''] ?? ''}\n${code}\n${marker}`,
+      );
     }
   }
   parts.push(options.modelHint);

@@ -26,10 +26,42 @@ export const SLASH_COMMANDS: readonly SlashCommand[] = [
   { name: '/reset', description: 'Reset conversation and ignore previous messages.', shouldSubmit: true, kind: 'reset' },
   { name: '/clear', description: 'Delete all messages in the current conversation.', shouldSubmit: true, kind: 'clear' },
   { name: '/help', description: 'Learn what Duo Chat can do.', shouldSubmit: true, kind: 'help' },
-  { name: '/explain', description: 'Explain the selected code.', shouldSubmit: false, kind: 'code', intent: 'EXPLAIN_CODE', task: 'Explain what {target} does and why', subject: 'code to explain' },
-  { name: '/tests', description: 'Write tests for the selected code.', shouldSubmit: false, kind: 'code', intent: 'WRITE_TESTS', task: 'Write tests for {target}', subject: 'code to write tests for' },
-  { name: '/refactor', description: 'Refactor the selected code.', shouldSubmit: false, kind: 'code', intent: 'REFACTOR_CODE', task: 'Refactor {target} without changing what it does', subject: 'code to refactor' },
-  { name: '/fix', description: 'Fix the selected code.', shouldSubmit: false, kind: 'code', intent: 'FIX_CODE', task: 'Find the problems in {target} and fix them', subject: 'code to fix' },
+  {
+    name: '/explain',
+    description: 'Explain the selected code.',
+    shouldSubmit: false,
+    kind: 'code',
+    intent: 'EXPLAIN_CODE',
+    task: 'Explain what {target} does and why',
+    subject: 'code to explain',
+  },
+  {
+    name: '/tests',
+    description: 'Write tests for the selected code.',
+    shouldSubmit: false,
+    kind: 'code',
+    intent: 'WRITE_TESTS',
+    task: 'Write tests for {target}',
+    subject: 'code to write tests for',
+  },
+  {
+    name: '/refactor',
+    description: 'Refactor the selected code.',
+    shouldSubmit: false,
+    kind: 'code',
+    intent: 'REFACTOR_CODE',
+    task: 'Refactor {target} without changing what it does',
+    subject: 'code to refactor',
+  },
+  {
+    name: '/fix',
+    description: 'Fix the selected code.',
+    shouldSubmit: false,
+    kind: 'code',
+    intent: 'FIX_CODE',
+    task: 'Find the problems in {target} and fix them',
+    subject: 'code to fix',
+  },
   {
     name: '/troubleshoot',
     description: 'Troubleshoot the selected error output or failing code.',
@@ -58,7 +90,11 @@ export function parseSlashCommand(content: string): ParsedSlashCommand | null {
 export type CommandTarget = 'selection' | 'file' | 'context' | 'input' | null;
 
 /** What a code command works on, in order of preference; null when there is nothing. */
-export function commandTarget(options: { input: string; currentFile: CurrentFile | null; contextItems: readonly ContextItem[] }): CommandTarget {
+export function commandTarget(options: {
+  input: string;
+  currentFile: CurrentFile | null;
+  contextItems: readonly ContextItem[];
+}): CommandTarget {
   if (options.currentFile?.selectedText.trim()) return 'selection';
   if (`${options.currentFile?.contentAboveCursor ?? ''}${options.currentFile?.contentBelowCursor ?? ''}`.trim()) return 'file';
   if (options.contextItems.some((item) => ['file', 'snippet', 'terminal'].includes(item.category) && item.content.trim())) return 'context';
@@ -70,7 +106,8 @@ export function commandTarget(options: { input: string; currentFile: CurrentFile
 export function refusalFor(command: SlashCommand): string {
   return [
     `There is no ${command.subject} for ${command.name}.`,
-    `Select the code in your editor (or attach a file or snippet) and run ${command.name} again, or write it after the command, for example \`${command.name} <your code>\`.`,
+    `Select the code in your editor (or attach a file or snippet) and run ${command.name} again, or write it after the command, for ` +
+      `example \`${command.name} <your code>\`.`,
   ].join(' ');
 }
 
@@ -92,12 +129,14 @@ export function commandQuestion(parsed: ParsedSlashCommand, target: Exclude<Comm
 export function helpAnswer(): string {
   const rows = SLASH_COMMANDS.map((command) => `| \`${command.name}\` | ${command.description} |`);
   return [
-    'I am GitLab Duo Chat. Ask me about your code in plain words, attach files, snippets or a whole repository as context, or use a command:',
+    'I am GitLab Duo Chat. Ask me about your code in plain words, attach files, snippets or a whole repository as context, or use a ' +
+      'command:',
     '',
     '| Command | What it does |',
     '| --- | --- |',
     ...rows,
     '',
-    'Code commands (`/explain`, `/tests`, `/refactor`, `/fix`, `/troubleshoot`) work on the code you select; without a selection they use your current file or what you attach, or the text you write after the command. `/clean` is another name for `/clear`.',
+    'Code commands (`/explain`, `/tests`, `/refactor`, `/fix`, `/troubleshoot`) work on the code you select; without a selection they ' +
+      'use your current file or what you attach, or the text you write after the command. `/clean` is another name for `/clear`.',
   ].join('\n');
 }

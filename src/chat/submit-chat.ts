@@ -12,7 +12,13 @@ import type { ChatEventBus } from './chat-events';
 import { authorizeCodebaseItems } from './codebase-context';
 import { validateContextItems, type ContextItemInput } from './context-items';
 import { gateAnswer, gatekeeperContextOf, isConfirmation, type PromptChecker } from './gate-prompt';
-import { clearConversation, createUserMessage, saveAssistantMessage, takePendingConfirmation, type ConversationType } from './messages.service';
+import {
+  clearConversation,
+  createUserMessage,
+  saveAssistantMessage,
+  takePendingConfirmation,
+  type ConversationType,
+} from './messages.service';
 import { THREAD_MAX_AGE_MS } from './threads.service';
 import { commandTarget, helpAnswer, parseSlashCommand, refusalFor } from './slash-commands';
 import { topicsFor } from './topics';
@@ -21,7 +27,6 @@ import { INPUT_LIMITS, requireMaxLength } from '../validation';
 type GatekeeperDecision = { status: string; intent: string | null; confidence: number; intents: string[] };
 import { activeChatRequestKey, gatekeeperCallsSavedKey } from '../redis-keys';
 import type { Logger } from '../logger';
-
 
 export type ChatRequest = {
   content: string;
@@ -55,7 +60,6 @@ export type SubmitChatOptions = {
 
 export type SubmitChatResult = { requestId: string; threadId: number | null };
 
-
 const CURRENT_FILE_LIMIT = 600_000;
 
 /** Which key marks the newest request of a client subscription, so older ones know they are superseded. */
@@ -69,7 +73,8 @@ export async function submitChat(options: SubmitChatOptions): Promise<SubmitChat
   assertDuoChat(options.access);
   const content = request.content.trim();
   if (!content) throw badInput("content can't be blank", 'content');
-  if (request.content.length > CURRENT_FILE_LIMIT) throw badInput(`content is too long (maximum is ${CURRENT_FILE_LIMIT} characters)`, 'content');
+  if (request.content.length > CURRENT_FILE_LIMIT)
+    throw badInput(`content is too long (maximum is ${CURRENT_FILE_LIMIT} characters)`, 'content');
   checkCurrentFile(request.currentFile);
   requireMaxLength(request.clientSubscriptionId, 'clientSubscriptionId', INPUT_LIMITS.clientSubscriptionId);
   requireMaxLength(request.platformOrigin, 'platformOrigin', INPUT_LIMITS.platformOrigin);
@@ -79,9 +84,10 @@ export async function submitChat(options: SubmitChatOptions): Promise<SubmitChat
   await authorizeCodebaseItems({ prisma, viewer, access: options.access, items: contextItems, requestProjectId: projectId });
   const resourceId = await readableResource(prisma, viewer, request.resourceId);
   const existingThreadId = await findThread(prisma, viewer.user.id, request);
-  const newThread = existingThreadId === null && request.conversationType && request.conversationType !== 'duo_chat_legacy'
-    ? { conversationType: request.conversationType, title: content.split('\n')[0].slice(0, 80) }
-    : null;
+  const newThread =
+    existingThreadId === null && request.conversationType && request.conversationType !== 'duo_chat_legacy'
+      ? { conversationType: request.conversationType, title: content.split('\n')[0].slice(0, 80) }
+      : null;
   const requestId = randomUUID();
 
   const slash = parseSlashCommand(content);
@@ -106,7 +112,12 @@ export async function submitChat(options: SubmitChatOptions): Promise<SubmitChat
   });
   const threadId = message.threadId;
   const conversation = { userId: viewer.user.id, threadId };
-  const topicSource = { userId: viewer.user.id, clientSubscriptionId: request.clientSubscriptionId, resourceId, agentVersionId: message.agentVersionId };
+  const topicSource = {
+    userId: viewer.user.id,
+    clientSubscriptionId: request.clientSubscriptionId,
+    resourceId,
+    agentVersionId: message.agentVersionId,
+  };
   // Sent now, awaited with what follows: commands on the one Redis connection keep their order, so
   // the echo still reaches subscribers before anything published after it, one round trip sooner.
   const echoed = options.events.publish(viewer.user.id, { message, topics: topicsFor(topicSource, 'user-echo') });
@@ -127,7 +138,10 @@ export async function submitChat(options: SubmitChatOptions): Promise<SubmitChat
       clientSubscriptionId: request.clientSubscriptionId,
     });
     if (request.clientSubscriptionId) {
-      await options.events.publish(viewer.user.id, { message: { ...event, id: null, chunkId: 1 }, topics: topicsFor(topicSource, 'chunk') });
+      await options.events.publish(viewer.user.id, {
+        message: { ...event, id: null, chunkId: 1 },
+        topics: topicsFor(topicSource, 'chunk'),
+      });
     }
     await options.events.publish(viewer.user.id, { message: event, topics: topicsFor(topicSource, 'final') });
     return { requestId, threadId };
@@ -141,7 +155,13 @@ export async function submitChat(options: SubmitChatOptions): Promise<SubmitChat
     await supersedeOlderRequests(options, requestId);
     await Promise.all([
       echoed,
-      options.queues.enqueueChat({ requestId, userId: viewer.user.id, currentFile: request.currentFile, promptRequestId: null, intent: slash.command.intent ?? null }),
+      options.queues.enqueueChat({
+        requestId,
+        userId: viewer.user.id,
+        currentFile: request.currentFile,
+        promptRequestId: null,
+        intent: slash.command.intent ?? null,
+      }),
     ]);
     return { requestId, threadId };
   }
@@ -158,11 +178,19 @@ export async function submitChat(options: SubmitChatOptions): Promise<SubmitChat
     const verdict = options.gatekeeper(content, gatekeeperContextOf(request.currentFile, contextItems));
     countGatekeeperVerdict(verdict.status);
     const answer = gateAnswer(verdict);
-    const gatekeeper = { status: verdict.status, intent: verdict.intent, confidence: verdict.confidence, intents: verdict.intents.map((part) => part.intent) };
+    const gatekeeper = {
+      status: verdict.status,
+      intent: verdict.intent,
+      confidence: verdict.confidence,
+      intents: verdict.intents.map((part) => part.intent),
+    };
     if (answer) {
       const result = await answerNow(answer, gatekeeper);
       countGatekeeperAnswer();
-      options.logger.info({ event: 'gatekeeper_llm_call_saved', requestId, status: verdict.status }, 'gatekeeper answered without the model');
+      options.logger.info(
+        { event: 'gatekeeper_llm_call_saved', requestId, status: verdict.status },
+        'gatekeeper answered without the model',
+      );
       void options.redis.incr(gatekeeperCallsSavedKey(options.redisPrefix)).catch(() => undefined);
       return result;
     }
@@ -170,7 +198,10 @@ export async function submitChat(options: SubmitChatOptions): Promise<SubmitChat
   }
 
   await supersedeOlderRequests(options, requestId);
-  await Promise.all([echoed, options.queues.enqueueChat({ requestId, userId: viewer.user.id, currentFile: request.currentFile, promptRequestId, intent })]);
+  await Promise.all([
+    echoed,
+    options.queues.enqueueChat({ requestId, userId: viewer.user.id, currentFile: request.currentFile, promptRequestId, intent }),
+  ]);
   return { requestId, threadId };
 }
 
@@ -195,7 +226,8 @@ function checkCurrentFile(file: ChatRequest['currentFile']): void {
   if (!file) return;
   if (file.fileName.length > 255) throw badInput('currentFile.fileName is too long (maximum is 255 characters)', 'currentFile.fileName');
   for (const field of ['selectedText', 'contentAboveCursor', 'contentBelowCursor'] as const) {
-    if ((file[field]?.length ?? 0) > CURRENT_FILE_LIMIT) throw badInput(`currentFile.${field} is too long (maximum is ${CURRENT_FILE_LIMIT} characters)`, `currentFile.${field}`);
+    if ((file[field]?.length ?? 0) > CURRENT_FILE_LIMIT)
+      throw badInput(`currentFile.${field} is too long (maximum is ${CURRENT_FILE_LIMIT} characters)`, `currentFile.${field}`);
   }
 }
 
@@ -216,6 +248,7 @@ async function findThread(prisma: PrismaClient, userId: number, request: ChatReq
   if (!request.threadId) return null;
   const id = numericId(request.threadId);
   const thread = id === null ? null : await prisma.aiConversationThread.findFirst({ where: { id, userId } });
-  if (!thread || Date.now() - thread.lastUpdatedAt.getTime() > THREAD_MAX_AGE_MS) throw badInput('Thread not found. It may have expired.', 'threadId');
+  if (!thread || Date.now() - thread.lastUpdatedAt.getTime() > THREAD_MAX_AGE_MS)
+    throw badInput('Thread not found. It may have expired.', 'threadId');
   return thread.id;
 }

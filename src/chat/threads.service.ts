@@ -32,13 +32,20 @@ export async function findThreadForMessages(
   const now = options.now ?? new Date();
   if (options.threadId) {
     const id = numericId(options.threadId);
-    const thread = id === null ? null : await prisma.aiConversationThread.findFirst({ where: { id, userId: options.userId, lastUpdatedAt: { gte: activeSince(now) } } });
+    const thread =
+      id === null
+        ? null
+        : await prisma.aiConversationThread.findFirst({ where: { id, userId: options.userId, lastUpdatedAt: { gte: activeSince(now) } } });
     if (!thread) throw badInput(`Thread ${toGlobalId(options.threadId.model, options.threadId.id)} is not found.`, 'threadId');
     return thread.id;
   }
   if (!options.conversationType || options.conversationType === 'duo_chat_legacy') return null;
   const latest = await prisma.aiConversationThread.findFirst({
-    where: { userId: options.userId, conversationType: options.conversationType as AiConversationThread['conversationType'], lastUpdatedAt: { gte: activeSince(now) } },
+    where: {
+      userId: options.userId,
+      conversationType: options.conversationType as AiConversationThread['conversationType'],
+      lastUpdatedAt: { gte: activeSince(now) },
+    },
     orderBy: { lastUpdatedAt: 'desc' },
   });
   return latest?.id ?? -1;

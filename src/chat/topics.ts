@@ -30,7 +30,13 @@ export function topicsFor(source: TopicSource, kind: 'user-echo' | 'chunk' | 'fi
 }
 
 /** The topic a subscriber listens on: its non-null arguments, normalized like the triggers. */
-export function subscriberTopic(args: { userId?: string | null; resourceId?: string | null; agentVersionId?: string | null; clientSubscriptionId?: string | null; aiAction?: string | null }): Topic {
+export function subscriberTopic(args: {
+  userId?: string | null;
+  resourceId?: string | null;
+  agentVersionId?: string | null;
+  clientSubscriptionId?: string | null;
+  aiAction?: string | null;
+}): Topic {
   const topic: Record<string, string> = {};
   for (const [key, value] of Object.entries(args)) {
     if (value !== null && value !== undefined) topic[key] = String(value);

@@ -39,31 +39,55 @@ export const ADMIN_COMMANDS: Record<string, AdminCommand> = {
     summary: 'Create a user',
     flags: { username: 'login name!', name: 'display name', email: 'email address', admin: 'make an instance admin (flag)' },
     run: async (prisma, flags) => {
-      const user = await createUser(prisma, { username: text(flags, 'username')!, name: text(flags, 'name'), email: text(flags, 'email'), admin: bool(flags, 'admin') });
+      const user = await createUser(prisma, {
+        username: text(flags, 'username')!,
+        name: text(flags, 'name'),
+        email: text(flags, 'email'),
+        admin: bool(flags, 'admin'),
+      });
       return { id: user.id, username: user.username, admin: user.admin };
     },
   },
   'block-user': {
     summary: 'Block a user: their tokens stop working',
     flags: { username: 'login name!' },
-    run: async (prisma, flags) => ({ username: (await setUserState(prisma, text(flags, 'username')!, 'blocked')).username, state: 'blocked' }),
+    run: async (prisma, flags) => ({
+      username: (await setUserState(prisma, text(flags, 'username')!, 'blocked')).username,
+      state: 'blocked',
+    }),
   },
   'unblock-user': {
     summary: 'Unblock a user',
     flags: { username: 'login name!' },
-    run: async (prisma, flags) => ({ username: (await setUserState(prisma, text(flags, 'username')!, 'active')).username, state: 'active' }),
+    run: async (prisma, flags) => ({
+      username: (await setUserState(prisma, text(flags, 'username')!, 'active')).username,
+      state: 'active',
+    }),
   },
   'create-token': {
     summary: 'Create a personal access token and print it (shown only this once)',
-    flags: { username: 'owner!', name: 'token name', scopes: 'comma-separated: api, read_api, ai_features, mcp (default api)', 'expires-at': 'YYYY-MM-DD' },
+    flags: {
+      username: 'owner!',
+      name: 'token name',
+      scopes: 'comma-separated: api, read_api, ai_features, mcp (default api)',
+      'expires-at': 'YYYY-MM-DD',
+    },
     run: async (prisma, flags) => {
       const created = await createToken(prisma, {
         username: text(flags, 'username')!,
         name: text(flags, 'name'),
-        scopes: text(flags, 'scopes')?.split(',').map((scope) => scope.trim()).filter(Boolean),
+        scopes: text(flags, 'scopes')
+          ?.split(',')
+          .map((scope) => scope.trim())
+          .filter(Boolean),
         expiresAt: text(flags, 'expires-at'),
       });
-      return { id: created.id, token: created.token, scopes: created.scopes, expires_at: created.expiresAt?.toISOString().slice(0, 10) ?? null };
+      return {
+        id: created.id,
+        token: created.token,
+        scopes: created.scopes,
+        expires_at: created.expiresAt?.toISOString().slice(0, 10) ?? null,
+      };
     },
   },
   'revoke-token': {
@@ -77,9 +101,19 @@ export const ADMIN_COMMANDS: Record<string, AdminCommand> = {
   },
   'create-group': {
     summary: 'Create a group (top-level groups have a plan)',
-    flags: { path: 'group path!', name: 'display name', plan: 'free, premium or ultimate (default free)', parent: 'full path of the parent group' },
+    flags: {
+      path: 'group path!',
+      name: 'display name',
+      plan: 'free, premium or ultimate (default free)',
+      parent: 'full path of the parent group',
+    },
     run: async (prisma, flags) => {
-      const group = await createGroup(prisma, { path: text(flags, 'path')!, name: text(flags, 'name'), plan: text(flags, 'plan'), parentPath: text(flags, 'parent') });
+      const group = await createGroup(prisma, {
+        path: text(flags, 'path')!,
+        name: text(flags, 'name'),
+        plan: text(flags, 'plan'),
+        parentPath: text(flags, 'parent'),
+      });
       return { id: group.id, full_path: group.fullPath, plan: group.plan };
     },
   },
@@ -87,7 +121,12 @@ export const ADMIN_COMMANDS: Record<string, AdminCommand> = {
     summary: 'Buy or resize a Duo add-on on a top-level group',
     flags: { group: 'top-level group path!', 'add-on': 'duo_pro or duo_enterprise!', seats: 'seat count!', 'expires-at': 'YYYY-MM-DD' },
     run: async (prisma, flags) => {
-      const purchase = await buyAddOn(prisma, { groupPath: text(flags, 'group')!, addOn: text(flags, 'add-on')!, seats: text(flags, 'seats')!, expiresAt: text(flags, 'expires-at') });
+      const purchase = await buyAddOn(prisma, {
+        groupPath: text(flags, 'group')!,
+        addOn: text(flags, 'add-on')!,
+        seats: text(flags, 'seats')!,
+        expiresAt: text(flags, 'expires-at'),
+      });
       return { id: purchase.id, add_on: purchase.addOn, seats: purchase.seatCount };
     },
   },
@@ -139,7 +178,13 @@ export const ADMIN_COMMANDS: Record<string, AdminCommand> = {
         fullPath: text(flags, 'path')!,
         repository: text(flags, 'repository'),
         duoFeaturesEnabled: bool(flags, 'duo-features-enabled'),
-        contextExclusions: exclusions === undefined ? undefined : exclusions.split(',').map((pattern) => pattern.trim()).filter(Boolean),
+        contextExclusions:
+          exclusions === undefined
+            ? undefined
+            : exclusions
+                .split(',')
+                .map((pattern) => pattern.trim())
+                .filter(Boolean),
         webhookSecret: flags['new-webhook-secret'] === true ? true : text(flags, 'webhook-secret'),
       });
       return {
@@ -154,8 +199,13 @@ export const ADMIN_COMMANDS: Record<string, AdminCommand> = {
   },
   'add-member': {
     summary: 'Add a user to a group or project',
-    flags: { path: 'group or project full path!', username: 'user!', 'access-level': 'guest, reporter, developer, maintainer, owner or 10-50!' },
-    run: async (prisma, flags) => addMember(prisma, { fullPath: text(flags, 'path')!, username: text(flags, 'username')!, accessLevel: text(flags, 'access-level')! }),
+    flags: {
+      path: 'group or project full path!',
+      username: 'user!',
+      'access-level': 'guest, reporter, developer, maintainer, owner or 10-50!',
+    },
+    run: async (prisma, flags) =>
+      addMember(prisma, { fullPath: text(flags, 'path')!, username: text(flags, 'username')!, accessLevel: text(flags, 'access-level')! }),
   },
 };
 

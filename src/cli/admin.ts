@@ -12,7 +12,10 @@ function parse(argv: string[]) {
   }
   try {
     const options = Object.fromEntries(
-      Object.entries(command.flags).map(([flag, help]) => [flag, { type: help.includes('(flag)') ? ('boolean' as const) : ('string' as const) }]),
+      Object.entries(command.flags).map(([flag, help]) => [
+        flag,
+        { type: help.includes('(flag)') ? ('boolean' as const) : ('string' as const) },
+      ]),
     );
     const { values } = parseArgs({ args: rest, options, strict: true, allowPositionals: false });
     const flags = values as Record<string, string | boolean | undefined>;

@@ -7,7 +7,17 @@ import type { Config } from '../config';
 import type { PrismaClient } from '../db/prisma';
 import { AppError, badInput } from '../errors';
 import { materializeNpmPackage } from '../evaluation/npm-source';
-import { firstHitRank, formatMetricsTable, formatTable, MRR_DEPTH, parseQuestions, scoreRanks, scoredFiles, type RetrievalMetrics, type RetrievalQuestion } from '../evaluation/evaluate-retrieval';
+import {
+  firstHitRank,
+  formatMetricsTable,
+  formatTable,
+  MRR_DEPTH,
+  parseQuestions,
+  scoreRanks,
+  scoredFiles,
+  type RetrievalMetrics,
+  type RetrievalQuestion,
+} from '../evaluation/evaluate-retrieval';
 import { CHUNK_STRATEGIES, type ChunkStrategy } from '../indexing/chunk-file';
 import { buildBm25Index } from '../evaluation/bm25-baseline';
 import { readBlobs, resolveCommit } from '../indexing/git-reader';
@@ -34,7 +44,8 @@ Measures code search on labelled questions: the repository is indexed once per c
 (${CHUNK_STRATEGIES.join(', ')}) in temporary projects of the configured database (DATABASE_URL,
 or the embedded one) with the configured embedder (EMBEDDINGS_PROVIDER), every question is asked
 in every retrieval mode (${MODES.join(', ')}), and recall@1/5/10 and MRR@${MRR_DEPTH} are printed per
-strategy and mode, with a keyword baseline (BM25 over whole files, identifier-split: "files bm25"). A hit is the first file of the answer (grouped by file, best first) that the
+strategy and mode, with a keyword baseline (BM25 over whole files, identifier-split: "files bm25"). A hit is the first file of the answer
+(grouped by file, best first) that the
 question lists. The temporary projects are removed at the end, also when the run fails.
 
   --repo       a local git repository to index
@@ -125,7 +136,9 @@ function loadQuestions(file: string): RetrievalQuestion[] {
   try {
     text = readFileSync(file, 'utf8');
   } catch (error) {
-    process.stderr.write(`error: cannot read the questions file ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}\n`);
+    process.stderr.write(
+      `error: cannot read the questions file ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}\n`,
+    );
     process.exit(2);
   }
   try {
@@ -148,7 +161,11 @@ async function prepareSource(args: Args, bar: ProgressBar): Promise<Source> {
     try {
       repository = (await materializeNpmPackage({ spec: args.npm, directory })).repository;
     } catch (error) {
-      throw new AppError({ code: 'BAD_USER_INPUT', userMessage: `The package ${args.npm} could not be fetched: ${(error as Error).message}`, cause: error });
+      throw new AppError({
+        code: 'BAD_USER_INPUT',
+        userMessage: `The package ${args.npm} could not be fetched: ${(error as Error).message}`,
+        cause: error,
+      });
     }
     label = args.npm;
   } else {
@@ -163,7 +180,13 @@ async function prepareSource(args: Args, bar: ProgressBar): Promise<Source> {
 
 type IndexFigures = { strategy: ChunkStrategy; files: number; chunks: number; storedBytes: number; durationMs: number };
 type QuestionResult = { rank: number | null; files: string[] };
-type RunFigures = { strategy: ChunkStrategy | 'files'; mode: RetrievalMode | 'bm25'; metrics: RetrievalMetrics; meanSearchMs: number; questions: QuestionResult[] };
+type RunFigures = {
+  strategy: ChunkStrategy | 'files';
+  mode: RetrievalMode | 'bm25';
+  metrics: RetrievalMetrics;
+  meanSearchMs: number;
+  questions: QuestionResult[];
+};
 
 type EvaluationContext = {
   prisma: PrismaClient;
@@ -179,7 +202,8 @@ type EvaluationContext = {
 /** Bytes the project's chunks take in PostgreSQL (code, vector and full-text columns, as stored). */
 async function storedBytes(prisma: PrismaClient, projectId: number): Promise<number> {
   const [row] = await prisma.$queryRawUnsafe<Array<{ bytes: bigint | null }>>(
-    'SELECT sum(pg_column_size(content) + pg_column_size(embedding) + pg_column_size(search_text))::bigint AS bytes FROM code_chunks WHERE project_id = $1',
+    'SELECT sum(pg_column_size(content) + pg_column_size(embedding) + pg_column_size(search_text))::bigint AS bytes FROM code_chunks ' +
+      'WHERE project_id = $1',
     projectId,
   );
   return Number(row?.bytes ?? 0);
@@ -192,11 +216,15 @@ async function storedBytes(prisma: PrismaClient, projectId: number): Promise<num
  */
 async function bm25Baseline(context: EvaluationContext, snapshotId: bigint): Promise<RunFigures> {
   const { prisma, args, questions } = context;
-  const manifest = await prisma.$queryRawUnsafe<Array<{ path: string; blob: string }>>('SELECT path, blob FROM code_index_files WHERE snapshot_id = $1::bigint ORDER BY path', snapshotId);
+  const manifest = await prisma.$queryRawUnsafe<Array<{ path: string; blob: string }>>(
+    'SELECT path, blob FROM code_index_files WHERE snapshot_id = $1::bigint ORDER BY path',
+    snapshotId,
+  );
   const excluded = args.exclusions.length ? ignore().add(args.exclusions) : null;
   const wanted = manifest.filter((file) => !excluded?.ignores(file.path));
   const text = new Map<string, string>();
-  for await (const { blob, content } of readBlobs({ repository: context.source.repository }, [...new Set(wanted.map((file) => file.blob))])) text.set(blob, content?.toString('utf8') ?? '');
+  for await (const { blob, content } of readBlobs({ repository: context.source.repository }, [...new Set(wanted.map((file) => file.blob))]))
+    text.set(blob, content?.toString('utf8') ?? '');
   const index = buildBm25Index(wanted.map((file) => ({ path: file.path, text: text.get(file.blob) ?? '' })));
   const started = performance.now();
   const results: QuestionResult[] = questions.map((question) => {
@@ -204,16 +232,30 @@ async function bm25Baseline(context: EvaluationContext, snapshotId: bigint): Pro
     return { rank: firstHitRank(files, question.files), files };
   });
   const metrics = scoreRanks(results.map((result) => result.rank));
-  return { strategy: 'files', mode: 'bm25', metrics, meanSearchMs: (performance.now() - started) / Math.max(1, questions.length), questions: results };
+  return {
+    strategy: 'files',
+    mode: 'bm25',
+    metrics,
+    meanSearchMs: (performance.now() - started) / Math.max(1, questions.length),
+    questions: results,
+  };
 }
 
-async function evaluateStrategy(context: EvaluationContext, options: { projectId: number; strategy: ChunkStrategy; baseline: boolean }): Promise<{ index: IndexFigures; runs: RunFigures[] }> {
+async function evaluateStrategy(
+  context: EvaluationContext,
+  options: { projectId: number; strategy: ChunkStrategy; baseline: boolean },
+): Promise<{ index: IndexFigures; runs: RunFigures[] }> {
   const { prisma, embedder, args, questions, signal } = context;
   const { projectId, strategy } = options;
   const indexBar = new ProgressBar({ stream: process.stderr, unit: 'files' });
   const onProgress = (progress: IndexProgress) => {
     if (progress.phase === 'done') return;
-    indexBar.update({ label: `${strategy}: indexing`, done: progress.filesDone, total: progress.filesTotal, detail: `${formatCount(progress.chunks)} chunks` });
+    indexBar.update({
+      label: `${strategy}: indexing`,
+      done: progress.filesDone,
+      total: progress.filesTotal,
+      detail: `${formatCount(progress.chunks)} chunks`,
+    });
   };
   const started = performance.now();
   indexBar.status(`${strategy}: reading the repository…`);
@@ -235,12 +277,28 @@ async function evaluateStrategy(context: EvaluationContext, options: { projectId
     indexBar.clear();
   }
   const durationMs = Math.round(performance.now() - started);
-  if (result.outcome === 'dropped') throw new AppError({ code: 'INTERNAL', userMessage: `${context.source.label}: "${args.ref}" disappeared while it was indexed` });
-  const codeIndex = await prisma.codeIndex.findUniqueOrThrow({ where: { projectId_ref: { projectId, ref: args.ref } }, include: { activeSnapshot: true } });
+  if (result.outcome === 'dropped')
+    throw new AppError({ code: 'INTERNAL', userMessage: `${context.source.label}: "${args.ref}" disappeared while it was indexed` });
+  const codeIndex = await prisma.codeIndex.findUniqueOrThrow({
+    where: { projectId_ref: { projectId, ref: args.ref } },
+    include: { activeSnapshot: true },
+  });
   const snapshot = codeIndex.activeSnapshot;
   if (!snapshot) throw new AppError({ code: 'INTERNAL', userMessage: `${strategy}: the index has no active snapshot after indexing` });
-  const scope = { projectId, snapshotId: snapshot.id, directory: '', embedderVersion: snapshot.embedderVersion, exclusions: args.exclusions };
-  const index: IndexFigures = { strategy, files: result.files, chunks: result.chunks, storedBytes: await storedBytes(prisma, projectId), durationMs };
+  const scope = {
+    projectId,
+    snapshotId: snapshot.id,
+    directory: '',
+    embedderVersion: snapshot.embedderVersion,
+    exclusions: args.exclusions,
+  };
+  const index: IndexFigures = {
+    strategy,
+    files: result.files,
+    chunks: result.chunks,
+    storedBytes: await storedBytes(prisma, projectId),
+    durationMs,
+  };
 
   const runs: RunFigures[] = options.baseline ? [await bm25Baseline(context, snapshot.id)] : [];
   for (const mode of args.modes) {
@@ -256,7 +314,10 @@ async function evaluateStrategy(context: EvaluationContext, options: { projectId
       const limit = args.neutral.length ? MRR_DEPTH * 2 : MRR_DEPTH;
       const answer = await searchCode({ prisma, embedder, scope, query: question.q, limit, maxPerFile: 1, mode });
       searchMs += performance.now() - searchStarted;
-      const files = scoredFiles(answer.files.map((file) => file.path), { neutral: args.neutral });
+      const files = scoredFiles(
+        answer.files.map((file) => file.path),
+        { neutral: args.neutral },
+      );
       results.push({ rank: firstHitRank(files, question.files), files });
     }
     bar.update({ label: `${strategy} ${mode}`, done: results.length, total: questions.length });
@@ -276,13 +337,20 @@ function report(options: { context: EvaluationContext; indexes: IndexFigures[]; 
   const exclusions = args.exclusions.length ? `, excluding ${args.exclusions.join(' ')}` : '';
   const neutral = args.neutral.length ? `, ${args.neutral.join(' ')} scored as neutral` : '';
   return [
-    `Retrieval on ${source.label} at ${source.commit.slice(0, 12)}: ${questions.length} questions, embedder ${embedder.version}${exclusions}${neutral}`,
+    `Retrieval on ${source.label} at ${source.commit.slice(0, 12)}: ${questions.length} questions, embedder ` +
+      `${embedder.version}${exclusions}${neutral}`,
     '',
     formatMetricsTable(runs),
     '',
     formatTable(
       ['strategy', 'files', 'chunks', 'stored', 'index time'],
-      indexes.map((index) => [index.strategy, formatCount(index.files), formatCount(index.chunks), megabytes(index.storedBytes), seconds(index.durationMs)]),
+      indexes.map((index) => [
+        index.strategy,
+        formatCount(index.files),
+        formatCount(index.chunks),
+        megabytes(index.storedBytes),
+        seconds(index.durationMs),
+      ]),
     ),
     '',
   ].join('\n');
@@ -292,12 +360,24 @@ function writeJson(file: string, options: { context: EvaluationContext; indexes:
   const { context, indexes, runs } = options;
   const round = (value: number) => Math.round(value * 10_000) / 10_000;
   const document = {
-    source: { label: context.source.label, repository: context.source.repository, ref: context.args.ref, commit: context.source.commit, npm: context.args.npm ?? null },
+    source: {
+      label: context.source.label,
+      repository: context.source.repository,
+      ref: context.args.ref,
+      commit: context.source.commit,
+      npm: context.args.npm ?? null,
+    },
     embedder: context.embedder.version,
     exclusions: context.args.exclusions,
     neutral: context.args.neutral,
     questions: context.questions,
-    indexes: indexes.map((index) => ({ strategy: index.strategy, files: index.files, chunks: index.chunks, stored_bytes: index.storedBytes, duration_ms: index.durationMs })),
+    indexes: indexes.map((index) => ({
+      strategy: index.strategy,
+      files: index.files,
+      chunks: index.chunks,
+      stored_bytes: index.storedBytes,
+      duration_ms: index.durationMs,
+    })),
     results: runs.map((run) => ({
       strategy: run.strategy,
       mode: run.mode,
@@ -314,18 +394,33 @@ function writeJson(file: string, options: { context: EvaluationContext; indexes:
   try {
     writeFileSync(file, `${JSON.stringify(document, null, 2)}\n`);
   } catch (error) {
-    throw new AppError({ code: 'BAD_USER_INPUT', userMessage: `cannot write ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`, cause: error });
+    throw new AppError({
+      code: 'BAD_USER_INPUT',
+      userMessage: `cannot write ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+      cause: error,
+    });
   }
 }
 
 /** A group of its own with one project per strategy; removing the group removes them and their indexes. */
-async function createWorkspace(prisma: PrismaClient, options: { repository: string; strategies: readonly ChunkStrategy[]; exclusions: readonly string[] }) {
-  const group = await createGroup(prisma, { path: `eval-retrieval-${randomBytes(4).toString('hex')}`, name: 'Retrieval evaluation (temporary)' });
+async function createWorkspace(
+  prisma: PrismaClient,
+  options: { repository: string; strategies: readonly ChunkStrategy[]; exclusions: readonly string[] },
+) {
+  const group = await createGroup(prisma, {
+    path: `eval-retrieval-${randomBytes(4).toString('hex')}`,
+    name: 'Retrieval evaluation (temporary)',
+  });
   const projects = new Map<ChunkStrategy, number>();
   try {
     for (const strategy of options.strategies) {
-      const { project } = await createProject(prisma, { fullPath: `${group.fullPath}/${strategy}`, repository: options.repository, duoFeaturesEnabled: true });
-      if (options.exclusions.length) await prisma.project.update({ where: { id: project.id }, data: { contextExclusions: [...options.exclusions] } });
+      const { project } = await createProject(prisma, {
+        fullPath: `${group.fullPath}/${strategy}`,
+        repository: options.repository,
+        duoFeaturesEnabled: true,
+      });
+      if (options.exclusions.length)
+        await prisma.project.update({ where: { id: project.id }, data: { contextExclusions: [...options.exclusions] } });
       projects.set(strategy, project.id);
     }
   } catch (error) {
@@ -341,7 +436,9 @@ async function removeWorkspace(prisma: PrismaClient, group: { id: number; fullPa
     await prisma.project.deleteMany({ where: { groupId: group.id } });
     await prisma.group.deleteMany({ where: { id: group.id } });
   } catch (error) {
-    process.stderr.write(`warning: the temporary group ${group.fullPath} could not be removed (${(error as Error).message}); remove it by hand\n`);
+    process.stderr.write(
+      `warning: the temporary group ${group.fullPath} could not be removed (${(error as Error).message}); remove it by hand\n`,
+    );
   }
 }
 
@@ -351,7 +448,10 @@ const questions = loadQuestions(args.questions);
 void runCommand(async ({ config, database, logger }) => {
   const { prisma } = database;
   const controller = new AbortController();
-  const interrupt = () => controller.abort(new AppError({ code: 'INTERNAL', userMessage: 'The evaluation was interrupted; its temporary projects were removed.' }));
+  const interrupt = () =>
+    controller.abort(
+      new AppError({ code: 'INTERNAL', userMessage: 'The evaluation was interrupted; its temporary projects were removed.' }),
+    );
   process.once('SIGINT', interrupt);
   process.once('SIGTERM', interrupt);
   const status = new ProgressBar({ stream: process.stderr, unit: 'steps' });
@@ -359,12 +459,20 @@ void runCommand(async ({ config, database, logger }) => {
     const source = await prepareSource(args, status);
     const embedder = await createEmbedder(config.embeddings);
     const context: EvaluationContext = { prisma, config, logger, embedder, args, source, questions, signal: controller.signal };
-    const workspace = await createWorkspace(prisma, { repository: source.repository, strategies: args.strategies, exclusions: args.exclusions });
+    const workspace = await createWorkspace(prisma, {
+      repository: source.repository,
+      strategies: args.strategies,
+      exclusions: args.exclusions,
+    });
     const indexes: IndexFigures[] = [];
     const runs: RunFigures[] = [];
     try {
       for (const strategy of args.strategies) {
-        const result = await evaluateStrategy(context, { projectId: workspace.projects.get(strategy)!, strategy, baseline: indexes.length === 0 });
+        const result = await evaluateStrategy(context, {
+          projectId: workspace.projects.get(strategy)!,
+          strategy,
+          baseline: indexes.length === 0,
+        });
         indexes.push(result.index);
         runs.push(...result.runs);
       }

@@ -56,7 +56,10 @@ function summary(options: { target: string; result: IndexRunResult; durationMs: 
   const { result, target } = options;
   if (result.outcome === 'dropped') return `${target}: the branch no longer exists in the repository, so its index was dropped.\n`;
   const rows: Array<[string, string]> = [
-    ['mode', result.outcome === 'unchanged' ? 'unchanged (already indexed at this commit; use --force to rebuild)' : (result.mode ?? 'full')],
+    [
+      'mode',
+      result.outcome === 'unchanged' ? 'unchanged (already indexed at this commit; use --force to rebuild)' : (result.mode ?? 'full'),
+    ],
     ['commit', result.commitSha],
     ['files', formatCount(result.files)],
     ['chunks', formatCount(result.chunks)],
@@ -74,9 +77,13 @@ const args = parse(process.argv.slice(2));
 
 void runCommand(async ({ config, database, logger }) => {
   const { prisma } = database;
-  const project = await prisma.project.findUnique({ where: { fullPath: args.project }, select: { id: true, fullPath: true, repositoryUrl: true, defaultBranch: true } });
+  const project = await prisma.project.findUnique({
+    where: { fullPath: args.project },
+    select: { id: true, fullPath: true, repositoryUrl: true, defaultBranch: true },
+  });
   if (!project) throw notFound(`Project ${args.project} not found`);
-  if (!project.repositoryUrl?.trim()) throw badInput(`Project ${project.fullPath} has no repository configured, so there is nothing to index.`);
+  if (!project.repositoryUrl?.trim())
+    throw badInput(`Project ${project.fullPath} has no repository configured, so there is nothing to index.`);
   const ref = args.ref ?? project.defaultBranch;
   const target = `${project.fullPath}@${ref}`;
   const embedder = await createEmbedder(config.embeddings);
@@ -84,7 +91,8 @@ void runCommand(async ({ config, database, logger }) => {
   const bar = new ProgressBar({ stream: process.stderr, unit: 'files' });
   const controller = new AbortController();
   // The run stops between batches; the unfinished snapshot was never visible and is removed by the next run.
-  const interrupt = () => controller.abort(new AppError({ code: 'INTERNAL', userMessage: 'Indexing was interrupted; search keeps the previous index.' }));
+  const interrupt = () =>
+    controller.abort(new AppError({ code: 'INTERNAL', userMessage: 'Indexing was interrupted; search keeps the previous index.' }));
   process.once('SIGINT', interrupt);
   process.once('SIGTERM', interrupt);
   const onProgress = (progress: IndexProgress) => {

@@ -13,7 +13,8 @@ const row = (name: string, value: string) => `${name.padEnd(11)}${value}`;
 
 /** The summary as a few lines for a terminal. */
 export function formatSummary(summary: InstanceSummary): string {
-  const check = (result: { status: string; message?: string }) => (result.status === 'ok' ? 'ok' : `FAILED: ${result.message ?? 'no answer'}`);
+  const check = (result: { status: string; message?: string }) =>
+    result.status === 'ok' ? 'ok' : `FAILED: ${result.message ?? 'no answer'}`;
   const lines = [
     `duo-slice ${summary.version} (revision ${summary.revision})`,
     row('database', `${check(summary.database)} (${summary.database.kind})`),
@@ -23,10 +24,26 @@ export function formatSummary(summary: InstanceSummary): string {
   summary.queues.forEach((queue, index) => {
     const { waiting, active, delayed, failed } = queue.jobs;
     const workers = queue.workers === 0 ? 'NO WORKERS' : `${queue.workers} worker${queue.workers === 1 ? '' : 's'}`;
-    lines.push(row(index === 0 ? 'queues' : '', `${queue.name.padEnd(12)} ${waiting} waiting, ${active} active, ${delayed} delayed, ${failed} failed; ${workers}`));
+    lines.push(
+      row(
+        index === 0 ? 'queues' : '',
+        `${queue.name.padEnd(12)} ${waiting} waiting, ${active} active, ${delayed} delayed, ${failed} failed; ${workers}`,
+      ),
+    );
   });
-  lines.push(row('indexes', summary.indexes ? Object.entries(summary.indexes).map(([state, count]) => `${state} ${count}`).join(', ') : 'could not be read'));
-  lines.push(row('model', summary.model.provider === 'none' ? 'none configured (LLM_PROVIDER)' : `${summary.model.provider} ${summary.model.model}`));
+  lines.push(
+    row(
+      'indexes',
+      summary.indexes
+        ? Object.entries(summary.indexes)
+            .map(([state, count]) => `${state} ${count}`)
+            .join(', ')
+        : 'could not be read',
+    ),
+  );
+  lines.push(
+    row('model', summary.model.provider === 'none' ? 'none configured (LLM_PROVIDER)' : `${summary.model.provider} ${summary.model.model}`),
+  );
   lines.push(row('embedder', [summary.embedder.provider, summary.embedder.model].filter(Boolean).join(' ')));
   const saved = summary.gatekeeper.llmCallsSaved === null ? 'unknown' : String(summary.gatekeeper.llmCallsSaved);
   lines.push(row('gatekeeper', `${summary.gatekeeper.enabled ? 'on' : 'off'}; model calls saved: ${saved}`));
@@ -40,11 +57,19 @@ export function formatSummary(summary: InstanceSummary): string {
 export async function instanceStatus(context: CommandContext, options: { json: boolean }): Promise<void> {
   const { config, database, logger } = context;
   // One attempt, no reconnecting: a Redis that does not answer is reported once, not logged on every retry.
-  const redis = new Redis(config.redisUrl, { maxRetriesPerRequest: 0, retryStrategy: () => null, connectTimeout: STATUS_TIMEOUT_MS, lazyConnect: true });
+  const redis = new Redis(config.redisUrl, {
+    maxRetriesPerRequest: 0,
+    retryStrategy: () => null,
+    connectTimeout: STATUS_TIMEOUT_MS,
+    lazyConnect: true,
+  });
   redis.on('error', () => undefined);
   await redis.connect().catch(() => undefined);
   // BullMQ waits for a connection for ever: without one, the queues are not asked at all.
-  const queues = redis.status === 'ready' ? createQueues({ connection: redis, prefix: config.redisPrefix, logger: logger.child({}, { level: 'silent' }) }) : null;
+  const queues =
+    redis.status === 'ready'
+      ? createQueues({ connection: redis, prefix: config.redisPrefix, logger: logger.child({}, { level: 'silent' }) })
+      : null;
   try {
     const summary = await readInstanceSummary({
       prisma: database.prisma,

@@ -23,7 +23,13 @@ export async function runCommand(command: (context: CommandContext) => Promise<u
   let database: Database | undefined;
   let exitCode = 0;
   try {
-    database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, logger, embeddedRole: 'client', poolSize: 2 });
+    database = await openDatabase({
+      databaseUrl: config.databaseUrl,
+      dataDir: config.dataDir,
+      logger,
+      embeddedRole: 'client',
+      poolSize: 2,
+    });
     if (database.kind !== 'embedded-socket') await database.migrate();
     const answer = await command({ config, database, logger });
     if (answer !== undefined) process.stdout.write(`${JSON.stringify(answer)}\n`);

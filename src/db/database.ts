@@ -54,7 +54,10 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
     options.logger.debug({ event: 'embedded_database_via_socket', pid: owner.pid }, 'using the running service database');
     // pg finds a Unix socket as <host directory>/.s.PGSQL.<port>.
     const socketDir = path.dirname(owner.socketPath);
-    const database = await openPostgres(`postgresql://postgres@localhost:${SOCKET_PORT}/postgres?host=${encodeURIComponent(socketDir)}`, { ...options, poolSize: 1 });
+    const database = await openPostgres(`postgresql://postgres@localhost:${SOCKET_PORT}/postgres?host=${encodeURIComponent(socketDir)}`, {
+      ...options,
+      poolSize: 1,
+    });
     return { ...database, kind: 'embedded-socket' };
   }
   return openEmbedded(options);
@@ -102,7 +105,8 @@ async function migrateAndCheck(executor: SqlExecutor): Promise<MigrationResult> 
     throw new AppError({
       code: 'INTERNAL',
       userMessage:
-        'The PostgreSQL server has no pgvector extension. Install it (bash scripts/install-pgvector.sh builds it from Debian\'s source package) or leave DATABASE_URL unset to use the embedded database.',
+        "The PostgreSQL server has no pgvector extension. Install it (bash scripts/install-pgvector.sh builds it from Debian's source " +
+        'package) or leave DATABASE_URL unset to use the embedded database.',
     });
   }
   const result = await migrate({ executor });
@@ -111,7 +115,9 @@ async function migrateAndCheck(executor: SqlExecutor): Promise<MigrationResult> 
   if (major < MIN_PGVECTOR[0] || (major === MIN_PGVECTOR[0] && minor < MIN_PGVECTOR[1])) {
     throw new AppError({
       code: 'INTERNAL',
-      userMessage: `pgvector ${installed?.version ?? 'unknown'} is too old: duo-slice needs ${MIN_PGVECTOR.join('.')} or newer (ALTER EXTENSION vector UPDATE after installing it).`,
+      userMessage:
+        `pgvector ${installed?.version ?? 'unknown'} is too old: duo-slice needs ${MIN_PGVECTOR.join('.')} or newer (ALTER ` +
+        `EXTENSION vector UPDATE after installing it).`,
     });
   }
   return result;

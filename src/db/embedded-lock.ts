@@ -26,7 +26,10 @@ function isAlive(pid: number): boolean {
   }
 }
 
-/** The lock as written; 'unreadable' when the file exists but cannot be parsed. Files appear whole (see writeWhole), so that means damage, not a writer mid-way. */
+/**
+ * The lock as written; 'unreadable' when the file exists but cannot be parsed. Files appear whole (see writeWhole), so that means damage,
+ * not a writer mid-way.
+ */
 function readLock(dataDir: string): EmbeddedLock | 'unreadable' | null {
   let text: string;
   try {
@@ -59,7 +62,9 @@ function writeWhole(dataDir: string, lock: EmbeddedLock): string {
 const inUse = (dataDir: string, pid: number | string) =>
   new AppError({
     code: 'CONFLICT',
-    userMessage: `The embedded database in ${dataDir} is in use by process ${pid}. Stop it, or run admin commands while it runs (they connect through it).`,
+    userMessage:
+      `The embedded database in ${dataDir} is in use by process ${pid}. Stop it, or run admin commands while it runs (they ` +
+      `connect through it).`,
   });
 
 /**
@@ -106,7 +111,8 @@ function replaceStaleLock(dataDir: string, stale: EmbeddedLock | null, temporary
   try {
     // Still the same stale lock (nobody replaced it between our read and our takeover)?
     const current = readLock(dataDir);
-    if (current !== null && (current === 'unreadable' || current.pid !== stale?.pid)) throw inUse(dataDir, current === 'unreadable' ? 'unknown' : current.pid);
+    if (current !== null && (current === 'unreadable' || current.pid !== stale?.pid))
+      throw inUse(dataDir, current === 'unreadable' ? 'unknown' : current.pid);
     rmSync(lockPath(dataDir), { force: true });
     if (!tryLink(temporary, lockPath(dataDir))) throw inUse(dataDir, 'another process starting up');
   } finally {

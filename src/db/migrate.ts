@@ -71,7 +71,8 @@ export async function migrate(options: MigrateOptions): Promise<MigrationResult>
         }
         if (previous.checksum !== migration.checksum) {
           throw migrationError(
-            `Migration ${migration.name} was changed after it was applied (checksum ${previous.checksum.slice(0, 12)} in the database, ${migration.checksum.slice(0, 12)} on disk); add a new migration instead`,
+            `Migration ${migration.name} was changed after it was applied (checksum ${previous.checksum.slice(0, 12)} in the database, ` +
+              `${migration.checksum.slice(0, 12)} on disk); add a new migration instead`,
           );
         }
         result.skipped.push(migration.name);

@@ -39,7 +39,14 @@ export async function seedDemo(prisma: PrismaClient): Promise<DemoSeed> {
   });
   await prisma.project.upsert({
     where: { fullPath: DEMO.project },
-    create: { groupId: group.id, path: 'duo-slice', fullPath: DEMO.project, name: 'duo-slice', defaultBranch: 'main', repositoryUrl: PROJECT_ROOT },
+    create: {
+      groupId: group.id,
+      path: 'duo-slice',
+      fullPath: DEMO.project,
+      name: 'duo-slice',
+      defaultBranch: 'main',
+      repositoryUrl: PROJECT_ROOT,
+    },
     update: {},
   });
   const { token } = await createToken(prisma, { username: DEMO.username, name: 'demo', scopes: ['api'] });

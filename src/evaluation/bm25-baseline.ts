@@ -32,7 +32,8 @@ export function buildBm25Index(files: ReadonlyArray<{ path: string; text: string
     return { path: file.path, counts, length: terms.length };
   });
   const documentFrequency = new Map<string, number>();
-  for (const document of documents) for (const term of document.counts.keys()) documentFrequency.set(term, (documentFrequency.get(term) ?? 0) + 1);
+  for (const document of documents)
+    for (const term of document.counts.keys()) documentFrequency.set(term, (documentFrequency.get(term) ?? 0) + 1);
   const averageLength = documents.reduce((sum, document) => sum + document.length, 0) / Math.max(1, documents.length);
   const idf = (term: string) => {
     const df = documentFrequency.get(term) ?? 0;

@@ -43,7 +43,8 @@ export function parseQuestions(text: string, source = 'questions'): RetrievalQue
     } catch (error) {
       throw badInput(`${where}: not valid JSON (${(error as Error).message})`);
     }
-    if (typeof value !== 'object' || value === null || Array.isArray(value)) throw badInput(`${where}: expected an object like {"q": "...", "files": ["..."]}`);
+    if (typeof value !== 'object' || value === null || Array.isArray(value))
+      throw badInput(`${where}: expected an object like {"q": "...", "files": ["..."]}`);
     const { q, files } = value as { q?: unknown; files?: unknown };
     if (typeof q !== 'string' || !q.trim()) throw badInput(`${where}: "q" must be a non-empty string`);
     if (q.length > MAX_QUESTION_CHARS) throw badInput(`${where}: "q" is longer than ${MAX_QUESTION_CHARS} characters`);

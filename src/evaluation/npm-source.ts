@@ -37,13 +37,20 @@ const FIXED_DATE = '2000-01-01T00:00:00Z';
 
 // The user's git configuration must not change what is committed, or run anything.
 const GIT_CONFIG = [
-  '-c', `user.name=${AUTHOR_NAME}`,
-  '-c', `user.email=${AUTHOR_EMAIL}`,
-  '-c', 'commit.gpgsign=false',
-  '-c', 'core.autocrlf=false',
-  '-c', 'core.excludesFile=/dev/null',
-  '-c', 'core.hooksPath=/dev/null',
-  '-c', 'init.defaultBranch=main',
+  '-c',
+  `user.name=${AUTHOR_NAME}`,
+  '-c',
+  `user.email=${AUTHOR_EMAIL}`,
+  '-c',
+  'commit.gpgsign=false',
+  '-c',
+  'core.autocrlf=false',
+  '-c',
+  'core.excludesFile=/dev/null',
+  '-c',
+  'core.hooksPath=/dev/null',
+  '-c',
+  'init.defaultBranch=main',
 ];
 const GIT_ENV = {
   ...process.env,
@@ -55,15 +62,27 @@ const GIT_ENV = {
   GIT_COMMITTER_DATE: FIXED_DATE,
 };
 
-function run(command: string, args: string[], options: { cwd?: string; timeoutMs?: number; env?: NodeJS.ProcessEnv } = {}): Promise<string> {
+function run(
+  command: string,
+  args: string[],
+  options: { cwd?: string; timeoutMs?: number; env?: NodeJS.ProcessEnv } = {},
+): Promise<string> {
   return new Promise((resolve, reject) => {
     execFile(
       command,
       args,
-      { cwd: options.cwd, env: options.env ?? process.env, timeout: options.timeoutMs ?? COMMAND_TIMEOUT_MS, maxBuffer: 64 * 1024 * 1024, encoding: 'utf8' },
+      {
+        cwd: options.cwd,
+        env: options.env ?? process.env,
+        timeout: options.timeoutMs ?? COMMAND_TIMEOUT_MS,
+        maxBuffer: 64 * 1024 * 1024,
+        encoding: 'utf8',
+      },
       (error, stdout, stderr) => {
         if (error) {
-          const detail = String(stderr || error.message).trim().slice(0, 500);
+          const detail = String(stderr || error.message)
+            .trim()
+            .slice(0, 500);
           reject(new Error(`${command} ${args[0] ?? ''} failed: ${detail}`, { cause: error }));
           return;
         }
@@ -115,7 +134,10 @@ async function describe(repository: string): Promise<MaterializedPackage> {
 
 /** Runs `npm pack` into `destination` and answers the tarball's path. */
 async function pack(spec: string, destination: string): Promise<string> {
-  const stdout = await run('npm', ['pack', spec, '--pack-destination', destination, '--json'], { cwd: destination, timeoutMs: NPM_TIMEOUT_MS });
+  const stdout = await run('npm', ['pack', spec, '--pack-destination', destination, '--json'], {
+    cwd: destination,
+    timeoutMs: NPM_TIMEOUT_MS,
+  });
   // Lifecycle scripts of git or directory specs may print before the JSON array.
   const start = stdout.indexOf('[');
   let entries: unknown;
@@ -140,7 +162,10 @@ async function pack(spec: string, destination: string): Promise<string> {
  * `directory`, reusing it when it already holds that spec. Answers the repository's absolute path,
  * its HEAD sha and the number and total size of its files.
  */
-export async function materializeNpmPackage(options: { spec: string; directory: string }): Promise<{ repository: string; commit: string; files: number; bytes: number }> {
+export async function materializeNpmPackage(options: {
+  spec: string;
+  directory: string;
+}): Promise<{ repository: string; commit: string; files: number; bytes: number }> {
   const spec = options.spec.trim();
   if (!spec || spec.startsWith('-') || /[\0\r\n]/.test(spec)) throw new Error(`"${options.spec.slice(0, 100)}" is not a package spec`);
   const repository = path.resolve(options.directory);

@@ -75,7 +75,9 @@ export class EventBus {
  * Turns a listener subscription into the async iterator GraphQL subscriptions return: values are
  * queued until read; `return()` (the client went away) unsubscribes.
  */
-export async function listenerIterator<T>(listen: (push: (value: T) => void) => Promise<() => Promise<void>>): Promise<AsyncIterableIterator<T>> {
+export async function listenerIterator<T>(
+  listen: (push: (value: T) => void) => Promise<() => Promise<void>>,
+): Promise<AsyncIterableIterator<T>> {
   const queue: T[] = [];
   let wake: (() => void) | null = null;
   let done = false;

@@ -11,7 +11,9 @@ type Part = { intent: Intent; confidence: number; start: number; end: number };
 
 /** Intents (indices 0..6 of the label order) by probability, best first. */
 function rankIntents(probabilities: Float64Array): IntentScore[] {
-  return INTENTS.map((intent, index) => ({ intent, confidence: probabilities[index] })).sort((left, right) => right.confidence - left.confidence);
+  return INTENTS.map((intent, index) => ({ intent, confidence: probabilities[index] })).sort(
+    (left, right) => right.confidence - left.confidence,
+  );
 }
 
 function freeze(result: GatekeeperResult): GatekeeperResult {
@@ -28,7 +30,11 @@ type ScoredClause = { start: number; end: number; ranked: IntentScore[]; vague: 
 function regionsWithin(regions: readonly CodeRegion[], clause: Clause): CodeRegion[] {
   return regions
     .filter((region) => region.end > clause.start && region.start < clause.end)
-    .map((region) => ({ ...region, start: Math.max(0, region.start - clause.start), end: Math.min(clause.end, region.end) - clause.start }));
+    .map((region) => ({
+      ...region,
+      start: Math.max(0, region.start - clause.start),
+      end: Math.min(clause.end, region.end) - clause.start,
+    }));
 }
 
 /** A clause scored on its own, without the multi-intent class (see `findRequests`). */
@@ -91,7 +97,9 @@ function completeRequests(found: readonly Part[], { clauses: scored, ranked, mul
     }
     const clause = scored[bestIndex];
     // A clause that had been folded into the start or end of another request now stands on its own.
-    const owner = chosen.find((other) => other.start <= clause.start && clause.end <= other.end && (other.start < clause.start || clause.end < other.end));
+    const owner = chosen.find(
+      (other) => other.start <= clause.start && clause.end <= other.end && (other.start < clause.start || clause.end < other.end),
+    );
     if (owner !== undefined && owner.end === clause.end) owner.end = scored[bestIndex - 1].end;
     else if (owner !== undefined && owner.start === clause.start) owner.start = scored[bestIndex + 1].start;
     chosen.push({ intent: best.intent, confidence: best.confidence, start: clause.start, end: clause.end });
@@ -113,7 +121,13 @@ const CODEBASE_QUESTION: ReadonlySet<Intent> = new Set(['CODEBASE_SEARCH', 'GENE
  * or an explanation of code is about that codebase: CODEBASE_SEARCH, with the three intents'
  * probabilities together as its share. Null: decide as without context.
  */
-function decideWithContext(ranked: readonly IntentScore[], notIntent: number, context: GatekeeperContext, pastedCode: boolean, options: Readonly<GatekeeperOptions>): IntentScore | null {
+function decideWithContext(
+  ranked: readonly IntentScore[],
+  notIntent: number,
+  context: GatekeeperContext,
+  pastedCode: boolean,
+  options: Readonly<GatekeeperOptions>,
+): IntentScore | null {
   const mass = Math.max(1e-12, 1 - notIntent);
   const best = ranked[0];
   const aboutCodebase = context.codebase && !context.selectedText && !context.currentFile && !pastedCode;
@@ -131,7 +145,10 @@ function decideWithContext(ranked: readonly IntentScore[], notIntent: number, co
  * several clauses also have each clause scored, and MULTI_INTENT is decided from the model's
  * multi-intent probability or from two clauses holding different confident intents.
  */
-export function createClassifier(model: LinearModel, options: Readonly<GatekeeperOptions>): (prompt: string, context?: GatekeeperContext) => GatekeeperResult {
+export function createClassifier(
+  model: LinearModel,
+  options: Readonly<GatekeeperOptions>,
+): (prompt: string, context?: GatekeeperContext) => GatekeeperResult {
   const alternativesOf = (ranked: IntentScore[], skip: Intent | null) =>
     ranked
       .filter((score) => score.intent !== skip && score.confidence >= options.minAlternativeConfidence)
@@ -146,7 +163,8 @@ export function createClassifier(model: LinearModel, options: Readonly<Gatekeepe
     const ranked = rankIntents(probabilities);
     const multi = probabilities[MULTI_INDEX];
     const clauses = splitClauses(analysed, regions);
-    const scored = clauses.length >= 2 ? clauses.map((clause) => scoreClause(model, { ...clause, regions: regionsWithin(regions, clause) })) : [];
+    const scored =
+      clauses.length >= 2 ? clauses.map((clause) => scoreClause(model, { ...clause, regions: regionsWithin(regions, clause) })) : [];
     const parts = findRequests(scored, options.partThreshold);
     const distinct = parts.filter((part, index) => parts.findIndex((other) => other.intent === part.intent) === index);
     const byModel = multi >= options.multiIntentThreshold;
@@ -172,11 +190,24 @@ export function createClassifier(model: LinearModel, options: Readonly<Gatekeepe
     const singleRanked = ranked.map((score) => ({ intent: score.intent, confidence: score.confidence / single }));
     if (hasContext(context)) {
       const decided = decideWithContext(singleRanked, vagueProbability, context, regions.length > 0, options);
-      if (decided !== null) return freeze({ status: 'CLEAR', intent: decided.intent, confidence: decided.confidence, intents: [{ ...decided, text: null }], alternatives: [] });
+      if (decided !== null)
+        return freeze({
+          status: 'CLEAR',
+          intent: decided.intent,
+          confidence: decided.confidence,
+          intents: [{ ...decided, text: null }],
+          alternatives: [],
+        });
     }
     const vague = vagueProbability > best.confidence && vagueProbability >= options.vagueThreshold;
     if (!vague && best.confidence > options.clearThreshold) {
-      return freeze({ status: 'CLEAR', intent: best.intent, confidence: best.confidence, intents: [{ ...best, text: null }], alternatives: [] });
+      return freeze({
+        status: 'CLEAR',
+        intent: best.intent,
+        confidence: best.confidence,
+        intents: [{ ...best, text: null }],
+        alternatives: [],
+      });
     }
     if (!vague && best.confidence >= options.confirmThreshold) {
       return freeze({
@@ -187,6 +218,12 @@ export function createClassifier(model: LinearModel, options: Readonly<Gatekeepe
         alternatives: alternativesOf(singleRanked, best.intent),
       });
     }
-    return freeze({ status: 'NEEDS_CLARIFICATION', intent: null, confidence: best.confidence, intents: [], alternatives: alternativesOf(singleRanked, null) });
+    return freeze({
+      status: 'NEEDS_CLARIFICATION',
+      intent: null,
+      confidence: best.confidence,
+      intents: [],
+      alternatives: alternativesOf(singleRanked, null),
+    });
   };
 }

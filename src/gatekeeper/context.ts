@@ -38,4 +38,5 @@ export function contextOfRecord(context: PromptContext): GatekeeperContext {
 }
 
 /** A short, stable key for a context, for the result cache. */
-export const contextKey = (context: GatekeeperContext) => `${context.selectedText ? 's' : ''}${context.currentFile ? 'f' : ''}${context.codebase ? 'c' : ''}`;
+export const contextKey = (context: GatekeeperContext) =>
+  `${context.selectedText ? 's' : ''}${context.currentFile ? 'f' : ''}${context.codebase ? 'c' : ''}`;

@@ -27,8 +27,11 @@ const TRACE_LINE_PATTERNS: RegExp[] = [
   /^\s*\d+:\s+0x[0-9a-fA-F]+/,
 ];
 
-const CODE_START =
-  /^\s*(def|class|function|const|let|var|import|from|export|return|public|private|protected|static|func|package|fn|pub|impl|struct|interface|enum|#include|using|namespace|async|await|elif|else|try|catch|finally|SELECT|INSERT|UPDATE|DELETE|CREATE)\b/;
+const CODE_START = new RegExp(
+  String.raw`^\s*(def|class|function|const|let|var|import|from|export|return|public|private|protected|static|func|package|` +
+    String.raw`fn|pub|impl|struct|interface|enum|#include|using|namespace|async|await|elif|else|try|catch|finally|SELECT|` +
+    String.raw`INSERT|UPDATE|DELETE|CREATE)\b`,
+);
 const CODE_END = /([{};]|\)\s*:|=>|\]\s*,?|\}\s*,?)\s*$/;
 const CODE_SYMBOLS = /[{}()[\];=<>]/g;
 const OPERATORS = /[{}()[\];=<>+\-*/%.:,]/;

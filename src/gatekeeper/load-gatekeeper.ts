@@ -53,7 +53,15 @@ function readModel(modelPath: string): LinearModel {
  * whichever prompt was seen first.
  */
 function cacheKey(prompt: string, context: GatekeeperContext): string {
-  return contextKey(context) + '\u0000' + prompt.toLowerCase().replace(/[^\S\n]+/g, ' ').replace(/ ?\n[\s]*/g, '\n').trim();
+  return (
+    contextKey(context) +
+    '\u0000' +
+    prompt
+      .toLowerCase()
+      .replace(/[^\S\n]+/g, ' ')
+      .replace(/ ?\n[\s]*/g, '\n')
+      .trim()
+  );
 }
 
 /** Loads the model (once per file) and returns a gatekeeper with its own cache and thresholds. */

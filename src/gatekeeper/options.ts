@@ -71,17 +71,29 @@ export const DEFAULT_GATEKEEPER_OPTIONS: Readonly<GatekeeperOptions> = Object.fr
 /** Fills in defaults and refuses settings that would make the statuses meaningless. */
 export function resolveOptions(options: Partial<GatekeeperOptions> = {}): Readonly<GatekeeperOptions> {
   const resolved = { ...DEFAULT_GATEKEEPER_OPTIONS, ...options };
-  const probabilities = ['clearThreshold', 'confirmThreshold', 'vagueThreshold', 'multiIntentThreshold', 'partThreshold', 'multiIntentSupport', 'minAlternativeConfidence'] as const;
+  const probabilities = [
+    'clearThreshold',
+    'confirmThreshold',
+    'vagueThreshold',
+    'multiIntentThreshold',
+    'partThreshold',
+    'multiIntentSupport',
+    'minAlternativeConfidence',
+  ] as const;
   for (const name of probabilities) {
     const value = resolved[name];
     if (!(value >= 0 && value <= 1)) throw new RangeError(`gatekeeper option ${name} must be between 0 and 1, got ${value}`);
   }
   if (resolved.confirmThreshold > resolved.clearThreshold) {
-    throw new RangeError(`gatekeeper confirmThreshold (${resolved.confirmThreshold}) must not exceed clearThreshold (${resolved.clearThreshold})`);
+    throw new RangeError(
+      `gatekeeper confirmThreshold (${resolved.confirmThreshold}) must not exceed clearThreshold (${resolved.clearThreshold})`,
+    );
   }
-  if (!(resolved.contextShareThreshold >= 0)) throw new RangeError(`gatekeeper option contextShareThreshold must be >= 0, got ${resolved.contextShareThreshold}`);
+  if (!(resolved.contextShareThreshold >= 0))
+    throw new RangeError(`gatekeeper option contextShareThreshold must be >= 0, got ${resolved.contextShareThreshold}`);
   for (const name of ['maxAlternatives', 'cacheSize'] as const) {
-    if (!Number.isInteger(resolved[name]) || resolved[name] < 0) throw new RangeError(`gatekeeper option ${name} must be a whole number >= 0`);
+    if (!Number.isInteger(resolved[name]) || resolved[name] < 0)
+      throw new RangeError(`gatekeeper option ${name} must be a whole number >= 0`);
   }
   return Object.freeze(resolved);
 }

@@ -10,9 +10,14 @@ export type Clause = {
 
 // Where people join requests: sentence ends, line breaks, semicolons and coordinating words. These
 // only propose cut points; whether a cut separates two requests is decided by the model's scores.
-const BOUNDARY =
-  /(?<!(?:^|\n)\s*\d{1,2}|\b[a-z]\.[a-z]|\be\.g|\bi\.e|\betc|\bvs)[.!?]+(?=\s)|\n+|;|,?\s+(?:and then|and also|and after that|after that|afterwards|and once that(?: is|'s) done|once that(?: is|'s) done|and finally|finally|while you(?:'re| are) at it|as well as|then|also|plus|and|n|&|\+)(?=\s)/gi;
-const LEADING_FILLER = /^(?:\s|[-*•]|\d+[.)]|\(\d+\)|first(?:ly)?,?|then,?|also,?|and,?|finally,?|after that,?|next,?|can you|could you|please|pls)+\s*/i;
+const BOUNDARY = new RegExp(
+  String.raw`(?<!(?:^|\n)\s*\d{1,2}|\b[a-z]\.[a-z]|\be\.g|\bi\.e|\betc|\bvs)[.!?]+(?=\s)|\n+|;|,?\s+(?:and then|and also|` +
+    String.raw`and after that|after that|afterwards|and once that(?: is|'s) done|once that(?: is|'s) done|and finally|` +
+    String.raw`finally|while you(?:'re| are) at it|as well as|then|also|plus|and|n|&|\+)(?=\s)`,
+  'gi',
+);
+const LEADING_FILLER =
+  /^(?:\s|[-*•]|\d+[.)]|\(\d+\)|first(?:ly)?,?|then,?|also,?|and,?|finally,?|after that,?|next,?|can you|could you|please|pls)+\s*/i;
 /** Prompts rarely hold more requests than this; the cap keeps long pastes cheap. */
 const MAX_CLAUSES = 8;
 

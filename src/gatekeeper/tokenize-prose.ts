@@ -15,9 +15,12 @@ export const PLACEHOLDERS = {
   number: '<num>',
 } as const;
 
-const TOKEN =
-  /`[^`\n]+`|[\w$.]+\(\)|[\w$]*[/\\][\w$./\\-]*|[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+|[\w$']+|\?+/g;
-const FILE_EXTENSION = /\.(ts|tsx|js|jsx|mjs|cjs|py|rb|go|rs|java|kt|cs|php|c|cc|cpp|h|hpp|swift|scala|sql|json|ya?ml|toml|md|sh|vue|svelte|html|css|scss|ex|exs|erb|gradle|xml|proto|tf|lock)$/i;
+const TOKEN = /`[^`\n]+`|[\w$.]+\(\)|[\w$]*[/\\][\w$./\\-]*|[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+|[\w$']+|\?+/g;
+const FILE_EXTENSION = new RegExp(
+  String.raw`\.(ts|tsx|js|jsx|mjs|cjs|py|rb|go|rs|java|kt|cs|php|c|cc|cpp|h|hpp|swift|scala|sql|json|ya?ml|toml|md|sh|vue|` +
+    String.raw`svelte|html|css|scss|ex|exs|erb|gradle|xml|proto|tf|lock)$`,
+  'i',
+);
 const CAMEL_OR_SNAKE = /^[a-z$][\w$]*[A-Z]|[a-zA-Z0-9]_[a-zA-Z0-9]|^[A-Z0-9]+_[A-Z0-9_]+$/;
 const ERROR_NAME = /[a-z](Error|Exception)$/;
 

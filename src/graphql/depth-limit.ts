@@ -1,4 +1,12 @@
-import { GraphQLError, Kind, type ASTNode, type FragmentDefinitionNode, type SelectionSetNode, type ValidationContext, type ValidationRule } from 'graphql';
+import {
+  GraphQLError,
+  Kind,
+  type ASTNode,
+  type FragmentDefinitionNode,
+  type SelectionSetNode,
+  type ValidationContext,
+  type ValidationRule,
+} from 'graphql';
 
 /** A validation rule refusing operations nested deeper than maxDepth fields (fragments and introspection included). */
 export function depthLimitRule(maxDepth: number): ValidationRule {
@@ -32,7 +40,10 @@ export function depthLimitRule(maxDepth: number): ValidationRule {
         const depth = depthOf(node.selectionSet, new Set());
         if (depth > maxDepth) {
           context.reportError(
-            new GraphQLError(`Query has depth of ${depth}, which exceeds max depth of ${maxDepth}`, { nodes: [node], extensions: { code: 'BAD_USER_INPUT' } }),
+            new GraphQLError(`Query has depth of ${depth}, which exceeds max depth of ${maxDepth}`, {
+              nodes: [node],
+              extensions: { code: 'BAD_USER_INPUT' },
+            }),
           );
         }
       },

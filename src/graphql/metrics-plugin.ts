@@ -35,7 +35,9 @@ export function operationLabel(operation: OperationDefinitionNode | undefined | 
 /** Counts and times GraphQL operations over HTTP by type and root field, and their errors by extensions.code. */
 export function metricsPlugin(schema: GraphQLSchema): ApolloServerPlugin<GraphQLContext> {
   const rootFields = new Set(
-    [schema.getQueryType(), schema.getMutationType(), schema.getSubscriptionType()].flatMap((type) => (type ? Object.keys(type.getFields()) : [])),
+    [schema.getQueryType(), schema.getMutationType(), schema.getSubscriptionType()].flatMap((type) =>
+      type ? Object.keys(type.getFields()) : [],
+    ),
   );
   return {
     async requestDidStart() {
@@ -45,9 +47,16 @@ export function metricsPlugin(schema: GraphQLSchema): ApolloServerPlugin<GraphQL
           const operationType = operation?.operation ?? 'invalid';
           const label = operationLabel(operation, rootFields);
           const errors = response.body.kind === 'single' ? (response.body.singleResult.errors ?? []) : [];
-          for (const error of errors) metrics.graphqlErrors.inc({ operation: label, code: bounded(typeof error.extensions?.code === 'string' ? error.extensions.code : '', ERROR_CODES) });
+          for (const error of errors)
+            metrics.graphqlErrors.inc({
+              operation: label,
+              code: bounded(typeof error.extensions?.code === 'string' ? error.extensions.code : '', ERROR_CODES),
+            });
           metrics.graphqlRequests.inc({ operation_type: operationType, operation: label, outcome: errors.length > 0 ? 'error' : 'ok' });
-          metrics.graphqlDuration.observe({ operation_type: operationType, operation: label }, Number(process.hrtime.bigint() - started) / 1e9);
+          metrics.graphqlDuration.observe(
+            { operation_type: operationType, operation: label },
+            Number(process.hrtime.bigint() - started) / 1e9,
+          );
         },
       };
     },

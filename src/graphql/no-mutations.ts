@@ -7,7 +7,12 @@ import { GraphQLError, type ValidationContext, type ValidationRule } from 'graph
 export const noMutationsRule: ValidationRule = (context: ValidationContext) => ({
   OperationDefinition(node) {
     if (node.operation === 'mutation') {
-      context.reportError(new GraphQLError('Mutations are not accepted over this socket: send them to POST /api/graphql', { nodes: [node], extensions: { code: 'FORBIDDEN' } }));
+      context.reportError(
+        new GraphQLError('Mutations are not accepted over this socket: send them to POST /api/graphql', {
+          nodes: [node],
+          extensions: { code: 'FORBIDDEN' },
+        }),
+      );
     }
   },
 });

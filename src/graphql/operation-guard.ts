@@ -89,7 +89,11 @@ function fragmentsOf(document: DocumentNode): Map<string, FragmentDefinitionNode
 }
 
 /** The root fields an operation would run, through fragment spreads and inline fragments. */
-export function rootFieldNames(selectionSet: SelectionSetNode, fragments: ReadonlyMap<string, FragmentDefinitionNode>, seen = new Set<string>()): string[] {
+export function rootFieldNames(
+  selectionSet: SelectionSetNode,
+  fragments: ReadonlyMap<string, FragmentDefinitionNode>,
+  seen = new Set<string>(),
+): string[] {
   const names: string[] = [];
   for (const selection of selectionSet.selections) {
     if (selection.kind === Kind.FIELD) names.push(selection.name.value);
@@ -106,7 +110,11 @@ export function rootFieldNames(selectionSet: SelectionSetNode, fragments: Readon
 }
 
 /** `read_api` tokens run no mutation; `ai_features` tokens only the AI ones; `api` everything. */
-function checkScopes(viewer: Viewer | null, operation: OperationDefinitionNode, fragments: ReadonlyMap<string, FragmentDefinitionNode>): void {
+function checkScopes(
+  viewer: Viewer | null,
+  operation: OperationDefinitionNode,
+  fragments: ReadonlyMap<string, FragmentDefinitionNode>,
+): void {
   if (!viewer || operation.operation !== 'mutation' || hasScope(viewer, 'api')) return;
   const fields = rootFieldNames(operation.selectionSet, fragments).filter((name) => name !== '__typename');
   if (hasScope(viewer, 'ai_features') && fields.every((field) => AI_MUTATIONS.has(field))) return;
@@ -116,7 +124,11 @@ function checkScopes(viewer: Viewer | null, operation: OperationDefinitionNode, 
 }
 
 /** NUL bytes and over-deep objects written inline, named by the argument (and input field) that holds them. */
-function checkInlineArguments(selectionSet: SelectionSetNode, fragments: ReadonlyMap<string, FragmentDefinitionNode>, maxDepth: number): void {
+function checkInlineArguments(
+  selectionSet: SelectionSetNode,
+  fragments: ReadonlyMap<string, FragmentDefinitionNode>,
+  maxDepth: number,
+): void {
   const visitedFragments = new Set<string>();
   const pending: SelectionSetNode[] = [selectionSet];
   while (pending.length > 0) {
@@ -140,8 +152,11 @@ function checkValueNode(root: ValueNode, rootPath: string, maxDepth: number): vo
   while (stack.length > 0) {
     const { node, path, depth } = stack.pop()!;
     if (depth > maxDepth) throw badInput(`Argument "${rootPath}" is nested deeper than ${maxDepth} levels`, path);
-    if (node.kind === Kind.STRING && node.value.includes('\u0000')) throw badInput(`Argument "${path}" contains a NUL byte (\\u0000), which is not accepted`, path);
-    if (node.kind === Kind.LIST) node.values.forEach((value, index) => stack.push({ node: value, path: `${path}.${index}`, depth: depth + 1 }));
-    if (node.kind === Kind.OBJECT) node.fields.forEach((field) => stack.push({ node: field.value, path: `${path}.${field.name.value}`, depth: depth + 1 }));
+    if (node.kind === Kind.STRING && node.value.includes('\u0000'))
+      throw badInput(`Argument "${path}" contains a NUL byte (\\u0000), which is not accepted`, path);
+    if (node.kind === Kind.LIST)
+      node.values.forEach((value, index) => stack.push({ node: value, path: `${path}.${index}`, depth: depth + 1 }));
+    if (node.kind === Kind.OBJECT)
+      node.fields.forEach((field) => stack.push({ node: field.value, path: `${path}.${field.name.value}`, depth: depth + 1 }));
   }
 }

@@ -60,7 +60,13 @@ export function errorLoggingPlugin(logger: Logger): ApolloServerPlugin<GraphQLCo
           for (const error of errors) {
             if (isDeliberate(error, error.extensions?.code)) continue;
             logger.error(
-              { event: 'graphql_internal_error', requestId: contextValue.requestId, operationName, path: error.path, err: unwrapResolverError(error) },
+              {
+                event: 'graphql_internal_error',
+                requestId: contextValue.requestId,
+                operationName,
+                path: error.path,
+                err: unwrapResolverError(error),
+              },
               'GraphQL request failed',
             );
           }
@@ -77,7 +83,12 @@ export function errorLoggingPlugin(logger: Logger): ApolloServerPlugin<GraphQLCo
 export function formatError(formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError {
   const original = unwrapResolverError(error);
   if (!isDeliberate(error, formatted.extensions?.code)) {
-    return { message: 'Internal server error', locations: formatted.locations, path: formatted.path, extensions: { code: 'INTERNAL_SERVER_ERROR' } };
+    return {
+      message: 'Internal server error',
+      locations: formatted.locations,
+      path: formatted.path,
+      extensions: { code: 'INTERNAL_SERVER_ERROR' },
+    };
   }
   if (isAppError(original)) {
     return {

@@ -1,10 +1,26 @@
 import { GraphQLScalarType, Kind, GraphQLError } from 'graphql';
 import { globalIdScalar } from './global-id-scalar';
 
-export const UserID = globalIdScalar({ name: 'UserID', model: 'User', description: 'A `UserID` is a global ID. It is encoded as a string, e.g. `"gid://gitlab/User/1"`.' });
-export const ProjectID = globalIdScalar({ name: 'ProjectID', model: 'Project', description: 'A `ProjectID` is a global ID. It is encoded as a string, e.g. `"gid://gitlab/Project/1"`.' });
-export const NamespaceID = globalIdScalar({ name: 'NamespaceID', model: 'Namespace', description: 'A `NamespaceID` is a global ID. It is encoded as a string, e.g. `"gid://gitlab/Namespace/1"`.' });
-export const AiModelID = globalIdScalar({ name: 'AiModelID', model: null, description: 'A `AiModelID` is a global ID. It is encoded as a string, e.g. `"gid://gitlab/Project/1"`.' });
+export const UserID = globalIdScalar({
+  name: 'UserID',
+  model: 'User',
+  description: 'A `UserID` is a global ID. It is encoded as a string, e.g. `"gid://gitlab/User/1"`.',
+});
+export const ProjectID = globalIdScalar({
+  name: 'ProjectID',
+  model: 'Project',
+  description: 'A `ProjectID` is a global ID. It is encoded as a string, e.g. `"gid://gitlab/Project/1"`.',
+});
+export const NamespaceID = globalIdScalar({
+  name: 'NamespaceID',
+  model: 'Namespace',
+  description: 'A `NamespaceID` is a global ID. It is encoded as a string, e.g. `"gid://gitlab/Namespace/1"`.',
+});
+export const AiModelID = globalIdScalar({
+  name: 'AiModelID',
+  model: null,
+  description: 'A `AiModelID` is a global ID. It is encoded as a string, e.g. `"gid://gitlab/Project/1"`.',
+});
 export const AiConversationThreadID = globalIdScalar({
   name: 'AiConversationThreadID',
   model: 'Ai::Conversation::Thread',
@@ -28,7 +44,9 @@ function parseTime(value: unknown): Date {
 /** GitLab's `Time`: an ISO 8601 date-time string. */
 export const Time = new GraphQLScalarType<Date, string>({
   name: 'Time',
-  description: 'Time represented in ISO 8601.\n\nFor example: "2021-03-09T14:58:50+00:00".\n\nSee `https://www.iso.org/iso-8601-date-and-time-format.html`.',
+  description:
+    'Time represented in ISO 8601.\n\nFor example: "2021-03-09T14:58:50+00:00".\n\nSee ' +
+    '`https://www.iso.org/iso-8601-date-and-time-format.html`.',
   serialize: (value) => (value instanceof Date ? value : new Date(value as string)).toISOString(),
   parseValue: parseTime,
   parseLiteral: (ast) => {

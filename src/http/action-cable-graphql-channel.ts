@@ -125,7 +125,9 @@ function prepare(options: GraphqlChannelOptions): PreparedOperation | ExecutionR
   if (validationErrors.length > 0) return { errors: validationErrors.map((error) => withCode(error, 'GRAPHQL_VALIDATION_FAILED')) };
   const operation = getOperationAST(document, request.operationName);
   if (!operation) {
-    const message = request.operationName ? `Unknown operation named "${request.operationName}".` : 'Must provide operation name if query contains multiple operations.';
+    const message = request.operationName
+      ? `Unknown operation named "${request.operationName}".`
+      : 'Must provide operation name if query contains multiple operations.';
     return { errors: [new GraphQLError(message, { extensions: { code: 'OPERATION_RESOLUTION_FAILURE' } })] };
   }
   if (options.checkOperation) {
@@ -168,7 +170,8 @@ function readRequest(params: Record<string, unknown>): GraphqlRequest | GraphQLE
     }
   }
   parsed ??= {};
-  if (typeof parsed !== 'object' || Array.isArray(parsed)) return badRequest(`Unexpected parameter: ${JSON.stringify(variables)}`, 'BAD_USER_INPUT');
+  if (typeof parsed !== 'object' || Array.isArray(parsed))
+    return badRequest(`Unexpected parameter: ${JSON.stringify(variables)}`, 'BAD_USER_INPUT');
   return { query, variables: parsed as Record<string, unknown>, operationName: operationName ?? undefined };
 }
 
@@ -195,7 +198,10 @@ function formatError(error: GraphQLError, options: GraphqlChannelOptions): Graph
   const formatted = options.formatError ? options.formatError(error.toJSON(), error) : error.toJSON();
   // A masked error would otherwise leave no trace of what went wrong.
   if (formatted.extensions?.code === 'INTERNAL_SERVER_ERROR') {
-    options.logger.error({ event: 'cable_operation_error', path: error.path, err: error.originalError ?? error }, 'GraphqlChannel operation error');
+    options.logger.error(
+      { event: 'cable_operation_error', path: error.path, err: error.originalError ?? error },
+      'GraphqlChannel operation error',
+    );
   }
   return formatted;
 }
@@ -209,7 +215,9 @@ function responseKey(operation: OperationDefinitionNode, document: DocumentNode)
     if (first.kind === Kind.FIELD) return first.alias?.value ?? first.name.value;
     if (first.kind === Kind.INLINE_FRAGMENT) selections = first.selectionSet.selections;
     else {
-      const fragment = document.definitions.find((definition) => definition.kind === Kind.FRAGMENT_DEFINITION && definition.name.value === first.name.value);
+      const fragment = document.definitions.find(
+        (definition) => definition.kind === Kind.FRAGMENT_DEFINITION && definition.name.value === first.name.value,
+      );
       if (fragment?.kind !== Kind.FRAGMENT_DEFINITION) return 'data';
       selections = fragment.selectionSet.selections;
     }

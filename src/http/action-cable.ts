@@ -6,7 +6,12 @@ import { WebSocket, WebSocketServer, type RawData } from 'ws';
 import { isAppError } from '../errors';
 import type { Logger } from '../logger';
 import { observeSocketServer, withSubscriptionCount } from '../metrics/record';
-import { startGraphqlChannel, type CheckedOperation, type FormatGraphqlError, type GraphqlChannelRun } from './action-cable-graphql-channel';
+import {
+  startGraphqlChannel,
+  type CheckedOperation,
+  type FormatGraphqlError,
+  type GraphqlChannelRun,
+} from './action-cable-graphql-channel';
 
 export type { FormatGraphqlError } from './action-cable-graphql-channel';
 
@@ -130,7 +135,10 @@ export function createActionCableServer<User>(options: ActionCableServerOptions<
 
     const refuse = (identifier: string, error: GraphQLError) => {
       send({ identifier, type: 'confirm_subscription' });
-      send({ identifier, message: { result: { errors: [options.formatError ? options.formatError(error.toJSON(), error) : error.toJSON()] }, more: false } });
+      send({
+        identifier,
+        message: { result: { errors: [options.formatError ? options.formatError(error.toJSON(), error) : error.toJSON()] }, more: false },
+      });
     };
 
     const subscribe = async (connection: { user: User }, identifier: string) => {
@@ -197,7 +205,13 @@ export function createActionCableServer<User>(options: ActionCableServerOptions<
 
     // Listening before authentication ends: a frame sent early must wait, not vanish.
     socket.on('message', (data: RawData, isBinary: boolean) => {
-      const command = isBinary ? null : parseCommand(Buffer.isBuffer(data) ? data.toString('utf8') : Buffer.concat(Array.isArray(data) ? data : [Buffer.from(data)]).toString('utf8'));
+      const command = isBinary
+        ? null
+        : parseCommand(
+            Buffer.isBuffer(data)
+              ? data.toString('utf8')
+              : Buffer.concat(Array.isArray(data) ? data : [Buffer.from(data)]).toString('utf8'),
+          );
       if (!command) return logger.debug({ event: 'cable_frame_ignored', reason: 'malformed' }, 'Malformed frame ignored');
       // One frame at a time, in order: a subscribe's checks must not let a later unsubscribe overtake it.
       queue = queue
@@ -235,7 +249,12 @@ export function createActionCableServer<User>(options: ActionCableServerOptions<
       // Rails would accept and leave the client to drop the connection; a clear HTTP answer is kinder.
       if (offered.length > 0 && !offered.includes(ACTION_CABLE_PROTOCOL)) {
         options.logger.info({ event: 'cable_rejected', reason: 'unsupported_protocol', protocols: offered }, 'ActionCable upgrade refused');
-        return refuseUpgrade(socket, 400, 'Bad Request', `Unsupported WebSocket subprotocol; this endpoint speaks ${ACTION_CABLE_PROTOCOL}.`);
+        return refuseUpgrade(
+          socket,
+          400,
+          'Bad Request',
+          `Unsupported WebSocket subprotocol; this endpoint speaks ${ACTION_CABLE_PROTOCOL}.`,
+        );
       }
       sockets.handleUpgrade(request, socket, head, (websocket) => connect(websocket, request));
     },
@@ -257,7 +276,8 @@ function closeForRestart(socket: WebSocket): Promise<void> {
       clearTimeout(cutOff);
       resolve();
     });
-    if (socket.readyState === WebSocket.OPEN) socket.send(JSON.stringify({ type: 'disconnect', reason: 'server_restart', reconnect: true }));
+    if (socket.readyState === WebSocket.OPEN)
+      socket.send(JSON.stringify({ type: 'disconnect', reason: 'server_restart', reconnect: true }));
     socket.close(1001);
   });
 }
@@ -280,9 +300,15 @@ function parseJson(text: string): Record<string, unknown> | null {
 function offeredProtocols(request: IncomingMessage): string[] {
   const header = request.headers['sec-websocket-protocol'];
   if (!header) return [];
-  return header.split(',').map((protocol) => protocol.trim()).filter(Boolean);
+  return header
+    .split(',')
+    .map((protocol) => protocol.trim())
+    .filter(Boolean);
 }
 
 function refuseUpgrade(socket: Duplex, status: number, reason: string, message: string): void {
-  socket.end(`HTTP/1.1 ${status} ${reason}\r\nConnection: close\r\nContent-Type: text/plain\r\nContent-Length: ${Buffer.byteLength(message)}\r\n\r\n${message}`);
+  socket.end(
+    `HTTP/1.1 ${status} ${reason}\r\nConnection: close\r\nContent-Type: text/plain\r\nContent-Length: ` +
+      `${Buffer.byteLength(message)}\r\n\r\n${message}`,
+  );
 }

@@ -67,16 +67,34 @@ export async function createHttpApp(services: Services, httpServer: Server): Pro
   app.use(avatarRoutes(services));
   app.use(duoChatPageRoutes(services.config.duoChatDir));
   // Webhooks carry the project's secret instead of a user's token.
-  app.use('/api/v4/webhooks', rateLimitMiddleware({ redis: services.redis, keyPrefix: services.config.redisPrefix, pointsPerMinute: services.config.webhookRateLimitPerMinute, logger: services.logger, name: 'webhook-rate', byAddress: true }));
+  app.use(
+    '/api/v4/webhooks',
+    rateLimitMiddleware({
+      redis: services.redis,
+      keyPrefix: services.config.redisPrefix,
+      pointsPerMinute: services.config.webhookRateLimitPerMinute,
+      logger: services.logger,
+      name: 'webhook-rate',
+      byAddress: true,
+    }),
+  );
   app.use('/api/v4/webhooks', webhookRoutes(services));
-  const rateLimit = rateLimitMiddleware({ redis: services.redis, keyPrefix: services.config.redisPrefix, pointsPerMinute: services.config.rateLimitPerMinute, logger: services.logger });
+  const rateLimit = rateLimitMiddleware({
+    redis: services.redis,
+    keyPrefix: services.config.redisPrefix,
+    pointsPerMinute: services.config.rateLimitPerMinute,
+    logger: services.logger,
+  });
   // Before the API's authentication: these take tokens the API would refuse (mcp scope; any scope for token info).
   app.use(MCP_PATH, mcpRoutes(services, rateLimit));
   app.use('/oauth', oauthRoutes(services, rateLimit));
   app.use('/api', authenticateMiddleware(services.prisma, restSurface));
   app.use('/api', rateLimit);
   // Before the general body parser: this endpoint has GitLab's own, smaller body limit.
-  app.use('/api/v4/code_suggestions', codeSuggestionsRoutes(services, (input) => detectIntent(input)));
+  app.use(
+    '/api/v4/code_suggestions',
+    codeSuggestionsRoutes(services, (input) => detectIntent(input)),
+  );
   app.use('/api', express.json({ limit: services.config.maxBodyBytes }), safeJsonBody(services.config.maxJsonDepth));
   app.use('/api/v4', restV4Routes(services));
   app.use('/api/v4', semanticSearchRoutes(services));

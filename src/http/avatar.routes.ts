@@ -24,8 +24,10 @@ export function avatarRoutes(services: Pick<Services, 'prisma'>): Router {
       .type('image/svg+xml')
       .set('cache-control', 'public, max-age=3600')
       .send(
-        `<svg xmlns="http://www.w3.org/2000/svg" width="64" height="64" viewBox="0 0 64 64"><rect width="64" height="64" rx="32" fill="${colour}"/>` +
-          `<text x="32" y="40" font-family="sans-serif" font-size="24" fill="#fff" text-anchor="middle">${escapeXml(initials)}</text></svg>`,
+        `<svg xmlns="http://www.w3.org/2000/svg" width="64" height="64" viewBox="0 0 64 64"><rect width="64" height="64" rx="32" ` +
+          `fill="${colour}"/>` +
+          `<text x="32" y="40" font-family="sans-serif" font-size="24" fill="#fff" ` +
+          `text-anchor="middle">${escapeXml(initials)}</text></svg>`,
       );
   });
   return router;

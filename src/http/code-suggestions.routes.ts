@@ -20,7 +20,12 @@ const MONOLITH = { 'X-GitLab-Error-Origin': 'monolith' };
 /** GitLab's /api/v4/code_suggestions endpoints: thin, the work is in src/suggestions. */
 export function codeSuggestionsRoutes(services: Services, detect: DetectIntent): Router {
   const router = Router();
-  const limiter = new RateLimiterRedis({ storeClient: services.redis, keyPrefix: codeSuggestionsRatePrefix(services.config.redisPrefix), points: 60, duration: 60 });
+  const limiter = new RateLimiterRedis({
+    storeClient: services.redis,
+    keyPrefix: codeSuggestionsRatePrefix(services.config.redisPrefix),
+    points: 60,
+    duration: 60,
+  });
   router.use(express.json({ limit: COMPLETION_LIMITS.bodyBytes }), safeJsonBody(services.config.maxJsonDepth));
 
   // Who may use code suggestions: a signed-in user, an api or ai_features token, a Duo seat.
@@ -33,7 +38,11 @@ export function codeSuggestionsRoutes(services: Services, detect: DetectIntent):
     const access = await resolveDuoAccess({ prisma: services.prisma, userId: viewer.user.id, disabledCategories: [] });
     const denial = codeSuggestionsDenial(viewer, access, { scope: true });
     if (denial === 'scope') {
-      response.status(403).json({ error: 'insufficient_scope', error_description: 'The request requires higher privileges than provided by the access token.', scope: 'api ai_features' });
+      response.status(403).json({
+        error: 'insufficient_scope',
+        error_description: 'The request requires higher privileges than provided by the access token.',
+        scope: 'api ai_features',
+      });
       return null;
     }
     if (denial === 'seat') {
@@ -44,7 +53,10 @@ export function codeSuggestionsRoutes(services: Services, detect: DetectIntent):
       await limiter.consume(`user:${viewer.user.id}`);
     } catch (error) {
       if (!(error instanceof RateLimiterRes)) throw error;
-      response.status(429).set('Retry-After', String(Math.ceil(error.msBeforeNext / 1000))).json({ error: CODE_SUGGESTIONS_RATE_MESSAGE });
+      response
+        .status(429)
+        .set('Retry-After', String(Math.ceil(error.msBeforeNext / 1000)))
+        .json({ error: CODE_SUGGESTIONS_RATE_MESSAGE });
       return null;
     }
     return access;
@@ -55,7 +67,13 @@ export function codeSuggestionsRoutes(services: Services, detect: DetectIntent):
     const completion = parseCompletionRequest(request.body);
     const abort = new AbortController();
     response.on('close', () => abort.abort());
-    const suggestion = await suggest({ request: completion, llm: services.llm, maxRetries: services.config.llm.maxRetries, detect, signal: abort.signal });
+    const suggestion = await suggest({
+      request: completion,
+      llm: services.llm,
+      maxRetries: services.config.llm.maxRetries,
+      detect,
+      signal: abort.signal,
+    });
     if (!suggestion.text) response.set('X-Duo-Slice-Notice', NO_MODEL_NOTICE);
     if (completion.stream && suggestion.text) {
       await streamSuggestion(request, response, suggestion.text, suggestion);
@@ -64,8 +82,13 @@ export function codeSuggestionsRoutes(services: Services, detect: DetectIntent):
     try {
       response.json(await collectSuggestion(suggestion));
     } catch (error) {
-      services.logger.warn({ event: 'code_suggestion_failed', requestId: locals(response).requestId, err: error }, 'code suggestion failed');
-      response.set('X-Duo-Slice-Notice', 'the language model failed; no suggestion').json({ ...(await collectSuggestion({ ...suggestion, text: null })) });
+      services.logger.warn(
+        { event: 'code_suggestion_failed', requestId: locals(response).requestId, err: error },
+        'code suggestion failed',
+      );
+      response
+        .set('X-Duo-Slice-Notice', 'the language model failed; no suggestion')
+        .json({ ...(await collectSuggestion({ ...suggestion, text: null })) });
     }
   });
 
@@ -80,7 +103,14 @@ export function codeSuggestionsRoutes(services: Services, detect: DetectIntent):
   router.post('/connection_details', async (request, response) => {
     const access = await authorize(request, response);
     if (!access) return;
-    response.status(201).json(connectionDetails({ userId: locals(response).viewer!.user.id, access, externalUrl: publicUrl(services.config, request), version: GITLAB_VERSION }));
+    response.status(201).json(
+      connectionDetails({
+        userId: locals(response).viewer!.user.id,
+        access,
+        externalUrl: publicUrl(services.config, request),
+        version: GITLAB_VERSION,
+      }),
+    );
   });
 
   router.post('/enabled', async (request, response) => {
@@ -93,22 +123,42 @@ export function codeSuggestionsRoutes(services: Services, detect: DetectIntent):
     response.status(project.duoFeaturesEnabled ? 200 : 403).end();
   });
 
-  async function streamSuggestion(request: Request, response: Response, text: AsyncIterable<string>, suggestion: Awaited<ReturnType<typeof suggest>>) {
+  async function streamSuggestion(
+    request: Request,
+    response: Response,
+    text: AsyncIterable<string>,
+    suggestion: Awaited<ReturnType<typeof suggest>>,
+  ) {
     const sse = request.get('x-supports-sse-streaming') === 'true';
     response.status(200);
-    response.set({ 'Cache-Control': 'no-cache', 'X-Intent': suggestion.decision.intent, 'X-Generation-Type': suggestion.decision.generationType ?? '' });
+    response.set({
+      'Cache-Control': 'no-cache',
+      'X-Intent': suggestion.decision.intent,
+      'X-Generation-Type': suggestion.decision.generationType ?? '',
+    });
     if (sse) response.set({ 'Content-Type': 'text/event-stream; charset=utf-8', 'X-Streaming-Format': 'sse' });
     else response.set('Content-Type', 'text/plain; charset=utf-8');
     response.flushHeaders();
     const event = (name: string, data: unknown) => response.write(`event: ${name}\r\ndata: ${JSON.stringify(data)}\r\n\r\n`);
-    if (sse) event('stream_start', { metadata: { model: { engine: suggestion.model.engine, name: suggestion.model.name, lang: suggestion.model.lang }, timestamp: suggestion.created, intent: suggestion.decision.intent, generation_type: suggestion.decision.generationType } });
+    if (sse)
+      event('stream_start', {
+        metadata: {
+          model: { engine: suggestion.model.engine, name: suggestion.model.name, lang: suggestion.model.lang },
+          timestamp: suggestion.created,
+          intent: suggestion.decision.intent,
+          generation_type: suggestion.decision.generationType,
+        },
+      });
     try {
       for await (const piece of text) {
         if (sse) event('content_chunk', { choices: [{ delta: { content: piece }, index: 0 }] });
         else response.write(piece);
       }
     } catch (error) {
-      services.logger.warn({ event: 'code_suggestion_stream_failed', requestId: locals(response).requestId, err: error }, 'code suggestion stream failed');
+      services.logger.warn(
+        { event: 'code_suggestion_stream_failed', requestId: locals(response).requestId, err: error },
+        'code suggestion stream failed',
+      );
     }
     if (sse) event('stream_end', null);
     response.end();

@@ -6,10 +6,13 @@ import express, { Router } from 'express';
 export const DUO_CHAT_PATH = '/-/duo-chat';
 
 // Everything comes from this origin: the page works offline and cannot leak to other hosts.
-const CONTENT_SECURITY_POLICY = "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self' data:; connect-src 'self' ws: wss:; frame-ancestors 'none'; base-uri 'self'; form-action 'none'";
+const CONTENT_SECURITY_POLICY =
+  "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self' data:; connect-src " +
+  "'self' ws: wss:; frame-ancestors 'none'; base-uri 'self'; form-action 'none'";
 
 const NOT_BUILT = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Duo Chat</title></head>
-<body><p>The chat page has not been built. Run <code>npm run build</code> (or <code>npm start</code>, which builds it) and reload.</p></body></html>`;
+<body><p>The chat page has not been built. Run <code>npm run build</code> (or <code>npm start</code>, which builds it) and
+reload.</p></body></html>`;
 
 /** GET /-/duo-chat: the Duo Chat page built by Vite from web/ into `directory` (DUO_CHAT_DIR). */
 export function duoChatPageRoutes(directory: string): Router {
@@ -27,6 +30,9 @@ export function duoChatPageRoutes(directory: string): Router {
   };
   router.get([DUO_CHAT_PATH, `${DUO_CHAT_PATH}/`], sendPage);
   // Vite names assets by content hash, so they can be kept for good.
-  router.use(`${DUO_CHAT_PATH}/assets`, express.static(path.join(directory, 'assets'), { immutable: true, maxAge: '365d', index: false, fallthrough: false }));
+  router.use(
+    `${DUO_CHAT_PATH}/assets`,
+    express.static(path.join(directory, 'assets'), { immutable: true, maxAge: '365d', index: false, fallthrough: false }),
+  );
   return router;
 }

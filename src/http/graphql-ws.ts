@@ -17,14 +17,29 @@ export type GraphQLWsServer = { wss: WebSocketServer; close(): Promise<void> };
 
 /** The token of a graphql-ws connection: in connection_init's payload (GraphiQL), else on the upgrade request. */
 function connectionToken(params: Record<string, unknown> | undefined, request: IncomingMessage): string | null {
-  const fromParams = params ? tokenFromHeaders(Object.fromEntries(Object.entries(params).map(([key, value]) => [key.toLowerCase(), typeof value === 'string' ? value : undefined]))) : null;
+  const fromParams = params
+    ? tokenFromHeaders(
+        Object.fromEntries(
+          Object.entries(params).map(([key, value]) => [key.toLowerCase(), typeof value === 'string' ? value : undefined]),
+        ),
+      )
+    : null;
   return fromParams ?? tokenFromHeaders(request.headers);
 }
 
 /** Errors shaped by the same formatter as HTTP, kept as GraphQLErrors for graphql-ws. */
 /** graphql-js leaves codes off parse and validation errors; Apollo adds them, so do we (else they are masked). */
 const withCode = (errors: readonly GraphQLError[], code: string) =>
-  errors.map((error) => (error.extensions?.code ? error : new GraphQLError(error.message, { nodes: error.nodes, source: error.source, positions: error.positions, extensions: { ...error.extensions, code } })));
+  errors.map((error) =>
+    error.extensions?.code
+      ? error
+      : new GraphQLError(error.message, {
+          nodes: error.nodes,
+          source: error.source,
+          positions: error.positions,
+          extensions: { ...error.extensions, code },
+        }),
+  );
 
 const format = (errors: readonly GraphQLError[]) =>
   errors.map((error) => {
@@ -68,7 +83,10 @@ export function createGraphQLWsServer(services: Services, schema: GraphQLSchema,
       connection.viewer = viewer;
       return true;
     }
-    services.logger.info({ event: 'socket_token_invalid', transport: 'graphql-ws', userId: connection.viewer?.user.id }, 'closing a socket whose token is no longer valid');
+    services.logger.info(
+      { event: 'socket_token_invalid', transport: 'graphql-ws', userId: connection.viewer?.user.id },
+      'closing a socket whose token is no longer valid',
+    );
     context.extra.socket.close(CLOSE_FORBIDDEN, 'Forbidden');
     return false;
   };
@@ -91,7 +109,8 @@ export function createGraphQLWsServer(services: Services, schema: GraphQLSchema,
       onSubscribe: async (context, id, payload) => {
         const connection = connections.get(context);
         if (!connection) return format([new GraphQLError('Unauthorized', { extensions: { code: 'UNAUTHENTICATED' } })]);
-        if (!(await stillValid(context, connection))) return format([new GraphQLError('401 Unauthorized', { extensions: { code: 'UNAUTHENTICATED' } })]);
+        if (!(await stillValid(context, connection)))
+          return format([new GraphQLError('401 Unauthorized', { extensions: { code: 'UNAUTHENTICATED' } })]);
         const refused = await guard.admit(connection.viewer, connection.address);
         if (refused) return format([refused]);
         let document;
@@ -103,7 +122,8 @@ export function createGraphQLWsServer(services: Services, schema: GraphQLSchema,
         const errors = validate(schema, document, [...specifiedRules, depthLimitRule(services.config.graphqlMaxDepth), noMutationsRule]);
         if (errors.length > 0) return format(withCode(errors, 'GRAPHQL_VALIDATION_FAILED'));
         const operation = getOperationAST(document, payload.operationName);
-        if (!operation) return format([new GraphQLError('Unable to identify operation', { extensions: { code: 'OPERATION_RESOLUTION_FAILURE' } })]);
+        if (!operation)
+          return format([new GraphQLError('Unable to identify operation', { extensions: { code: 'OPERATION_RESOLUTION_FAILURE' } })]);
         try {
           guardOperation({ schema, document, operation, variables: payload.variables, viewer: connection.viewer, limits: guard.limits });
         } catch (error) {

@@ -1,5 +1,14 @@
 import { Router } from 'express';
-import { CheckFailure, checkDatabase, checkRedis, queuesWithoutWorkers, readQueues, runCheck, safeMessage, type Check } from '../metrics/instance-status';
+import {
+  CheckFailure,
+  checkDatabase,
+  checkRedis,
+  queuesWithoutWorkers,
+  readQueues,
+  runCheck,
+  safeMessage,
+  type Check,
+} from '../metrics/instance-status';
 import type { Services } from '../services';
 
 /**
@@ -30,7 +39,9 @@ export function healthRoutes(services: Services): Router {
     ]);
     const ready = [database, redis, workers].every((check: Check) => check.status === 'ok');
     const status = ready ? 'ok' : 'failed';
-    response.status(ready ? 200 : 503).json({ status, master_check: [{ status }], db_check: [database], redis_check: [redis], queue_workers_check: [workers] });
+    response
+      .status(ready ? 200 : 503)
+      .json({ status, master_check: [{ status }], db_check: [database], redis_check: [redis], queue_workers_check: [workers] });
   });
   return router;
 }

@@ -36,7 +36,12 @@ export function sendError(request: Request, response: Response, status: number, 
 }
 
 export function sendAppError(request: Request, response: Response, error: AppError): void {
-  const message = error.httpStatus === 401 ? '401 Unauthorized' : error.httpStatus === 404 && !isGraphQLRequest(request) ? '404 Not Found' : error.userMessage;
+  const message =
+    error.httpStatus === 401
+      ? '401 Unauthorized'
+      : error.httpStatus === 404 && !isGraphQLRequest(request)
+        ? '404 Not Found'
+        : error.userMessage;
   sendError(request, response, error.httpStatus, message, error.field);
 }
 
@@ -49,7 +54,12 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
     if (status === 413) return sendError(request, response, 413, '413 Request Entity Too Large');
     if (status && status >= 400 && status < 500) {
       const type = (error as { type?: string }).type;
-      return sendError(request, response, status, type === 'entity.parse.failed' ? 'The request body is not valid JSON' : `${status} Bad Request`);
+      return sendError(
+        request,
+        response,
+        status,
+        type === 'entity.parse.failed' ? 'The request body is not valid JSON' : `${status} Bad Request`,
+      );
     }
     logger.error({ event: 'http_internal_error', requestId: locals(response).requestId, path: request.path, err: error }, 'request failed');
     sendError(request, response, 500, '500 Internal Server Error');

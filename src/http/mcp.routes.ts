@@ -20,7 +20,9 @@ function loadMcp(): McpModules {
   /* eslint-disable @typescript-eslint/no-require-imports -- loaded on first use, see above */
   mcpModules ??= {
     createMcpServer: (require('../mcp/mcp-server') as typeof import('../mcp/mcp-server')).createMcpServer,
-    StreamableHTTPServerTransport: (require('@modelcontextprotocol/sdk/server/streamableHttp.js') as typeof import('@modelcontextprotocol/sdk/server/streamableHttp.js')).StreamableHTTPServerTransport,
+    StreamableHTTPServerTransport: (
+      require('@modelcontextprotocol/sdk/server/streamableHttp.js') as typeof import('@modelcontextprotocol/sdk/server/streamableHttp.js')
+    ).StreamableHTTPServerTransport,
   };
   /* eslint-enable @typescript-eslint/no-require-imports */
   return mcpModules;
@@ -30,7 +32,9 @@ const MCP_READABLE = /^\/api\/v4\/projects\/[^/]+(\/-)?\/search\/semantic\/?$/;
 
 /** GitLab lets mcp-scope tokens read semantic search over REST too (`allow_mcp_access_read`); everything else is the API's. */
 export function restSurface(request: Request): TokenSurface {
-  return (request.method === 'GET' || request.method === 'HEAD') && MCP_READABLE.test(request.originalUrl.split('?')[0]) ? 'mcp_read' : 'api';
+  return (request.method === 'GET' || request.method === 'HEAD') && MCP_READABLE.test(request.originalUrl.split('?')[0])
+    ? 'mcp_read'
+    : 'api';
 }
 
 /** Every MCP request needs a token with the api, read_api or mcp scope; anything else is 401 (or 403 for a token without those scopes). */
@@ -43,10 +47,16 @@ function authenticateMcp(services: Services): RequestHandler {
       next();
     } catch (error) {
       if (isAppError(error) && error.code === 'UNAUTHENTICATED') {
-        return void response.status(401).set('WWW-Authenticate', 'Bearer realm="GitLab", error="invalid_token"').json({ message: '401 Unauthorized' });
+        return void response
+          .status(401)
+          .set('WWW-Authenticate', 'Bearer realm="GitLab", error="invalid_token"')
+          .json({ message: '401 Unauthorized' });
       }
       if (isAppError(error) && error.code === 'FORBIDDEN') {
-        return void response.status(403).set('WWW-Authenticate', 'Bearer realm="GitLab", error="insufficient_scope", scope="mcp"').json({ error: 'insufficient_scope', error_description: error.userMessage, scope: 'mcp api read_api' });
+        return void response
+          .status(403)
+          .set('WWW-Authenticate', 'Bearer realm="GitLab", error="insufficient_scope", scope="mcp"')
+          .json({ error: 'insufficient_scope', error_description: error.userMessage, scope: 'mcp api read_api' });
       }
       next(error);
     }
@@ -63,7 +73,13 @@ export function mcpRoutes(services: Services, rateLimit: RequestHandler): Router
   router.use(authenticateMcp(services), rateLimit);
   router.post('/', express.json({ limit: services.config.maxBodyBytes }), async (request, response) => {
     const { createMcpServer, StreamableHTTPServerTransport } = loadMcp();
-    const server = createMcpServer({ services, viewer: locals(response).viewer!, externalUrl: publicUrl(services.config, request), version: GITLAB_VERSION, requestId: locals(response).requestId });
+    const server = createMcpServer({
+      services,
+      viewer: locals(response).viewer!,
+      externalUrl: publicUrl(services.config, request),
+      version: GITLAB_VERSION,
+      requestId: locals(response).requestId,
+    });
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     response.on('close', () => {
       void transport.close();
@@ -73,7 +89,10 @@ export function mcpRoutes(services: Services, rateLimit: RequestHandler): Router
     await transport.handleRequest(request, response, request.body);
   });
   router.all('/', (_request, response) => {
-    response.status(405).set('Allow', 'POST').json({ jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed.' }, id: null });
+    response
+      .status(405)
+      .set('Allow', 'POST')
+      .json({ jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed.' }, id: null });
   });
   return router;
 }

@@ -15,21 +15,27 @@ const INVALID_TOKEN = { error: 'invalid_token', error_description: 'The access t
  */
 export function oauthRoutes(services: Services, rateLimit: RequestHandler): Router {
   const router = Router();
-  router.get('/token/info', async (request, response, next) => {
-    // Headers only: a token in the query string would end up in access logs.
-    const token = tokenFromHeaders(request.headers);
-    if (!token) return void response.status(401).set('WWW-Authenticate', 'Bearer realm="Doorkeeper", error="invalid_token"').json(INVALID_TOKEN);
-    try {
-      locals(response).viewer = await authenticateToken(services.prisma, token, { surface: 'token_info' });
-    } catch (error) {
-      if (isAppError(error) && error.code === 'UNAUTHENTICATED') {
+  router.get(
+    '/token/info',
+    async (request, response, next) => {
+      // Headers only: a token in the query string would end up in access logs.
+      const token = tokenFromHeaders(request.headers);
+      if (!token)
         return void response.status(401).set('WWW-Authenticate', 'Bearer realm="Doorkeeper", error="invalid_token"').json(INVALID_TOKEN);
+      try {
+        locals(response).viewer = await authenticateToken(services.prisma, token, { surface: 'token_info' });
+      } catch (error) {
+        if (isAppError(error) && error.code === 'UNAUTHENTICATED') {
+          return void response.status(401).set('WWW-Authenticate', 'Bearer realm="Doorkeeper", error="invalid_token"').json(INVALID_TOKEN);
+        }
+        return next(error);
       }
-      return next(error);
-    }
-    next();
-  }, rateLimit, async (_request, response) => {
-    response.json(await describeTokenInfo(services.prisma, locals(response).viewer!.token.id));
-  });
+      next();
+    },
+    rateLimit,
+    async (_request, response) => {
+      response.json(await describeTokenInfo(services.prisma, locals(response).viewer!.token.id));
+    },
+  );
   return router;
 }

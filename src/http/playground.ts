@@ -104,7 +104,11 @@ export function playgroundRoutes(): Router {
   const html = page();
   router.get(GRAPHQL_PATH, (request, response, next) => {
     if (!wantsPlayground(request.get('accept'), request.query)) return next();
-    response.setHeader('Content-Security-Policy', "default-src 'self'; script-src 'self' 'unsafe-inline' 'unsafe-eval'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self' data:; connect-src 'self' ws: wss:");
+    response.setHeader(
+      'Content-Security-Policy',
+      "default-src 'self'; script-src 'self' 'unsafe-inline' 'unsafe-eval'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; " +
+        "font-src 'self' data:; connect-src 'self' ws: wss:",
+    );
     response.type('html').send(html);
   });
   router.get('/favicon.ico', (_request, response) => {
@@ -118,4 +122,3 @@ export function playgroundRoutes(): Router {
   }
   return router;
 }
-

@@ -48,7 +48,8 @@ export function createRequestLimiter(options: RateLimitOptions): RequestLimiter 
         const result = await limiter.consume(key);
         return { allowed: true, remaining: result.remainingPoints };
       } catch (error) {
-        if (error instanceof RateLimiterRes) return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil(error.msBeforeNext / 1000)) };
+        if (error instanceof RateLimiterRes)
+          return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil(error.msBeforeNext / 1000)) };
         // Redis trouble must not take the API down with it: let the request through and say so.
         options.logger.warn({ event: 'rate_limit_unavailable', limiter: options.name ?? 'rate', err: error }, 'rate limiter unavailable');
         return { allowed: true, remaining: options.pointsPerMinute };

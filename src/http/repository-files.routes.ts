@@ -14,7 +14,11 @@ export function repositoryFilesRoutes(services: Services): Router {
   router.get('/projects/:id/repository/files/:file_path/raw', async (request, response) => {
     const viewer = locals(response).viewer;
     if (!viewer) throw unauthenticated();
-    const access = resolveDuoAccess({ prisma: services.prisma, userId: viewer.user.id, disabledCategories: services.config.disabledContextCategories });
+    const access = resolveDuoAccess({
+      prisma: services.prisma,
+      userId: viewer.user.id,
+      disabledCategories: services.config.disabledContextCategories,
+    });
     const file = await readIndexedFile({
       prisma: services.prisma,
       queues: services.queues,

@@ -31,7 +31,8 @@ export function parseSemanticSearchParameters(request: Request): SemanticSearchP
   const query = singleString(request, 'q');
   if (query === undefined) throw badInput('q is missing', 'q');
   if (!query.trim()) throw badInput('q is empty', 'q');
-  if (query.length > SEMANTIC_SEARCH_LIMITS.queryChars) throw badInput(`q must be less than ${SEMANTIC_SEARCH_LIMITS.queryChars} characters`, 'q');
+  if (query.length > SEMANTIC_SEARCH_LIMITS.queryChars)
+    throw badInput(`q must be less than ${SEMANTIC_SEARCH_LIMITS.queryChars} characters`, 'q');
   const directory = singleString(request, 'directory_path') ?? null;
   const directoryProblem = directory === null ? null : directoryPathProblem(directory);
   if (directoryProblem) throw badInput(directoryProblem, 'directory_path');
@@ -54,7 +55,11 @@ export function semanticSearchRoutes(services: Services): Router {
     const parameters = parseSemanticSearchParameters(request);
     requireSearchableQuery(parameters.query, 'q');
     const project = String(request.params.id);
-    const access = resolveDuoAccess({ prisma: services.prisma, userId: viewer.user.id, disabledCategories: services.config.disabledContextCategories });
+    const access = resolveDuoAccess({
+      prisma: services.prisma,
+      userId: viewer.user.id,
+      disabledCategories: services.config.disabledContextCategories,
+    });
     try {
       const result = await codebaseSearch({
         prisma: services.prisma,
@@ -76,7 +81,12 @@ export function semanticSearchRoutes(services: Services): Router {
         response.status(422).json({ message: `Project '${project}' has no embeddings`, detail: error.userMessage });
         return;
       }
-      if (isAppError(error) && error.field === 'directory') throw new AppError({ code: error.code, userMessage: error.userMessage.replace(/^directory/, 'directory_path'), field: 'directory_path' });
+      if (isAppError(error) && error.field === 'directory')
+        throw new AppError({
+          code: error.code,
+          userMessage: error.userMessage.replace(/^directory/, 'directory_path'),
+          field: 'directory_path',
+        });
       throw error;
     }
   });

@@ -31,7 +31,12 @@ export const TOO_MANY_SUBSCRIPTIONS = 'Too many open subscriptions: close some b
 
 export function createSocketGuard(services: Services): SocketGuard {
   const { config } = services;
-  const limiter: RequestLimiter = createRequestLimiter({ redis: services.redis, keyPrefix: config.redisPrefix, pointsPerMinute: config.rateLimitPerMinute, logger: services.logger });
+  const limiter: RequestLimiter = createRequestLimiter({
+    redis: services.redis,
+    keyPrefix: config.redisPrefix,
+    pointsPerMinute: config.rateLimitPerMinute,
+    logger: services.logger,
+  });
   const open = new Map<string, number>();
   return {
     limits: { maxComplexity: config.graphqlMaxComplexity, maxJsonDepth: config.maxJsonDepth },

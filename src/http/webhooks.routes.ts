@@ -18,15 +18,21 @@ export function webhookRoutes(services: Services): Router {
     }
     const outcome = await handlePush({
       prisma: services.prisma,
-        redis: services.redis,
-        redisPrefix: services.config.redisPrefix,
-        queues: services.queues,
-        event: parsePushEvent(request.body),
-        token: request.get('X-Gitlab-Token') ?? null,
-        eventUuid: request.get('X-Gitlab-Event-UUID') ?? null,
-        debounceMs: services.config.indexing.debounceMs,
-      });
-    response.status(202).json({ job_id: outcome.jobId, project_id: outcome.projectId, ref: outcome.ref, duplicate: outcome.duplicate, ...(outcome.ignored ? { ignored: outcome.ignored } : {}) });
+      redis: services.redis,
+      redisPrefix: services.config.redisPrefix,
+      queues: services.queues,
+      event: parsePushEvent(request.body),
+      token: request.get('X-Gitlab-Token') ?? null,
+      eventUuid: request.get('X-Gitlab-Event-UUID') ?? null,
+      debounceMs: services.config.indexing.debounceMs,
+    });
+    response.status(202).json({
+      job_id: outcome.jobId,
+      project_id: outcome.projectId,
+      ref: outcome.ref,
+      duplicate: outcome.duplicate,
+      ...(outcome.ignored ? { ignored: outcome.ignored } : {}),
+    });
   });
   return router;
 }

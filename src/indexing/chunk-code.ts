@@ -14,26 +14,93 @@ export type ChunkCodeOptions = {
 
 // Node types across the grammars, by the role they play in a chunk. A type missing here is just "other code".
 const FUNCTION_TYPES = new Set([
-  'function_declaration', 'generator_function_declaration', 'function_definition', 'function_item', 'method_definition',
-  'method_declaration', 'method', 'singleton_method', 'constructor_declaration', 'destructor_declaration', 'operator_declaration',
-  'method_signature', 'abstract_method_signature', 'function_signature', 'secondary_constructor', 'compact_constructor_declaration',
+  'function_declaration',
+  'generator_function_declaration',
+  'function_definition',
+  'function_item',
+  'method_definition',
+  'method_declaration',
+  'method',
+  'singleton_method',
+  'constructor_declaration',
+  'destructor_declaration',
+  'operator_declaration',
+  'method_signature',
+  'abstract_method_signature',
+  'function_signature',
+  'secondary_constructor',
+  'compact_constructor_declaration',
 ]);
 // Members of these are methods.
 const TYPE_TYPES = new Set([
-  'class_declaration', 'abstract_class_declaration', 'class_definition', 'class', 'module', 'interface_declaration', 'enum_declaration',
-  'struct_declaration', 'record_declaration', 'trait_declaration', 'trait_item', 'impl_item', 'class_specifier', 'struct_specifier',
-  'object_declaration', 'companion_object', 'struct_item', 'enum_item', 'annotation_type_declaration',
+  'class_declaration',
+  'abstract_class_declaration',
+  'class_definition',
+  'class',
+  'module',
+  'interface_declaration',
+  'enum_declaration',
+  'struct_declaration',
+  'record_declaration',
+  'trait_declaration',
+  'trait_item',
+  'impl_item',
+  'class_specifier',
+  'struct_specifier',
+  'object_declaration',
+  'companion_object',
+  'struct_item',
+  'enum_item',
+  'annotation_type_declaration',
 ]);
 // Members of these are functions; the name still qualifies them.
-const NAMESPACE_TYPES = new Set(['namespace_declaration', 'file_scoped_namespace_declaration', 'namespace_definition', 'mod_item', 'internal_module', 'ERROR']);
+const NAMESPACE_TYPES = new Set([
+  'namespace_declaration',
+  'file_scoped_namespace_declaration',
+  'namespace_definition',
+  'mod_item',
+  'internal_module',
+  'ERROR',
+]);
 // Declarations that carry another: the outer node's rows, the inner node's role.
-const WRAPPER_TYPES = new Set(['export_statement', 'decorated_definition', 'template_declaration', 'ambient_declaration', 'type_definition', 'expression_statement', 'declaration']);
+const WRAPPER_TYPES = new Set([
+  'export_statement',
+  'decorated_definition',
+  'template_declaration',
+  'ambient_declaration',
+  'type_definition',
+  'expression_statement',
+  'declaration',
+]);
 const VARIABLE_TYPES = new Set(['lexical_declaration', 'variable_declaration']);
 const FUNCTION_VALUE_TYPES = new Set(['arrow_function', 'function_expression', 'function', 'generator_function']);
 // Attach to the declaration right below them.
 const PREFIX_TYPES = new Set(['attribute_item', 'decorator', 'annotation']);
-const NAME_TYPES = new Set(['identifier', 'type_identifier', 'simple_identifier', 'constant', 'name', 'property_identifier', 'field_identifier', 'qualified_identifier', 'namespace_identifier', 'scoped_identifier', 'destructor_name', 'operator_name']);
-const BODY_TYPES = new Set(['class_body', 'enum_class_body', 'body_statement', 'declaration_list', 'field_declaration_list', 'interface_body', 'enum_body', 'block', 'statement_block']);
+const NAME_TYPES = new Set([
+  'identifier',
+  'type_identifier',
+  'simple_identifier',
+  'constant',
+  'name',
+  'property_identifier',
+  'field_identifier',
+  'qualified_identifier',
+  'namespace_identifier',
+  'scoped_identifier',
+  'destructor_name',
+  'operator_name',
+]);
+const BODY_TYPES = new Set([
+  'class_body',
+  'enum_class_body',
+  'body_statement',
+  'declaration_list',
+  'field_declaration_list',
+  'interface_body',
+  'enum_body',
+  'block',
+  'statement_block',
+]);
 
 type Role = 'function' | 'type' | 'namespace' | 'other';
 
@@ -63,7 +130,8 @@ type Context = { lines: LineIndex; grammar: Grammar; maxChars: number; smallChar
 const qualify = (prefix: string | null, name: string | null) => (name === null ? prefix : prefix ? `${prefix}.${name}` : name);
 
 // A node ending at column 0 ends with the newline of the row before.
-const endRowOf = (node: Node) => (node.endPosition.column === 0 && node.endPosition.row > node.startPosition.row ? node.endPosition.row - 1 : node.endPosition.row);
+const endRowOf = (node: Node) =>
+  node.endPosition.column === 0 && node.endPosition.row > node.startPosition.row ? node.endPosition.row - 1 : node.endPosition.row;
 
 function roleOf(node: Node): Role {
   if (FUNCTION_TYPES.has(node.type)) return 'function';
@@ -77,7 +145,8 @@ function declarationOf(node: Node): { node: Node; role: Role } {
   if (roleOf(node) !== 'other') return { node, role: roleOf(node) };
   if (VARIABLE_TYPES.has(node.type)) {
     const declarators = node.namedChildren.filter((child) => child?.type === 'variable_declarator');
-    if (declarators.length === 1 && FUNCTION_VALUE_TYPES.has(declarators[0].childForFieldName('value')?.type ?? '')) return { node: declarators[0], role: 'function' };
+    if (declarators.length === 1 && FUNCTION_VALUE_TYPES.has(declarators[0].childForFieldName('value')?.type ?? ''))
+      return { node: declarators[0], role: 'function' };
   }
   if (WRAPPER_TYPES.has(node.type)) {
     for (const child of node.namedChildren) {
@@ -101,7 +170,11 @@ function nameOf(node: Node): string | null {
   }
   let named: Node | null = node.childForFieldName('name');
   // C and C++ hide the name in nested declarators: `int *(*name)(int)`.
-  for (let declarator = node.childForFieldName('declarator'); !named && declarator; declarator = declarator.childForFieldName('declarator')) {
+  for (
+    let declarator = node.childForFieldName('declarator');
+    !named && declarator;
+    declarator = declarator.childForFieldName('declarator')
+  ) {
     if (NAME_TYPES.has(declarator.type)) named = declarator;
   }
   named ??= node.namedChildren.find((child) => child !== null && NAME_TYPES.has(child.type)) ?? null;
@@ -125,7 +198,9 @@ function membersOf(node: Node, grammar: Grammar): Node[] {
   const body = node.childForFieldName('body') ?? children.find((child) => BODY_TYPES.has(child.type)) ?? null;
   if (!body) return [];
   // Some grammars (Ruby) leave a comment above the first member outside the body.
-  const leading = children.filter((child) => grammar.isComment(child) && child.startIndex < body.startIndex && child.startPosition.row > node.startPosition.row);
+  const leading = children.filter(
+    (child) => grammar.isComment(child) && child.startIndex < body.startIndex && child.startPosition.row > node.startPosition.row,
+  );
   return [...leading, ...body.namedChildren.filter((child): child is Node => child !== null)];
 }
 
@@ -162,7 +237,8 @@ function segmentsOf(nodes: Node[], scope: Scope, context: Context): Segment[] {
     const previous = joined[joined.length - 1];
     if (previous && segment.startRow <= previous.endRow) {
       const endRow = Math.max(previous.endRow, segment.endRow);
-      joined[joined.length - 1] = previous.attachable && !segment.attachable ? { ...segment, startRow: previous.startRow, endRow } : { ...previous, endRow };
+      joined[joined.length - 1] =
+        previous.attachable && !segment.attachable ? { ...segment, startRow: previous.startRow, endRow } : { ...previous, endRow };
     } else joined.push(segment);
   }
   const attached: Segment[] = [];
@@ -193,7 +269,13 @@ function fillGaps(segments: Segment[], range: RowRange, filler: Omit<Segment, 's
 }
 
 function toChunk(rows: RowRange, label: { kind: ChunkKind; symbol: string | null }, context: Context): Omit<Chunk, 'path' | 'language'> {
-  return { kind: label.kind, symbol: label.symbol, startLine: rows.startRow + 1, endLine: rows.endRow + 1, content: rowsText(context.lines, rows) };
+  return {
+    kind: label.kind,
+    symbol: label.symbol,
+    startLine: rows.startRow + 1,
+    endLine: rows.endRow + 1,
+    content: rowsText(context.lines, rows),
+  };
 }
 
 /** The kind and symbol of merged segments: a lone declaration keeps its own, the class header names its class. */
@@ -216,7 +298,8 @@ function chunkSegments(segments: Segment[], scope: Scope, context: Context): Pie
     pieces.push(toChunk({ startRow: group[0].startRow, endRow: group[group.length - 1].endRow }, labelOf(group, scope), context));
     group = [];
   };
-  const standalone = (segment: Segment) => segment.named && rowsLength(context.lines, segment.startRow, segment.endRow) >= context.smallChars;
+  const standalone = (segment: Segment) =>
+    segment.named && rowsLength(context.lines, segment.startRow, segment.endRow) >= context.smallChars;
   for (const segment of segments) {
     if (rowsLength(context.lines, segment.startRow, segment.endRow) > context.maxChars) {
       flush();
@@ -244,9 +327,19 @@ function windows(segment: Segment, context: Context): Piece[] {
 function splitContainer(segment: Segment, scope: Scope, context: Context): Piece[] {
   const container = segment.container!;
   const inner: Scope = { prefix: segment.symbol, inType: roleOf(container) === 'type' };
-  const members = segmentsOf(membersOf(container, context.grammar), inner, context).filter((member) => member.startRow >= segment.startRow && member.endRow <= segment.endRow);
+  const members = segmentsOf(membersOf(container, context.grammar), inner, context).filter(
+    (member) => member.startRow >= segment.startRow && member.endRow <= segment.endRow,
+  );
   if (members.length === 0) return windows(segment, context);
-  const filler = { kind: 'block' as const, symbol: inner.prefix, named: false, closing: false, header: false, container: null, attachable: false };
+  const filler = {
+    kind: 'block' as const,
+    symbol: inner.prefix,
+    named: false,
+    closing: false,
+    header: false,
+    container: null,
+    attachable: false,
+  };
   const first = members[0];
   const last = members[members.length - 1];
   const header = trimBlankRows(context.lines, { startRow: segment.startRow, endRow: first.startRow - 1 });
@@ -271,7 +364,15 @@ export async function chunkCode(input: ChunkInput, options: ChunkCodeOptions): P
   const scope: Scope = { prefix: null, inType: false };
   const pieces = grammar.withTree(input.content, (tree) => {
     const nodes = tree.rootNode.namedChildren.filter((child): child is Node => child !== null);
-    const filler = { kind: 'module' as const, symbol: null, named: false, closing: false, header: false, container: null, attachable: false };
+    const filler = {
+      kind: 'module' as const,
+      symbol: null,
+      named: false,
+      closing: false,
+      header: false,
+      container: null,
+      attachable: false,
+    };
     const segments = fillGaps(segmentsOf(nodes, scope, context), { startRow: 0, endRow: lines.lastRow }, filler, lines);
     return chunkSegments(segments, scope, context);
   });

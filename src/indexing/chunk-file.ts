@@ -26,7 +26,17 @@ export async function chunkFileWith(strategy: ChunkStrategy, input: ChunkInput, 
   if (strategy === 'whole-file') {
     const lines = input.content.replace(/\n$/, '').split('\n');
     if (!input.content.trim()) return [];
-    return [{ path: input.path, language: languageOf(input.path), kind: 'module', symbol: null, startLine: 1, endLine: lines.length, content: lines.join('\n') }];
+    return [
+      {
+        path: input.path,
+        language: languageOf(input.path),
+        kind: 'module',
+        symbol: null,
+        startLine: 1,
+        endLine: lines.length,
+        content: lines.join('\n'),
+      },
+    ];
   }
   return chunkFile(input, options);
 }

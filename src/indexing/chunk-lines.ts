@@ -59,10 +59,14 @@ export function lineWindows(lines: LineIndex, range: RowRange, options: LineWind
 /** Line windows of a whole file, for files without a grammar: kind `lines`, no symbol. */
 export function chunkLines(input: ChunkInput, options: ChunkOptions = {}): Chunk[] {
   const lines = new LineIndex(input.content);
-  const windows = lineWindows(lines, { startRow: 0, endRow: lines.lastRow }, {
-    maxChars: options.maxChars ?? DEFAULT_MAX_CHARS,
-    overlapLines: options.overlapLines ?? DEFAULT_OVERLAP_LINES,
-  });
+  const windows = lineWindows(
+    lines,
+    { startRow: 0, endRow: lines.lastRow },
+    {
+      maxChars: options.maxChars ?? DEFAULT_MAX_CHARS,
+      overlapLines: options.overlapLines ?? DEFAULT_OVERLAP_LINES,
+    },
+  );
   const language = languageOf(input.path);
   return windows.map((window) => ({
     path: input.path,

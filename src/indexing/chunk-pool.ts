@@ -66,7 +66,11 @@ export class ChunkPool implements FileChunker {
     return this.slots.length;
   }
 
-  async chunkAndEmbed(files: readonly FileToChunk[], spec: ChunkEmbedSpec, options: { signal?: AbortSignal } = {}): Promise<EmbeddedChunk[][]> {
+  async chunkAndEmbed(
+    files: readonly FileToChunk[],
+    spec: ChunkEmbedSpec,
+    options: { signal?: AbortSignal } = {},
+  ): Promise<EmbeddedChunk[][]> {
     if (this.closed) throw new Error('the chunk pool is closed');
     options.signal?.throwIfAborted();
     const groups: FileToChunk[][] = [];
@@ -82,7 +86,9 @@ export class ChunkPool implements FileChunker {
       bytes += file.content.length;
     }
     if (group.length) groups.push(group);
-    const results = await Promise.all(groups.map((part) => new Promise<EmbeddedChunk[][]>((resolve, reject) => this.enqueue({ files: part, spec, resolve, reject }))));
+    const results = await Promise.all(
+      groups.map((part) => new Promise<EmbeddedChunk[][]>((resolve, reject) => this.enqueue({ files: part, spec, resolve, reject }))),
+    );
     return results.flat();
   }
 

@@ -14,7 +14,17 @@ type Db = PrismaClient | Prisma.TransactionClient;
 /** A chunk to store, with its embedding. */
 export type NewChunk = { id: string; embedderVersion: string; embedding: number[]; content: string; searchText: string };
 /** Where a chunk sits in a blob cut with one variant. */
-export type BlobChunkRow = { blob: string; variant: string; seq: number; chunkId: string; startLine: number; endLine: number; kind: string; symbol: string | null; language: string | null };
+export type BlobChunkRow = {
+  blob: string;
+  variant: string;
+  seq: number;
+  chunkId: string;
+  startLine: number;
+  endLine: number;
+  kind: string;
+  symbol: string | null;
+  language: string | null;
+};
 /** One manifest line. */
 export type FileRow = { path: string; blob: string; variant: string };
 
@@ -30,7 +40,11 @@ async function lockProject(db: Prisma.TransactionClient, projectId: number): Pro
 }
 
 /** Which of these `blob|variant` keys already have their chunks stored in the project, with how many. */
-export async function knownBlobVariants(db: Db, projectId: number, files: readonly Pick<FileRow, 'blob' | 'variant'>[]): Promise<Map<string, number>> {
+export async function knownBlobVariants(
+  db: Db,
+  projectId: number,
+  files: readonly Pick<FileRow, 'blob' | 'variant'>[],
+): Promise<Map<string, number>> {
   if (files.length === 0) return new Map();
   const rows = await db.$queryRawUnsafe<Array<{ blob: string; variant: string; chunks: bigint }>>(
     `SELECT b.blob, b.variant, count(*) AS chunks FROM code_blob_chunks b
@@ -47,14 +61,24 @@ export async function knownBlobVariants(db: Db, projectId: number, files: readon
 /** Which of these chunk ids the project already has embedded. */
 export async function knownChunkIds(db: Db, projectId: number, ids: readonly string[]): Promise<Set<string>> {
   if (ids.length === 0) return new Set();
-  const rows = await db.$queryRawUnsafe<Array<{ id: string }>>('SELECT id FROM code_chunks WHERE project_id = $1 AND id = ANY($2::text[])', projectId, [...ids]);
+  const rows = await db.$queryRawUnsafe<Array<{ id: string }>>(
+    'SELECT id FROM code_chunks WHERE project_id = $1 AND id = ANY($2::text[])',
+    projectId,
+    [...ids],
+  );
   return new Set(rows.map((row) => row.id));
 }
 
 /** Stores new chunks, where they sit in their blobs, and manifest lines of a snapshot, in one transaction. */
 export async function storeBatch(
   prisma: PrismaClient,
-  batch: { projectId: number; snapshotId: bigint; chunks: readonly NewChunk[]; blobChunks: readonly BlobChunkRow[]; files: readonly FileRow[] },
+  batch: {
+    projectId: number;
+    snapshotId: bigint;
+    chunks: readonly NewChunk[];
+    blobChunks: readonly BlobChunkRow[];
+    files: readonly FileRow[];
+  },
 ): Promise<void> {
   const { projectId, snapshotId } = batch;
   await prisma.$transaction(async (tx) => {
@@ -63,7 +87,8 @@ export async function storeBatch(
       await tx.$executeRawUnsafe(
         `INSERT INTO code_chunks (project_id, id, embedder_version, dims, embedding, content, search_text)
          SELECT $1, c.id, c.version, c.dims, c.embedding::vector, c.content, to_tsvector('simple', c.search)
-           FROM unnest($2::text[], $3::text[], $4::int[], $5::text[], $6::text[], $7::text[]) AS c(id, version, dims, embedding, content, search)
+           FROM unnest($2::text[], $3::text[], $4::int[], $5::text[], $6::text[], $7::text[]) AS c(id, version, dims, embedding, content,
+           search)
          ON CONFLICT (project_id, id) DO NOTHING`,
         projectId,
         batch.chunks.map((chunk) => chunk.id),
@@ -102,7 +127,8 @@ async function insertFiles(db: Db, projectId: number, snapshotId: bigint, files:
   if (!files.length) return;
   await db.$executeRawUnsafe(
     `INSERT INTO code_index_files (snapshot_id, path, blob, variant, project_id, role)
-     SELECT $1::bigint, f.path, f.blob, f.variant, $2, f.role FROM unnest($3::text[], $4::text[], $5::text[], $6::text[]) AS f(path, blob, variant, role)
+     SELECT $1::bigint, f.path, f.blob, f.variant, $2, f.role FROM unnest($3::text[], $4::text[], $5::text[], $6::text[]) AS f(path, blob,
+     variant, role)
      ON CONFLICT (snapshot_id, path) DO UPDATE SET blob = EXCLUDED.blob, variant = EXCLUDED.variant, role = EXCLUDED.role`,
     snapshotId,
     projectId,
@@ -114,12 +140,18 @@ async function insertFiles(db: Db, projectId: number, snapshotId: bigint, files:
 }
 
 /** Manifest lines whose chunks are already stored: no transaction or lock needed, nothing new is referenced. */
-export async function addFiles(prisma: PrismaClient, options: { projectId: number; snapshotId: bigint; files: readonly FileRow[] }): Promise<void> {
+export async function addFiles(
+  prisma: PrismaClient,
+  options: { projectId: number; snapshotId: bigint; files: readonly FileRow[] },
+): Promise<void> {
   await insertFiles(prisma, options.projectId, options.snapshotId, options.files);
 }
 
 /** Copies a snapshot's manifest into another, leaving out some paths (the changed and deleted ones). */
-export async function copyFiles(prisma: PrismaClient, options: { from: bigint; to: bigint; exceptPaths: readonly string[] }): Promise<number> {
+export async function copyFiles(
+  prisma: PrismaClient,
+  options: { from: bigint; to: bigint; exceptPaths: readonly string[] },
+): Promise<number> {
   return prisma.$executeRawUnsafe(
     `INSERT INTO code_index_files (snapshot_id, path, blob, variant, project_id, role)
      SELECT $2::bigint, path, blob, variant, project_id, role FROM code_index_files
@@ -132,7 +164,10 @@ export async function copyFiles(prisma: PrismaClient, options: { from: bigint; t
 
 /** A snapshot's manifest as path -> blob. */
 export async function snapshotFiles(db: Db, snapshotId: bigint): Promise<Map<string, { blob: string; variant: string }>> {
-  const rows = await db.$queryRawUnsafe<Array<{ path: string; blob: string; variant: string }>>('SELECT path, blob, variant FROM code_index_files WHERE snapshot_id = $1::bigint', snapshotId);
+  const rows = await db.$queryRawUnsafe<Array<{ path: string; blob: string; variant: string }>>(
+    'SELECT path, blob, variant FROM code_index_files WHERE snapshot_id = $1::bigint',
+    snapshotId,
+  );
   return new Map(rows.map((row) => [row.path, { blob: row.blob, variant: row.variant }]));
 }
 
@@ -179,7 +214,9 @@ export async function collectGarbage(prisma: PrismaClient, projectId: number): P
 // still takes a lock on the table that blocks other runs' inserts.
 const ensuredSizes = new WeakMap<PrismaClient, Set<number>>();
 
-/** The partial HNSW index for vectors of this size (the migration creates the 512 one of the default embedder); checked once per process. */
+/**
+ * The partial HNSW index for vectors of this size (the migration creates the 512 one of the default embedder); checked once per process.
+ */
 export async function ensureVectorIndex(prisma: PrismaClient, dimensions: number): Promise<void> {
   const ensured = ensuredSizes.get(prisma) ?? new Set<number>();
   ensuredSizes.set(prisma, ensured);
@@ -188,7 +225,8 @@ export async function ensureVectorIndex(prisma: PrismaClient, dimensions: number
   // pgvector's HNSW indexes `vector` up to 2,000 dimensions; larger vectors are searched exactly.
   if (dimensions > 2_000) return;
   await prisma.$executeRawUnsafe(
-    `CREATE INDEX IF NOT EXISTS code_chunks_embedding_${dimensions}_idx ON code_chunks USING hnsw ((embedding::vector(${dimensions})) vector_cosine_ops) WHERE dims = ${dimensions}`,
+    `CREATE INDEX IF NOT EXISTS code_chunks_embedding_${dimensions}_idx ON code_chunks USING hnsw ((embedding::vector(${dimensions})) ` +
+      `vector_cosine_ops) WHERE dims = ${dimensions}`,
   );
   ensured.add(dimensions);
 }

@@ -4,7 +4,8 @@ import { parentPort } from 'node:worker_threads';
 import { chunkAndEmbed, type ChunkEmbedSpec, type FileToChunk } from './chunk-embed';
 
 export type ChunkTaskMessage = { id: number; files: FileToChunk[]; spec: ChunkEmbedSpec };
-export type ChunkTaskReply = { id: number; chunks: Awaited<ReturnType<typeof chunkAndEmbed>> } | { id: number; error: { message: string; stack?: string } };
+export type ChunkTaskReply =
+  { id: number; chunks: Awaited<ReturnType<typeof chunkAndEmbed>> } | { id: number; error: { message: string; stack?: string } };
 
 const port = parentPort;
 if (port) {

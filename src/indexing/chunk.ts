@@ -54,5 +54,11 @@ export type ChunkIdOptions = {
  */
 export function chunkId(chunk: Pick<Chunk, 'content'>, options: ChunkIdOptions): string {
   // NUL separators keep ("a", "bc") and ("ab", "c") apart.
-  return createHash('sha256').update(CHUNKER_VERSION).update('\0').update(options.embedderVersion).update('\0').update(chunk.content).digest('hex');
+  return createHash('sha256')
+    .update(CHUNKER_VERSION)
+    .update('\0')
+    .update(options.embedderVersion)
+    .update('\0')
+    .update(chunk.content)
+    .digest('hex');
 }

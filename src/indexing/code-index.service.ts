@@ -6,7 +6,10 @@ import type { IndexJob, Queues } from '../queues';
 import { validateRef } from './git-reader';
 
 /** A (project, ref) index as the API shows it. */
-export type CodeIndexStatus = Pick<CodeIndex, 'state' | 'commitSha' | 'filesIndexed' | 'chunkCount' | 'embeddedCount' | 'lastError' | 'startedAt' | 'finishedAt'> & { ref: string };
+export type CodeIndexStatus = Pick<
+  CodeIndex,
+  'state' | 'commitSha' | 'filesIndexed' | 'chunkCount' | 'embeddedCount' | 'lastError' | 'startedAt' | 'finishedAt'
+> & { ref: string };
 
 export async function findCodeIndex(prisma: PrismaClient, options: { projectId: number; ref: string }): Promise<CodeIndex | null> {
   return prisma.codeIndex.findUnique({ where: { projectId_ref: { projectId: options.projectId, ref: options.ref } } });
@@ -15,7 +18,11 @@ export async function findCodeIndex(prisma: PrismaClient, options: { projectId: 
 /** Marks an index as waiting for a run (creating it), without touching what search serves. */
 export async function markPending(prisma: PrismaClient, options: { projectId: number; ref: string }): Promise<CodeIndex> {
   const where = { projectId_ref: { projectId: options.projectId, ref: options.ref } };
-  const index = await prisma.codeIndex.upsert({ where, create: { projectId: options.projectId, ref: options.ref, state: 'pending' }, update: {} });
+  const index = await prisma.codeIndex.upsert({
+    where,
+    create: { projectId: options.projectId, ref: options.ref, state: 'pending' },
+    update: {},
+  });
   // A run in progress stays `indexing`; search keeps serving the active snapshot whatever the state says.
   if (index.state === 'indexing' || index.state === 'pending') return index;
   return prisma.codeIndex.update({ where, data: { state: 'pending' } });
@@ -74,9 +81,16 @@ export async function requestCodeIndex(options: RequestCodeIndexOptions): Promis
  * configured ones (after EMBEDDINGS_PROVIDER or the model changed). Each rebuild writes a new
  * snapshot; search keeps using the old one until it is complete.
  */
-export async function reindexStale(options: { prisma: PrismaClient; queues: Pick<Queues, 'enqueueIndex'>; embedderVersion: string; chunkerVersion: string }): Promise<number> {
+export async function reindexStale(options: {
+  prisma: PrismaClient;
+  queues: Pick<Queues, 'enqueueIndex'>;
+  embedderVersion: string;
+  chunkerVersion: string;
+}): Promise<number> {
   const stale = await options.prisma.codeIndex.findMany({
-    where: { activeSnapshot: { OR: [{ embedderVersion: { not: options.embedderVersion } }, { chunkerVersion: { not: options.chunkerVersion } }] } },
+    where: {
+      activeSnapshot: { OR: [{ embedderVersion: { not: options.embedderVersion } }, { chunkerVersion: { not: options.chunkerVersion } }] },
+    },
     select: { projectId: true, ref: true },
   });
   for (const index of stale) await options.queues.enqueueIndex({ projectId: index.projectId, ref: index.ref, reason: 'embedder-change' });

@@ -19,12 +19,90 @@ export type FileFilter = {
   byContent(content: Buffer): SkipReason | null;
 };
 
-const VENDORED_DIRECTORIES = ['node_modules/', 'vendor/', 'third_party/', 'third-party/', 'bower_components/', 'Pods/', '.git/', '.yarn/', 'jspm_packages/'];
-const LOCKFILES = new Set(['package-lock.json', 'npm-shrinkwrap.json', 'yarn.lock', 'pnpm-lock.yaml', 'bun.lockb', 'Gemfile.lock', 'Cargo.lock', 'poetry.lock', 'Pipfile.lock', 'composer.lock', 'go.sum', 'mix.lock', 'pubspec.lock', 'packages.lock.json', 'flake.lock', 'uv.lock']);
-const GENERATED_NAMES = [/\.min\.(js|css|mjs)$/i, /\.map$/i, /\.pb\.go$/, /_pb2(_grpc)?\.py$/, /\.pb\.(cc|h)$/, /\.generated\.\w+$/i, /\.g\.dart$/, /\.designer\.cs$/i, /(^|\/)__generated__\//];
+const VENDORED_DIRECTORIES = [
+  'node_modules/',
+  'vendor/',
+  'third_party/',
+  'third-party/',
+  'bower_components/',
+  'Pods/',
+  '.git/',
+  '.yarn/',
+  'jspm_packages/',
+];
+const LOCKFILES = new Set([
+  'package-lock.json',
+  'npm-shrinkwrap.json',
+  'yarn.lock',
+  'pnpm-lock.yaml',
+  'bun.lockb',
+  'Gemfile.lock',
+  'Cargo.lock',
+  'poetry.lock',
+  'Pipfile.lock',
+  'composer.lock',
+  'go.sum',
+  'mix.lock',
+  'pubspec.lock',
+  'packages.lock.json',
+  'flake.lock',
+  'uv.lock',
+]);
+const GENERATED_NAMES = [
+  /\.min\.(js|css|mjs)$/i,
+  /\.map$/i,
+  /\.pb\.go$/,
+  /_pb2(_grpc)?\.py$/,
+  /\.pb\.(cc|h)$/,
+  /\.generated\.\w+$/i,
+  /\.g\.dart$/,
+  /\.designer\.cs$/i,
+  /(^|\/)__generated__\//,
+];
 const BINARY_EXTENSIONS = new Set([
-  'png', 'jpg', 'jpeg', 'gif', 'bmp', 'ico', 'webp', 'tiff', 'psd', 'pdf', 'zip', 'gz', 'tgz', 'bz2', 'xz', '7z', 'rar', 'jar', 'war', 'class',
-  'exe', 'dll', 'so', 'dylib', 'a', 'o', 'obj', 'wasm', 'woff', 'woff2', 'ttf', 'otf', 'eot', 'mp3', 'mp4', 'wav', 'ogg', 'mov', 'avi', 'sqlite', 'db', 'bin', 'pyc',
+  'png',
+  'jpg',
+  'jpeg',
+  'gif',
+  'bmp',
+  'ico',
+  'webp',
+  'tiff',
+  'psd',
+  'pdf',
+  'zip',
+  'gz',
+  'tgz',
+  'bz2',
+  'xz',
+  '7z',
+  'rar',
+  'jar',
+  'war',
+  'class',
+  'exe',
+  'dll',
+  'so',
+  'dylib',
+  'a',
+  'o',
+  'obj',
+  'wasm',
+  'woff',
+  'woff2',
+  'ttf',
+  'otf',
+  'eot',
+  'mp3',
+  'mp4',
+  'wav',
+  'ogg',
+  'mov',
+  'avi',
+  'sqlite',
+  'db',
+  'bin',
+  'pyc',
 ]);
 
 // Past these, a file is minified or data, not code a person reads.
@@ -42,7 +120,11 @@ function linguistMatchers(gitattributes: string): { vendored: (path: string) => 
     for (const attribute of attributes) {
       const match = /^(-?)linguist-(vendored|generated)(?:=(true|false))?$/.exec(attribute);
       if (!match) continue;
-      rules.push({ matcher: ignore().add(pattern), attribute: match[2] as 'vendored' | 'generated', value: match[1] !== '-' && match[3] !== 'false' });
+      rules.push({
+        matcher: ignore().add(pattern),
+        attribute: match[2] as 'vendored' | 'generated',
+        value: match[1] !== '-' && match[3] !== 'false',
+      });
     }
   }
   const decide = (attribute: 'vendored' | 'generated') => (path: string) => {
@@ -64,7 +146,8 @@ export function createFileFilter(options: FileFilterOptions = {}): FileFilter {
       if (!normalized || normalized.split('/').includes('..')) return 'excluded';
       if (excluded.ignores(normalized)) return 'excluded';
       const name = normalized.split('/').pop()!;
-      if (linguist.vendored(normalized) || VENDORED_DIRECTORIES.some((directory) => `/${normalized}`.includes(`/${directory}`))) return 'vendored';
+      if (linguist.vendored(normalized) || VENDORED_DIRECTORIES.some((directory) => `/${normalized}`.includes(`/${directory}`)))
+        return 'vendored';
       if (LOCKFILES.has(name)) return 'lockfile';
       if (linguist.generated(normalized) || GENERATED_NAMES.some((pattern) => pattern.test(normalized))) return 'generated';
       if (BINARY_EXTENSIONS.has(name.includes('.') ? name.split('.').pop()!.toLowerCase() : '')) return 'binary';

@@ -29,7 +29,8 @@ export function fileRole(path: string): FileRole {
   if (CHANGELOG.test(name)) return 'changelog';
   if (TYPE_DECLARATIONS.test(name)) return 'types';
   if (TEST_NAMES.some((pattern) => pattern.test(name)) || TEST_DIRECTORIES.test(path)) return 'test';
-  if (DOC_EXTENSIONS.test(name) || DOC_NAMES.test(name) || (DOC_DIRECTORIES.test(path) && !/\.(js|ts|py|go|rb|java|c|h|rs)$/i.test(name))) return 'docs';
+  if (DOC_EXTENSIONS.test(name) || DOC_NAMES.test(name) || (DOC_DIRECTORIES.test(path) && !/\.(js|ts|py|go|rb|java|c|h|rs)$/i.test(name)))
+    return 'docs';
   if (EXAMPLE_DIRECTORIES.test(path)) return 'example';
   if (GENERATED.test(path)) return 'generated';
   return 'implementation';

@@ -33,20 +33,27 @@ export type GitOptions = { repository: string; timeoutMs?: number };
 
 function git(options: GitOptions, args: string[]): Promise<string> {
   return new Promise((resolve, reject) => {
-    execFile('git', ['-C', options.repository, ...args], { maxBuffer: 256 * 1024 * 1024, timeout: options.timeoutMs ?? 60_000, encoding: 'utf8' }, (error, stdout, stderr) => {
-      if (error) {
-        reject(
-          new AppError({
-            code: 'INTERNAL',
-            userMessage: `git ${args[0]} failed while reading the project's repository; the worker log has the details`,
-            internalMessage: `git ${args[0]} failed in ${options.repository}: ${String(stderr || error.message).trim().slice(0, 300)}`,
-            cause: error,
-          }),
-        );
-        return;
-      }
-      resolve(stdout);
-    });
+    execFile(
+      'git',
+      ['-C', options.repository, ...args],
+      { maxBuffer: 256 * 1024 * 1024, timeout: options.timeoutMs ?? 60_000, encoding: 'utf8' },
+      (error, stdout, stderr) => {
+        if (error) {
+          reject(
+            new AppError({
+              code: 'INTERNAL',
+              userMessage: `git ${args[0]} failed while reading the project's repository; the worker log has the details`,
+              internalMessage: `git ${args[0]} failed in ${options.repository}: ${String(stderr || error.message)
+                .trim()
+                .slice(0, 300)}`,
+              cause: error,
+            }),
+          );
+          return;
+        }
+        resolve(stdout);
+      },
+    );
   });
 }
 

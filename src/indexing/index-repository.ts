@@ -4,7 +4,19 @@ import { AppError } from '../errors';
 import type { Embedder } from '../llm/embedders/embedder';
 import type { Logger } from '../logger';
 import { grammarForFileName } from '../parsing';
-import { addFiles, collectGarbage, copyFiles, ensureVectorIndex, knownBlobVariants, knownChunkIds, snapshotCounts, storeBatch, type BlobChunkRow, type FileRow, type NewChunk } from './chunk-store';
+import {
+  addFiles,
+  collectGarbage,
+  copyFiles,
+  ensureVectorIndex,
+  knownBlobVariants,
+  knownChunkIds,
+  snapshotCounts,
+  storeBatch,
+  type BlobChunkRow,
+  type FileRow,
+  type NewChunk,
+} from './chunk-store';
 import { chunkEmbedSpec, type EmbeddedChunk } from './chunk-embed';
 import { chunkerVersionOf, type ChunkStrategy } from './chunk-file';
 import { inProcessChunker, type FileChunker } from './chunk-pool';
@@ -81,7 +93,10 @@ function variantOf(path: string, chunkerVersion: string, embedder: Embedder): { 
 }
 
 function settingsDigest(options: { exclusions: readonly string[]; maxFileBytes: number }): string {
-  return createHash('sha256').update(JSON.stringify([FILTER_VERSION, options.maxFileBytes, [...options.exclusions]])).digest('hex').slice(0, 16);
+  return createHash('sha256')
+    .update(JSON.stringify([FILTER_VERSION, options.maxFileBytes, [...options.exclusions]]))
+    .digest('hex')
+    .slice(0, 16);
 }
 
 /** The commit a branch (or any ref) points at: refs/heads/<ref> first, so a tag of the same name never wins. */
@@ -130,13 +145,37 @@ export async function indexRepository(options: IndexRepositoryOptions): Promise<
     }
     const maxFileBytes = options.maxFileBytes ?? 1_000_000;
     const settings = settingsDigest({ exclusions: project.contextExclusions, maxFileBytes });
-    const active = index.activeSnapshotId === null ? null : await prisma.codeIndexSnapshot.findUnique({ where: { id: index.activeSnapshotId } });
+    const active =
+      index.activeSnapshotId === null ? null : await prisma.codeIndexSnapshot.findUnique({ where: { id: index.activeSnapshotId } });
     const chunkerVersion = chunkerVersionOf(options.chunkStrategy);
-    const sameSettings = active !== null && active.chunkerVersion === chunkerVersion && active.embedderVersion === options.embedder.version && active.settingsDigest === settings;
+    const sameSettings =
+      active !== null &&
+      active.chunkerVersion === chunkerVersion &&
+      active.embedderVersion === options.embedder.version &&
+      active.settingsDigest === settings;
     if (sameSettings && !options.force && active.commitSha === commit) {
       const counts = await snapshotCounts(prisma, { projectId, snapshotId: active.id });
-      await prisma.codeIndex.update({ where, data: { state: 'ready', finishedAt: new Date(), filesIndexed: counts.files, chunkCount: counts.chunks, embeddedCount: counts.embedded } });
-      return { outcome: 'unchanged', mode: null, commitSha: commit, files: counts.files, chunks: counts.chunks, filesRead: 0, chunksEmbedded: 0, skipped: {}, bytesRead: 0 };
+      await prisma.codeIndex.update({
+        where,
+        data: {
+          state: 'ready',
+          finishedAt: new Date(),
+          filesIndexed: counts.files,
+          chunkCount: counts.chunks,
+          embeddedCount: counts.embedded,
+        },
+      });
+      return {
+        outcome: 'unchanged',
+        mode: null,
+        commitSha: commit,
+        files: counts.files,
+        chunks: counts.chunks,
+        filesRead: 0,
+        chunksEmbedded: 0,
+        skipped: {},
+        bytesRead: 0,
+      };
     }
     // A run that died left its snapshot unfinished: it was never visible, so it just goes.
     await prisma.codeIndexSnapshot.deleteMany({ where: { indexId: index.id, complete: false } });
@@ -144,13 +183,32 @@ export async function indexRepository(options: IndexRepositoryOptions): Promise<
     const snapshot = await prisma.codeIndexSnapshot.create({
       data: { indexId: index.id, commitSha: commit, chunkerVersion, embedderVersion: options.embedder.version, settingsDigest: settings },
     });
-    const result = await buildSnapshot({ ...options, git, commit, snapshot, active: sameSettings && !options.force ? active : null, exclusions: project.contextExclusions, maxFileBytes });
+    const result = await buildSnapshot({
+      ...options,
+      git,
+      commit,
+      snapshot,
+      active: sameSettings && !options.force ? active : null,
+      exclusions: project.contextExclusions,
+      maxFileBytes,
+    });
     const counts = await activateSnapshot(prisma, { indexId: index.id, projectId, snapshot });
     options.onProgress?.({ ...result.progress, phase: 'done' });
     await collectGarbage(prisma, projectId);
-    return { outcome: 'indexed', mode: result.progress.mode, commitSha: commit, files: counts.files, chunks: counts.chunks, filesRead: result.filesRead, chunksEmbedded: result.progress.embedded, skipped: result.skipped, bytesRead: result.progress.bytesRead };
+    return {
+      outcome: 'indexed',
+      mode: result.progress.mode,
+      commitSha: commit,
+      files: counts.files,
+      chunks: counts.chunks,
+      filesRead: result.filesRead,
+      chunksEmbedded: result.progress.embedded,
+      skipped: result.skipped,
+      bytesRead: result.progress.bytesRead,
+    };
   } catch (error) {
-    const message = error instanceof AppError ? error.userMessage : 'Indexing failed unexpectedly; it will be retried. See the worker log for details.';
+    const message =
+      error instanceof AppError ? error.userMessage : 'Indexing failed unexpectedly; it will be retried. See the worker log for details.';
     await prisma.codeIndex.updateMany({ where: { projectId, ref }, data: { state: 'failed', lastError: message, finishedAt: new Date() } });
     throw error;
   }
@@ -177,12 +235,18 @@ async function planFiles(options: BuildOptions, tree: TreeEntry[]): Promise<{ mo
   return { mode: 'incremental', candidates: tree.filter((entry) => changed.has(entry.path)) };
 }
 
-async function buildSnapshot(options: BuildOptions): Promise<{ progress: IndexProgress; filesRead: number; skipped: Partial<Record<SkipReason, number>> }> {
+async function buildSnapshot(
+  options: BuildOptions,
+): Promise<{ progress: IndexProgress; filesRead: number; skipped: Partial<Record<SkipReason, number>> }> {
   const { prisma, git, embedder, projectId } = options;
   const snapshotId = options.snapshot.id;
   const tree = await listFiles(git, options.commit);
   const attributesEntry = tree.find((entry) => entry.path === '.gitattributes');
-  const filter = createFileFilter({ maxBytes: options.maxFileBytes, exclusions: options.exclusions, gitattributes: attributesEntry ? await readText(git, attributesEntry.blob) : null });
+  const filter = createFileFilter({
+    maxBytes: options.maxFileBytes,
+    exclusions: options.exclusions,
+    gitattributes: attributesEntry ? await readText(git, attributesEntry.blob) : null,
+  });
   const { mode, candidates } = await planFiles(options, tree);
   const skipped: Partial<Record<SkipReason, number>> = {};
   const skip = (reason: SkipReason) => (skipped[reason] = (skipped[reason] ?? 0) + 1);
@@ -192,7 +256,15 @@ async function buildSnapshot(options: BuildOptions): Promise<{ progress: IndexPr
     if (reason) skip(reason);
     else selected.push({ ...entry, ...variantOf(entry.path, options.snapshot.chunkerVersion, embedder) });
   }
-  const progress: IndexProgress = { phase: 'indexing', mode, filesTotal: selected.length, filesDone: 0, chunks: 0, embedded: 0, bytesRead: 0 };
+  const progress: IndexProgress = {
+    phase: 'indexing',
+    mode,
+    filesTotal: selected.length,
+    filesDone: 0,
+    chunks: 0,
+    embedded: 0,
+    bytesRead: 0,
+  };
   options.onProgress?.(progress);
   let filesRead = 0;
   const batchFiles = options.batchFiles ?? 200;
@@ -209,7 +281,10 @@ async function buildSnapshot(options: BuildOptions): Promise<{ progress: IndexPr
     progress.chunks += stored.chunks + reuse.reduce((sum, file) => sum + (known.get(`${file.blob}|${file.variant}`) ?? 0), 0);
     progress.embedded += stored.embedded;
     progress.bytesRead += stored.bytes;
-    await prisma.codeIndex.update({ where: { id: options.snapshot.indexId }, data: { filesIndexed: progress.filesDone, chunkCount: progress.chunks, embeddedCount: progress.embedded } });
+    await prisma.codeIndex.update({
+      where: { id: options.snapshot.indexId },
+      data: { filesIndexed: progress.filesDone, chunkCount: progress.chunks, embeddedCount: progress.embedded },
+    });
     options.onProgress?.({ ...progress });
   }
   return { progress, filesRead, skipped };
@@ -218,7 +293,9 @@ async function buildSnapshot(options: BuildOptions): Promise<{ progress: IndexPr
 const toFileRow = (file: Selected): FileRow => ({ path: file.path, blob: file.blob, variant: file.variant });
 
 /** Reads, filters, chunks and embeds files whose blobs the project has not chunked yet, and stores them. */
-async function indexFreshFiles(options: BuildOptions & { filter: FileFilter; files: Selected[]; skip: (reason: SkipReason) => void }): Promise<{ chunks: number; embedded: number; bytes: number }> {
+async function indexFreshFiles(
+  options: BuildOptions & { filter: FileFilter; files: Selected[]; skip: (reason: SkipReason) => void },
+): Promise<{ chunks: number; embedded: number; bytes: number }> {
   const { prisma, embedder, projectId, files } = options;
   if (!files.length) return { chunks: 0, embedded: 0, bytes: 0 };
   const blobs = [...new Set(files.map((file) => file.blob))];
@@ -264,7 +341,17 @@ async function indexFreshFiles(options: BuildOptions & { filter: FileFilter; fil
         chunksById.set(chunk.id, chunk);
         ids.push(chunk.id);
       }
-      blobChunks.push({ blob: file.blob, variant: file.variant, seq, chunkId: chunk.id, startLine: chunk.startLine, endLine: chunk.endLine, kind: chunk.kind, symbol: chunk.symbol, language: chunk.language });
+      blobChunks.push({
+        blob: file.blob,
+        variant: file.variant,
+        seq,
+        chunkId: chunk.id,
+        startLine: chunk.startLine,
+        endLine: chunk.endLine,
+        kind: chunk.kind,
+        symbol: chunk.symbol,
+        language: chunk.language,
+      });
     });
     groups.push({ key: `${file.blob}|${file.variant}`, ids, blobChunks });
   });
@@ -273,13 +360,33 @@ async function indexFreshFiles(options: BuildOptions & { filter: FileFilter; fil
   // Vectors the chunker could not make (a model's): embedded here, only for chunks the project lacks.
   const unembedded = missing.filter((chunk) => chunk.embedding === null);
   if (unembedded.length) {
-    const vectors = await embedder.embed(unembedded.map((chunk) => chunkEmbeddingText(chunk)), { signal: options.signal });
+    const vectors = await embedder.embed(
+      unembedded.map((chunk) => chunkEmbeddingText(chunk)),
+      { signal: options.signal },
+    );
     unembedded.forEach((chunk, position) => (chunk.embedding = vectors[position]!));
   }
   const newChunks = new Map<string, NewChunk>(
-    missing.map((chunk) => [chunk.id, { id: chunk.id, embedderVersion: embedder.version, embedding: chunk.embedding!, content: chunk.content, searchText: chunk.searchText }]),
+    missing.map((chunk) => [
+      chunk.id,
+      {
+        id: chunk.id,
+        embedderVersion: embedder.version,
+        embedding: chunk.embedding!,
+        content: chunk.content,
+        searchText: chunk.searchText,
+      },
+    ]),
   );
-  await storeGroups(prisma, { projectId, snapshotId: options.snapshot.id, groups, newChunks, files: indexed, maxChunks: options.transactionChunks ?? DEFAULT_TRANSACTION_CHUNKS, signal: options.signal });
+  await storeGroups(prisma, {
+    projectId,
+    snapshotId: options.snapshot.id,
+    groups,
+    newChunks,
+    files: indexed,
+    maxChunks: options.transactionChunks ?? DEFAULT_TRANSACTION_CHUNKS,
+    signal: options.signal,
+  });
   return { chunks: groups.reduce((sum, group) => sum + group.blobChunks.length, 0), embedded: newChunks.size, bytes };
 }
 
@@ -300,7 +407,15 @@ const DEFAULT_TRANSACTION_CHUNKS = 64;
  */
 async function storeGroups(
   prisma: PrismaClient,
-  options: { projectId: number; snapshotId: bigint; groups: readonly WriteGroup[]; newChunks: ReadonlyMap<string, NewChunk>; files: readonly Selected[]; maxChunks: number; signal?: AbortSignal },
+  options: {
+    projectId: number;
+    snapshotId: bigint;
+    groups: readonly WriteGroup[];
+    newChunks: ReadonlyMap<string, NewChunk>;
+    files: readonly Selected[];
+    maxChunks: number;
+    signal?: AbortSignal;
+  },
 ): Promise<void> {
   const filesByKey = new Map<string, FileRow[]>();
   for (const file of options.files) {
@@ -337,7 +452,16 @@ async function activateSnapshot(prisma: PrismaClient, options: { indexId: number
     prisma.codeIndexSnapshot.update({ where: { id: options.snapshot.id }, data: { complete: true } }),
     prisma.codeIndex.update({
       where: { id: options.indexId },
-      data: { activeSnapshotId: options.snapshot.id, commitSha: options.snapshot.commitSha, state: 'ready', lastError: null, finishedAt: new Date(), filesIndexed: counts.files, chunkCount: counts.chunks, embeddedCount: counts.embedded },
+      data: {
+        activeSnapshotId: options.snapshot.id,
+        commitSha: options.snapshot.commitSha,
+        state: 'ready',
+        lastError: null,
+        finishedAt: new Date(),
+        filesIndexed: counts.files,
+        chunkCount: counts.chunks,
+        embeddedCount: counts.embedded,
+      },
     }),
     prisma.codeIndexSnapshot.deleteMany({ where: { indexId: options.indexId, id: { not: options.snapshot.id } } }),
   ]);

@@ -19,7 +19,10 @@ const pushEventSchema = z.object({
     default_branch: z.string().max(1024).nullable().optional(),
     git_http_url: z.string().max(4096).nullable().optional(),
   }),
-  commits: z.array(z.object({ added: pathList.optional(), modified: pathList.optional(), removed: pathList.optional() })).max(10_000).optional(),
+  commits: z
+    .array(z.object({ added: pathList.optional(), modified: pathList.optional(), removed: pathList.optional() }))
+    .max(10_000)
+    .optional(),
 });
 
 /** What duo-slice needs from GitLab's push event. */
@@ -46,6 +49,7 @@ export function parsePushEvent(body: unknown): PushEvent {
   const branch = event.ref.startsWith('refs/heads/') ? event.ref.slice('refs/heads/'.length) : null;
   if (branch === null && !event.ref.startsWith('refs/tags/')) throw badInput('ref: must start with refs/heads/ or refs/tags/', 'ref');
   let changedPaths = 0;
-  for (const commit of event.commits ?? []) changedPaths += (commit.added?.length ?? 0) + (commit.modified?.length ?? 0) + (commit.removed?.length ?? 0);
+  for (const commit of event.commits ?? [])
+    changedPaths += (commit.added?.length ?? 0) + (commit.modified?.length ?? 0) + (commit.removed?.length ?? 0);
   return { projectPath: event.project.path_with_namespace, branch, after: event.after, deleted: ZERO_SHA.test(event.after), changedPaths };
 }

@@ -37,12 +37,16 @@ function sameDigest(expected: string | null, token: string | null): boolean {
 /** Takes a push event: checks the project's secret, remembers the event id, queues the ref's index job. */
 export async function handlePush(options: HandlePushOptions): Promise<PushOutcome> {
   const { event } = options;
-  const project = await options.prisma.project.findUnique({ where: { fullPath: event.projectPath }, select: { id: true, webhookSecretDigest: true } });
+  const project = await options.prisma.project.findUnique({
+    where: { fullPath: event.projectPath },
+    select: { id: true, webhookSecretDigest: true },
+  });
   // A missing project and a wrong secret are the same 401 (and take the same time): an anonymous
   // caller must not learn which private projects exist.
   const secretMatches = sameDigest(project?.webhookSecretDigest ?? null, options.token);
   if (!project || !secretMatches) throw unauthenticated();
-  if (event.branch === null) return { jobId: null, projectId: project.id, ref: null, duplicate: false, ignored: 'tag pushes are not indexed' };
+  if (event.branch === null)
+    return { jobId: null, projectId: project.id, ref: null, duplicate: false, ignored: 'tag pushes are not indexed' };
   validateRef(event.branch);
   const eventKey = options.eventUuid ? webhookEventKey(options.redisPrefix, project.id, options.eventUuid) : null;
   if (eventKey) {

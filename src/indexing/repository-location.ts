@@ -27,12 +27,17 @@ export class RepositoryUnavailableError extends AppError {
 function run(args: string[], timeoutMs: number): Promise<void> {
   return new Promise((resolve, reject) => {
     // GIT_TERMINAL_PROMPT=0: a private remote without credentials fails at once instead of waiting for a password.
-    execFile('git', args, { timeout: timeoutMs, env: { ...process.env, GIT_TERMINAL_PROMPT: '0' }, maxBuffer: 16 * 1024 * 1024 }, (error, _stdout, stderr) => {
-      if (error) {
-        const failure: Error & { stderr: string } = Object.assign(error, { stderr: String(stderr).trim() });
-        reject(failure);
-      } else resolve();
-    });
+    execFile(
+      'git',
+      args,
+      { timeout: timeoutMs, env: { ...process.env, GIT_TERMINAL_PROMPT: '0' }, maxBuffer: 16 * 1024 * 1024 },
+      (error, _stdout, stderr) => {
+        if (error) {
+          const failure: Error & { stderr: string } = Object.assign(error, { stderr: String(stderr).trim() });
+          reject(failure);
+        } else resolve();
+      },
+    );
   });
 }
 
@@ -58,29 +63,45 @@ function redact(url: string): string {
  */
 export async function openRepository(options: RepositoryLocationOptions): Promise<GitOptions> {
   const location = options.repositoryUrl?.trim();
-  if (!location) throw new RepositoryUnavailableError('The project has no repository configured: set one with `npm run admin -- update-project --repository <path or URL>`.');
+  if (!location)
+    throw new RepositoryUnavailableError(
+      'The project has no repository configured: set one with `npm run admin -- update-project --repository <path or URL>`.',
+    );
   const timeoutMs = options.timeoutMs ?? 10 * 60_000;
   if (isRemote(location)) {
     const mirror = path.join(options.dataDir, 'repositories', `${options.projectId}.git`);
     try {
       if (existsSync(path.join(mirror, 'HEAD'))) {
         await run(['-C', mirror, 'remote', 'set-url', 'origin', '--', location], timeoutMs);
-        await run(['-C', mirror, 'fetch', '--prune', '--quiet', 'origin', '+refs/heads/*:refs/heads/*', '+refs/tags/*:refs/tags/*'], timeoutMs);
+        await run(
+          ['-C', mirror, 'fetch', '--prune', '--quiet', 'origin', '+refs/heads/*:refs/heads/*', '+refs/tags/*:refs/tags/*'],
+          timeoutMs,
+        );
       } else {
         mkdirSync(path.dirname(mirror), { recursive: true });
         await run(['clone', '--mirror', '--quiet', '--', location, mirror], timeoutMs);
       }
     } catch (error) {
-      const detail = String((error as { stderr?: string }).stderr ?? '').split('\n').pop()?.replace(location, redact(location)).slice(0, 200);
+      const detail = String((error as { stderr?: string }).stderr ?? '')
+        .split('\n')
+        .pop()
+        ?.replace(location, redact(location))
+        .slice(0, 200);
       throw new RepositoryUnavailableError(
-        `The repository ${redact(location)} could not be fetched: check the URL and that the service can reach it (the worker log has git's message).`,
+        `The repository ${redact(location)} could not be fetched: check the URL and that the service can reach it (the worker log has ` +
+          `git's message).`,
         error,
         `The repository ${redact(location)} could not be fetched into ${mirror}${detail ? ` (${detail})` : ''}`,
       );
     }
     return { repository: mirror };
   }
-  if (!path.isAbsolute(location)) throw new RepositoryUnavailableError("The project's repository path must be absolute.", undefined, `repository path "${location}" is not absolute`);
+  if (!path.isAbsolute(location))
+    throw new RepositoryUnavailableError(
+      "The project's repository path must be absolute.",
+      undefined,
+      `repository path "${location}" is not absolute`,
+    );
   if (!existsSync(location) || !statSync(location).isDirectory()) {
     throw new RepositoryUnavailableError(
       "The project's repository path does not exist or is not a directory on the indexing worker's machine (the worker log names it).",
@@ -92,7 +113,8 @@ export async function openRepository(options: RepositoryLocationOptions): Promis
     await run(['-C', location, 'rev-parse', '--git-dir'], 30_000);
   } catch (error) {
     throw new RepositoryUnavailableError(
-      "The project's repository path is not a git repository, or git cannot read it: check its owner and permissions (the worker log names it).",
+      "The project's repository path is not a git repository, or git cannot read it: check its owner and permissions (the worker log " +
+        'names it).',
       error,
       `"${location}" is not a git repository (or git cannot read it)`,
     );

@@ -75,7 +75,15 @@ export class AnthropicProvider implements LlmProvider {
     let inputTokens: number | undefined;
     let outputTokens: number | undefined;
     let stopReason: string | undefined;
-    const events = postSse({ providerName: this.name, url: this.url, headers, body, timeoutMs: this.timeoutMs, signal: request.signal, secret: this.apiKey });
+    const events = postSse({
+      providerName: this.name,
+      url: this.url,
+      headers,
+      body,
+      timeoutMs: this.timeoutMs,
+      signal: request.signal,
+      secret: this.apiKey,
+    });
     for await (const event of events) {
       const data = parseEventJson(event.data, this.name) as MessagesStreamEvent;
       switch (data.type) {

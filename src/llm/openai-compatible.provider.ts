@@ -55,7 +55,15 @@ export class OpenAiCompatibleProvider implements LlmProvider {
 
     let reason: string | undefined;
     let usage: { inputTokens?: number; outputTokens?: number } | undefined;
-    const events = postSse({ providerName: this.name, url: this.url, headers, body, timeoutMs: this.timeoutMs, signal: request.signal, secret: this.apiKey });
+    const events = postSse({
+      providerName: this.name,
+      url: this.url,
+      headers,
+      body,
+      timeoutMs: this.timeoutMs,
+      signal: request.signal,
+      secret: this.apiKey,
+    });
     for await (const event of events) {
       if (event.data === '[DONE]') {
         yield { type: 'finish', reason: finishReason(reason), ...(usage && { usage }) };
@@ -63,7 +71,10 @@ export class OpenAiCompatibleProvider implements LlmProvider {
       }
       const chunk = parseEventJson(event.data, this.name) as ChatCompletionChunk;
       if (chunk.error) {
-        throw new LlmError({ kind: 'stream', message: `${this.name} reported an error mid-stream: ${safeReason(chunk.error.message ?? 'no message', this.apiKey)}` });
+        throw new LlmError({
+          kind: 'stream',
+          message: `${this.name} reported an error mid-stream: ${safeReason(chunk.error.message ?? 'no message', this.apiKey)}`,
+        });
       }
       const choice = chunk.choices?.[0];
       const text = choice?.delta?.content;

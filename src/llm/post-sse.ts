@@ -56,7 +56,10 @@ export async function* postSse(options: PostSseOptions): AsyncGenerator<SseEvent
         signal: controller.signal,
       });
     } catch (error) {
-      throw endedByUs(error) ?? new LlmError({ kind: 'connection', message: `${providerName}: could not connect (${networkReason(error)})`, cause: error });
+      throw (
+        endedByUs(error) ??
+        new LlmError({ kind: 'connection', message: `${providerName}: could not connect (${networkReason(error)})`, cause: error })
+      );
     }
     watchdog.phase = 'body';
 
@@ -76,7 +79,9 @@ export async function* postSse(options: PostSseOptions): AsyncGenerator<SseEvent
     const watchedBytes = watchBytes(
       response.body,
       watchdog,
-      (error) => endedByUs(error) ?? new LlmError({ kind: 'stream', message: `${providerName}: the stream broke off (${networkReason(error)})`, cause: error }),
+      (error) =>
+        endedByUs(error) ??
+        new LlmError({ kind: 'stream', message: `${providerName}: the stream broke off (${networkReason(error)})`, cause: error }),
     );
     yield* readSseEvents(watchedBytes);
   } finally {

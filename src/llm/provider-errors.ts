@@ -60,7 +60,11 @@ export function httpError(options: HttpErrorOptions): LlmError {
   const { providerName, status, headers, bodyText } = options;
   const reason = safeReason(errorReason(bodyText), options.secret);
   if ((status === 400 || status === 413) && PROMPT_TOO_LONG.some((pattern) => pattern.test(bodyText))) {
-    return new LlmError({ kind: 'prompt_too_long', status, message: `${providerName}: the prompt is too long for the model (HTTP ${status}: ${reason})` });
+    return new LlmError({
+      kind: 'prompt_too_long',
+      status,
+      message: `${providerName}: the prompt is too long for the model (HTTP ${status}: ${reason})`,
+    });
   }
   // OpenAI also sends a millisecond variant, more precise than whole seconds.
   const retryAfterMs = parseMilliseconds(headers.get('retry-after-ms')) ?? parseRetryAfter(headers.get('retry-after'));

@@ -39,7 +39,8 @@ export async function* streamWithRetry(options: StreamWithRetryOptions): AsyncGe
       }
       return;
     } catch (error) {
-      if (!(error instanceof LlmError) || textYielded || !error.isRetryable || attempt >= maxRetries || request.signal?.aborted) throw error;
+      if (!(error instanceof LlmError) || textYielded || !error.isRetryable || attempt >= maxRetries || request.signal?.aborted)
+        throw error;
       const delayMs = retryDelay({ attempt, error, baseDelayMs: options.baseDelayMs ?? 500, maxDelayMs: options.maxDelayMs ?? 8000 });
       countLlmRetry(provider.name, error);
       options.onRetry?.({ attempt: attempt + 1, error, delayMs });

@@ -5,7 +5,12 @@ import type { Viewer } from '../auth/viewer';
 import { resolveDuoAccess } from '../auth/duo-access';
 import { isAppError } from '../errors';
 import { codebaseSearch, codeIndexStatus } from '../search/codebase.service';
-import { directoryPathProblem, formatSemanticResultsText, presentSemanticResults, SEMANTIC_SEARCH_LIMITS } from '../search/semantic-code-results';
+import {
+  directoryPathProblem,
+  formatSemanticResultsText,
+  presentSemanticResults,
+  SEMANTIC_SEARCH_LIMITS,
+} from '../search/semantic-code-results';
 import type { Services } from '../services';
 
 export type McpServerOptions = {
@@ -40,7 +45,8 @@ export function createMcpServer(options: McpServerOptions): McpServer {
     try {
       return await body();
     } catch (error) {
-      if (isAppError(error) && error.code !== 'INTERNAL') return toolError(`Tool execution failed: ${error.userMessage}`, error.userMessage);
+      if (isAppError(error) && error.code !== 'INTERNAL')
+        return toolError(`Tool execution failed: ${error.userMessage}`, error.userMessage);
       services.logger.error({ event: 'mcp_tool_failed', tool, requestId: options.requestId, err: error }, 'MCP tool failed');
       return toolError('Tool execution failed: internal error');
     }
@@ -48,7 +54,11 @@ export function createMcpServer(options: McpServerOptions): McpServer {
 
   server.registerTool(
     'get_mcp_server_version',
-    { title: 'Get MCP server version', description: 'Returns the current version of the GitLab MCP server.', annotations: { readOnlyHint: true } },
+    {
+      title: 'Get MCP server version',
+      description: 'Returns the current version of the GitLab MCP server.',
+      annotations: { readOnlyHint: true },
+    },
     async () => ({ content: [{ type: 'text', text: options.version }], structuredContent: { version: options.version } }),
   );
 
@@ -60,7 +70,8 @@ export function createMcpServer(options: McpServerOptions): McpServer {
         'Code search using natural language.',
         '',
         'Returns ranked code snippets with file paths and matching content for natural-language queries.',
-        'Use it when you do not know the exact symbol or file path, to see how a behavior is implemented, or to find related implementations.',
+        'Use it when you do not know the exact symbol or file path, to see how a behavior is implemented, or to find related ' +
+          'implementations.',
         'Give a concise, specific query with concrete keywords; add directory_path (e.g. "app/services/") to narrow the scope.',
         '',
         '- Results are grouped by file path with sequential line ranges merged; each file has a score (0.0 to 1.0).',
@@ -73,9 +84,17 @@ export function createMcpServer(options: McpServerOptions): McpServer {
           .string()
           .min(1)
           .max(SEMANTIC_SEARCH_LIMITS.queryChars)
-          .describe("A brief natural language query about the code you want to find in the project (e.g.: 'authentication middleware', 'database connection logic', or 'API error handling')."),
+          .describe(
+            "A brief natural language query about the code you want to find in the project (e.g.: 'authentication middleware', 'database " +
+              "connection logic', or 'API error handling').",
+          ),
         project_id: projectId,
-        directory_path: z.string().min(1).max(SEMANTIC_SEARCH_LIMITS.directoryChars).optional().describe('Optional directory path to scope the search (e.g., "app/services/").'),
+        directory_path: z
+          .string()
+          .min(1)
+          .max(SEMANTIC_SEARCH_LIMITS.directoryChars)
+          .optional()
+          .describe('Optional directory path to scope the search (e.g., "app/services/").'),
         knn: z
           .number()
           .int()
@@ -83,8 +102,19 @@ export function createMcpServer(options: McpServerOptions): McpServer {
           .max(SEMANTIC_SEARCH_LIMITS.knn.max)
           .default(SEMANTIC_SEARCH_LIMITS.knn.default)
           .describe('Number of nearest neighbors used internally. Higher values find more diverse results but take longer.'),
-        limit: z.number().int().min(SEMANTIC_SEARCH_LIMITS.limit.min).max(SEMANTIC_SEARCH_LIMITS.limit.max).default(SEMANTIC_SEARCH_LIMITS.limit.default).describe('Maximum number of results to return.'),
-        ref: z.string().min(1).max(255).optional().describe("Branch to search (an addition to GitLab's tool). Default: the project's default branch."),
+        limit: z
+          .number()
+          .int()
+          .min(SEMANTIC_SEARCH_LIMITS.limit.min)
+          .max(SEMANTIC_SEARCH_LIMITS.limit.max)
+          .default(SEMANTIC_SEARCH_LIMITS.limit.default)
+          .describe('Maximum number of results to return.'),
+        ref: z
+          .string()
+          .min(1)
+          .max(255)
+          .optional()
+          .describe("Branch to search (an addition to GitLab's tool). Default: the project's default branch."),
       }),
       annotations: { readOnlyHint: true },
     },
@@ -92,7 +122,11 @@ export function createMcpServer(options: McpServerOptions): McpServer {
       run('semantic_code_search', async () => {
         const problem = args.directory_path === undefined ? null : directoryPathProblem(args.directory_path);
         if (problem) return toolError(`Tool execution failed: ${problem}`, problem);
-        const access = resolveDuoAccess({ prisma: services.prisma, userId: viewer.user.id, disabledCategories: services.config.disabledContextCategories });
+        const access = resolveDuoAccess({
+          prisma: services.prisma,
+          userId: viewer.user.id,
+          disabledCategories: services.config.disabledContextCategories,
+        });
         try {
           const result = await codebaseSearch({
             prisma: services.prisma,
@@ -110,7 +144,16 @@ export function createMcpServer(options: McpServerOptions): McpServer {
           const answer = presentSemanticResults({ result, externalUrl: options.externalUrl });
           return {
             content: [{ type: 'text', text: formatSemanticResultsText(answer) }],
-            structuredContent: { items: answer.results, metadata: { count: answer.results.length, has_more: false, confidence: answer.confidence, ref: answer.ref, commit_sha: answer.commit_sha } },
+            structuredContent: {
+              items: answer.results,
+              metadata: {
+                count: answer.results.length,
+                has_more: false,
+                confidence: answer.confidence,
+                ref: answer.ref,
+                commit_sha: answer.commit_sha,
+              },
+            },
           };
         } catch (error) {
           // GitLab's words while a project has no embeddings; ours add what is happening about it.
@@ -128,7 +171,8 @@ export function createMcpServer(options: McpServerOptions): McpServer {
     {
       title: 'Get code index status',
       description:
-        "Returns the state of a project's code index for semantic_code_search (pending, indexing, ready or failed), the commit it covers and its size. Use it to see whether semantic_code_search can answer for a project yet.",
+        "Returns the state of a project's code index for semantic_code_search (pending, indexing, ready or failed), the commit it covers " +
+        'and its size. Use it to see whether semantic_code_search can answer for a project yet.',
       inputSchema: z.strictObject({
         project_id: projectId,
         ref: z.string().min(1).max(255).optional().describe("Branch. Default: the project's default branch."),
@@ -154,7 +198,9 @@ export function createMcpServer(options: McpServerOptions): McpServer {
           finished_at: index?.finishedAt?.toISOString() ?? null,
         };
         const text = index
-          ? `${data.project_path} (${data.ref}): ${data.state}${data.searchable ? ', searchable' : ', not searchable yet'}; ${data.files_indexed} files, ${data.chunk_count} chunks${data.commit_sha ? `, commit ${data.commit_sha}` : ''}${data.last_error ? `; last error: ${data.last_error}` : ''}`
+          ? `${data.project_path} (${data.ref}): ${data.state}${data.searchable ? ', searchable' : ', not searchable yet'}; ` +
+            `${data.files_indexed} files, ${data.chunk_count} ` +
+            `chunks${data.commit_sha ? `, commit ${data.commit_sha}` : ''}${data.last_error ? `; last error: ${data.last_error}` : ''}`
           : `${data.project_path} (${data.ref}) is not indexed; semantic_code_search starts indexing it on the first search.`;
         return { content: [{ type: 'text', text }], structuredContent: data };
       }),

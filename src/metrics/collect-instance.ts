@@ -44,7 +44,10 @@ export async function scrapeMetrics(options: ScrapeOptions): Promise<{ contentTy
     for (const [state, count] of Object.entries(indexes.value)) metrics.codeIndexes.set({ state }, count);
   } else {
     metrics.scrapeErrors.inc({ source: 'database' });
-    services.logger.warn({ event: 'metrics_scrape_failed', source: 'database', err: indexes.reason }, 'metrics: code indexes could not be read');
+    services.logger.warn(
+      { event: 'metrics_scrape_failed', source: 'database', err: indexes.reason },
+      'metrics: code indexes could not be read',
+    );
   }
   return { contentType: registry.contentType, body: await registry.metrics() };
 }

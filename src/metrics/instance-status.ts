@@ -133,7 +133,10 @@ export async function readInstanceSummary(options: SummaryOptions): Promise<Inst
     queues,
     indexes,
     model: { provider: llm.provider, model: llm.model ?? null },
-    embedder: { provider: embeddings.provider, model: embeddings.provider === 'onnx' ? (embeddings.modelDir ?? null) : (embeddings.model ?? null) },
+    embedder: {
+      provider: embeddings.provider,
+      model: embeddings.provider === 'onnx' ? (embeddings.modelDir ?? null) : (embeddings.model ?? null),
+    },
     gatekeeper: { enabled: options.config.gatekeeper.enabled, llmCallsSaved: saved === undefined ? null : Number(saved ?? 0) },
   };
 }

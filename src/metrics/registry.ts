@@ -16,17 +16,30 @@ const LONG = [0.5, 1, 2, 5, 10, 30, 60, 120, 300, 600, 1800, 3600];
 const COUNTS = [0, 1, 10, 100, 1_000, 10_000, 100_000];
 const BYTES = [1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9];
 
-const counter = <Label extends string>(name: string, help: string, labelNames: readonly Label[] = []) => new Counter<Label>({ name, help, labelNames, registers: [registry] });
-const gauge = <Label extends string>(name: string, help: string, labelNames: readonly Label[] = []) => new Gauge<Label>({ name, help, labelNames, registers: [registry] });
+const counter = <Label extends string>(name: string, help: string, labelNames: readonly Label[] = []) =>
+  new Counter<Label>({ name, help, labelNames, registers: [registry] });
+const gauge = <Label extends string>(name: string, help: string, labelNames: readonly Label[] = []) =>
+  new Gauge<Label>({ name, help, labelNames, registers: [registry] });
 const histogram = <Label extends string>(name: string, help: string, buckets: number[], labelNames: readonly Label[] = []) =>
   new Histogram<Label>({ name, help, buckets, labelNames, registers: [registry] });
 
 export const metrics = {
   // HTTP and GraphQL
   httpRequests: counter('duo_http_requests_total', 'HTTP requests by method, route pattern and status', ['method', 'route', 'status']),
-  httpDuration: histogram('duo_http_request_duration_seconds', 'HTTP request latency by method, route pattern and status', FAST, ['method', 'route', 'status']),
-  graphqlRequests: counter('duo_graphql_requests_total', 'GraphQL operations over HTTP by type, root field and outcome', ['operation_type', 'operation', 'outcome']),
-  graphqlDuration: histogram('duo_graphql_request_duration_seconds', 'GraphQL operation latency over HTTP by type and root field', FAST, ['operation_type', 'operation']),
+  httpDuration: histogram('duo_http_request_duration_seconds', 'HTTP request latency by method, route pattern and status', FAST, [
+    'method',
+    'route',
+    'status',
+  ]),
+  graphqlRequests: counter('duo_graphql_requests_total', 'GraphQL operations over HTTP by type, root field and outcome', [
+    'operation_type',
+    'operation',
+    'outcome',
+  ]),
+  graphqlDuration: histogram('duo_graphql_request_duration_seconds', 'GraphQL operation latency over HTTP by type and root field', FAST, [
+    'operation_type',
+    'operation',
+  ]),
   graphqlErrors: counter('duo_graphql_errors_total', 'GraphQL errors by root field and extensions.code', ['operation', 'code']),
   websocketConnections: gauge('duo_websocket_connections', 'Open WebSocket connections per transport', ['transport']),
   websocketSubscriptions: gauge('duo_websocket_subscriptions', 'Open subscriptions per WebSocket transport', ['transport']),
@@ -34,22 +47,48 @@ export const metrics = {
   // Queues: depth and workers are read from Redis at scrape time (the whole instance); the rest is this process's workers.
   queueJobs: gauge('duo_queue_jobs', 'Jobs in each queue by state (the whole instance, read from Redis at scrape)', ['queue', 'state']),
   queueWorkers: gauge('duo_queue_workers', 'Workers listening on each queue (the whole instance, read from Redis at scrape)', ['queue']),
-  queueJobsProcessed: counter('duo_queue_jobs_processed_total', 'Jobs this process finished, by queue and status (completed, failed)', ['queue', 'status']),
-  queueJobDuration: histogram('duo_queue_job_duration_seconds', 'Time a job ran in this process, by queue and status', LONG, ['queue', 'status']),
-  queueJobWait: histogram('duo_queue_job_wait_seconds', 'Time a job waited from being queued (or its delay ending) to starting', LONG, ['queue']),
-  queueJobsStalled: counter('duo_queue_jobs_stalled_total', 'Jobs whose worker stopped renewing the lock (it died or hung), by queue', ['queue']),
+  queueJobsProcessed: counter('duo_queue_jobs_processed_total', 'Jobs this process finished, by queue and status (completed, failed)', [
+    'queue',
+    'status',
+  ]),
+  queueJobDuration: histogram('duo_queue_job_duration_seconds', 'Time a job ran in this process, by queue and status', LONG, [
+    'queue',
+    'status',
+  ]),
+  queueJobWait: histogram('duo_queue_job_wait_seconds', 'Time a job waited from being queued (or its delay ending) to starting', LONG, [
+    'queue',
+  ]),
+  queueJobsStalled: counter('duo_queue_jobs_stalled_total', 'Jobs whose worker stopped renewing the lock (it died or hung), by queue', [
+    'queue',
+  ]),
 
   // Chat
-  chatFirstChunk: histogram('duo_chat_first_chunk_seconds', 'Time from the aiAction mutation to the first streamed chunk of the answer', SLOW),
+  chatFirstChunk: histogram(
+    'duo_chat_first_chunk_seconds',
+    'Time from the aiAction mutation to the first streamed chunk of the answer',
+    SLOW,
+  ),
   chatAnswer: histogram('duo_chat_answer_seconds', 'Time from the aiAction mutation to the final answer, by outcome', SLOW, ['outcome']),
-  chatAnswers: counter('duo_chat_answers_total', 'Chat answers by outcome (answered, gatekeeper, no_model, codebase_unavailable, error, superseded) and GitLab error code', ['outcome', 'error_code']),
+  chatAnswers: counter(
+    'duo_chat_answers_total',
+    'Chat answers by outcome (answered, gatekeeper, no_model, codebase_unavailable, error, superseded) and GitLab error code',
+    ['outcome', 'error_code'],
+  ),
   gatekeeperVerdicts: counter('duo_chat_gatekeeper_verdicts_total', 'Gatekeeper verdicts on chat prompts by status', ['status']),
   gatekeeperCallsSaved: counter('duo_chat_gatekeeper_llm_calls_saved_total', 'Chat prompts the gatekeeper answered without a model call'),
 
   // Model providers
-  llmDuration: histogram('duo_llm_request_duration_seconds', 'Model request latency (one attempt, to the end of the stream) by provider and outcome', SLOW, ['provider', 'outcome']),
+  llmDuration: histogram(
+    'duo_llm_request_duration_seconds',
+    'Model request latency (one attempt, to the end of the stream) by provider and outcome',
+    SLOW,
+    ['provider', 'outcome'],
+  ),
   llmFirstToken: histogram('duo_llm_first_token_seconds', 'Time from a model request to its first text', SLOW, ['provider']),
-  llmTokens: counter('duo_llm_tokens_total', 'Tokens the model reported, by provider and direction (input, output)', ['provider', 'direction']),
+  llmTokens: counter('duo_llm_tokens_total', 'Tokens the model reported, by provider and direction (input, output)', [
+    'provider',
+    'direction',
+  ]),
   llmRetries: counter('duo_llm_retries_total', 'Model requests retried, by provider and failure kind', ['provider', 'kind']),
 
   // Indexing
@@ -62,9 +101,16 @@ export const metrics = {
 
   // The instance
   buildInfo: gauge('duo_build_info', 'Always 1: the version and revision running', ['version', 'revision']),
-  embedderInfo: gauge('duo_embedder_info', 'Always 1: the embedder in use (indexes made with another one are rebuilt)', ['provider', 'version']),
+  embedderInfo: gauge('duo_embedder_info', 'Always 1: the embedder in use (indexes made with another one are rebuilt)', [
+    'provider',
+    'version',
+  ]),
   llmInfo: gauge('duo_llm_info', 'Always 1: the chat model configured (provider none: no model)', ['provider', 'model']),
-  dbPoolConnections: gauge('duo_db_pool_connections', 'PostgreSQL pool connections of this process by state (total, idle, in_use; waiting: queries waiting for one)', ['state']),
+  dbPoolConnections: gauge(
+    'duo_db_pool_connections',
+    'PostgreSQL pool connections of this process by state (total, idle, in_use; waiting: queries waiting for one)',
+    ['state'],
+  ),
   scrapeErrors: counter('duo_metrics_scrape_errors_total', 'Parts of a scrape that could not be read (database, redis)', ['source']),
 };
 

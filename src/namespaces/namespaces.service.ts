@@ -21,7 +21,13 @@ export async function createGroup(prisma: PrismaClient, input: CreateGroupInput)
   if (parent && input.plan) throw badInput('Only top-level groups have a plan', 'plan');
   return withConflict('A group with that path already exists', () =>
     prisma.group.create({
-      data: { path, fullPath: parent ? `${parent.fullPath}/${path}` : path, name: requireNonBlank(input.name ?? path, 'name'), plan, parentId: parent?.id ?? null },
+      data: {
+        path,
+        fullPath: parent ? `${parent.fullPath}/${path}` : path,
+        name: requireNonBlank(input.name ?? path, 'name'),
+        plan,
+        parentId: parent?.id ?? null,
+      },
     }),
   );
 }
@@ -59,7 +65,9 @@ export async function assignSeat(prisma: PrismaClient, input: AssignSeatInput): 
   const purchase = await prisma.addOnPurchase.findUnique({ where: { groupId_addOn: { groupId: group.id, addOn } } });
   if (!purchase) throw notFound(`Group ${group.fullPath} has no ${addOn} purchase`);
   await prisma.$transaction(async (transaction) => {
-    const existing = await transaction.seatAssignment.findUnique({ where: { purchaseId_userId: { purchaseId: purchase.id, userId: user.id } } });
+    const existing = await transaction.seatAssignment.findUnique({
+      where: { purchaseId_userId: { purchaseId: purchase.id, userId: user.id } },
+    });
     if (existing) return;
     const used = await transaction.seatAssignment.count({ where: { purchaseId: purchase.id } });
     if (used >= purchase.seatCount) {
@@ -91,7 +99,8 @@ export async function createProject(prisma: PrismaClient, input: CreateProjectIn
   const webhookSecret = input.webhookSecret ?? randomBytes(24).toString('base64url');
   if (webhookSecret.length < 16) throw badInput('webhook secret must be at least 16 characters', 'webhook_secret');
   const defaultBranch = requireNonBlank(input.defaultBranch ?? 'main', 'default_branch');
-  if (!/^[\w][\w./-]*$/.test(defaultBranch) || defaultBranch.includes('..')) throw badInput('default_branch is not a valid branch name', 'default_branch');
+  if (!/^[\w][\w./-]*$/.test(defaultBranch) || defaultBranch.includes('..'))
+    throw badInput('default_branch is not a valid branch name', 'default_branch');
   const project = await withConflict('A project with that path already exists', () =>
     prisma.project.create({
       data: {
@@ -141,7 +150,12 @@ export function parseAccessLevel(value: string | number): number {
   if (typeof value === 'string' && value in ACCESS_LEVELS) return ACCESS_LEVELS[value as AccessLevelName];
   const number = Number(value);
   if (!(Object.values(ACCESS_LEVELS) as number[]).includes(number)) {
-    throw badInput(`access level must be one of ${Object.entries(ACCESS_LEVELS).map(([name, level]) => `${name} (${level})`).join(', ')}`, 'access_level');
+    throw badInput(
+      `access level must be one of ${Object.entries(ACCESS_LEVELS)
+        .map(([name, level]) => `${name} (${level})`)
+        .join(', ')}`,
+      'access_level',
+    );
   }
   return number;
 }
@@ -158,13 +172,18 @@ export type UpdateProjectInput = {
 };
 
 /** Changes a project's repository, Duo switch, context exclusions or webhook secret (the new secret is returned once). */
-export async function updateProject(prisma: PrismaClient, input: UpdateProjectInput): Promise<{ project: Project; webhookSecret: string | null }> {
+export async function updateProject(
+  prisma: PrismaClient,
+  input: UpdateProjectInput,
+): Promise<{ project: Project; webhookSecret: string | null }> {
   const existing = await prisma.project.findUnique({ where: { fullPath: input.fullPath } });
   if (!existing) throw new AppError({ code: 'NOT_FOUND', userMessage: `Project ${input.fullPath} not found`, field: 'path' });
   const webhookSecret = input.webhookSecret === true ? randomBytes(24).toString('base64url') : (input.webhookSecret ?? null);
-  if (webhookSecret !== null && webhookSecret.length < 16) throw badInput('webhook secret must be at least 16 characters', 'webhook_secret');
+  if (webhookSecret !== null && webhookSecret.length < 16)
+    throw badInput('webhook secret must be at least 16 characters', 'webhook_secret');
   for (const pattern of input.contextExclusions ?? []) {
-    if (pattern.length > 500 || /[\0\n]/.test(pattern)) throw badInput(`exclusion pattern ${JSON.stringify(pattern.slice(0, 40))} is not a valid gitignore pattern`, 'exclusions');
+    if (pattern.length > 500 || /[\0\n]/.test(pattern))
+      throw badInput(`exclusion pattern ${JSON.stringify(pattern.slice(0, 40))} is not a valid gitignore pattern`, 'exclusions');
   }
   const project = await prisma.project.update({
     where: { id: existing.id },

@@ -17,14 +17,20 @@ export type ReadableProjectsOptions = {
 export async function readableProjects(options: ReadableProjectsOptions): Promise<Project[]> {
   const search = options.search?.trim();
   const candidates = await options.prisma.project.findMany({
-    where: search ? { OR: [{ fullPath: { contains: search, mode: 'insensitive' } }, { name: { contains: search, mode: 'insensitive' } }] } : {},
+    where: search
+      ? { OR: [{ fullPath: { contains: search, mode: 'insensitive' } }, { name: { contains: search, mode: 'insensitive' } }] }
+      : {},
     orderBy: { fullPath: 'asc' },
     take: options.scanLimit ?? 1000,
   });
   const viewer = options.viewer;
   if (options.membership && !viewer) return [];
   const allowed = await Promise.all(
-    candidates.map((project) => (options.membership && viewer ? projectAccessLevel(options.prisma, viewer, project).then((level) => level >= ACCESS_LEVELS.guest) : canReadProject(options.prisma, viewer, project))),
+    candidates.map((project) =>
+      options.membership && viewer
+        ? projectAccessLevel(options.prisma, viewer, project).then((level) => level >= ACCESS_LEVELS.guest)
+        : canReadProject(options.prisma, viewer, project),
+    ),
   );
   return candidates.filter((_project, index) => allowed[index]);
 }

@@ -1,7 +1,8 @@
 import { extensionOf, languageOf } from './languages';
 
 /** The tree-sitter grammars duo-slice ships, by the name callers use. `typescript` and `tsx` are two grammars of one language. */
-export type GrammarName = 'javascript' | 'typescript' | 'tsx' | 'python' | 'ruby' | 'go' | 'java' | 'rust' | 'c' | 'cpp' | 'csharp' | 'php' | 'kotlin';
+export type GrammarName =
+  'javascript' | 'typescript' | 'tsx' | 'python' | 'ruby' | 'go' | 'java' | 'rust' | 'c' | 'cpp' | 'csharp' | 'php' | 'kotlin';
 
 /** What is known about a grammar before its .wasm is loaded. */
 export type GrammarInfo = {
@@ -20,19 +21,85 @@ const grammar = (info: GrammarInfo): GrammarInfo => Object.freeze({ ...info, com
 
 /** Every grammar, by name. */
 export const GRAMMARS: Readonly<Record<GrammarName, GrammarInfo>> = Object.freeze({
-  javascript: grammar({ name: 'javascript', language: 'javascript', packageName: 'tree-sitter-javascript', wasmFile: 'tree-sitter-javascript.wasm', commentTypes: ['comment'] }),
-  typescript: grammar({ name: 'typescript', language: 'typescript', packageName: 'tree-sitter-typescript', wasmFile: 'tree-sitter-typescript.wasm', commentTypes: ['comment'] }),
-  tsx: grammar({ name: 'tsx', language: 'typescript', packageName: 'tree-sitter-typescript', wasmFile: 'tree-sitter-tsx.wasm', commentTypes: ['comment'] }),
-  python: grammar({ name: 'python', language: 'python', packageName: 'tree-sitter-python', wasmFile: 'tree-sitter-python.wasm', commentTypes: ['comment'] }),
-  ruby: grammar({ name: 'ruby', language: 'ruby', packageName: 'tree-sitter-ruby', wasmFile: 'tree-sitter-ruby.wasm', commentTypes: ['comment'] }),
+  javascript: grammar({
+    name: 'javascript',
+    language: 'javascript',
+    packageName: 'tree-sitter-javascript',
+    wasmFile: 'tree-sitter-javascript.wasm',
+    commentTypes: ['comment'],
+  }),
+  typescript: grammar({
+    name: 'typescript',
+    language: 'typescript',
+    packageName: 'tree-sitter-typescript',
+    wasmFile: 'tree-sitter-typescript.wasm',
+    commentTypes: ['comment'],
+  }),
+  tsx: grammar({
+    name: 'tsx',
+    language: 'typescript',
+    packageName: 'tree-sitter-typescript',
+    wasmFile: 'tree-sitter-tsx.wasm',
+    commentTypes: ['comment'],
+  }),
+  python: grammar({
+    name: 'python',
+    language: 'python',
+    packageName: 'tree-sitter-python',
+    wasmFile: 'tree-sitter-python.wasm',
+    commentTypes: ['comment'],
+  }),
+  ruby: grammar({
+    name: 'ruby',
+    language: 'ruby',
+    packageName: 'tree-sitter-ruby',
+    wasmFile: 'tree-sitter-ruby.wasm',
+    commentTypes: ['comment'],
+  }),
   go: grammar({ name: 'go', language: 'go', packageName: 'tree-sitter-go', wasmFile: 'tree-sitter-go.wasm', commentTypes: ['comment'] }),
-  java: grammar({ name: 'java', language: 'java', packageName: 'tree-sitter-java', wasmFile: 'tree-sitter-java.wasm', commentTypes: ['line_comment', 'block_comment'] }),
-  rust: grammar({ name: 'rust', language: 'rust', packageName: 'tree-sitter-rust', wasmFile: 'tree-sitter-rust.wasm', commentTypes: ['line_comment', 'block_comment'] }),
+  java: grammar({
+    name: 'java',
+    language: 'java',
+    packageName: 'tree-sitter-java',
+    wasmFile: 'tree-sitter-java.wasm',
+    commentTypes: ['line_comment', 'block_comment'],
+  }),
+  rust: grammar({
+    name: 'rust',
+    language: 'rust',
+    packageName: 'tree-sitter-rust',
+    wasmFile: 'tree-sitter-rust.wasm',
+    commentTypes: ['line_comment', 'block_comment'],
+  }),
   c: grammar({ name: 'c', language: 'c', packageName: 'tree-sitter-c', wasmFile: 'tree-sitter-c.wasm', commentTypes: ['comment'] }),
-  cpp: grammar({ name: 'cpp', language: 'cpp', packageName: 'tree-sitter-cpp', wasmFile: 'tree-sitter-cpp.wasm', commentTypes: ['comment'] }),
-  csharp: grammar({ name: 'csharp', language: 'csharp', packageName: 'tree-sitter-c-sharp', wasmFile: 'tree-sitter-c_sharp.wasm', commentTypes: ['comment'] }),
-  php: grammar({ name: 'php', language: 'php', packageName: 'tree-sitter-php', wasmFile: 'tree-sitter-php.wasm', commentTypes: ['comment'] }),
-  kotlin: grammar({ name: 'kotlin', language: 'kotlin', packageName: '@tree-sitter-grammars/tree-sitter-kotlin', wasmFile: 'tree-sitter-kotlin.wasm', commentTypes: ['line_comment', 'block_comment'] }),
+  cpp: grammar({
+    name: 'cpp',
+    language: 'cpp',
+    packageName: 'tree-sitter-cpp',
+    wasmFile: 'tree-sitter-cpp.wasm',
+    commentTypes: ['comment'],
+  }),
+  csharp: grammar({
+    name: 'csharp',
+    language: 'csharp',
+    packageName: 'tree-sitter-c-sharp',
+    wasmFile: 'tree-sitter-c_sharp.wasm',
+    commentTypes: ['comment'],
+  }),
+  php: grammar({
+    name: 'php',
+    language: 'php',
+    packageName: 'tree-sitter-php',
+    wasmFile: 'tree-sitter-php.wasm',
+    commentTypes: ['comment'],
+  }),
+  kotlin: grammar({
+    name: 'kotlin',
+    language: 'kotlin',
+    packageName: '@tree-sitter-grammars/tree-sitter-kotlin',
+    wasmFile: 'tree-sitter-kotlin.wasm',
+    commentTypes: ['line_comment', 'block_comment'],
+  }),
 });
 
 // One grammar per language; TypeScript's second grammar (tsx) is chosen by extension below.

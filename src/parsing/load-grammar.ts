@@ -32,7 +32,12 @@ export function loadGrammar(name: GrammarName): Promise<Grammar> {
 }
 
 /** Loads the grammar if needed, then parses `source` and frees the tree once `use` is done (see Grammar.withTree). */
-export async function withTree<T>(name: GrammarName, source: string, use: (tree: Tree) => T | Promise<T>, options?: ParseOptions): Promise<T> {
+export async function withTree<T>(
+  name: GrammarName,
+  source: string,
+  use: (tree: Tree) => T | Promise<T>,
+  options?: ParseOptions,
+): Promise<T> {
   const grammar = await loadGrammar(name);
   return grammar.withTree(source, use, options);
 }

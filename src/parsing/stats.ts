@@ -35,5 +35,11 @@ export type ParsingStats = {
 
 /** What the parsing module has done so far in this process (cheap: counters and one size). */
 export function parsingStats(): ParsingStats {
-  return { runtimeInits: runtimeInitCount(), grammarLoads: Object.fromEntries(grammarLoads), liveTrees, treesParsed, wasmHeapBytes: wasmHeapBytes() };
+  return {
+    runtimeInits: runtimeInitCount(),
+    grammarLoads: Object.fromEntries(grammarLoads),
+    liveTrees,
+    treesParsed,
+    wasmHeapBytes: wasmHeapBytes(),
+  };
 }

@@ -10,10 +10,14 @@ const METHODS = ['chat'] as const;
 
 @Resolver()
 export class AiActionResolver {
-  @Mutation(() => AiActionPayload, { nullable: true, description: 'Mutates an AI action: stores the message and answers it asynchronously through the aiCompletionResponse subscription.' })
+  @Mutation(() => AiActionPayload, {
+    nullable: true,
+    description: 'Mutates an AI action: stores the message and answers it asynchronously through the aiCompletionResponse subscription.',
+  })
   async aiAction(@Arg('input', () => AiActionInput) input: AiActionInput, @Ctx() context: GraphQLContext): Promise<AiActionPayload> {
     const viewer = requireViewer(context);
-    if (METHODS.filter((method) => input[method]).length !== 1 || !input.chat) throw badInput('Only one method argument is required', 'chat');
+    if (METHODS.filter((method) => input[method]).length !== 1 || !input.chat)
+      throw badInput('Only one method argument is required', 'chat');
     const { chat } = input;
     const { services } = context;
     const result = await submitChat({

@@ -30,16 +30,25 @@ export class AiAdditionalContextInput {
   @Field({ description: 'Content of the additional context.' })
   content!: string;
 
-  @Field(() => JSONResolver, { nullable: true, description: 'Metadata of the additional context: an object. May carry schemaVersion, type, isEnabled and disabledReasons.' })
+  @Field(() => JSONResolver, {
+    nullable: true,
+    description: 'Metadata of the additional context: an object. May carry schemaVersion, type, isEnabled and disabledReasons.',
+  })
   metadata?: unknown;
 
   @Field(() => String, { nullable: true, description: 'Context item contract version, e.g. `v0.0.1` (may also be given in metadata).' })
   schemaVersion?: string | null;
 
-  @Field(() => String, { nullable: true, description: 'Exact type of the context item, e.g. `open_tabs` or `local_file_search` (may also be given in metadata).' })
+  @Field(() => String, {
+    nullable: true,
+    description: 'Exact type of the context item, e.g. `open_tabs` or `local_file_search` (may also be given in metadata).',
+  })
   type?: string | null;
 
-  @Field(() => Boolean, { nullable: true, description: 'Whether the item is enabled; disabled items are refused (may also be given in metadata).' })
+  @Field(() => Boolean, {
+    nullable: true,
+    description: 'Whether the item is enabled; disabled items are refused (may also be given in metadata).',
+  })
   isEnabled?: boolean | null;
 
   @Field(() => [String], { nullable: true, description: 'Why the item is disabled, most important first (may also be given in metadata).' })
@@ -60,7 +69,10 @@ export class AiChatInput {
   @Field(() => AiAgentVersionID, { nullable: true, description: 'Global ID of the agent version to answer the chat.' })
   agentVersionId?: GlobalId | null;
 
-  @Field(() => AiCurrentFileInput, { nullable: true, description: 'Information about currently selected text which can be passed for additional context.' })
+  @Field(() => AiCurrentFileInput, {
+    nullable: true,
+    description: 'Information about currently selected text which can be passed for additional context.',
+  })
   currentFile?: AiCurrentFileInput | null;
 
   @Field(() => [AiAdditionalContextInput], { nullable: true, description: 'Additional context to be passed for the chat.' })
@@ -78,13 +90,21 @@ export class AiActionInput {
   @Field(() => String, { nullable: true, description: 'A unique identifier for the client performing the mutation.' })
   clientMutationId?: string | null;
 
-  @Field(() => String, { nullable: true, description: 'Client generated ID that can be subscribed to, to receive a response for the mutation.' })
+  @Field(() => String, {
+    nullable: true,
+    description: 'Client generated ID that can be subscribed to, to receive a response for the mutation.',
+  })
   clientSubscriptionId?: string | null;
 
   @Field(() => AiConversationsThreadsConversationType, { nullable: true, description: 'Conversation type of the thread.' })
   conversationType?: AiConversationsThreadsConversationType | null;
 
-  @Field(() => AiConversationThreadID, { nullable: true, description: 'Global Id of the existing thread to continue the conversation. If it is not specified, a new thread will be created for the specified conversation_type.' })
+  @Field(() => AiConversationThreadID, {
+    nullable: true,
+    description:
+      'Global Id of the existing thread to continue the conversation. If it is not specified, a new thread will be created for the ' +
+      'specified conversation_type.',
+  })
   threadId?: GlobalId | null;
 
   @Field(() => String, { nullable: true, description: 'Specifies the origin platform of the request.' })

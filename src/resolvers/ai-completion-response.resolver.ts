@@ -28,7 +28,11 @@ async function subscribe({ args, context }: SubscribeResolverData<unknown, Subsc
   const viewer = context.viewer;
   if (!viewer) throw unauthenticated('You must be signed in to subscribe');
   if (!args.userId || numericId(args.userId) !== viewer.user.id) {
-    throw new AppError({ code: 'FORBIDDEN', userMessage: 'You can only subscribe to your own AI responses: userId must be your user id', field: 'userId' });
+    throw new AppError({
+      code: 'FORBIDDEN',
+      userMessage: 'You can only subscribe to your own AI responses: userId must be your user id',
+      field: 'userId',
+    });
   }
   if (args.resourceId) await requireReadableResource(context.services.prisma, viewer, args.resourceId, 'resourceId');
   const topic = subscriberTopic({
@@ -48,8 +52,13 @@ export class AiCompletionResponseResolver {
     @Root() message: ChatMessageEvent,
     @Arg('userId', () => UserID, { nullable: true, description: 'ID of the user.' }) _userId?: GlobalId | null,
     @Arg('resourceId', () => AiModelID, { nullable: true, description: 'ID of the resource.' }) _resourceId?: GlobalId | null,
-    @Arg('agentVersionId', () => AiAgentVersionID, { nullable: true, description: 'ID of the agent version.' }) _agentVersionId?: GlobalId | null,
-    @Arg('clientSubscriptionId', () => String, { nullable: true, description: 'Client generated ID that be subscribed to, to receive a response for the mutation.' }) _clientSubscriptionId?: string | null,
+    @Arg('agentVersionId', () => AiAgentVersionID, { nullable: true, description: 'ID of the agent version.' })
+    _agentVersionId?: GlobalId | null,
+    @Arg('clientSubscriptionId', () => String, {
+      nullable: true,
+      description: 'Client generated ID that be subscribed to, to receive a response for the mutation.',
+    })
+    _clientSubscriptionId?: string | null,
     @Arg('aiAction', () => AiAction, { nullable: true, description: 'Action to subscribe to.' }) _aiAction?: AiAction | null,
   ): AiMessage {
     return toAiMessage(message);

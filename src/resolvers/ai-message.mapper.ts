@@ -28,12 +28,22 @@ export function toAiMessage(message: ChatMessageEvent): AiMessage {
     errors: message.errors,
     errorCode: errorCodeOf(message.errors),
     extras: {
-      additionalContext: items.map((item) => ({ id: item.id, category: item.category as AiAdditionalContextCategory, content: item.content, metadata: item.metadata })),
+      additionalContext: items.map((item) => ({
+        id: item.id,
+        category: item.category as AiAdditionalContextCategory,
+        content: item.content,
+        metadata: item.metadata,
+      })),
       hasFeedback: message.extras.hasFeedback ?? false,
       sources: message.extras.sources ?? [],
       contextItemIds: message.extras.contextItemIds ?? items.map((item) => item.id),
       gatekeeper: message.extras.gatekeeper
-        ? { status: message.extras.gatekeeper.status, intent: message.extras.gatekeeper.intent, confidence: message.extras.gatekeeper.confidence, intents: message.extras.gatekeeper.intents }
+        ? {
+            status: message.extras.gatekeeper.status,
+            intent: message.extras.gatekeeper.intent,
+            confidence: message.extras.gatekeeper.confidence,
+            intents: message.extras.gatekeeper.intents,
+          }
         : null,
     },
     agentVersionId: message.agentVersionId,

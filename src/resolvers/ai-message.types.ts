@@ -42,7 +42,7 @@ export class AiContextItem {
   metadata!: unknown;
 }
 
-@ObjectType('AiGatekeeperDecision', { description: "What the chat gatekeeper decided about the prompt a message answers." })
+@ObjectType('AiGatekeeperDecision', { description: 'What the chat gatekeeper decided about the prompt a message answers.' })
 export class AiGatekeeperDecision {
   @Field({ description: 'CLEAR, NEEDS_CONFIRMATION, NEEDS_CLARIFICATION or MULTI_INTENT.' })
   status!: string;
@@ -98,7 +98,10 @@ export class AiMessage {
   @Field(() => AiMessageType, { nullable: true, description: 'Message type.' })
   type!: AiMessageType | null;
 
-  @Field(() => Int, { nullable: true, description: 'Incremental ID for a chunk from a streamed message. Null when it is not a streamed message.' })
+  @Field(() => Int, {
+    nullable: true,
+    description: 'Incremental ID for a chunk from a streamed message. Null when it is not a streamed message.',
+  })
   chunkId!: number | null;
 
   @Field(() => [String], { nullable: true, description: 'Message errors.' })

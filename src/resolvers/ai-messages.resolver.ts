@@ -23,13 +23,27 @@ export class AiMessagesResolver {
     @Ctx() context: GraphQLContext,
     @Arg('requestIds', () => [ID], { nullable: true, description: 'Array of request IDs to fetch.' }) requestIds?: string[] | null,
     @Arg('roles', () => [AiMessageRole], { nullable: true, description: 'Array of roles to fetch.' }) roles?: AiMessageRole[] | null,
-    @Arg('conversationType', () => AiConversationsThreadsConversationType, { nullable: true, description: 'Conversation type of the thread.' }) conversationType?: AiConversationsThreadsConversationType | null,
-    @Arg('threadId', () => AiConversationThreadID, { nullable: true, description: 'Global Id of the existing thread. If it is not specified, the last thread for the specified conversation_type will be retrieved.' }) threadId?: GlobalId | null,
-    @Arg('agentVersionId', () => AiAgentVersionID, { nullable: true, description: 'Global ID of the agent to answer the chat.' }) agentVersionId?: GlobalId | null,
+    @Arg('conversationType', () => AiConversationsThreadsConversationType, {
+      nullable: true,
+      description: 'Conversation type of the thread.',
+    })
+    conversationType?: AiConversationsThreadsConversationType | null,
+    @Arg('threadId', () => AiConversationThreadID, {
+      nullable: true,
+      description:
+        'Global Id of the existing thread. If it is not specified, the last thread for the specified conversation_type will be retrieved.',
+    })
+    threadId?: GlobalId | null,
+    @Arg('agentVersionId', () => AiAgentVersionID, { nullable: true, description: 'Global ID of the agent to answer the chat.' })
+    agentVersionId?: GlobalId | null,
   ) {
     const viewer = context.viewer;
     if (!viewer) return paginate([], () => '', page);
-    const thread = await findThreadForMessages(context.services.prisma, { userId: viewer.user.id, threadId: threadId ?? null, conversationType: conversationType ?? null });
+    const thread = await findThreadForMessages(context.services.prisma, {
+      userId: viewer.user.id,
+      threadId: threadId ?? null,
+      conversationType: conversationType ?? null,
+    });
     const messages = await listMessages(context.services.prisma, {
       userId: viewer.user.id,
       threadId: thread,

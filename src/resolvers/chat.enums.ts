@@ -18,7 +18,10 @@ registerEnumType(AiAdditionalContextCategory, {
   name: 'AiAdditionalContextCategory',
   description: 'The category of the additional context',
   valuesConfig: Object.fromEntries(
-    Object.keys(AiAdditionalContextCategory).map((key) => [key, { description: `${key.charAt(0)}${key.slice(1).toLowerCase().replace(/_/g, ' ')} content category.` }]),
+    Object.keys(AiAdditionalContextCategory).map((key) => [
+      key,
+      { description: `${key.charAt(0)}${key.slice(1).toLowerCase().replace(/_/g, ' ')} content category.` },
+    ]),
   ),
 });
 
@@ -32,12 +35,20 @@ registerEnumType(AiMessageRole, { name: 'AiMessageRole', description: 'Possible 
 export enum AiMessageType {
   TOOL = 'tool',
 }
-registerEnumType(AiMessageType, { name: 'AiMessageType', description: 'Types of messages returned from AI features.', valuesConfig: { TOOL: { description: 'Tool selection message.' } } });
+registerEnumType(AiMessageType, {
+  name: 'AiMessageType',
+  description: 'Types of messages returned from AI features.',
+  valuesConfig: { TOOL: { description: 'Tool selection message.' } },
+});
 
 export enum AiAction {
   CHAT = 'chat',
 }
-registerEnumType(AiAction, { name: 'AiAction', description: 'Action to subscribe to.', valuesConfig: { CHAT: { description: 'Chat action.' } } });
+registerEnumType(AiAction, {
+  name: 'AiAction',
+  description: 'Action to subscribe to.',
+  valuesConfig: { CHAT: { description: 'Chat action.' } },
+});
 
 export enum AiConversationsThreadsConversationType {
   DUO_CHAT_LEGACY = 'duo_chat_legacy',
@@ -45,4 +56,7 @@ export enum AiConversationsThreadsConversationType {
   DUO_QUICK_CHAT = 'duo_quick_chat',
   DUO_CHAT = 'duo_chat',
 }
-registerEnumType(AiConversationsThreadsConversationType, { name: 'AiConversationsThreadsConversationType', description: 'Conversation type of the thread.' });
+registerEnumType(AiConversationsThreadsConversationType, {
+  name: 'AiConversationsThreadsConversationType',
+  description: 'Conversation type of the thread.',
+});

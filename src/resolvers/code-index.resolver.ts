@@ -30,8 +30,15 @@ function toCodeIndexType(index: CodeIndex): CodeIndexType {
 
 @Resolver(() => ProjectType)
 export class CodeIndexResolver {
-  @FieldResolver(() => CodeIndexType, { nullable: true, description: 'Code index of a branch, for repository context in Duo Chat. Null when the branch was never queued for indexing.' })
-  async codeIndex(@Root() project: ProjectType, @Ctx() context: GraphQLContext, @Arg('ref', () => String, { nullable: true, description: "Branch. Default: the project's default branch." }) ref?: string | null): Promise<CodeIndexType | null> {
+  @FieldResolver(() => CodeIndexType, {
+    nullable: true,
+    description: 'Code index of a branch, for repository context in Duo Chat. Null when the branch was never queued for indexing.',
+  })
+  async codeIndex(
+    @Root() project: ProjectType,
+    @Ctx() context: GraphQLContext,
+    @Arg('ref', () => String, { nullable: true, description: "Branch. Default: the project's default branch." }) ref?: string | null,
+  ): Promise<CodeIndexType | null> {
     const gid = parseGlobalId(project.id);
     const projectId = gid ? numericId(gid) : null;
     if (projectId === null) return null;
@@ -41,26 +48,45 @@ export class CodeIndexResolver {
     return index ? toCodeIndexType(index) : null;
   }
 
-  @Mutation(() => ProjectCodeIndexCreatePayload, { description: 'Starts indexing a branch of a project for Duo Chat, or rebuilds it with `force` (Maintainer role or higher).' })
-  async projectCodeIndexCreate(@Arg('input', () => ProjectCodeIndexCreateInput) input: ProjectCodeIndexCreateInput, @Ctx() context: GraphQLContext): Promise<ProjectCodeIndexCreatePayload> {
+  @Mutation(() => ProjectCodeIndexCreatePayload, {
+    description: 'Starts indexing a branch of a project for Duo Chat, or rebuilds it with `force` (Maintainer role or higher).',
+  })
+  async projectCodeIndexCreate(
+    @Arg('input', () => ProjectCodeIndexCreateInput) input: ProjectCodeIndexCreateInput,
+    @Ctx() context: GraphQLContext,
+  ): Promise<ProjectCodeIndexCreatePayload> {
     const viewer = requireViewer(context);
-    const { index, jobId } = await requestCodeIndex({ prisma: context.services.prisma, queues: context.services.queues, viewer, projectPath: input.projectPath, ref: input.ref, force: input.force ?? false });
+    const { index, jobId } = await requestCodeIndex({
+      prisma: context.services.prisma,
+      queues: context.services.queues,
+      viewer,
+      projectPath: input.projectPath,
+      ref: input.ref,
+      force: input.force ?? false,
+    });
     return { codeIndex: toCodeIndexType(index), jobId, clientMutationId: input.clientMutationId ?? null, errors: [] };
   }
 }
 
 @Resolver(() => CodeIndexType)
 export class CodeIndexDirectoriesResolver {
-  @FieldResolver(() => [String], { description: 'Directories of the indexed snapshot (every level), sorted by path: what a directory picker for directory context offers. Empty until the first index run completes.' })
+  @FieldResolver(() => [String], {
+    description:
+      'Directories of the indexed snapshot (every level), sorted by path: what a directory picker for directory context offers. Empty ' +
+      'until the first index run completes.',
+  })
   async directories(
     @Root() index: CodeIndexType,
     @Ctx() context: GraphQLContext,
-    @Arg('search', () => String, { nullable: true, description: 'Only directories whose path contains this, case-insensitive.' }) search?: string | null,
-    @Arg('first', () => Int, { nullable: true, defaultValue: MAX_PAGE_SIZE, description: `At most this many (1 to ${MAX_PAGE_SIZE}).` }) first?: number | null,
+    @Arg('search', () => String, { nullable: true, description: 'Only directories whose path contains this, case-insensitive.' })
+    search?: string | null,
+    @Arg('first', () => Int, { nullable: true, defaultValue: MAX_PAGE_SIZE, description: `At most this many (1 to ${MAX_PAGE_SIZE}).` })
+    first?: number | null,
   ): Promise<string[]> {
     const viewer = requireViewer(context);
     const limit = first ?? MAX_PAGE_SIZE;
-    if (!Number.isInteger(limit) || limit < 1 || limit > MAX_PAGE_SIZE) throw badInput(`first must be between 1 and ${MAX_PAGE_SIZE}`, 'first');
+    if (!Number.isInteger(limit) || limit < 1 || limit > MAX_PAGE_SIZE)
+      throw badInput(`first must be between 1 and ${MAX_PAGE_SIZE}`, 'first');
     if (search && search.length > 1024) throw badInput('search is too long (maximum is 1024 characters)', 'search');
     const { prisma, config, queues } = context.services;
     const access = resolveDuoAccess({ prisma, userId: viewer.user.id, disabledCategories: config.disabledContextCategories });

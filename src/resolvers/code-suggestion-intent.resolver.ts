@@ -23,7 +23,9 @@ class CodeSuggestionIntent {
 
 @Resolver()
 export class CodeSuggestionIntentResolver {
-  @Query(() => CodeSuggestionIntent, { description: 'Runs the code suggestions intent detection on a file and cursor, as the completions endpoint does.' })
+  @Query(() => CodeSuggestionIntent, {
+    description: 'Runs the code suggestions intent detection on a file and cursor, as the completions endpoint does.',
+  })
   async codeSuggestionIntent(
     @Arg('fileName', () => String) fileName: string,
     @Arg('contentAboveCursor', () => String) contentAboveCursor: string,
@@ -32,11 +34,21 @@ export class CodeSuggestionIntentResolver {
   ): Promise<CodeSuggestionIntent> {
     // A read: any token scope may ask, as for other queries.
     assertCodeSuggestions(requireViewer(context), await context.duoAccess(), { scope: false });
-    if (fileName.length > COMPLETION_LIMITS.fileName) throw badInput(`fileName is too long (maximum is ${COMPLETION_LIMITS.fileName} characters)`, 'fileName');
-    for (const [field, value] of [['contentAboveCursor', contentAboveCursor], ['contentBelowCursor', contentBelowCursor ?? '']] as const) {
-      if (value.length > COMPLETION_LIMITS.content) throw badInput(`${field} is too long (maximum is ${COMPLETION_LIMITS.content} characters)`, field);
+    if (fileName.length > COMPLETION_LIMITS.fileName)
+      throw badInput(`fileName is too long (maximum is ${COMPLETION_LIMITS.fileName} characters)`, 'fileName');
+    for (const [field, value] of [
+      ['contentAboveCursor', contentAboveCursor],
+      ['contentBelowCursor', contentBelowCursor ?? ''],
+    ] as const) {
+      if (value.length > COMPLETION_LIMITS.content)
+        throw badInput(`${field} is too long (maximum is ${COMPLETION_LIMITS.content} characters)`, field);
     }
     const decision = await detectIntent({ fileName, contentAboveCursor, contentBelowCursor: contentBelowCursor ?? '' });
-    return { intent: decision.intent, generationType: decision.generationType, userInstruction: decision.userInstruction, language: decision.language };
+    return {
+      intent: decision.intent,
+      generationType: decision.generationType,
+      userInstruction: decision.userInstruction,
+      language: decision.language,
+    };
   }
 }

@@ -34,26 +34,56 @@ async function subscribe({ args, context }: SubscribeResolverData<unknown, { ses
 
 @Resolver()
 export class CodeSuggestionSessionResolver {
-  @Mutation(() => CodeSuggestionSessionStartPayload, { description: 'Opens a continuous code suggestions session with the whole document.' })
-  async codeSuggestionSessionStart(@Arg('input', () => CodeSuggestionSessionStartInput) input: CodeSuggestionSessionStartInput, @Ctx() context: GraphQLContext): Promise<CodeSuggestionSessionStartPayload> {
+  @Mutation(() => CodeSuggestionSessionStartPayload, {
+    description: 'Opens a continuous code suggestions session with the whole document.',
+  })
+  async codeSuggestionSessionStart(
+    @Arg('input', () => CodeSuggestionSessionStartInput) input: CodeSuggestionSessionStartInput,
+    @Ctx() context: GraphQLContext,
+  ): Promise<CodeSuggestionSessionStartPayload> {
     const viewer = await requireCodeSuggestions(context);
-    return context.services.suggestionSessions.start(viewer, { fileName: input.fileName, content: input.content, cursorOffset: input.cursorOffset, projectPath: input.projectPath ?? null });
+    return context.services.suggestionSessions.start(viewer, {
+      fileName: input.fileName,
+      content: input.content,
+      cursorOffset: input.cursorOffset,
+      projectPath: input.projectPath ?? null,
+    });
   }
 
-  @Mutation(() => CodeSuggestionSessionUpdatePayload, { description: 'Sends the whole document as it is now; a burst of updates makes one generation with the newest.' })
-  async codeSuggestionSessionUpdate(@Arg('input', () => CodeSuggestionSessionUpdateInput) input: CodeSuggestionSessionUpdateInput, @Ctx() context: GraphQLContext): Promise<CodeSuggestionSessionUpdatePayload> {
+  @Mutation(() => CodeSuggestionSessionUpdatePayload, {
+    description: 'Sends the whole document as it is now; a burst of updates makes one generation with the newest.',
+  })
+  async codeSuggestionSessionUpdate(
+    @Arg('input', () => CodeSuggestionSessionUpdateInput) input: CodeSuggestionSessionUpdateInput,
+    @Ctx() context: GraphQLContext,
+  ): Promise<CodeSuggestionSessionUpdatePayload> {
     const viewer = await requireCodeSuggestions(context);
-    return context.services.suggestionSessions.update(viewer, { sessionId: input.sessionId, content: input.content, cursorOffset: input.cursorOffset });
+    return context.services.suggestionSessions.update(viewer, {
+      sessionId: input.sessionId,
+      content: input.content,
+      cursorOffset: input.cursorOffset,
+    });
   }
 
   @Mutation(() => CodeSuggestionFeedbackPayload, { description: 'Records what the user did with a code suggestion.' })
-  async codeSuggestionFeedback(@Arg('input', () => CodeSuggestionFeedbackInput) input: CodeSuggestionFeedbackInput, @Ctx() context: GraphQLContext): Promise<CodeSuggestionFeedbackPayload> {
+  async codeSuggestionFeedback(
+    @Arg('input', () => CodeSuggestionFeedbackInput) input: CodeSuggestionFeedbackInput,
+    @Ctx() context: GraphQLContext,
+  ): Promise<CodeSuggestionFeedbackPayload> {
     const viewer = await requireCodeSuggestions(context);
-    await recordSuggestionFeedback(context.services.prisma, { userId: viewer.user.id, sessionId: input.sessionId, suggestionId: input.suggestionId, event: input.event, finalText: input.finalText ?? null });
+    await recordSuggestionFeedback(context.services.prisma, {
+      userId: viewer.user.id,
+      sessionId: input.sessionId,
+      suggestionId: input.suggestionId,
+      event: input.event,
+      finalText: input.finalText ?? null,
+    });
     return { errors: [] };
   }
 
-  @Query(() => CodeSuggestionStats, { description: 'Acceptance rates of continuous code suggestions per language and intent (admins only).' })
+  @Query(() => CodeSuggestionStats, {
+    description: 'Acceptance rates of continuous code suggestions per language and intent (admins only).',
+  })
   async codeSuggestionStats(
     @Ctx() context: GraphQLContext,
     @Arg('from', () => Time, { nullable: true }) from?: Date | null,
@@ -64,7 +94,10 @@ export class CodeSuggestionSessionResolver {
     return suggestionStats(context.services.prisma, { from: from ?? null, to: to ?? null });
   }
 
-  @Subscription(() => CodeSuggestionUpdate, { description: 'The latest suggestion of a continuous code suggestions session, each time it changes.', subscribe })
+  @Subscription(() => CodeSuggestionUpdate, {
+    description: 'The latest suggestion of a continuous code suggestions session, each time it changes.',
+    subscribe,
+  })
   codeSuggestionUpdates(@Root() update: CodeSuggestionUpdateEvent, @Arg('sessionId', () => ID) _sessionId: string): CodeSuggestionUpdate {
     return { ...update, status: update.status as CodeSuggestionStatus };
   }

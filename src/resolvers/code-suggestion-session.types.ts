@@ -22,7 +22,10 @@ export enum CodeSuggestionFeedbackEvent {
   REJECTED = 'REJECTED',
   EXECUTED = 'EXECUTED',
 }
-registerEnumType(CodeSuggestionFeedbackEvent, { name: 'CodeSuggestionFeedbackEvent', description: 'What the user did with a code suggestion.' });
+registerEnumType(CodeSuggestionFeedbackEvent, {
+  name: 'CodeSuggestionFeedbackEvent',
+  description: 'What the user did with a code suggestion.',
+});
 
 @InputType('CodeSuggestionSessionStartInput')
 export class CodeSuggestionSessionStartInput {

@@ -8,7 +8,9 @@ import { CodebaseSearchHitType } from './codebase-search.types';
 
 @Resolver()
 export class CodebaseSearchResolver {
-  @Query(() => [CodebaseSearchHitType], { description: "Searches a project's indexed code (hybrid vector and full-text retrieval) as Duo Chat's repository context does." })
+  @Query(() => [CodebaseSearchHitType], {
+    description: "Searches a project's indexed code (hybrid vector and full-text retrieval) as Duo Chat's repository context does.",
+  })
   async codebaseSearch(
     @Ctx() context: GraphQLContext,
     @Arg('projectPath', () => ID, { description: 'Full path of the project.' }) projectPath: string,
@@ -23,9 +25,29 @@ export class CodebaseSearchResolver {
     requireSearchableQuery(query, 'query');
     if (first < 1 || first > 100) throw badInput('first must be between 1 and 100', 'first');
     const { prisma, queues, embedder } = context.services;
-    const result = await codebaseSearch({ prisma, queues, embedder, viewer, access: context.duoAccess(), project: projectPath, query, directory, ref, limit: first });
+    const result = await codebaseSearch({
+      prisma,
+      queues,
+      embedder,
+      viewer,
+      access: context.duoAccess(),
+      project: projectPath,
+      query,
+      directory,
+      ref,
+      limit: first,
+    });
     return result.files.flatMap((file) =>
-      file.snippets.map((snippet) => ({ path: file.path, blobId: file.blob, language: file.language, startLine: snippet.startLine, endLine: snippet.endLine, content: snippet.content, score: snippet.score, symbol: snippet.symbol })),
+      file.snippets.map((snippet) => ({
+        path: file.path,
+        blobId: file.blob,
+        language: file.language,
+        startLine: snippet.startLine,
+        endLine: snippet.endLine,
+        content: snippet.content,
+        score: snippet.score,
+        symbol: snippet.symbol,
+      })),
     );
   }
 }

@@ -16,13 +16,19 @@ function checkUrl(url: string | null | undefined): void {
 /** What web Duo Chat asks before the first message: suggested questions and the slash commands. */
 @Resolver()
 export class DuoChatPresetsResolver {
-  @Query(() => AiChatContextPresets, { nullable: true, description: 'Get available GitLab Duo Chat context presets for the current user for a specific URL' })
+  @Query(() => AiChatContextPresets, {
+    nullable: true,
+    description: 'Get available GitLab Duo Chat context presets for the current user for a specific URL',
+  })
   async aiChatContextPresets(
     @Ctx() context: GraphQLContext,
-    @Arg('resourceId', () => AiModelID, { nullable: true, description: 'Global ID of the resource from the current page.' }) resourceId?: GlobalId | null,
-    @Arg('projectId', () => ProjectID, { nullable: true, description: 'Global ID of the project the user is acting on.' }) projectId?: GlobalId | null,
+    @Arg('resourceId', () => AiModelID, { nullable: true, description: 'Global ID of the resource from the current page.' })
+    resourceId?: GlobalId | null,
+    @Arg('projectId', () => ProjectID, { nullable: true, description: 'Global ID of the project the user is acting on.' })
+    projectId?: GlobalId | null,
     @Arg('url', () => String, { nullable: true, description: 'URL of the page the user is currently on.' }) url?: string | null,
-    @Arg('questionCount', () => Int, { nullable: true, description: 'Number of questions for the default screen. Default 4, at most 10.' }) questionCount?: number | null,
+    @Arg('questionCount', () => Int, { nullable: true, description: 'Number of questions for the default screen. Default 4, at most 10.' })
+    questionCount?: number | null,
   ): Promise<AiChatContextPresets | null> {
     checkUrl(url);
     if (questionCount !== null && questionCount !== undefined && (questionCount < 0 || questionCount > QUESTION_COUNT.max)) {
@@ -41,8 +47,14 @@ export class DuoChatPresetsResolver {
     return { questions, aiResourceData: null };
   }
 
-  @Query(() => [AiSlashCommand], { nullable: true, description: 'Get available GitLab Duo Chat slash commands for the current user for a specific URL' })
-  async aiSlashCommands(@Ctx() context: GraphQLContext, @Arg('url', () => String, { description: 'URL of the page the user is currently on.' }) url: string): Promise<AiSlashCommand[] | null> {
+  @Query(() => [AiSlashCommand], {
+    nullable: true,
+    description: 'Get available GitLab Duo Chat slash commands for the current user for a specific URL',
+  })
+  async aiSlashCommands(
+    @Ctx() context: GraphQLContext,
+    @Arg('url', () => String, { description: 'URL of the page the user is currently on.' }) url: string,
+  ): Promise<AiSlashCommand[] | null> {
     checkUrl(url);
     if (!context.viewer || !(await context.duoAccess()).chatAvailable) return null;
     return SLASH_COMMANDS.map(({ name, description, shouldSubmit }) => ({ name, description, shouldSubmit }));

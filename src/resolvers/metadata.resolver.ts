@@ -9,17 +9,26 @@ export class MetadataResolver {
   @Query(() => Metadata, { nullable: true, description: 'Metadata about GitLab. Null without a signed-in user, as in GitLab.' })
   metadata(@Ctx() context: GraphQLContext): Metadata | null {
     if (!context.viewer) return null;
-    return { version: GITLAB_VERSION, revision: context.services.revision, enterprise: true, kas: { enabled: false, externalUrl: null, version: null } };
+    return {
+      version: GITLAB_VERSION,
+      revision: context.services.revision,
+      enterprise: true,
+      kas: { enabled: false, externalUrl: null, version: null },
+    };
   }
 
-  @FieldResolver(() => [GitlabInstanceFeatureFlag], { description: 'Feature flags for the GitLab instance: the ones the configuration turns on are enabled, every other name is not.' })
+  @FieldResolver(() => [GitlabInstanceFeatureFlag], {
+    description: 'Feature flags for the GitLab instance: the ones the configuration turns on are enabled, every other name is not.',
+  })
   featureFlags(
     @Ctx() context: GraphQLContext,
     @Arg('names', () => [String], { description: 'Names of the feature flags.' }) names: string[],
   ): GitlabInstanceFeatureFlag[] {
-    if (names.length > FEATURE_FLAG_LIMITS.names) throw badInput(`names is too long (maximum is ${FEATURE_FLAG_LIMITS.names} names)`, 'names');
+    if (names.length > FEATURE_FLAG_LIMITS.names)
+      throw badInput(`names is too long (maximum is ${FEATURE_FLAG_LIMITS.names} names)`, 'names');
     const tooLong = names.findIndex((name) => name.length > FEATURE_FLAG_LIMITS.nameLength);
-    if (tooLong >= 0) throw badInput(`names[${tooLong}] is too long (maximum is ${FEATURE_FLAG_LIMITS.nameLength} characters)`, `names[${tooLong}]`);
+    if (tooLong >= 0)
+      throw badInput(`names[${tooLong}] is too long (maximum is ${FEATURE_FLAG_LIMITS.nameLength} characters)`, `names[${tooLong}]`);
     return [...new Set(names)].map((name) => ({ name, enabled: isFeatureFlagEnabled(context.services.config.featureFlags, name) }));
   }
 }

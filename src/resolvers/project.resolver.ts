@@ -51,7 +51,9 @@ export class ProjectResolver {
     const { prisma } = context.services;
     if (args.ids) {
       if (args.ids.length > MAX_PAGE_SIZE) throw badInput(`ids is too long (maximum is ${MAX_PAGE_SIZE})`, 'ids');
-      const numeric = args.ids.map((id) => parseGlobalId(id)).flatMap((gid) => (gid?.model === 'Project' && /^\d{1,10}$/.test(gid.id) ? [Number(gid.id)] : []));
+      const numeric = args.ids
+        .map((id) => parseGlobalId(id))
+        .flatMap((gid) => (gid?.model === 'Project' && /^\d{1,10}$/.test(gid.id) ? [Number(gid.id)] : []));
       const found = await Promise.all([...new Set(numeric)].map((id) => findReadableProject(prisma, context.viewer, { id })));
       const readable = found.filter((project): project is Project => project !== null).map(toProjectType);
       return paginate(readable, (project) => project.id, args);
@@ -61,7 +63,10 @@ export class ProjectResolver {
   }
 
   @Query(() => ProjectType, { nullable: true, description: 'Find a project. Null when it does not exist or the user cannot read it.' })
-  async project(@Arg('fullPath', () => ID, { description: 'Full path of the project. For example, `gitlab-org/gitlab-foss`.' }) fullPath: string, @Ctx() context: GraphQLContext): Promise<ProjectType | null> {
+  async project(
+    @Arg('fullPath', () => ID, { description: 'Full path of the project. For example, `gitlab-org/gitlab-foss`.' }) fullPath: string,
+    @Ctx() context: GraphQLContext,
+  ): Promise<ProjectType | null> {
     const project = await findReadableProject(context.services.prisma, context.viewer, { fullPath });
     return project ? toProjectType(project) : null;
   }
@@ -76,7 +81,10 @@ export class ProjectResolver {
     const ids = await groupAncestry(context.services.prisma, project.groupId);
     const found = await context.services.prisma.group.findMany({ where: { id: { in: ids } } });
     // groupAncestry lists the nearest group first; GitLab's full name starts at the top.
-    const groups = ids.map((id) => found.find((each) => each.id === id)).filter((each) => each !== undefined).reverse();
+    const groups = ids
+      .map((id) => found.find((each) => each.id === id))
+      .filter((each) => each !== undefined)
+      .reverse();
     const group = groups.at(-1);
     if (!group) return null;
     return {

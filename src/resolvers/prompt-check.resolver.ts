@@ -21,13 +21,27 @@ class AiChatPromptCheck extends AiGatekeeperDecision {
 
 @Resolver()
 export class PromptCheckResolver {
-  @Query(() => AiChatPromptCheck, { nullable: true, description: "Checks a chat prompt's clarity and intents as the gatekeeper would, so an IDE can warn while the user types. Null when the gatekeeper is turned off." })
-  async aiChatPromptCheck(@Arg('content', () => String) content: string, @Ctx() context: GraphQLContext): Promise<AiChatPromptCheck | null> {
+  @Query(() => AiChatPromptCheck, {
+    nullable: true,
+    description:
+      "Checks a chat prompt's clarity and intents as the gatekeeper would, so an IDE can warn while the user types. Null when the " +
+      'gatekeeper is turned off.',
+  })
+  async aiChatPromptCheck(
+    @Arg('content', () => String) content: string,
+    @Ctx() context: GraphQLContext,
+  ): Promise<AiChatPromptCheck | null> {
     requireViewer(context);
     assertDuoChat(await context.duoAccess());
     const check = context.services.gatekeeper;
     if (!check) return null;
     const verdict = check(content);
-    return { status: verdict.status, intent: verdict.intent, confidence: verdict.confidence, intents: verdict.intents.map((part) => part.intent), alternatives: verdict.alternatives };
+    return {
+      status: verdict.status,
+      intent: verdict.intent,
+      confidence: verdict.confidence,
+      intents: verdict.intents.map((part) => part.intent),
+      alternatives: verdict.alternatives,
+    };
   }
 }

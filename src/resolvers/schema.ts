@@ -56,7 +56,9 @@ export function buildGraphQLSchema(): GraphQLSchema {
   // GitLab's id and value scalars are part of the contract even before a field uses them.
   const config = built.toConfig();
   const named = new Set(config.types.map((type) => type.name));
-  const scalars = [UserID, ProjectID, NamespaceID, AiModelID, AiConversationThreadID, AiAgentVersionID, Time, JSONResolver].filter((scalar) => !named.has(scalar.name));
+  const scalars = [UserID, ProjectID, NamespaceID, AiModelID, AiConversationThreadID, AiAgentVersionID, Time, JSONResolver].filter(
+    (scalar) => !named.has(scalar.name),
+  );
   cached = new GraphQLSchema({ ...config, types: [...config.types, ...scalars] });
   return cached;
 }

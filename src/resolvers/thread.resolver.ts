@@ -10,7 +10,11 @@ import { connectionType, paginate } from './connection';
 import { PageArguments } from './page-arguments';
 import { AiConversationsThread, DeleteConversationThreadInput, DeleteConversationThreadPayload } from './thread.types';
 
-export const AiConversationsThreadConnection = connectionType('AiConversationsThread', AiConversationsThread, 'The connection type for AiConversationsThread.');
+export const AiConversationsThreadConnection = connectionType(
+  'AiConversationsThread',
+  AiConversationsThread,
+  'The connection type for AiConversationsThread.',
+);
 
 @Resolver()
 export class ThreadResolver {
@@ -18,11 +22,15 @@ export class ThreadResolver {
   async aiConversationThreads(
     @Args(() => PageArguments) page: PageArguments,
     @Ctx() context: GraphQLContext,
-    @Arg('conversationType', () => AiConversationsThreadsConversationType, { nullable: true, description: 'Conversation type of the thread.' }) conversationType?: AiConversationsThreadsConversationType | null,
+    @Arg('conversationType', () => AiConversationsThreadsConversationType, {
+      nullable: true,
+      description: 'Conversation type of the thread.',
+    })
+    conversationType?: AiConversationsThreadsConversationType | null,
     @Arg('id', () => AiConversationThreadID, { nullable: true, description: 'ID of the thread.' }) id?: GlobalId | null,
   ) {
     const viewer = requireViewer(context);
-    const threadId = id ? numericId(id) ?? -1 : null;
+    const threadId = id ? (numericId(id) ?? -1) : null;
     const threads = await listThreads(context.services.prisma, { userId: viewer.user.id, conversationType, threadId });
     const nodes: AiConversationsThread[] = threads.map((thread) => ({
       id: toGlobalId('Ai::Conversation::Thread', thread.id),

@@ -36,13 +36,28 @@ export function normalizeFilePath(input: string, field = 'file_path'): string {
  * the repository context feature). Missing, hidden, excluded and not-yet-indexed files all get
  * the same 404.
  */
-export async function readIndexedFile(options: BrowseOptions & { path: string }): Promise<SnapshotFile & { commitSha: string; ref: string }> {
+export async function readIndexedFile(
+  options: BrowseOptions & { path: string },
+): Promise<SnapshotFile & { commitSha: string; ref: string }> {
   const path = normalizeFilePath(options.path);
   const project = await authorizeCodebase({ ...options, category: 'repository', field: 'id' });
-  const readiness = await indexReadiness({ prisma: options.prisma, queues: options.queues, project, ref: options.ref, startIndexing: false });
+  const readiness = await indexReadiness({
+    prisma: options.prisma,
+    queues: options.queues,
+    project,
+    ref: options.ref,
+    startIndexing: false,
+  });
   // Excluded files stay out of view as they stay out of search (gitignore patterns, as search-code reads them).
-  const excluded = project.contextExclusions.length > 0 && ignore().add([...project.contextExclusions]).ignores(path);
-  const file = readiness.status === 'ready' && !excluded ? await readSnapshotFile(options.prisma, { projectId: project.id, snapshotId: readiness.scope.snapshotId, path }) : null;
+  const excluded =
+    project.contextExclusions.length > 0 &&
+    ignore()
+      .add([...project.contextExclusions])
+      .ignores(path);
+  const file =
+    readiness.status === 'ready' && !excluded
+      ? await readSnapshotFile(options.prisma, { projectId: project.id, snapshotId: readiness.scope.snapshotId, path })
+      : null;
   if (!file || readiness.status !== 'ready') throw new AppError({ code: 'NOT_FOUND', userMessage: FILE_NOT_FOUND, field: 'file_path' });
   return { ...file, commitSha: readiness.commitSha, ref: readiness.index.ref };
 }
@@ -50,7 +65,18 @@ export async function readIndexedFile(options: BrowseOptions & { path: string })
 /** The directories of a ref's indexed snapshot for a directory picker; empty while nothing is indexed. */
 export async function listIndexedDirectories(options: BrowseOptions & { search?: string | null; limit: number }): Promise<string[]> {
   const project = await authorizeCodebase({ ...options, category: 'directory', field: 'directories' });
-  const readiness = await indexReadiness({ prisma: options.prisma, queues: options.queues, project, ref: options.ref, startIndexing: false });
+  const readiness = await indexReadiness({
+    prisma: options.prisma,
+    queues: options.queues,
+    project,
+    ref: options.ref,
+    startIndexing: false,
+  });
   if (readiness.status !== 'ready') return [];
-  return snapshotDirectories(options.prisma, { projectId: project.id, snapshotId: readiness.scope.snapshotId, search: options.search, limit: options.limit });
+  return snapshotDirectories(options.prisma, {
+    projectId: project.id,
+    snapshotId: readiness.scope.snapshotId,
+    search: options.search,
+    limit: options.limit,
+  });
 }

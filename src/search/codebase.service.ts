@@ -27,15 +27,24 @@ export type CodebaseSearchOptions = {
 };
 
 /** codebaseSearch and the REST semantic search: authorize, find the index, search. */
-export async function codebaseSearch(options: CodebaseSearchOptions): Promise<SearchCodeResult & { commitSha: string; ref: string; project: Project }> {
+export async function codebaseSearch(
+  options: CodebaseSearchOptions,
+): Promise<SearchCodeResult & { commitSha: string; ref: string; project: Project }> {
   const category: CodebaseCategory = options.directory?.trim() ? 'directory' : 'repository';
   const project = await authorizeCodebase({ ...options, category, field: 'projectPath' });
   const readiness = await indexReadiness({ ...options, project, directory: normalizeDirectory(options.directory, 'directory') });
   if (readiness.status !== 'ready') throw new AppError({ code: 'CONFLICT', userMessage: readiness.message });
-  const result = await searchCode({ prisma: options.prisma, embedder: options.embedder, scope: readiness.scope, query: options.query, limit: options.limit, candidates: options.candidates, mode: options.mode });
+  const result = await searchCode({
+    prisma: options.prisma,
+    embedder: options.embedder,
+    scope: readiness.scope,
+    query: options.query,
+    limit: options.limit,
+    candidates: options.candidates,
+    mode: options.mode,
+  });
   return { ...result, commitSha: readiness.commitSha, ref: readiness.index.ref, project };
 }
-
 
 export type CodeIndexStatusOptions = {
   prisma: PrismaClient;
@@ -47,7 +56,9 @@ export type CodeIndexStatusOptions = {
 };
 
 /** A ref's index as the user may see it: the user must be able to read its code (hidden answers like missing). */
-export async function codeIndexStatus(options: CodeIndexStatusOptions): Promise<{ project: Project; ref: string; index: CodeIndex | null; searchable: boolean }> {
+export async function codeIndexStatus(
+  options: CodeIndexStatusOptions,
+): Promise<{ project: Project; ref: string; index: CodeIndex | null; searchable: boolean }> {
   const where = projectWhere(options.project);
   const project = where ? await findCodeReadableProject(options.prisma, options.viewer, where) : null;
   if (!project) throw new AppError({ code: 'NOT_FOUND', userMessage: NOT_AVAILABLE, field: 'project_id' });

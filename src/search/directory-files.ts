@@ -25,7 +25,9 @@ export async function directorySize(prisma: PrismaClient, scope: SearchScope): P
  */
 export async function directoryFiles(prisma: PrismaClient, scope: SearchScope): Promise<DirectoryFile[]> {
   const directory = directoryCondition(scope.directory, 3);
-  const rows = await prisma.$queryRawUnsafe<Array<{ path: string; blob: string; language: string | null; startLine: number; content: string }>>(
+  const rows = await prisma.$queryRawUnsafe<
+    Array<{ path: string; blob: string; language: string | null; startLine: number; content: string }>
+  >(
     `SELECT f.path, f.blob, b.language, b.start_line AS "startLine", c.content
        FROM code_index_files f
        JOIN code_blob_chunks b ON b.project_id = f.project_id AND b.blob = f.blob AND b.variant = f.variant

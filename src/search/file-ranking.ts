@@ -33,12 +33,21 @@ const INTENT_PATTERNS: Record<keyof QuestionIntent, RegExp> = {
 /** Which kinds of file other than the implementation the question asks for. */
 export function questionIntent(question: string): QuestionIntent {
   const intent: QuestionIntent = {};
-  for (const [role, pattern] of Object.entries(INTENT_PATTERNS) as Array<[keyof QuestionIntent, RegExp]>) if (pattern.test(question)) intent[role] = true;
+  for (const [role, pattern] of Object.entries(INTENT_PATTERNS) as Array<[keyof QuestionIntent, RegExp]>)
+    if (pattern.test(question)) intent[role] = true;
   return intent;
 }
 
 /** Weights of the roles no one asked for; a role the question asks for gets ASKED_FOR. */
-export const ROLE_PRIOR: Record<FileRole, number> = { implementation: 1, test: 0.45, types: 0.4, docs: 0.4, changelog: 0.3, example: 0.6, generated: 0.6 };
+export const ROLE_PRIOR: Record<FileRole, number> = {
+  implementation: 1,
+  test: 0.45,
+  types: 0.4,
+  docs: 0.4,
+  changelog: 0.3,
+  example: 0.6,
+  generated: 0.6,
+};
 const ASKED_FOR = 1.3;
 /** The implementation when the question asks for something else: still a good answer, not the best. */
 const IMPLEMENTATION_WHEN_OTHER_ASKED = 0.85;
@@ -83,11 +92,20 @@ function splitPath(path: string): { directory: string; stem: string } {
 /** The implementation module a test file is named after: test_foo.py, foo_test.go, foo.test.ts, FooTest.java → foo / Foo. */
 function testedName(path: string): string | null {
   const { stem } = splitPath(path);
-  const name = stem.replace(/^test_/, '').replace(/[._-](test|spec)s?$/i, '').replace(/(Test|Tests|Spec)$/, '');
+  const name = stem
+    .replace(/^test_/, '')
+    .replace(/[._-](test|spec)s?$/i, '')
+    .replace(/(Test|Tests|Spec)$/, '');
   return name && name !== stem ? name.toLowerCase() : null;
 }
 
-const IMPORT_PATTERNS = [/\bfrom\s+([\w.]+)\s+import\b/g, /^\s*import\s+([\w.]+)/gm, /\brequire\(\s*['"]([^'"]+)['"]\s*\)/g, /\bfrom\s+['"]([^'"]+)['"]/g, /^\s*import\s+['"]([^'"]+)['"]/gm];
+const IMPORT_PATTERNS = [
+  /\bfrom\s+([\w.]+)\s+import\b/g,
+  /^\s*import\s+([\w.]+)/gm,
+  /\brequire\(\s*['"]([^'"]+)['"]\s*\)/g,
+  /\bfrom\s+['"]([^'"]+)['"]/g,
+  /^\s*import\s+['"]([^'"]+)['"]/gm,
+];
 
 /** Last path or module segment of everything the content imports (`from click.core import` → core, `require('../lib/Pool')` → pool). */
 function importedNames(content: string): Set<string> {
@@ -142,7 +160,10 @@ export function rankFiles(hits: readonly FileEvidence[], options: { question: st
     for (const [path, file] of byPath) {
       if (file.role !== 'implementation') continue;
       const { stem, directory } = splitPath(path);
-      for (const key of [stem.toLowerCase(), ...(stem === 'index' || stem === '__init__' || stem === 'mod' ? [directory.split('/').pop()!.toLowerCase()] : [])]) {
+      for (const key of [
+        stem.toLowerCase(),
+        ...(stem === 'index' || stem === '__init__' || stem === 'mod' ? [directory.split('/').pop()!.toLowerCase()] : []),
+      ]) {
         implementations.set(key, [...(implementations.get(key) ?? []), path]);
       }
     }
@@ -159,7 +180,11 @@ export function rankFiles(hits: readonly FileEvidence[], options: { question: st
   const ranked: RankedFile[] = [];
   for (const [path, file] of byPath) {
     const { directory, stem } = splitPath(path);
-    const nameBoost = 1 + NAME_WEIGHT * matches(groups, stems(stem)) + DIRECTORY_WEIGHT * matches(groups, stems(directory)) + SYMBOL_WEIGHT * matches(groups, file.symbols);
+    const nameBoost =
+      1 +
+      NAME_WEIGHT * matches(groups, stems(stem)) +
+      DIRECTORY_WEIGHT * matches(groups, stems(directory)) +
+      SYMBOL_WEIGHT * matches(groups, file.symbols);
     const score = (evidence.get(path)! + (lent.get(path) ?? 0)) * nameBoost * roleWeight(file.role, intent);
     ranked.push({ path, role: file.role, score });
   }

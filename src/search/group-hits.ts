@@ -34,7 +34,13 @@ function merge(a: FileHits['snippets'][number], b: FileHits['snippets'][number])
   const endLine = Math.max(a.endLine, b.endLine);
   const content: string[] = [];
   for (let line = startLine; line <= endLine; line += 1) content.push(lines.get(line) ?? '');
-  return { startLine, endLine, content: content.join('\n'), score: Math.max(a.score, b.score), symbol: a.score >= b.score ? a.symbol : b.symbol };
+  return {
+    startLine,
+    endLine,
+    content: content.join('\n'),
+    score: Math.max(a.score, b.score),
+    symbol: a.score >= b.score ? a.symbol : b.symbol,
+  };
 }
 
 /**

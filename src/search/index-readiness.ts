@@ -7,7 +7,12 @@ import type { SearchScope } from './search-scope';
 
 /** A ref's index as search needs it: searchable, or why not (with words for the user). */
 export type IndexReadiness =
-  | { status: 'ready'; index: CodeIndex; scope: SearchScope & { embedderVersion: string; exclusions: readonly string[] }; commitSha: string }
+  | {
+      status: 'ready';
+      index: CodeIndex;
+      scope: SearchScope & { embedderVersion: string; exclusions: readonly string[] };
+      commitSha: string;
+    }
   | { status: 'not_ready'; index: CodeIndex | null; reason: 'started' | 'pending' | 'indexing' | 'failed'; message: string };
 
 export type ReadinessOptions = {
@@ -27,7 +32,10 @@ export async function indexReadiness(options: ReadinessOptions): Promise<IndexRe
   const { prisma, project } = options;
   const ref = validateRef(options.ref?.trim() || project.defaultBranch);
   const directory = options.directory ?? '';
-  const index = await prisma.codeIndex.findUnique({ where: { projectId_ref: { projectId: project.id, ref } }, include: { activeSnapshot: true } });
+  const index = await prisma.codeIndex.findUnique({
+    where: { projectId_ref: { projectId: project.id, ref } },
+    include: { activeSnapshot: true },
+  });
   const snapshot = index?.activeSnapshot;
   if (index && snapshot) {
     const { activeSnapshot: _snapshot, ...row } = index;
@@ -35,17 +43,42 @@ export async function indexReadiness(options: ReadinessOptions): Promise<IndexRe
       status: 'ready',
       index: row,
       commitSha: snapshot.commitSha,
-      scope: { projectId: project.id, snapshotId: snapshot.id, directory, embedderVersion: snapshot.embedderVersion, exclusions: project.contextExclusions },
+      scope: {
+        projectId: project.id,
+        snapshotId: snapshot.id,
+        directory,
+        embedderVersion: snapshot.embedderVersion,
+        exclusions: project.contextExclusions,
+      },
     };
   }
   const name = `${project.fullPath} (${ref})`;
   if (index?.state === 'failed') {
-    return { status: 'not_ready', index, reason: 'failed', message: `The code index of ${name} failed: ${index.lastError ? withoutServerPaths(index.lastError).replace(/\.$/, '') : 'unknown error'}. A maintainer can fix the cause and rebuild it.` };
+    return {
+      status: 'not_ready',
+      index,
+      reason: 'failed',
+      message:
+        `The code index of ${name} failed: ` +
+        `${index.lastError ? withoutServerPaths(index.lastError).replace(/\.$/, '') : 'unknown error'}. A maintainer can fix the cause ` +
+        `and rebuild it.`,
+    };
   }
   if (index && (index.state === 'indexing' || index.state === 'pending')) {
-    return { status: 'not_ready', index, reason: index.state, message: `The code of ${name} is still being indexed (${index.filesIndexed} files so far). Ask again in a moment.` };
+    return {
+      status: 'not_ready',
+      index,
+      reason: index.state,
+      message: `The code of ${name} is still being indexed (${index.filesIndexed} files so far). Ask again in a moment.`,
+    };
   }
-  if (options.startIndexing === false) return { status: 'not_ready', index: index ?? null, reason: 'pending', message: `${name} is not indexed.` };
+  if (options.startIndexing === false)
+    return { status: 'not_ready', index: index ?? null, reason: 'pending', message: `${name} is not indexed.` };
   const { index: pending } = await requestIndexRun({ prisma, queues: options.queues }, { projectId: project.id, ref, reason: 'chat' });
-  return { status: 'not_ready', index: pending, reason: 'started', message: `The code of ${name} was not indexed yet: indexing has started. Ask again shortly.` };
+  return {
+    status: 'not_ready',
+    index: pending,
+    reason: 'started',
+    message: `The code of ${name} was not indexed yet: indexing has started. Ask again shortly.`,
+  };
 }

@@ -56,7 +56,8 @@ async function applyPlanOptions(tx: { $executeRawUnsafe(query: string): Promise<
 function inScope(scope: SearchScope, firstParameter: number) {
   const directory = directoryCondition(scope.directory, firstParameter);
   return {
-    sql: `EXISTS (SELECT 1 FROM code_blob_chunks b JOIN code_index_files f ON f.project_id = b.project_id AND f.blob = b.blob AND f.variant = b.variant
+    sql: `EXISTS (SELECT 1 FROM code_blob_chunks b JOIN code_index_files f ON f.project_id = b.project_id AND f.blob = b.blob AND f.variant
+    = b.variant
                    WHERE b.project_id = c.project_id AND b.chunk_id = c.id AND f.snapshot_id = $2::bigint AND ${directory.sql})`,
     parameters: directory.parameters,
   };
@@ -66,7 +67,13 @@ function inScope(scope: SearchScope, firstParameter: number) {
  * Nearest chunks by cosine distance through the HNSW index of the vector size, with pgvector's
  * iterative scan so the project, snapshot and directory filter never leaves the list short.
  */
-export async function vectorRanking(prisma: PrismaClient, scope: SearchScope, vector: number[], limit: number, options: PlanOptions = {}): Promise<Ranked[]> {
+export async function vectorRanking(
+  prisma: PrismaClient,
+  scope: SearchScope,
+  vector: number[],
+  limit: number,
+  options: PlanOptions = {},
+): Promise<Ranked[]> {
   const dims = vector.length;
   const filter = inScope(scope, 5);
   return prisma.$transaction(async (tx) => {
@@ -103,7 +110,13 @@ const TEXT_RANK_CAP_ALL = 2_000;
  * chunks holding at least two, then chunks with any one; a level is looked at only when the levels
  * before gave too few, and at most TEXT_RANK_CAP (TEXT_RANK_CAP_ALL) of its matches are ranked.
  */
-export async function textRanking(prisma: PrismaClient, scope: SearchScope, question: string, limit: number, options: PlanOptions = {}): Promise<Ranked[]> {
+export async function textRanking(
+  prisma: PrismaClient,
+  scope: SearchScope,
+  question: string,
+  limit: number,
+  options: PlanOptions = {},
+): Promise<Ranked[]> {
   const terms = queryTerms(question);
   if (!terms.length) return [];
   const filter = inScope(scope, 5);
@@ -154,8 +167,21 @@ export async function textRanking(prisma: PrismaClient, scope: SearchScope, ques
 /** Where the chosen chunks occur in the snapshot's files (a chunk can occur in several). */
 async function occurrences(prisma: PrismaClient, scope: SearchScope, chunkIds: string[]) {
   const directory = directoryCondition(scope.directory, 4);
-  return prisma.$queryRawUnsafe<Array<{ chunkId: string; path: string; blob: string; role: string | null; startLine: number; endLine: number; symbol: string | null; language: string | null; content: string }>>(
-    `SELECT b.chunk_id AS "chunkId", f.path, f.blob, f.role, b.start_line AS "startLine", b.end_line AS "endLine", b.symbol, b.language, c.content
+  return prisma.$queryRawUnsafe<
+    Array<{
+      chunkId: string;
+      path: string;
+      blob: string;
+      role: string | null;
+      startLine: number;
+      endLine: number;
+      symbol: string | null;
+      language: string | null;
+      content: string;
+    }>
+  >(
+    `SELECT b.chunk_id AS "chunkId", f.path, f.blob, f.role, b.start_line AS "startLine", b.end_line AS "endLine", b.symbol, b.language,
+    c.content
        FROM code_blob_chunks b
        JOIN code_index_files f ON f.project_id = b.project_id AND f.blob = b.blob AND f.variant = b.variant
        JOIN code_chunks c ON c.project_id = b.project_id AND c.id = b.chunk_id
@@ -213,20 +239,29 @@ export async function searchCode(options: SearchCodeOptions): Promise<SearchCode
   // The lexical embedder's bag of words gets the synonyms full text matches too; a model reads the question as written.
   const vectorQuestion = embedder?.name === 'lexical' ? expandQuestion(options.query, terms) : options.query;
   const [vector, text] = await Promise.all([
-    wantVector ? embedder!.embed([vectorQuestion]).then(([embedding]) => vectorRanking(prisma, scope, embedding, candidates)) : Promise.resolve([]),
+    wantVector
+      ? embedder!.embed([vectorQuestion]).then(([embedding]) => vectorRanking(prisma, scope, embedding, candidates))
+      : Promise.resolve([]),
     wantText ? textRanking(prisma, scope, options.query, candidates) : Promise.resolve([]),
   ]);
   const weights = fusionWeights(embedder);
-  const lists = [wantVector ? { ranking: vector.map((hit) => hit.chunkId), weight: weights.vector } : null, wantText ? { ranking: text.map((hit) => hit.chunkId), weight: weights.text } : null].filter(
-    (list): list is { ranking: string[]; weight: number } => list !== null,
-  );
+  const lists = [
+    wantVector ? { ranking: vector.map((hit) => hit.chunkId), weight: weights.vector } : null,
+    wantText ? { ranking: text.map((hit) => hit.chunkId), weight: weights.text } : null,
+  ].filter((list): list is { ranking: string[]; weight: number } => list !== null);
   const rankings = lists.map((list) => list.ranking);
   const fused = fuseRankings(rankings, { k: FUSION_K, weights: lists.map((list) => list.weight) });
   // Enough chunks for file-level evidence: several chunks of one file, tests next to what they test.
   const chosen = fused.slice(0, Math.max(limit * 3, CHUNKS_FOR_FILES));
   const scoreOf = new Map(chosen.map((hit) => [hit.chunkId, hit.score]));
   const excluded = scope.exclusions?.length ? ignore().add([...scope.exclusions]) : null;
-  const found = (await occurrences(prisma, scope, chosen.map((hit) => hit.chunkId)))
+  const found = (
+    await occurrences(
+      prisma,
+      scope,
+      chosen.map((hit) => hit.chunkId),
+    )
+  )
     .filter((row) => !excluded?.ignores(row.path))
     .map((row): ChunkHit & { role: string | null } => ({ ...row, score: scoreOf.get(row.chunkId) ?? 0 }))
     .sort((a, b) => b.score - a.score || a.path.localeCompare(b.path) || a.startLine - b.startLine);

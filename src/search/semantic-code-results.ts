@@ -2,7 +2,12 @@ import type { Project } from '../db/prisma';
 import type { SearchCodeResult } from './search-code';
 
 /** GitLab's limits on semantic code search (REST `search/semantic` and the MCP `semantic_code_search` tool). */
-export const SEMANTIC_SEARCH_LIMITS = { queryChars: 1000, directoryChars: 100, knn: { min: 1, max: 100, default: 64 }, limit: { min: 1, max: 100, default: 20 } } as const;
+export const SEMANTIC_SEARCH_LIMITS = {
+  queryChars: 1000,
+  directoryChars: 100,
+  knn: { min: 1, max: 100, default: 64 },
+  limit: { min: 1, max: 100, default: 20 },
+} as const;
 
 /** GitLab's overall confidence; `unknown` when nothing was found. */
 export type SemanticConfidence = 'high' | 'medium' | 'low' | 'unknown';
@@ -45,7 +50,12 @@ export function presentSemanticResults(options: PresentSemanticOptions): Semanti
       file_url: `${blobBase}/${file.path.split('/').map(encodeURIComponent).join('/')}`,
       score: round(file.score),
       // groupHits already merged touching ranges and ordered them by line.
-      snippet_ranges: file.snippets.map((snippet) => ({ start_line: snippet.startLine, end_line: snippet.endLine, content: snippet.content, score: round(snippet.score) })),
+      snippet_ranges: file.snippets.map((snippet) => ({
+        start_line: snippet.startLine,
+        end_line: snippet.endLine,
+        content: snippet.content,
+        score: round(snippet.score),
+      })),
     })),
     ref: result.ref,
     commit_sha: result.commitSha,
@@ -64,7 +74,9 @@ export function formatSemanticResultsText(answer: SemanticSearchAnswer): string 
 
 /** Why a `directory_path` is refused (GitLab: relative, at most 100 characters), or null when it is fine. */
 export function directoryPathProblem(directory: string): string | null {
-  if (directory.length > SEMANTIC_SEARCH_LIMITS.directoryChars) return `directory_path must be less than ${SEMANTIC_SEARCH_LIMITS.directoryChars} characters`;
-  if (directory.startsWith('/') || directory.split('/').includes('..')) return 'directory_path must not start with / or contain .. segments';
+  if (directory.length > SEMANTIC_SEARCH_LIMITS.directoryChars)
+    return `directory_path must be less than ${SEMANTIC_SEARCH_LIMITS.directoryChars} characters`;
+  if (directory.startsWith('/') || directory.split('/').includes('..'))
+    return 'directory_path must not start with / or contain .. segments';
   return null;
 }

@@ -8,8 +8,13 @@ export type SnapshotFile = { path: string; blob: string; language: string | null
  * A file of a snapshot put back together from its chunks (chunks cover every non-blank line, so
  * the lines between them are blank ones). Null when the snapshot has no such file.
  */
-export async function readSnapshotFile(prisma: PrismaClient, options: { projectId: number; snapshotId: bigint; path: string }): Promise<SnapshotFile | null> {
-  const rows = await prisma.$queryRawUnsafe<Array<{ blob: string; language: string | null; startLine: number | null; content: string | null }>>(
+export async function readSnapshotFile(
+  prisma: PrismaClient,
+  options: { projectId: number; snapshotId: bigint; path: string },
+): Promise<SnapshotFile | null> {
+  const rows = await prisma.$queryRawUnsafe<
+    Array<{ blob: string; language: string | null; startLine: number | null; content: string | null }>
+  >(
     `SELECT f.blob, b.language, b.start_line AS "startLine", c.content
        FROM code_index_files f
        LEFT JOIN code_blob_chunks b ON b.project_id = f.project_id AND b.blob = f.blob AND b.variant = f.variant
@@ -28,14 +33,22 @@ export async function readSnapshotFile(prisma: PrismaClient, options: { projectI
       lines[row.startLine! - 1 + index] = line;
     });
   }
-  return { path: options.path, blob: rows[0].blob, language: rows.find((row) => row.language)?.language ?? null, content: Array.from(lines, (line) => line ?? '').join('\n') };
+  return {
+    path: options.path,
+    blob: rows[0].blob,
+    language: rows.find((row) => row.language)?.language ?? null,
+    content: Array.from(lines, (line) => line ?? '').join('\n'),
+  };
 }
 
 /**
  * The directories of a snapshot (every ancestor of every file), sorted, optionally only those
  * containing `search`, at most `limit`: what a directory picker offers.
  */
-export async function snapshotDirectories(prisma: PrismaClient, options: { projectId: number; snapshotId: bigint; search?: string | null; limit: number }): Promise<string[]> {
+export async function snapshotDirectories(
+  prisma: PrismaClient,
+  options: { projectId: number; snapshotId: bigint; search?: string | null; limit: number },
+): Promise<string[]> {
   // The distinct parent directories are few even in a large repository; their ancestors are added here.
   const rows = await prisma.$queryRawUnsafe<Array<{ directory: string }>>(
     `SELECT DISTINCT regexp_replace(f.path, '/[^/]*$', '') AS directory

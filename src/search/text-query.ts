@@ -8,10 +8,13 @@ import { synonymsOf } from './synonyms';
  */
 export function requireSearchableQuery(query: string, field: string): void {
   if (queryTerms(query).length === 0) {
-    throw badInput(`${field} has nothing to search for: it holds only punctuation or common words. Name the code you are looking for (a function, a concept, an error).`, field);
+    throw badInput(
+      `${field} has nothing to search for: it holds only punctuation or common words. Name the code you are looking for (a function, a ` +
+        `concept, an error).`,
+      field,
+    );
   }
 }
-
 
 /**
  * The words of a question for full-text search: identifiers split as the index splits them
@@ -27,7 +30,6 @@ export function queryTerms(question: string, limit = 32): string[] {
   }
   return terms;
 }
-
 
 /**
  * The forms of one term as a tsquery fragment: a longer word by the prefix of its stem (`packets`

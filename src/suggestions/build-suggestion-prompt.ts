@@ -7,8 +7,12 @@ const PREFIX_CHARS = 12_000;
 const SUFFIX_CHARS = 4_000;
 const CONTEXT_CHARS = 16_000;
 
-const COMPLETION_SYSTEM = 'You are a code completion engine. Reply with only the code that belongs at the cursor, continuing the prefix so that the suffix follows naturally. No explanations, no Markdown fences.';
-const GENERATION_SYSTEM = 'You are a code generation assistant inside an editor. Reply with only the code to insert at the cursor, following the instruction and the style of the file. No explanations, no Markdown fences.';
+const COMPLETION_SYSTEM =
+  'You are a code completion engine. Reply with only the code that belongs at the cursor, continuing the prefix so that the suffix ' +
+  'follows naturally. No explanations, no Markdown fences.';
+const GENERATION_SYSTEM =
+  'You are a code generation assistant inside an editor. Reply with only the code to insert at the cursor, following the instruction and ' +
+  'the style of the file. No explanations, no Markdown fences.';
 
 function contextSection(request: CompletionRequest): string {
   let budget = CONTEXT_CHARS;
@@ -33,12 +37,20 @@ export function buildSuggestionPrompt(request: CompletionRequest, intent: Sugges
   if (intent.intent === 'completion') {
     return [
       { role: 'system', content: COMPLETION_SYSTEM },
-      { role: 'user', content: `${contextSection(request)}${file}\n<prefix>${prefix}</prefix><suffix>${suffix}</suffix>\nWrite the code that goes between the prefix and the suffix.` },
+      {
+        role: 'user',
+        content:
+          `${contextSection(request)}${file}\n<prefix>${prefix}</prefix><suffix>${suffix}</suffix>\nWrite the code that goes ` +
+          `between the prefix and the suffix.`,
+      },
     ];
   }
   return [
     { role: 'system', content: GENERATION_SYSTEM },
-    { role: 'user', content: `${contextSection(request)}${file}\n<code>${prefix}<cursor/>${suffix}</code>\n\nInstruction: ${intent.instruction}` },
+    {
+      role: 'user',
+      content: `${contextSection(request)}${file}\n<code>${prefix}<cursor/>${suffix}</code>\n\nInstruction: ${intent.instruction}`,
+    },
   ];
 }
 

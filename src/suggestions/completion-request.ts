@@ -38,7 +38,8 @@ function optionalString(body: Body, key: string, field: string, max: number): st
 function oneOf<T extends string>(body: Body, key: string, allowed: readonly T[]): T | null {
   const value = body[key];
   if (value === undefined || value === null || value === '') return null;
-  if (typeof value !== 'string' || !(allowed as readonly string[]).includes(value)) throw badInput(`${key} does not have a valid value (${allowed.join(', ')})`, key);
+  if (typeof value !== 'string' || !(allowed as readonly string[]).includes(value))
+    throw badInput(`${key} does not have a valid value (${allowed.join(', ')})`, key);
   return value as T;
 }
 
@@ -82,12 +83,15 @@ function parseContext(raw: unknown): CompletionContextItem[] {
     const field = `context[${index}]`;
     if (!entry || typeof entry !== 'object') throw badInput(`${field} is invalid`, field);
     const item = entry as Body;
-    if (item.type !== 'file' && item.type !== 'snippet') throw badInput(`${field}[type] does not have a valid value (file, snippet)`, `${field}[type]`);
+    if (item.type !== 'file' && item.type !== 'snippet')
+      throw badInput(`${field}[type] does not have a valid value (file, snippet)`, `${field}[type]`);
     if (typeof item.name !== 'string' || !item.name.trim()) throw badInput(`${field}[name] is empty`, `${field}[name]`);
-    if (item.name.length > COMPLETION_LIMITS.contextName) throw badInput(`${field}[name] is too long (maximum is ${COMPLETION_LIMITS.contextName} characters)`, `${field}[name]`);
+    if (item.name.length > COMPLETION_LIMITS.contextName)
+      throw badInput(`${field}[name] is too long (maximum is ${COMPLETION_LIMITS.contextName} characters)`, `${field}[name]`);
     if (typeof item.content !== 'string' || !item.content.trim()) throw badInput(`${field}[content] is empty`, `${field}[content]`);
     total += item.content.length;
-    if (total <= COMPLETION_LIMITS.contextTotal && items.length === index) items.push({ type: item.type, name: item.name, content: item.content });
+    if (total <= COMPLETION_LIMITS.contextTotal && items.length === index)
+      items.push({ type: item.type, name: item.name, content: item.content });
   });
   return items;
 }

@@ -6,7 +6,11 @@ import { buildSuggestionPrompt, stripFences } from './build-suggestion-prompt';
 import type { CompletionRequest } from './completion-request';
 import { decideIntent, type DetectedIntent, type SuggestionIntent } from './decide-intent';
 
-export type DetectIntent = (input: { fileName: string; contentAboveCursor: string; contentBelowCursor?: string }) => Promise<DetectedIntent>;
+export type DetectIntent = (input: {
+  fileName: string;
+  contentAboveCursor: string;
+  contentBelowCursor?: string;
+}) => Promise<DetectedIntent>;
 
 export type SuggestOptions = {
   request: CompletionRequest;
@@ -30,14 +34,22 @@ export async function suggest(options: SuggestOptions): Promise<Suggestion> {
   const { request } = options;
   // Detection parses the file: only when the request leaves the decision to it.
   const decision = await decideIntent(request, () =>
-    options.detect({ fileName: request.fileName, contentAboveCursor: request.contentAboveCursor, contentBelowCursor: request.contentBelowCursor }),
+    options.detect({
+      fileName: request.fileName,
+      contentAboveCursor: request.contentAboveCursor,
+      contentBelowCursor: request.contentBelowCursor,
+    }),
   );
   const language = languageOf(request.fileName);
   const model = { engine: options.llm?.name ?? 'none', name: options.llm?.model ?? 'none', lang: language ?? '' };
   const base = { id: randomUUID(), created: Math.floor(Date.now() / 1000), decision, model };
   if (!options.llm) return { ...base, text: null };
   const messages = buildSuggestionPrompt(request, decision, language);
-  const stream = streamWithRetry({ provider: options.llm, request: { messages, signal: options.signal, maxTokens: decision.intent === 'completion' ? 256 : 2048 }, maxRetries: options.maxRetries });
+  const stream = streamWithRetry({
+    provider: options.llm,
+    request: { messages, signal: options.signal, maxTokens: decision.intent === 'completion' ? 256 : 2048 },
+    maxRetries: options.maxRetries,
+  });
   return { ...base, text: textOf(stream) };
 }
 

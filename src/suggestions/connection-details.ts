@@ -29,7 +29,9 @@ const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').diges
  */
 export function connectionDetails(options: ConnectionDetailsOptions): ConnectionDetails {
   const hex = sha256(`duo-slice-instance:${options.externalUrl}`).toString('hex');
-  const instanceId = `${hex.slice(0, 8)}-${hex.slice(8, 12)}-5${hex.slice(13, 16)}-${((parseInt(hex[16], 16) & 0x3) | 0x8).toString(16)}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+  const instanceId =
+    `${hex.slice(0, 8)}-${hex.slice(8, 12)}-5${hex.slice(13, 16)}-${((parseInt(hex[16], 16) & 0x3) | 0x8).toString(16)}` +
+    `${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
   return {
     instance_id: instanceId,
     instance_version: options.version,

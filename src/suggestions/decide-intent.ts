@@ -12,11 +12,19 @@ export type DetectedIntent = { intent: 'completion' | 'generation'; generationTy
 
 /** GitLab's instructions for the generation types that carry none of their own. */
 export const GENERATION_INSTRUCTIONS: Record<Exclude<GenerationType, 'comment'>, string> = {
-  small_file: 'Create more new code for this file. If the cursor is inside an empty function, generate its most likely contents based on the function name and signature.',
-  empty_function: 'Complete the empty function and generate contents based on the function name and signature. Do not repeat the code. Only return the method contents.',
+  small_file:
+    'Create more new code for this file. If the cursor is inside an empty function, generate its most likely contents based on the ' +
+    'function name and signature.',
+  empty_function:
+    'Complete the empty function and generate contents based on the function name and signature. Do not repeat the code. Only return the ' +
+    'method contents.',
 };
 
-const generation = (generationType: GenerationType | null, instruction: string): SuggestionIntent => ({ intent: 'generation', generationType, instruction });
+const generation = (generationType: GenerationType | null, instruction: string): SuggestionIntent => ({
+  intent: 'generation',
+  generationType,
+  instruction,
+});
 const COMPLETION: SuggestionIntent = { intent: 'completion', generationType: null, instruction: null };
 
 /**
@@ -37,6 +45,9 @@ export async function decideIntent(request: CompletionRequest, detect: () => Pro
 function generationFor(type: GenerationType, detected: DetectedIntent | null): SuggestionIntent {
   if (type !== 'comment') return generation(type, GENERATION_INSTRUCTIONS[type]);
   // The comment above the cursor is the instruction; without one, the code around it must do.
-  const instruction = detected?.generationType === 'comment' && detected.userInstruction ? detected.userInstruction : 'Generate the code the comment above the cursor asks for.';
+  const instruction =
+    detected?.generationType === 'comment' && detected.userInstruction
+      ? detected.userInstruction
+      : 'Generate the code the comment above the cursor asks for.';
   return generation('comment', instruction);
 }

@@ -41,8 +41,16 @@ export function parseWindows(options: { lines: LineIndex; cursorRow: number; gra
   return windowStarts(lines, cursorRow, settings).map((startRow) => {
     const endRow = windowEnd(lines, startRow, cursorRow + settings.rowsBelow);
     const headers = headerRows(lines, startRow);
-    const contextRows = [...(grammar === 'php' ? phpOpeningRows(lines, startRow) : []), ...headers, ...closingRows(lines, headers, startRow, endRow)];
-    return { startRow, endRow, includedRanges: toRanges(lines, [...contextRows.map((row) => [row, row] as const), [startRow, endRow] as const]) };
+    const contextRows = [
+      ...(grammar === 'php' ? phpOpeningRows(lines, startRow) : []),
+      ...headers,
+      ...closingRows(lines, headers, startRow, endRow),
+    ];
+    return {
+      startRow,
+      endRow,
+      includedRanges: toRanges(lines, [...contextRows.map((row) => [row, row] as const), [startRow, endRow] as const]),
+    };
   });
 }
 

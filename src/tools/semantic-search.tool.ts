@@ -24,7 +24,14 @@ export type CodeSource = {
 };
 
 /** One piece of code the tool found, best first (what `content` holds for the prompt, as data). */
-export type FoundCode = { path: string; startLine: number; endLine: number; language: string | null; symbol: string | null; content: string };
+export type FoundCode = {
+  path: string;
+  startLine: number;
+  endLine: number;
+  language: string | null;
+  symbol: string | null;
+  content: string;
+};
 
 /** What a chat tool gives back; tools never throw into the chat loop. */
 export type ToolResult = {
@@ -82,11 +89,18 @@ export async function semanticSearchTool(input: SemanticSearchToolInput): Promis
     return { status: 'not_executed', content: error.userMessage, sources: [] };
   }
   try {
-    const readiness = await indexReadiness({ prisma: input.prisma, queues: input.queues, project, ref: input.ref, directory: input.directory });
+    const readiness = await indexReadiness({
+      prisma: input.prisma,
+      queues: input.queues,
+      project,
+      ref: input.ref,
+      directory: input.directory,
+    });
     if (readiness.status !== 'ready') return { status: 'not_executed', content: readiness.message, sources: [] };
     const { scope, commitSha } = readiness;
     const ref = readiness.index.ref;
-    const where = `${project.fullPath}${scope.directory ? `/${scope.directory.slice(0, -1)}` : ''} (${ref}, commit ${commitSha.slice(0, 12)})`;
+    const where =
+      `${project.fullPath}${scope.directory ? `/${scope.directory.slice(0, -1)}` : ''} (${ref}, commit ` + `${commitSha.slice(0, 12)})`;
     const source = (hit: { path: string; startLine: number; endLine: number; blob: string; score: number }): CodeSource => ({
       projectPath: project.fullPath,
       ref,
@@ -104,24 +118,52 @@ export async function semanticSearchTool(input: SemanticSearchToolInput): Promis
         const files = (await directoryFiles(input.prisma, scope)).filter((file) => !excluded.ignores(file.path));
         return {
           status: 'ok',
-          content: [`All ${files.length} files of ${where}:`, ...files.map((file) => codeBlock({ ...file, startLine: 1, endLine: file.lines }))].join('\n\n'),
+          content: [
+            `All ${files.length} files of ${where}:`,
+            ...files.map((file) => codeBlock({ ...file, startLine: 1, endLine: file.lines })),
+          ].join('\n\n'),
           sources: files.map((file) => source({ path: file.path, startLine: 1, endLine: file.lines, blob: file.blob, score: 1 })),
           confidence: 'high',
           where,
-          found: files.map((file) => ({ path: file.path, startLine: 1, endLine: file.lines, language: file.language, symbol: null, content: file.content })),
+          found: files.map((file) => ({
+            path: file.path,
+            startLine: 1,
+            endLine: file.lines,
+            language: file.language,
+            symbol: null,
+            content: file.content,
+          })),
         };
       }
     }
-    const result = await searchCode({ prisma: input.prisma, embedder: input.embedder, scope, query: input.question, limit: input.limit ?? 8 });
-    const hits = result.files.flatMap((file) => file.snippets.map((snippet) => ({ ...snippet, path: file.path, blob: file.blob, language: file.language })));
-    if (!hits.length) return { status: 'ok', content: `No code in ${where} matched the question.`, sources: [], confidence: 'low', where, found: [] };
+    const result = await searchCode({
+      prisma: input.prisma,
+      embedder: input.embedder,
+      scope,
+      query: input.question,
+      limit: input.limit ?? 8,
+    });
+    const hits = result.files.flatMap((file) =>
+      file.snippets.map((snippet) => ({ ...snippet, path: file.path, blob: file.blob, language: file.language })),
+    );
+    if (!hits.length)
+      return { status: 'ok', content: `No code in ${where} matched the question.`, sources: [], confidence: 'low', where, found: [] };
     return {
       status: 'ok',
-      content: [`Code from ${where} found for the question (confidence ${result.confidence}):`, ...hits.map((hit) => codeBlock(hit))].join('\n\n'),
+      content: [`Code from ${where} found for the question (confidence ${result.confidence}):`, ...hits.map((hit) => codeBlock(hit))].join(
+        '\n\n',
+      ),
       sources: hits.map(source),
       confidence: result.confidence,
       where,
-      found: hits.map((hit) => ({ path: hit.path, startLine: hit.startLine, endLine: hit.endLine, language: hit.language, symbol: hit.symbol, content: hit.content })),
+      found: hits.map((hit) => ({
+        path: hit.path,
+        startLine: hit.startLine,
+        endLine: hit.endLine,
+        language: hit.language,
+        symbol: hit.symbol,
+        content: hit.content,
+      })),
     };
   } catch (error) {
     input.logger.warn({ event: 'code_search_failed', requestId: input.requestId, projectId: project.id, err: error }, 'code search failed');

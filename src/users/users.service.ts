@@ -127,7 +127,9 @@ export async function describeToken(prisma: PrismaClient, tokenId: number, now: 
 export async function describeTokenInfo(prisma: PrismaClient, tokenId: number, now: Date = new Date()) {
   const token = await prisma.personalAccessToken.findUniqueOrThrow({ where: { id: tokenId } });
   // A token expires at the start of its expiry date (UTC).
-  const expiresIn = token.expiresAt ? Math.max(0, Math.floor((Date.parse(`${token.expiresAt.toISOString().slice(0, 10)}T00:00:00Z`) - now.getTime()) / 1000)) : null;
+  const expiresIn = token.expiresAt
+    ? Math.max(0, Math.floor((Date.parse(`${token.expiresAt.toISOString().slice(0, 10)}T00:00:00Z`) - now.getTime()) / 1000))
+    : null;
   return {
     resource_owner_id: token.userId,
     scope: token.scopes,

@@ -24,8 +24,14 @@ export function chatProcessor(services: Services, registry: GenerationRegistry) 
     if (outcome === 'missing') {
       // Never dropped quietly: a request this database does not know is the sign of another
       // instance (another database) sharing REDIS_PREFIX. The job fails, visibly, and is kept.
-      services.logger.error({ event: 'chat_job_orphaned', jobId: job.id, requestId: job.data.requestId, prefix: services.config.redisPrefix }, 'chat job for a request this database does not have');
-      throw new UnrecoverableError(`request ${job.data.requestId} is not in this instance's database: if several instances share REDIS_PREFIX "${services.config.redisPrefix}", give each its own`);
+      services.logger.error(
+        { event: 'chat_job_orphaned', jobId: job.id, requestId: job.data.requestId, prefix: services.config.redisPrefix },
+        'chat job for a request this database does not have',
+      );
+      throw new UnrecoverableError(
+        `request ${job.data.requestId} is not in this instance's database: if several instances share REDIS_PREFIX ` +
+          `"${services.config.redisPrefix}", give each its own`,
+      );
     }
     services.logger.info({ event: 'chat_job_done', jobId: job.id, requestId: job.data.requestId, outcome }, 'chat job done');
     return { outcome };

@@ -32,12 +32,25 @@ export function indexRepositoryProcessor(services: Pick<Services, 'prisma' | 'lo
         },
       });
       observeIndexRun({ startedAt: started, result });
-      services.logger.info({ event: 'index_job_done', jobId: job.id, projectId: job.data.projectId, reason: job.data.reason, ...result, durationMs: Date.now() - started }, 'index job done');
+      services.logger.info(
+        {
+          event: 'index_job_done',
+          jobId: job.id,
+          projectId: job.data.projectId,
+          reason: job.data.reason,
+          ...result,
+          durationMs: Date.now() - started,
+        },
+        'index job done',
+      );
       return result;
     } catch (error) {
       observeIndexRun({ startedAt: started, result: null });
       // The log keeps what users do not see (paths, git's stderr): internalMessage and the cause.
-      services.logger.warn({ event: 'index_job_failed', jobId: job.id, projectId: job.data.projectId, ref: job.data.ref, err: error }, 'index job failed');
+      services.logger.warn(
+        { event: 'index_job_failed', jobId: job.id, projectId: job.data.projectId, ref: job.data.ref, err: error },
+        'index job failed',
+      );
       // AppErrors other than INTERNAL are the request's fault (no repository, no such branch): retrying cannot help.
       if (isAppError(error) && error.code !== 'INTERNAL') throw new UnrecoverableError(error.userMessage);
       throw error;

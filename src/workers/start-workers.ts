@@ -43,7 +43,10 @@ export async function startWorkers(services: Services, connection: ConnectionOpt
     observeWorker(worker);
     worker.on('error', (error) => services.logger.warn({ event: 'worker_error', queue: worker.name, err: error }, 'worker error'));
     worker.on('failed', (job, error) =>
-      services.logger.warn({ event: 'job_failed', queue: worker.name, jobId: job?.id, attempts: job?.attemptsMade, err: error }, 'job failed'),
+      services.logger.warn(
+        { event: 'job_failed', queue: worker.name, jobId: job?.id, attempts: job?.attemptsMade, err: error },
+        'job failed',
+      ),
     );
   }
   return {

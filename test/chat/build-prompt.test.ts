@@ -34,13 +34,23 @@ const item = (overrides: Partial<ContextItem>): ContextItem => ({
 
 describe('buildPrompt', () => {
   it('puts the system prompt first and the question with its context last', () => {
-    const prompt = buildPrompt({ question: 'Why?', contextItems: [item({ id: 'file:///a/b.py', metadata: { relativePath: 'b.py' } })], currentFile: null, history: [] });
+    const prompt = buildPrompt({
+      question: 'Why?',
+      contextItems: [item({ id: 'file:///a/b.py', metadata: { relativePath: 'b.py' } })],
+      currentFile: null,
+      history: [],
+    });
     expect(prompt.messages[0]).toEqual({ role: 'system', content: SYSTEM_PROMPT });
     expect(prompt.messages[1].content).toBe('<file path="b.py" language="python">\nbody\n</file>\n\nWhy?');
   });
 
   it('drops the oldest turns first to fit the budget, and never starts history with an answer', () => {
-    const history = [turn('user', 'a'.repeat(4000)), turn('assistant', 'b'.repeat(4000)), turn('user', 'recent question'), turn('assistant', 'recent answer')];
+    const history = [
+      turn('user', 'a'.repeat(4000)),
+      turn('assistant', 'b'.repeat(4000)),
+      turn('user', 'recent question'),
+      turn('assistant', 'recent answer'),
+    ];
     const prompt = buildPrompt({ question: 'now?', contextItems: [], currentFile: null, history, maxPromptTokens: 1500 });
     expect(prompt.messages.map((message) => message.content)).toEqual([SYSTEM_PROMPT, 'recent question', 'recent answer', 'now?']);
     expect(prompt.droppedTurns).toBe(2);
@@ -89,7 +99,8 @@ describe('chat error codes', () => {
 describe('subscription topics (graphql-ruby: the argument sets must be equal)', () => {
   const source = { userId: 7, clientSubscriptionId: 'c1', resourceId: null, agentVersionId: null };
   const user = 'gid://gitlab/User/7';
-  const matches = (kind: 'user-echo' | 'chunk' | 'final', args: Record<string, string>) => topicsFor(source, kind).some((topic) => topicMatches(topic, args));
+  const matches = (kind: 'user-echo' | 'chunk' | 'final', args: Record<string, string>) =>
+    topicsFor(source, kind).some((topic) => topicMatches(topic, args));
 
   it.each([
     ['user-echo', { userId: user, aiAction: 'chat' }, true],

@@ -5,7 +5,10 @@ import { startStubLlmServer, type StubLlmServer } from '../helpers/stub-llm-serv
 import { startTestService, type TestService } from '../helpers/test-service';
 import { waitUntil } from '../helpers/wait';
 
-type CableMessage = { result?: { data?: { aiCompletionResponse: StreamedMessage | null }; errors?: Array<{ message: string }> }; more?: boolean };
+type CableMessage = {
+  result?: { data?: { aiCompletionResponse: StreamedMessage | null }; errors?: Array<{ message: string }> };
+  more?: boolean;
+};
 
 const until = (check: () => boolean, timeoutMs = 10_000) => waitUntil(check, { timeoutMs, intervalMs: 20 });
 
@@ -19,7 +22,13 @@ describe('Duo Chat over ActionCable (/-/cable, GraphqlChannel)', () => {
 
   beforeAll(async () => {
     stub = await startStubLlmServer({ defaultBehaviour: { kind: 'echo' } });
-    const env = { LLM_PROVIDER: 'anthropic', LLM_BASE_URL: stub.url, LLM_MODEL: 'stub-claude', LLM_API_KEY: 'test-key', GATEKEEPER: 'false' };
+    const env = {
+      LLM_PROVIDER: 'anthropic',
+      LLM_BASE_URL: stub.url,
+      LLM_MODEL: 'stub-claude',
+      LLM_API_KEY: 'test-key',
+      GATEKEEPER: 'false',
+    };
     api = await startTestService({ role: 'api', env });
     // A worker-only service on the same database and Redis prefix, as `npm run start:worker` runs.
     worker = await startTestService({
@@ -46,10 +55,19 @@ describe('Duo Chat over ActionCable (/-/cable, GraphqlChannel)', () => {
       });
       const { body } = await api.graphql<{ aiAction: { requestId: string } }>(LSP_CHAT_MUTATION, {
         token: alice.token,
-        variables: { question: 'hello over the cable', resourceId: null, currentFileContext: null, clientSubscriptionId, platformOrigin: 'vs_code_extension' },
+        variables: {
+          question: 'hello over the cable',
+          resourceId: null,
+          currentFileContext: null,
+          clientSubscriptionId,
+          platformOrigin: 'vs_code_extension',
+        },
       });
       const requestId = body.data!.aiAction.requestId;
-      const payloads = () => (messages as CableMessage[]).map((message) => message.result?.data?.aiCompletionResponse).filter((value): value is StreamedMessage => Boolean(value));
+      const payloads = () =>
+        (messages as CableMessage[])
+          .map((message) => message.result?.data?.aiCompletionResponse)
+          .filter((value): value is StreamedMessage => Boolean(value));
       await until(() => payloads().some((message) => message.requestId === requestId && message.chunkId === null));
 
       const first = messages[0] as CableMessage;

@@ -23,7 +23,14 @@ describe('Duo Chat end to end: the language server over HTTP and graphql-ws, a s
     service = await startTestService({
       role: 'all',
       // These tests are about the pipeline; test/chat/gatekeeper.e2e.test.ts covers the gate.
-      env: { LLM_PROVIDER: 'openai', LLM_BASE_URL: stub.url, LLM_MODEL: 'stub-model', LLM_TIMEOUT_MS: '1500', LLM_MAX_RETRIES: '2', GATEKEEPER: 'false' },
+      env: {
+        LLM_PROVIDER: 'openai',
+        LLM_BASE_URL: stub.url,
+        LLM_MODEL: 'stub-model',
+        LLM_TIMEOUT_MS: '1500',
+        LLM_MAX_RETRIES: '2',
+        GATEKEEPER: 'false',
+      },
     });
     alice = await userWithToken(service.prisma);
     await groupWithSeat(service.prisma, { plan: 'ultimate', addOn: 'duo_enterprise', username: alice.username });
@@ -78,7 +85,10 @@ describe('Duo Chat end to end: the language server over HTTP and graphql-ws, a s
     expect(sent[0]).toMatchObject({ role: 'system' });
     expect(String(sent[sent.length - 1].content)).toContain('<file path="src/parse.ts" language="typescript">');
 
-    const messages = await service.graphql<{ aiMessages: { nodes: Array<Record<string, any>> } }>(LSP_GET_MESSAGES, { token: alice.token, variables: { requestIds: [requestId] } });
+    const messages = await service.graphql<{ aiMessages: { nodes: Array<Record<string, any>> } }>(LSP_GET_MESSAGES, {
+      token: alice.token,
+      variables: { requestIds: [requestId] },
+    });
     const nodes = messages.body.data!.aiMessages.nodes;
     expect(nodes.map((node) => node.role)).toEqual(['USER', 'ASSISTANT']);
     expect(nodes[0].extras.additionalContext).toEqual([{ id: FILE_ITEM.id, category: 'FILE', metadata: FILE_ITEM.metadata }]);
@@ -91,23 +101,62 @@ describe('Duo Chat end to end: the language server over HTTP and graphql-ws, a s
     const { body } = await chat({ question: 'Explain this file', clientSubscriptionId: null, additionalContext: [FILE_ITEM] });
     const requestId = body.data!.aiAction!.requestId;
     const { body: read } = await service.graphql<{ aiMessages: { nodes: Array<Record<string, any>> } }>(
-      `query($ids: [ID!]) { aiMessages(requestIds: $ids, roles: [USER]) { nodes { contextItems { id schemaVersion category type isEnabled disabledReasons metadata } extras { contextItemIds additionalContext { id category content } } } } }`,
+      `query($ids: [ID!]) { aiMessages(requestIds: $ids, roles: [USER]) { nodes { contextItems { id schemaVersion category type ` +
+        `isEnabled disabledReasons metadata } extras { contextItemIds additionalContext { id category content } } } } }`,
       { token: alice.token, variables: { ids: [requestId] } },
     );
     expect(read.errors).toBeUndefined();
     const [node] = read.data!.aiMessages.nodes;
-    expect(node.contextItems).toEqual([{ id: FILE_ITEM.id, schemaVersion: 'v0.0.1', category: 'FILE', type: 'open_tabs', isEnabled: true, disabledReasons: [], metadata: FILE_ITEM.metadata }]);
-    expect(node.extras).toEqual({ contextItemIds: [FILE_ITEM.id], additionalContext: [{ id: FILE_ITEM.id, category: 'FILE', content: FILE_ITEM.content }] });
+    expect(node.contextItems).toEqual([
+      {
+        id: FILE_ITEM.id,
+        schemaVersion: 'v0.0.1',
+        category: 'FILE',
+        type: 'open_tabs',
+        isEnabled: true,
+        disabledReasons: [],
+        metadata: FILE_ITEM.metadata,
+      },
+    ]);
+    expect(node.extras).toEqual({
+      contextItemIds: [FILE_ITEM.id],
+      additionalContext: [{ id: FILE_ITEM.id, category: 'FILE', content: FILE_ITEM.content }],
+    });
   });
 
   describe('refuses bad input with a clear error and stores nothing', () => {
     const cases: Array<[string, Record<string, unknown>, string, RegExp]> = [
       ['a blank question', { question: '   ' }, 'BAD_USER_INPUT', /content can't be blank/],
-      ['an id over 255 characters', { additionalContext: [{ ...FILE_ITEM, id: 'x'.repeat(256) }] }, 'BAD_USER_INPUT', /additionalContext\[0\].*id is too long/],
-      ['content over 600,000 characters', { additionalContext: [{ ...FILE_ITEM, content: 'x'.repeat(600_001) }] }, 'BAD_USER_INPUT', /additionalContext\[0\].*content is too long/],
-      ['metadata that is not an object', { additionalContext: [{ ...FILE_ITEM, metadata: ['a'] }] }, 'BAD_USER_INPUT', /metadata must be an object/],
-      ['a disabled item', { additionalContext: [{ ...FILE_ITEM, metadata: { isEnabled: false, disabledReasons: ['Duo is disabled for this project'] } }] }, 'BAD_USER_INPUT', /additionalContext\[0\].*is disabled \(Duo is disabled for this project\)/],
-      ['an unknown schema major version', { additionalContext: [{ ...FILE_ITEM, metadata: { schemaVersion: 'v2.0.0' } }] }, 'BAD_USER_INPUT', /schemaVersion "v2\.0\.0" is not supported; accepted: v0\.x\.x/],
+      [
+        'an id over 255 characters',
+        { additionalContext: [{ ...FILE_ITEM, id: 'x'.repeat(256) }] },
+        'BAD_USER_INPUT',
+        /additionalContext\[0\].*id is too long/,
+      ],
+      [
+        'content over 600,000 characters',
+        { additionalContext: [{ ...FILE_ITEM, content: 'x'.repeat(600_001) }] },
+        'BAD_USER_INPUT',
+        /additionalContext\[0\].*content is too long/,
+      ],
+      [
+        'metadata that is not an object',
+        { additionalContext: [{ ...FILE_ITEM, metadata: ['a'] }] },
+        'BAD_USER_INPUT',
+        /metadata must be an object/,
+      ],
+      [
+        'a disabled item',
+        { additionalContext: [{ ...FILE_ITEM, metadata: { isEnabled: false, disabledReasons: ['Duo is disabled for this project'] } }] },
+        'BAD_USER_INPUT',
+        /additionalContext\[0\].*is disabled \(Duo is disabled for this project\)/,
+      ],
+      [
+        'an unknown schema major version',
+        { additionalContext: [{ ...FILE_ITEM, metadata: { schemaVersion: 'v2.0.0' } }] },
+        'BAD_USER_INPUT',
+        /schemaVersion "v2\.0\.0" is not supported; accepted: v0\.x\.x/,
+      ],
       ['the same item twice', { additionalContext: [FILE_ITEM, FILE_ITEM] }, 'BAD_USER_INPUT', /additionalContext\[1\].*sent twice/],
     ];
     it.each(cases)('%s', async (_name, variables, code, message) => {
@@ -121,7 +170,14 @@ describe('Duo Chat end to end: the language server over HTTP and graphql-ws, a s
     it('a category the seat does not include, naming it', async () => {
       const pro = await userWithToken(service.prisma);
       await groupWithSeat(service.prisma, { plan: 'premium', addOn: 'duo_pro', username: pro.username });
-      const { body } = await chat({ question: 'Review', clientSubscriptionId: null, additionalContext: [{ id: 'mr-1', category: 'MERGE_REQUEST', content: 'diff', metadata: {} }] }, pro.token);
+      const { body } = await chat(
+        {
+          question: 'Review',
+          clientSubscriptionId: null,
+          additionalContext: [{ id: 'mr-1', category: 'MERGE_REQUEST', content: 'diff', metadata: {} }],
+        },
+        pro.token,
+      );
       expect(body.errors?.[0]?.extensions?.code).toBe('FORBIDDEN');
       expect(body.errors?.[0]?.message).toMatch(/MERGE_REQUEST context category is not available to you/);
     });
@@ -140,7 +196,9 @@ describe('Duo Chat end to end: the language server over HTTP and graphql-ws, a s
     });
 
     it('no method argument', async () => {
-      const { body } = await service.graphql('mutation { aiAction(input: { clientSubscriptionId: "x" }) { requestId errors } }', { token: alice.token });
+      const { body } = await service.graphql('mutation { aiAction(input: { clientSubscriptionId: "x" }) { requestId errors } }', {
+        token: alice.token,
+      });
       expect(body.errors?.[0]?.message).toBe('Only one method argument is required');
     });
 
@@ -163,7 +221,11 @@ describe('Duo Chat end to end: the language server over HTTP and graphql-ws, a s
       await new Promise<void>((resolve) => {
         readerClient.subscribe(
           { query: 'mutation { aiAction(input: { chat: { content: "sneaky" } }) { requestId } }' },
-          { next: (result) => errors.push(...(result.errors ?? [])), error: (error) => (errors.push(error), resolve()), complete: () => resolve() },
+          {
+            next: (result) => errors.push(...(result.errors ?? [])),
+            error: (error) => (errors.push(error), resolve()),
+            complete: () => resolve(),
+          },
         );
       });
       expect(JSON.stringify(errors)).toMatch(/Mutations are not accepted over this socket/);
@@ -189,7 +251,10 @@ describe('Duo Chat end to end: the language server over HTTP and graphql-ws, a s
       await new Promise((resolve) => setTimeout(resolve, 800));
       expect(own.messages.filter((message) => message.requestId === aliceRequest)).toEqual([]);
 
-      const read = await service.graphql<{ aiMessages: { nodes: unknown[] } }>(LSP_GET_MESSAGES, { token: bob.token, variables: { requestIds: [aliceRequest] } });
+      const read = await service.graphql<{ aiMessages: { nodes: unknown[] } }>(LSP_GET_MESSAGES, {
+        token: bob.token,
+        variables: { requestIds: [aliceRequest] },
+      });
       expect(read.body.data!.aiMessages.nodes).toEqual([]);
       own.stop();
     } finally {
@@ -212,7 +277,7 @@ describe('Duo Chat end to end: the language server over HTTP and graphql-ws, a s
     expect(firstMessages.some((message) => message.chunkId === null)).toBe(false);
     expect(firstMessages.length).toBeLessThan(40);
     expect(await service.prisma.aiMessage.count({ where: { requestId: first, role: 'assistant' } })).toBe(0);
-    expect((await stub.requests[0].ended)).toBe('client-closed');
+    expect(await stub.requests[0].ended).toBe('client-closed');
     stream.stop();
   });
 
@@ -255,7 +320,8 @@ describe('Duo Chat end to end: the language server over HTTP and graphql-ws, a s
 
   it('keeps threads: a DUO_CHAT conversation has its own history and can be listed', async () => {
     const first = await service.graphql<{ aiAction: { requestId: string; threadId: string } }>(
-      'mutation { aiAction(input: { chat: { content: "thread question one" }, conversationType: DUO_CHAT }) { requestId threadId errors } }',
+      'mutation { aiAction(input: { chat: { content: "thread question one" }, conversationType: DUO_CHAT }) { requestId threadId errors ' +
+        '} }',
       { token: alice.token },
     );
     const threadId = first.body.data!.aiAction.threadId;
@@ -267,12 +333,16 @@ describe('Duo Chat end to end: the language server over HTTP and graphql-ws, a s
     expect(threads.body.data!.aiConversationThreads.nodes[0]).toMatchObject({ id: threadId, title: 'thread question one' });
     await new Promise((resolve) => setTimeout(resolve, 500));
     const second = await service.graphql<{ aiAction: { requestId: string } }>(
-      'mutation($thread: AiConversationThreadID) { aiAction(input: { chat: { content: "thread question two" }, threadId: $thread }) { requestId errors } }',
+      'mutation($thread: AiConversationThreadID) { aiAction(input: { chat: { content: "thread question two" }, threadId: $thread }) { ' +
+        'requestId errors } }',
       { token: alice.token, variables: { thread: threadId } },
     );
     expect(second.body.errors).toBeUndefined();
     const deadline = Date.now() + 5000;
-    while (Date.now() < deadline && !(await service.prisma.aiMessage.findFirst({ where: { requestId: second.body.data!.aiAction.requestId, role: 'assistant' } }))) {
+    while (
+      Date.now() < deadline &&
+      !(await service.prisma.aiMessage.findFirst({ where: { requestId: second.body.data!.aiAction.requestId, role: 'assistant' } }))
+    ) {
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
     // The second prompt carried the first turn as history.
@@ -291,7 +361,9 @@ describe('Duo Chat end to end: the language server over HTTP and graphql-ws, a s
     const requestId = (await chat({ question: 'rate me', clientSubscriptionId })).body.data!.aiAction!.requestId;
     const final = (await stream.untilFinal(requestId)).find((message) => message.chunkId === null)!;
     const { body } = await service.graphql(
-      'mutation($id: String!) { duoUserFeedback(input: { aiMessageId: $id, trackingEvent: { category: "ask_gitlab_chat", action: "click_button", label: "response_feedback", property: "helpful", extra: { improveWhat: "nothing", secret: "dropped" } } }) { errors } }',
+      'mutation($id: String!) { duoUserFeedback(input: { aiMessageId: $id, trackingEvent: { category: "ask_gitlab_chat", action: ' +
+        '"click_button", label: "response_feedback", property: "helpful", extra: { improveWhat: "nothing", secret: "dropped" } } }) { ' +
+        'errors } }',
       { token: alice.token, variables: { id: final.id } },
     );
     expect(body).toEqual({ data: { duoUserFeedback: { errors: [] } } });

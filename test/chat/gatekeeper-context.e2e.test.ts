@@ -7,11 +7,18 @@ import { BILLING_FILES, createGitRepo, type GitRepo } from '../helpers/git-repo'
 import { startStubLlmServer, type StubLlmServer } from '../helpers/stub-llm-server';
 import { startTestService, type TestService } from '../helpers/test-service';
 
-const GATE_QUERY = `subscription($userId: UserID, $c: String) { aiCompletionResponse(userId: $userId, aiAction: CHAT, clientSubscriptionId: $c) {
+const GATE_QUERY = `subscription($userId: UserID, $c: String) { aiCompletionResponse(userId: $userId, aiAction: CHAT, clientSubscriptionId:
+$c) {
   id requestId content errors role chunkId extras { gatekeeper { status intent } }
 } }`;
 
-type GateMessage = { requestId: string; content: string; chunkId: number | null; role: string; extras?: { gatekeeper: { status: string; intent: string | null } | null } };
+type GateMessage = {
+  requestId: string;
+  content: string;
+  chunkId: number | null;
+  role: string;
+  extras?: { gatekeeper: { status: string; intent: string | null } | null };
+};
 
 /** Share of questions the issue demands reach the model with repository context. */
 const TARGET_REACH = 0.95;
@@ -30,7 +37,10 @@ describe('the gatekeeper uses the context a prompt comes with', () => {
 
   beforeAll(async () => {
     stub = await startStubLlmServer({ defaultBehaviour: { kind: 'echo' } });
-    service = await startTestService({ role: 'all', env: { LLM_PROVIDER: 'openai', LLM_BASE_URL: stub.url, LLM_MODEL: 'stub', INDEX_DEBOUNCE_MS: '0' } });
+    service = await startTestService({
+      role: 'all',
+      env: { LLM_PROVIDER: 'openai', LLM_BASE_URL: stub.url, LLM_MODEL: 'stub', INDEX_DEBOUNCE_MS: '0' },
+    });
     repo = createGitRepo(BILLING_FILES);
     user = await userWithToken(service.prisma);
     const group = await groupWithSeat(service.prisma, { plan: 'ultimate', addOn: 'duo_pro', username: user.username });
@@ -73,7 +83,8 @@ describe('the gatekeeper uses the context a prompt comes with', () => {
     throw new Error('index never ready');
   }
 
-  it(`lets at least ${TARGET_REACH * 100}% of the clear codebase questions (written before tuning) reach the model with REPOSITORY context`, async () => {
+  const reachTitle = `lets at least ${TARGET_REACH * 100}% of the clear codebase questions (written before tuning) reach the model`;
+  it(`${reachTitle} with REPOSITORY context`, async () => {
     // The first repository question starts indexing; the rest are asked of the ready index.
     await ask('Where is the VAT amount computed?', { additionalContext: [repository()] });
     await waitReady();
@@ -96,7 +107,9 @@ describe('the gatekeeper uses the context a prompt comes with', () => {
     expect(alone.reachedModel).toBe(false);
     expect(alone.gatekeeper).toMatchObject({ status: 'NEEDS_CLARIFICATION' });
 
-    const selected = await ask('fix it', { currentFileContext: { fileName: 'src/billing/tax.ts', selectedText: BILLING_FILES['src/billing/tax.ts'] } });
+    const selected = await ask('fix it', {
+      currentFileContext: { fileName: 'src/billing/tax.ts', selectedText: BILLING_FILES['src/billing/tax.ts'] },
+    });
     expect(selected.reachedModel).toBe(true);
     expect(selected.gatekeeper).toBeNull();
     expect(String(stub.requests.at(-1)!.body.messages![0].content)).toContain('Task: find the cause of the problem');

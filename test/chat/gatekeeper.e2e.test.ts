@@ -3,15 +3,25 @@ import { groupWithSeat, userWithToken } from '../helpers/fixtures';
 import { startStubLlmServer } from '../helpers/stub-llm-server';
 import { startTestService } from '../helpers/test-service';
 
-const GATE_QUERY = `subscription($userId: UserID, $c: String) { aiCompletionResponse(userId: $userId, aiAction: CHAT, clientSubscriptionId: $c) {
+const GATE_QUERY = `subscription($userId: UserID, $c: String) { aiCompletionResponse(userId: $userId, aiAction: CHAT, clientSubscriptionId:
+$c) {
   id requestId content errors role chunkId extras { gatekeeper { status intent confidence intents } }
 } }`;
 
-type GateMessage = { requestId: string; content: string; chunkId: number | null; role: string; extras?: { gatekeeper: { status: string; intent: string | null; intents: string[] } | null } };
+type GateMessage = {
+  requestId: string;
+  content: string;
+  chunkId: number | null;
+  role: string;
+  extras?: { gatekeeper: { status: string; intent: string | null; intents: string[] } | null };
+};
 
 async function setUp(env: Record<string, string> = {}) {
   const stub = await startStubLlmServer({ defaultBehaviour: { kind: 'echo' } });
-  const service = await startTestService({ role: 'all', env: { LLM_PROVIDER: 'openai', LLM_BASE_URL: stub.url, LLM_MODEL: 'stub', ...env } });
+  const service = await startTestService({
+    role: 'all',
+    env: { LLM_PROVIDER: 'openai', LLM_BASE_URL: stub.url, LLM_MODEL: 'stub', ...env },
+  });
   const user = await userWithToken(service.prisma);
   await groupWithSeat(service.prisma, { plan: 'ultimate', addOn: 'duo_pro', username: user.username });
   const client = wsClient(service.url, user.token);
@@ -22,7 +32,11 @@ async function setUp(env: Record<string, string> = {}) {
 
 type Setup = Awaited<ReturnType<typeof setUp>>;
 
-async function ask(setup: Setup, question: string, extra: Record<string, unknown> = {}): Promise<{ requestId: string; final: GateMessage; all: GateMessage[] }> {
+async function ask(
+  setup: Setup,
+  question: string,
+  extra: Record<string, unknown> = {},
+): Promise<{ requestId: string; final: GateMessage; all: GateMessage[] }> {
   const { body } = await setup.service.graphql<{ aiAction: { requestId: string } }>(LSP_CHAT_MUTATION, {
     token: setup.user.token,
     variables: { question, clientSubscriptionId: setup.clientSubscriptionId, platformOrigin: 'vs_code_extension', ...extra },
@@ -54,7 +68,9 @@ describe('the chat gatekeeper, end to end', () => {
     expect(all.filter((message) => message.chunkId !== null).map((message) => message.chunkId)).toEqual([1]);
     expect(setup.stub.requests.length).toBe(calls);
     expect(await setup.service.prisma.aiMessage.count({ where: { requestId, role: 'assistant' } })).toBe(1);
-    expect(Number(await setup.service.running.services.redis.get(`${setup.service.redisPrefix}:metrics:gatekeeper_llm_calls_saved`))).toBeGreaterThanOrEqual(1);
+    expect(
+      Number(await setup.service.running.services.redis.get(`${setup.service.redisPrefix}:metrics:gatekeeper_llm_calls_saved`)),
+    ).toBeGreaterThanOrEqual(1);
   });
 
   it('splits a multi-intent prompt into its parts without the model', async () => {
@@ -77,7 +93,8 @@ describe('the chat gatekeeper, end to end', () => {
   it('lets a client skip the gate for one message', async () => {
     const calls = setup.stub.requests.length;
     const { body } = await setup.service.graphql<{ aiAction: { requestId: string } }>(
-      'mutation($c: String) { aiAction(input: { chat: { content: "help", skipGatekeeper: true }, clientSubscriptionId: $c }) { requestId } }',
+      'mutation($c: String) { aiAction(input: { chat: { content: "help", skipGatekeeper: true }, clientSubscriptionId: $c }) { requestId ' +
+        '} }',
       { token: setup.user.token, variables: { c: setup.clientSubscriptionId } },
     );
     await setup.stream.untilFinal(body.data!.aiAction.requestId);
@@ -86,7 +103,8 @@ describe('the chat gatekeeper, end to end', () => {
 
   it('tells an IDE what it would decide, through aiChatPromptCheck', async () => {
     const { body } = await setup.service.graphql<{ aiChatPromptCheck: Record<string, unknown> }>(
-      '{ aiChatPromptCheck(content: "where is the auth middleware defined in this repo?") { status intent confidence intents alternatives { intent confidence } } }',
+      '{ aiChatPromptCheck(content: "where is the auth middleware defined in this repo?") { status intent confidence intents ' +
+        'alternatives { intent confidence } } }',
       { token: setup.user.token },
     );
     expect(body.data!.aiChatPromptCheck).toMatchObject({ status: 'CLEAR', intent: 'CODEBASE_SEARCH', intents: ['CODEBASE_SEARCH'] });

@@ -40,18 +40,32 @@ describe('chat with no model configured', () => {
       expect(received.filter((message) => message.chunkId !== null).map((chunk) => chunk.chunkId)).toEqual([1]);
 
       // Feedback on it is exported with its turn.
-      await service.graphql('mutation($id: String!) { duoUserFeedback(input: { aiMessageId: $id, trackingEvent: { category: "chat", action: "thumbs_down" } }) { errors } }', {
-        token: user.token,
-        variables: { id: final.id },
-      });
+      await service.graphql(
+        'mutation($id: String!) { duoUserFeedback(input: { aiMessageId: $id, trackingEvent: { category: "chat", action: "thumbs_down" } ' +
+          '}) { errors } }',
+        {
+          token: user.token,
+          variables: { id: final.id },
+        },
+      );
       const directory = mkdtempSync(path.join(os.tmpdir(), 'duo-export-'));
       try {
         const out = path.join(directory, 'feedback.jsonl');
         const result = await runCli('export-feedback', ['--out', out], { DATABASE_URL: service.running.services.config.databaseUrl! });
         expect(result.stderr).toBe('');
         expect(JSON.parse(result.stdout)).toEqual({ exported: 1, out });
-        const [line] = readFileSync(out, 'utf8').trim().split('\n').map((text) => JSON.parse(text));
-        expect(line).toMatchObject({ kind: 'chat', event: 'thumbs_down', requestId: body.data!.aiAction.requestId, prompt: 'hi', contextItemIds: ['a.ts'], answer: final.content });
+        const [line] = readFileSync(out, 'utf8')
+          .trim()
+          .split('\n')
+          .map((text) => JSON.parse(text));
+        expect(line).toMatchObject({
+          kind: 'chat',
+          event: 'thumbs_down',
+          requestId: body.data!.aiAction.requestId,
+          prompt: 'hi',
+          contextItemIds: ['a.ts'],
+          answer: final.content,
+        });
       } finally {
         rmSync(directory, { recursive: true, force: true });
       }
@@ -74,7 +88,12 @@ describe('chat with no model configured', () => {
       const ask = async (question: string) => {
         const { body } = await service.graphql<{ aiAction: { requestId: string } }>(LSP_CHAT_MUTATION, {
           token: user.token,
-          variables: { question, clientSubscriptionId, platformOrigin: 'vs_code_extension', additionalContext: [{ id: project.fullPath, category: 'REPOSITORY', content: '', metadata: {} }] },
+          variables: {
+            question,
+            clientSubscriptionId,
+            platformOrigin: 'vs_code_extension',
+            additionalContext: [{ id: project.fullPath, category: 'REPOSITORY', content: '', metadata: {} }],
+          },
         });
         expect(body.errors).toBeUndefined();
         const received = await stream.untilFinal(body.data!.aiAction.requestId, 20_000);
@@ -101,7 +120,12 @@ describe('chat with no model configured', () => {
       // A directory small enough to be given whole is listed whole.
       const { body } = await service.graphql<{ aiAction: { requestId: string } }>(LSP_CHAT_MUTATION, {
         token: user.token,
-        variables: { question: 'What do these do?', clientSubscriptionId, platformOrigin: 'vs_code_extension', additionalContext: [{ id: 'src/billing', category: 'DIRECTORY', content: '', metadata: { projectPath: project.fullPath } }] },
+        variables: {
+          question: 'What do these do?',
+          clientSubscriptionId,
+          platformOrigin: 'vs_code_extension',
+          additionalContext: [{ id: 'src/billing', category: 'DIRECTORY', content: '', metadata: { projectPath: project.fullPath } }],
+        },
       });
       const whole = (await stream.untilFinal(body.data!.aiAction.requestId, 20_000)).find((message) => message.chunkId === null)!;
       expect(whole.content).toContain('`src/billing/discount.ts`');

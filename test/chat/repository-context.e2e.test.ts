@@ -7,13 +7,23 @@ import { startStubLlmServer, type StubLlmServer } from '../helpers/stub-llm-serv
 import { startTestService, type TestService } from '../helpers/test-service';
 import { waitForIndex } from '../helpers/wait';
 
-
 // The language server's mutation, with the gatekeeper skipped: these tests are about context, not prompt clarity.
-const CHAT = `mutation chat($question: String!, $clientSubscriptionId: String, $platformOrigin: String!, $additionalContext: [AiAdditionalContextInput!]) {
-  aiAction(input: { chat: { content: $question, additionalContext: $additionalContext, skipGatekeeper: true }, clientSubscriptionId: $clientSubscriptionId, platformOrigin: $platformOrigin }) { requestId errors }
+const CHAT = `mutation chat($question: String!, $clientSubscriptionId: String, $platformOrigin: String!, $additionalContext:
+[AiAdditionalContextInput!]) {
+  aiAction(input: { chat: { content: $question, additionalContext: $additionalContext, skipGatekeeper: true }, clientSubscriptionId:
+  $clientSubscriptionId, platformOrigin: $platformOrigin }) { requestId errors }
 }`;
 
-type Source = { path: string; startLine: number; endLine: number; blobId: string; commitSha: string; score: number; projectPath: string; ref: string };
+type Source = {
+  path: string;
+  startLine: number;
+  endLine: number;
+  blobId: string;
+  commitSha: string;
+  score: number;
+  projectPath: string;
+  ref: string;
+};
 
 // Repository and directory context through the chat flow: aiAction over HTTP, the worker running
 // the Semantic Search Tool on the real index, the stub model seeing the code, sources in the answer.
@@ -29,7 +39,10 @@ describe('repository and directory context in chat', () => {
 
   beforeAll(async () => {
     stub = await startStubLlmServer({ defaultBehaviour: { kind: 'echo' } });
-    service = await startTestService({ role: 'all', env: { LLM_PROVIDER: 'openai', LLM_BASE_URL: stub.url, LLM_MODEL: 'stub', INDEX_DEBOUNCE_MS: '0' } });
+    service = await startTestService({
+      role: 'all',
+      env: { LLM_PROVIDER: 'openai', LLM_BASE_URL: stub.url, LLM_MODEL: 'stub', INDEX_DEBOUNCE_MS: '0' },
+    });
     repo = createGitRepo(BILLING_FILES);
     user = await userWithToken(service.prisma);
     const group = await groupWithSeat(service.prisma, { plan: 'ultimate', addOn: 'duo_pro', username: user.username });
@@ -37,7 +50,12 @@ describe('repository and directory context in chat', () => {
     await addMember(service.prisma, { fullPath: project.fullPath, username: user.username, accessLevel: 'developer' });
     client = wsClient(service.url, user.token);
     clientSubscriptionId = crypto.randomUUID();
-    stream = await subscribe(client, { userId: `gid://gitlab/User/${user.id}`, clientSubscriptionId, aiAction: 'CHAT', htmlResponse: false });
+    stream = await subscribe(client, {
+      userId: `gid://gitlab/User/${user.id}`,
+      clientSubscriptionId,
+      aiAction: 'CHAT',
+      htmlResponse: false,
+    });
   });
   afterAll(async () => {
     stream.stop();
@@ -65,7 +83,12 @@ describe('repository and directory context in chat', () => {
 
   const waitReady = (ref = 'main') => waitForIndex(service.prisma, { projectId: project.id, ref });
 
-  const repository = (extra: Record<string, unknown> = {}) => ({ category: 'REPOSITORY', id: project.fullPath, content: '', metadata: extra });
+  const repository = (extra: Record<string, unknown> = {}) => ({
+    category: 'REPOSITORY',
+    id: project.fullPath,
+    content: '',
+    metadata: extra,
+  });
   // The newest user turn of the last model request: the question with its context (earlier turns are history).
   const lastPrompt = () => String(stub.requests.at(-1)!.body.messages!.at(-1)!.content);
 
@@ -85,15 +108,28 @@ describe('repository and directory context in chat', () => {
     expect(prompt).toContain('<code path="src/billing/tax.ts" lines="1-4" language="typescript">');
     expect(prompt).toContain('computeVatAmount');
     const sources = final.extras!.sources as Source[];
-    expect(sources[0]).toMatchObject({ path: 'src/billing/tax.ts', startLine: 1, endLine: 4, blobId: expect.stringMatching(/^[0-9a-f]{40}$/), commitSha: repo.head(), ref: 'main', projectPath: project.fullPath });
+    expect(sources[0]).toMatchObject({
+      path: 'src/billing/tax.ts',
+      startLine: 1,
+      endLine: 4,
+      blobId: expect.stringMatching(/^[0-9a-f]{40}$/),
+      commitSha: repo.head(),
+      ref: 'main',
+      projectPath: project.fullPath,
+    });
     expect(sources[0].score).toBeGreaterThan(0);
     // Stored with the answer: aiMessages gives the same sources back.
-    const { body } = await service.graphql<{ aiMessages: { nodes: Array<{ role: string; extras: { sources: Source[] } }> } }>(LSP_GET_MESSAGES, { token: user.token, variables: { requestIds: [requestId], roles: ['ASSISTANT'] } });
+    const { body } = await service.graphql<{ aiMessages: { nodes: Array<{ role: string; extras: { sources: Source[] } }> } }>(
+      LSP_GET_MESSAGES,
+      { token: user.token, variables: { requestIds: [requestId], roles: ['ASSISTANT'] } },
+    );
     expect(body.data!.aiMessages.nodes[0].extras.sources).toEqual(sources);
   });
 
   it('includes a small directory whole instead of searching it', async () => {
-    await answer('What do these billing functions do?', [{ category: 'DIRECTORY', id: 'src/billing', content: '', metadata: { projectPath: project.fullPath } }]);
+    await answer('What do these billing functions do?', [
+      { category: 'DIRECTORY', id: 'src/billing', content: '', metadata: { projectPath: project.fullPath } },
+    ]);
     const prompt = lastPrompt();
     expect(prompt).toContain('All 2 files of');
     expect(prompt).toContain('applyLoyaltyDiscount');
@@ -129,8 +165,16 @@ describe('repository and directory context in chat', () => {
 
   it('searches the project a CODEBASE_SEARCH question is asked about, even without repository context', async () => {
     const { body } = await service.graphql<{ aiAction: { requestId: string } }>(
-      `mutation($q: String!, $r: AiModelID, $c: String) { aiAction(input: { chat: { content: $q, resourceId: $r }, clientSubscriptionId: $c }) { requestId errors } }`,
-      { token: user.token, variables: { q: 'Where in the codebase is the VAT amount computed?', r: `gid://gitlab/Project/${project.id}`, c: clientSubscriptionId } },
+      `mutation($q: String!, $r: AiModelID, $c: String) { aiAction(input: { chat: { content: $q, resourceId: $r }, clientSubscriptionId: ` +
+        `$c }) { requestId errors } }`,
+      {
+        token: user.token,
+        variables: {
+          q: 'Where in the codebase is the VAT amount computed?',
+          r: `gid://gitlab/Project/${project.id}`,
+          c: clientSubscriptionId,
+        },
+      },
     );
     const messages = await stream.untilFinal(body.data!.aiAction.requestId, 20_000);
     const final = messages.find((message) => message.chunkId === null && message.role === 'ASSISTANT')!;
@@ -141,7 +185,8 @@ describe('repository and directory context in chat', () => {
 
   it('says so when the index failed', async () => {
     const group = await groupWithSeat(service.prisma, { plan: 'ultimate' });
-    const broken = (await createProject(service.prisma, { fullPath: `${group}/${unique('broken')}`, repository: '/nonexistent/repo' })).project;
+    const broken = (await createProject(service.prisma, { fullPath: `${group}/${unique('broken')}`, repository: '/nonexistent/repo' }))
+      .project;
     await addMember(service.prisma, { fullPath: broken.fullPath, username: user.username, accessLevel: 'developer' });
     await answer('anything', [{ category: 'REPOSITORY', id: broken.fullPath, content: '' }]);
     await waitForIndex(service.prisma, { projectId: broken.id, ref: broken.defaultBranch, state: 'failed', timeoutMs: 15_000 });
@@ -165,7 +210,9 @@ describe('repository and directory context in chat', () => {
 
     const climbing = await ask('what is there?', [repository({ directory: '../../etc' })]);
     expect(climbing.errors?.[0]?.extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'additionalContext.metadata.directory' });
-    const climbingDirectory = await ask('what is there?', [{ category: 'DIRECTORY', id: '../secrets', content: '', metadata: { projectPath: project.fullPath } }]);
+    const climbingDirectory = await ask('what is there?', [
+      { category: 'DIRECTORY', id: '../secrets', content: '', metadata: { projectPath: project.fullPath } },
+    ]);
     expect(climbingDirectory.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
 
     const noSeat = await userWithToken(service.prisma);
@@ -191,9 +238,16 @@ describe('repository and directory context in chat', () => {
       await addMember(restricted.prisma, { fullPath: other.fullPath, username: member.username, accessLevel: 'developer' });
       const { body } = await restricted.graphql(LSP_CHAT_MUTATION, {
         token: member.token,
-        variables: { question: 'hi', platformOrigin: 'vs_code_extension', additionalContext: [{ category: 'REPOSITORY', id: other.fullPath, content: '' }] },
+        variables: {
+          question: 'hi',
+          platformOrigin: 'vs_code_extension',
+          additionalContext: [{ category: 'REPOSITORY', id: other.fullPath, content: '' }],
+        },
       });
-      expect(body.errors?.[0]).toMatchObject({ extensions: { code: 'FORBIDDEN' }, message: expect.stringContaining('include_repository_context') });
+      expect(body.errors?.[0]).toMatchObject({
+        extensions: { code: 'FORBIDDEN' },
+        message: expect.stringContaining('include_repository_context'),
+      });
     } finally {
       await restricted.close();
     }

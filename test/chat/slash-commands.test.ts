@@ -2,7 +2,16 @@ import { commandQuestion, commandTarget, helpAnswer, parseSlashCommand, refusalF
 import type { ContextItem } from '../../src/chat/context-items';
 import { INTENT_TASKS } from '../../src/chat/build-prompt';
 
-const item = (category: string, content: string): ContextItem => ({ id: `${category}-1`, category: category as ContextItem['category'], content, metadata: null, schemaVersion: 'v0.0.1', type: null, isEnabled: true, disabledReasons: [] });
+const item = (category: string, content: string): ContextItem => ({
+  id: `${category}-1`,
+  category: category as ContextItem['category'],
+  content,
+  metadata: null,
+  schemaVersion: 'v0.0.1',
+  type: null,
+  isEnabled: true,
+  disabledReasons: [],
+});
 
 describe('slash commands', () => {
   it.each([
@@ -31,8 +40,12 @@ describe('slash commands', () => {
   it('states each code task of what it works on', () => {
     const explain = parseSlashCommand('/explain')!;
     expect(commandQuestion(explain, 'selection')).toBe('Explain what the code the user selected (shown above) does and why.');
-    expect(commandQuestion(parseSlashCommand('/troubleshoot')!, 'context')).toBe('Find the root cause of the failure shown in the code and output the user attached (shown above), and say how to fix it.');
-    expect(commandQuestion(parseSlashCommand('/refactor keep it short')!, 'file')).toBe("Refactor the user's current file (shown above) without changing what it does. The user adds: keep it short");
+    expect(commandQuestion(parseSlashCommand('/troubleshoot')!, 'context')).toBe(
+      'Find the root cause of the failure shown in the code and output the user attached (shown above), and say how to fix it.',
+    );
+    expect(commandQuestion(parseSlashCommand('/refactor keep it short')!, 'file')).toBe(
+      "Refactor the user's current file (shown above) without changing what it does. The user adds: keep it short",
+    );
   });
 
   it('every code command has an intent, a task with its target and a refusal; /help lists them all', () => {

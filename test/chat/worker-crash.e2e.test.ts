@@ -23,7 +23,14 @@ describe('a chat worker killed mid-answer', () => {
     stub = await startStubLlmServer();
     const llm = { LLM_PROVIDER: 'openai', LLM_BASE_URL: stub.url, LLM_MODEL: 'stub', GATEKEEPER: 'false' };
     api = await startTestService({ role: 'api', env: llm });
-    env = { ...llm, DATABASE_URL: api.running.services.config.databaseUrl!, REDIS_PREFIX: api.redisPrefix, DATA_DIR: api.running.services.config.dataDir, LOG_LEVEL: 'warn', JOB_LOCK_MS: '1000' };
+    env = {
+      ...llm,
+      DATABASE_URL: api.running.services.config.databaseUrl!,
+      REDIS_PREFIX: api.redisPrefix,
+      DATA_DIR: api.running.services.config.dataDir,
+      LOG_LEVEL: 'warn',
+      JOB_LOCK_MS: '1000',
+    };
   });
   afterAll(async () => {
     for (const worker of workers) worker.kill('SIGKILL');

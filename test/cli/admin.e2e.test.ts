@@ -30,11 +30,17 @@ describe('npm run admin', () => {
     const created = await admin('create-token', '--username', 'dana', '--scopes', 'api,ai_features', '--expires-at', '2099-01-01');
     expect(created.code).toBe(0);
     const answer = JSON.parse(created.stdout);
-    expect(answer).toMatchObject({ token: expect.stringMatching(/^glpat-[\w-]{20}$/), scopes: ['api', 'ai_features'], expires_at: '2099-01-01' });
+    expect(answer).toMatchObject({
+      token: expect.stringMatching(/^glpat-[\w-]{20}$/),
+      scopes: ['api', 'ai_features'],
+      expires_at: '2099-01-01',
+    });
 
     const service: TestService = await startTestService({ env: { DATABASE_URL: database.url } });
     try {
-      const { body } = await service.graphql('{ currentUser { username duoChatAvailable } project(fullPath: "fbi/x-files") { name } }', { token: answer.token });
+      const { body } = await service.graphql('{ currentUser { username duoChatAvailable } project(fullPath: "fbi/x-files") { name } }', {
+        token: answer.token,
+      });
       expect(body.data).toEqual({ currentUser: { username: 'dana', duoChatAvailable: true }, project: { name: 'x-files' } });
       const revoked = await admin('revoke-token', '--id', String(answer.id));
       expect(revoked.code).toBe(0);
@@ -72,9 +78,25 @@ describe('npm run admin', () => {
   it('changes a project: repository, exclusions, Duo switch and a new webhook secret', async () => {
     await admin('create-group', '--path', 'ops', '--plan', 'premium');
     expect((await admin('create-project', '--path', 'ops/site')).code).toBe(0);
-    const updated = await admin('update-project', '--path', 'ops/site', '--repository', '/srv/site.git', '--exclusions', 'secrets/, *.pem', '--duo-features-enabled', 'false', '--new-webhook-secret');
+    const updated = await admin(
+      'update-project',
+      '--path',
+      'ops/site',
+      '--repository',
+      '/srv/site.git',
+      '--exclusions',
+      'secrets/, *.pem',
+      '--duo-features-enabled',
+      'false',
+      '--new-webhook-secret',
+    );
     expect(updated.code).toBe(0);
-    expect(JSON.parse(updated.stdout)).toMatchObject({ repository: '/srv/site.git', context_exclusions: ['secrets/', '*.pem'], duo_features_enabled: false, webhook_secret: expect.any(String) });
+    expect(JSON.parse(updated.stdout)).toMatchObject({
+      repository: '/srv/site.git',
+      context_exclusions: ['secrets/', '*.pem'],
+      duo_features_enabled: false,
+      webhook_secret: expect.any(String),
+    });
     const cleared = JSON.parse((await admin('update-project', '--path', 'ops/site', '--exclusions', '')).stdout);
     expect(cleared).toMatchObject({ context_exclusions: [] });
     expect(cleared.webhook_secret).toBeUndefined();

@@ -74,7 +74,10 @@ def retry_with_backoff(operation, attempts=3, base_delay=0.5):
 };
 
 const QUESTIONS = [
-  { q: 'How does the pool hand out an idle connection, and what happens to callers when every connection is busy?', files: ['src/pool.ts'] },
+  {
+    q: 'How does the pool hand out an idle connection, and what happens to callers when every connection is busy?',
+    files: ['src/pool.ts'],
+  },
   { q: 'How are length encoded integers decoded from a packet?', files: ['src/packet-parser.ts'] },
   { q: 'What error does a query get when its timeout expires?', files: ['src/query-timeout.ts'] },
   { q: 'How long is the backoff delay between retries?', files: ['scripts/retry.py'] },
@@ -115,7 +118,8 @@ describe('npm run eval:retrieval', () => {
     await client.connect();
     try {
       const { rows } = await client.query(
-        `SELECT (SELECT count(*) FROM groups WHERE path LIKE 'eval-retrieval-%')::int AS groups, (SELECT count(*) FROM projects)::int AS projects,
+        `SELECT (SELECT count(*) FROM groups WHERE path LIKE 'eval-retrieval-%')::int AS groups, (SELECT count(*) FROM projects)::int AS
+        projects,
                 (SELECT count(*) FROM code_chunks)::int AS chunks, (SELECT count(*) FROM code_indexes)::int AS indexes`,
       );
       return rows[0];
@@ -124,52 +128,78 @@ describe('npm run eval:retrieval', () => {
     }
   }
 
-  it('indexes once per strategy, asks every question in every mode, prints the table and the index sizes, writes --json and removes its projects', async () => {
-    const jsonFile = path.join(workDir, 'out.json');
-    const result = await evaluate(['--repo', repo.path, '--questions', questionsFile, '--json', jsonFile]);
-    expect(result.stderr).not.toMatch(/error|warning/i);
-    expect(result.code).toBe(0);
+  it(
+    'indexes once per strategy, asks every question in every mode, prints the table and the index sizes, writes --json and removes its ' +
+      'projects',
+    async () => {
+      const jsonFile = path.join(workDir, 'out.json');
+      const result = await evaluate(['--repo', repo.path, '--questions', questionsFile, '--json', jsonFile]);
+      expect(result.stderr).not.toMatch(/error|warning/i);
+      expect(result.code).toBe(0);
 
-    const lines = result.stdout.split('\n');
-    expect(lines[0]).toBe(`Retrieval on ${repo.path} at ${repo.head().slice(0, 12)}: 4 questions, embedder lexical-v2-512`);
-    expect(lines[2]).toMatch(/^strategy +mode +R@1 +R@5 +R@10 +MRR +ms\/query$/);
-    // The keyword baseline (BM25 over whole files) first, then every strategy and mode.
-    const rows = lines.slice(4, 14).map((line) => line.split(/ {2,}/));
-    expect(rows.map((row) => [row[0], row[1]])).toEqual([['files', 'bm25'], ...STRATEGIES.flatMap((strategy) => MODES.map((mode) => [strategy, mode]))]);
-    for (const row of rows) expect(row.slice(2, 6)).toEqual(row.slice(2, 6).map(() => expect.stringMatching(/^[01]\.\d{3}$/)));
-    expect(lines[15]).toMatch(/^strategy +files +chunks +stored +index time$/);
-    expect(lines.slice(17, 20).map((line) => line.split(/ {2,}/)[0])).toEqual(STRATEGIES);
-    expect(lines[19]).toMatch(/^whole-file +5 +5 +\d+\.\d\d MB +\d+\.\d s$/);
-    expect(result.stderr).toContain('tree-sitter vector: 100%, 4/4 questions');
-    expect(result.stderr).toContain('removing the temporary projects of eval-retrieval-');
+      const lines = result.stdout.split('\n');
+      expect(lines[0]).toBe(`Retrieval on ${repo.path} at ${repo.head().slice(0, 12)}: 4 questions, embedder lexical-v2-512`);
+      expect(lines[2]).toMatch(/^strategy +mode +R@1 +R@5 +R@10 +MRR +ms\/query$/);
+      // The keyword baseline (BM25 over whole files) first, then every strategy and mode.
+      const rows = lines.slice(4, 14).map((line) => line.split(/ {2,}/));
+      expect(rows.map((row) => [row[0], row[1]])).toEqual([
+        ['files', 'bm25'],
+        ...STRATEGIES.flatMap((strategy) => MODES.map((mode) => [strategy, mode])),
+      ]);
+      for (const row of rows) expect(row.slice(2, 6)).toEqual(row.slice(2, 6).map(() => expect.stringMatching(/^[01]\.\d{3}$/)));
+      expect(lines[15]).toMatch(/^strategy +files +chunks +stored +index time$/);
+      expect(lines.slice(17, 20).map((line) => line.split(/ {2,}/)[0])).toEqual(STRATEGIES);
+      expect(lines[19]).toMatch(/^whole-file +5 +5 +\d+\.\d\d MB +\d+\.\d s$/);
+      expect(result.stderr).toContain('tree-sitter vector: 100%, 4/4 questions');
+      expect(result.stderr).toContain('removing the temporary projects of eval-retrieval-');
 
-    const json = JSON.parse(readFileSync(jsonFile, 'utf8'));
-    expect(json.source).toMatchObject({ repository: repo.path, ref: 'HEAD', commit: repo.head(), npm: null });
-    expect(json.embedder).toBe('lexical-v2-512');
-    expect(json.questions).toEqual(QUESTIONS);
-    expect(json.indexes).toEqual(STRATEGIES.map((strategy) => ({ strategy, files: 5, chunks: expect.any(Number), stored_bytes: expect.any(Number), duration_ms: expect.any(Number) })));
-    expect(json.results).toHaveLength(10);
-    expect(json.results[0]).toMatchObject({ strategy: 'files', mode: 'bm25' });
-    for (const run of json.results) {
-      expect(run.ranks).toHaveLength(4);
-      expect(run.answers).toHaveLength(4);
-      // Five files and words shared with every question: each right file is somewhere in the answer.
-      expect(run.recall_at_10).toBe(1);
-      // The figures are the ranks' own scores.
-      const ranks = run.ranks as number[];
-      expect(run.recall_at_1).toBe(ranks.filter((rank) => rank === 1).length / 4);
-      expect(run.mrr).toBeCloseTo(ranks.reduce((sum, rank) => sum + 1 / rank, 0) / 4, 4);
-      run.answers.forEach((answer: string[], index: number) => expect(answer[ranks[index] - 1]).toBe(QUESTIONS[index].files[0]));
-    }
-    // Exact identifiers in the question: full text puts the right file first.
-    const text = json.results.find((run: { strategy: string; mode: string }) => run.strategy === 'tree-sitter' && run.mode === 'text');
-    expect(text.ranks[1]).toBe(1);
+      const json = JSON.parse(readFileSync(jsonFile, 'utf8'));
+      expect(json.source).toMatchObject({ repository: repo.path, ref: 'HEAD', commit: repo.head(), npm: null });
+      expect(json.embedder).toBe('lexical-v2-512');
+      expect(json.questions).toEqual(QUESTIONS);
+      expect(json.indexes).toEqual(
+        STRATEGIES.map((strategy) => ({
+          strategy,
+          files: 5,
+          chunks: expect.any(Number),
+          stored_bytes: expect.any(Number),
+          duration_ms: expect.any(Number),
+        })),
+      );
+      expect(json.results).toHaveLength(10);
+      expect(json.results[0]).toMatchObject({ strategy: 'files', mode: 'bm25' });
+      for (const run of json.results) {
+        expect(run.ranks).toHaveLength(4);
+        expect(run.answers).toHaveLength(4);
+        // Five files and words shared with every question: each right file is somewhere in the answer.
+        expect(run.recall_at_10).toBe(1);
+        // The figures are the ranks' own scores.
+        const ranks = run.ranks as number[];
+        expect(run.recall_at_1).toBe(ranks.filter((rank) => rank === 1).length / 4);
+        expect(run.mrr).toBeCloseTo(ranks.reduce((sum, rank) => sum + 1 / rank, 0) / 4, 4);
+        run.answers.forEach((answer: string[], index: number) => expect(answer[ranks[index] - 1]).toBe(QUESTIONS[index].files[0]));
+      }
+      // Exact identifiers in the question: full text puts the right file first.
+      const text = json.results.find((run: { strategy: string; mode: string }) => run.strategy === 'tree-sitter' && run.mode === 'text');
+      expect(text.ranks[1]).toBe(1);
 
-    expect(await leftovers()).toEqual({ groups: 0, projects: 0, chunks: 0, indexes: 0 });
-  });
+      expect(await leftovers()).toEqual({ groups: 0, projects: 0, chunks: 0, indexes: 0 });
+    },
+  );
 
   it('runs only the strategies and modes asked for', async () => {
-    const result = await evaluate(['--repo', repo.path, '--questions', questionsFile, '--strategy', 'whole-file', '--mode', 'text', '--mode', 'vector']);
+    const result = await evaluate([
+      '--repo',
+      repo.path,
+      '--questions',
+      questionsFile,
+      '--strategy',
+      'whole-file',
+      '--mode',
+      'text',
+      '--mode',
+      'vector',
+    ]);
     expect(result.code).toBe(0);
     const rows = result.stdout.split('\n').filter((line) => /^whole-file +(text|vector|hybrid) /.test(line));
     expect(rows.map((line) => line.split(/ +/)[1])).toEqual(['vector', 'text']);
@@ -179,7 +209,20 @@ describe('npm run eval:retrieval', () => {
 
   it('scores --neutral files as neither right nor wrong and keeps --exclude files out of the index', async () => {
     const neutralFile = path.join(workDir, 'neutral.json');
-    const neutral = await evaluate(['--repo', repo.path, '--questions', questionsFile, '--strategy', 'lines', '--mode', 'vector', '--neutral', '*.md', '--json', neutralFile]);
+    const neutral = await evaluate([
+      '--repo',
+      repo.path,
+      '--questions',
+      questionsFile,
+      '--strategy',
+      'lines',
+      '--mode',
+      'vector',
+      '--neutral',
+      '*.md',
+      '--json',
+      neutralFile,
+    ]);
     expect(neutral.code).toBe(0);
     expect(neutral.stdout.split('\n')[0]).toMatch(/, \*\.md scored as neutral$/);
     const scored = JSON.parse(readFileSync(neutralFile, 'utf8'));
@@ -189,7 +232,20 @@ describe('npm run eval:retrieval', () => {
     expect(scored.results[0].answers.flat()).toContain('src/pool.ts');
 
     const excludedFile = path.join(workDir, 'excluded.json');
-    const excluded = await evaluate(['--repo', repo.path, '--questions', questionsFile, '--strategy', 'lines', '--mode', 'vector', '--exclude', 'docs/', '--json', excludedFile]);
+    const excluded = await evaluate([
+      '--repo',
+      repo.path,
+      '--questions',
+      questionsFile,
+      '--strategy',
+      'lines',
+      '--mode',
+      'vector',
+      '--exclude',
+      'docs/',
+      '--json',
+      excludedFile,
+    ]);
     expect(excluded.code).toBe(0);
     expect(excluded.stdout.split('\n')[0]).toMatch(/, excluding docs\/$/);
     const json = JSON.parse(readFileSync(excludedFile, 'utf8'));
@@ -201,7 +257,9 @@ describe('npm run eval:retrieval', () => {
   it('removes its projects when indexing fails midway, and exits 1 with the reason', async () => {
     // An OpenAI-compatible embeddings endpoint that refuses every request with the real error format.
     const server = http.createServer((_request, response) => {
-      response.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: 'the model is not loaded', type: 'invalid_request_error' } }));
+      response
+        .writeHead(400, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ error: { message: 'the model is not loaded', type: 'invalid_request_error' } }));
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     try {
@@ -233,12 +291,32 @@ describe('npm run eval:retrieval', () => {
 
   it.each([
     ['no source', () => ['--questions', questionsFile], 2, /give exactly one of --repo and --npm[\s\S]*Usage: npm run eval:retrieval/],
-    ['both sources', () => ['--repo', repo.path, '--npm', 'ms@2.1.3', '--questions', questionsFile], 2, /give exactly one of --repo and --npm/],
+    [
+      'both sources',
+      () => ['--repo', repo.path, '--npm', 'ms@2.1.3', '--questions', questionsFile],
+      2,
+      /give exactly one of --repo and --npm/,
+    ],
     ['no questions', () => ['--repo', repo.path], 2, /--questions is required/],
-    ['an unknown strategy', () => ['--repo', repo.path, '--questions', questionsFile, '--strategy', 'ast'], 2, /--strategy must be one of tree-sitter, lines, whole-file \(got "ast"\)/],
-    ['a missing questions file', () => ['--repo', repo.path, '--questions', path.join(workDir, 'nope.jsonl')], 2, /cannot read the questions file .*nope\.jsonl: ENOENT/],
+    [
+      'an unknown strategy',
+      () => ['--repo', repo.path, '--questions', questionsFile, '--strategy', 'ast'],
+      2,
+      /--strategy must be one of tree-sitter, lines, whole-file \(got "ast"\)/,
+    ],
+    [
+      'a missing questions file',
+      () => ['--repo', repo.path, '--questions', path.join(workDir, 'nope.jsonl')],
+      2,
+      /cannot read the questions file .*nope\.jsonl: ENOENT/,
+    ],
     ['a directory that is not a git repository', () => ['--repo', workDir, '--questions', questionsFile], 1, /is not a git repository/],
-    ['a ref the repository does not have', () => ['--repo', repo.path, '--questions', questionsFile, '--ref', 'no-such-branch'], 1, /has no branch, tag or commit "no-such-branch"/],
+    [
+      'a ref the repository does not have',
+      () => ['--repo', repo.path, '--questions', questionsFile, '--ref', 'no-such-branch'],
+      1,
+      /has no branch, tag or commit "no-such-branch"/,
+    ],
   ])('refuses %s with a clear message and a non-zero exit', async (_name, args, code, message) => {
     const result = await evaluate(args());
     expect(result.code).toBe(code);

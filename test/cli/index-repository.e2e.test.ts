@@ -26,9 +26,14 @@ describe('npm run index', () => {
     dataDir = mkdtempSync(path.join(os.tmpdir(), 'duo-index-cli-'));
     env = { DATABASE_URL: database.url, DATA_DIR: dataDir };
     db = await openDatabase({ databaseUrl: database.url, dataDir, logger: createLogger('silent'), embeddedRole: 'client', poolSize: 1 });
-    repo = createGitRepo({ ...SAMPLE_FILES, 'package-lock.json': '{"lockfileVersion": 3}\n', 'docs/logo.png': Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 1, 2]) });
+    repo = createGitRepo({
+      ...SAMPLE_FILES,
+      'package-lock.json': '{"lockfileVersion": 3}\n',
+      'docs/logo.png': Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 1, 2]),
+    });
     const group = await createGroup(db.prisma, { path: unique('group'), plan: 'ultimate' });
-    projectPath = (await createProject(db.prisma, { fullPath: `${group.fullPath}/${unique('repo')}`, repository: repo.path })).project.fullPath;
+    projectPath = (await createProject(db.prisma, { fullPath: `${group.fullPath}/${unique('repo')}`, repository: repo.path })).project
+      .fullPath;
     bareProjectPath = (await createProject(db.prisma, { fullPath: `${group.fullPath}/${unique('empty')}` })).project.fullPath;
   });
   afterAll(async () => {
@@ -71,7 +76,17 @@ describe('npm run index', () => {
     expect(result.stderr).toContain('full index: 0%, 0/4 files, 0 chunks');
     expect(result.stderr).toMatch(new RegExp(`full index: 100%, 4/4 files, ${json.chunks} chunks, \\d+ files/s\\n`));
     expect(result.stderr).toContain(`Indexed ${projectPath}@main\n`);
-    for (const row of [/mode +full\n/, new RegExp(`commit +${repo.head()}\\n`), /files +4\n/, new RegExp(`chunks +${json.chunks}\\n`), new RegExp(`newly embedded +${json.chunks}\\n`), /files read +4\n/, /skipped +(lockfile 1, binary 1|binary 1, lockfile 1)\n/, /read +0\.00 MB\n/, /duration +\d+\.\d s\n/]) {
+    for (const row of [
+      /mode +full\n/,
+      new RegExp(`commit +${repo.head()}\\n`),
+      /files +4\n/,
+      new RegExp(`chunks +${json.chunks}\\n`),
+      new RegExp(`newly embedded +${json.chunks}\\n`),
+      /files read +4\n/,
+      /skipped +(lockfile 1, binary 1|binary 1, lockfile 1)\n/,
+      /read +0\.00 MB\n/,
+      /duration +\d+\.\d s\n/,
+    ]) {
       expect(result.stderr).toMatch(row);
     }
     const codeIndex = await db.prisma.codeIndex.findFirstOrThrow({ where: { project: { fullPath: projectPath }, ref: 'main' } });
@@ -81,7 +96,15 @@ describe('npm run index', () => {
   it('says a rerun on the same commit is unchanged, reading and embedding nothing', async () => {
     const result = await index('--project', projectPath, '--ref', 'main');
     expect(result.code).toBe(0);
-    expect(answer(result.stdout)).toMatchObject({ outcome: 'unchanged', mode: null, commit_sha: repo.head(), files: 4, files_read: 0, chunks_embedded: 0, bytes_read: 0 });
+    expect(answer(result.stdout)).toMatchObject({
+      outcome: 'unchanged',
+      mode: null,
+      commit_sha: repo.head(),
+      files: 4,
+      files_read: 0,
+      chunks_embedded: 0,
+      bytes_read: 0,
+    });
     expect(result.stderr).toContain(`${projectPath}@main is up to date`);
     expect(result.stderr).toMatch(/mode +unchanged/);
   });
@@ -106,7 +129,12 @@ describe('npm run index', () => {
   it.each([
     ['an unknown project', () => ['--project', 'nobody/nothing'], 1, /error: Project nobody\/nothing not found/],
     ['a project without a repository', () => ['--project', bareProjectPath], 1, /has no repository configured/],
-    ['a branch that does not exist', () => ['--project', projectPath, '--ref', 'no-such-branch'], 1, /The branch "no-such-branch" does not exist/],
+    [
+      'a branch that does not exist',
+      () => ['--project', projectPath, '--ref', 'no-such-branch'],
+      1,
+      /The branch "no-such-branch" does not exist/,
+    ],
     ['no --project', () => [], 2, /--project is required[\s\S]*Usage: npm run index/],
     ['an unknown flag', () => ['--project', 'a/b', '--branch', 'main'], 2, /Unknown option '--branch'/],
   ])('refuses %s with a clear message and a non-zero exit', async (_name, args, code, message) => {
@@ -153,13 +181,30 @@ describe('ProgressBar', () => {
   it('prints whole lines elsewhere: the first, one per interval, and the last, never the same counts twice', () => {
     const lines: string[] = [];
     let now = 0;
-    const bar = new ProgressBar({ stream: { write: (text: string) => lines.push(text) }, unit: 'files', lineIntervalMs: 5000, now: () => now });
+    const bar = new ProgressBar({
+      stream: { write: (text: string) => lines.push(text) },
+      unit: 'files',
+      lineIntervalMs: 5000,
+      now: () => now,
+    });
     bar.status('reading…');
-    for (const [time, done] of [[0, 0], [1000, 10], [6000, 60], [7000, 70], [9000, 100], [9500, 100]] as const) {
+    for (const [time, done] of [
+      [0, 0],
+      [1000, 10],
+      [6000, 60],
+      [7000, 70],
+      [9000, 100],
+      [9500, 100],
+    ] as const) {
       now = time;
       bar.update({ done, total: 100 });
     }
-    expect(lines).toEqual(['reading…\n', '0%, 0/100 files\n', '60%, 60/100 files, 10 files/s, ~4 s left\n', '100%, 100/100 files, 11 files/s\n']);
+    expect(lines).toEqual([
+      'reading…\n',
+      '0%, 0/100 files\n',
+      '60%, 60/100 files, 10 files/s, ~4 s left\n',
+      '100%, 100/100 files, 11 files/s\n',
+    ]);
   });
 
   it.each([

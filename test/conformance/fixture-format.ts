@@ -47,7 +47,9 @@ export function loadFixtures(folder: 'graphql' | 'rest'): Fixture[] {
     }
   };
   walk(root);
-  return files.sort().map((file) => ({ ...(JSON.parse(readFileSync(file, 'utf8')) as Omit<Fixture, 'file'>), file: path.relative(__dirname, file) }));
+  return files
+    .sort()
+    .map((file) => ({ ...(JSON.parse(readFileSync(file, 'utf8')) as Omit<Fixture, 'file'>), file: path.relative(__dirname, file) }));
 }
 
 /** Compares GitLab versions the way clients do: numeric major.minor.patch, a `-pre` sorting before its release. */
@@ -86,7 +88,8 @@ export function fill<T>(value: T, values: Record<string, unknown>): T {
     }) as T;
   }
   if (Array.isArray(value)) return value.map((item) => fill(item, values)) as T;
-  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, fill(item, values)])) as T;
+  if (value && typeof value === 'object')
+    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, fill(item, values)])) as T;
   return value;
 }
 
@@ -108,11 +111,16 @@ export function failedChecks(body: unknown, checks: Check[]): string[] {
   for (const check of checks) {
     const value = valueAt(body, check.path);
     const shown = JSON.stringify(value)?.slice(0, 200);
-    if ('equals' in check && JSON.stringify(value) !== JSON.stringify(check.equals)) failures.push(`${check.path}: expected ${JSON.stringify(check.equals)}, got ${shown}`);
-    if (check.matches !== undefined && !(typeof value === 'string' && new RegExp(check.matches).test(value))) failures.push(`${check.path}: expected to match /${check.matches}/, got ${shown}`);
-    if ('includes' in check && !(Array.isArray(value) && value.some((item) => JSON.stringify(item) === JSON.stringify(check.includes)))) failures.push(`${check.path}: expected to include ${JSON.stringify(check.includes)}, got ${shown}`);
-    if (check.length !== undefined && !(Array.isArray(value) && value.length === check.length)) failures.push(`${check.path}: expected ${check.length} items, got ${shown}`);
-    if (check.minLength !== undefined && !(Array.isArray(value) && value.length >= check.minLength)) failures.push(`${check.path}: expected at least ${check.minLength} items, got ${shown}`);
+    if ('equals' in check && JSON.stringify(value) !== JSON.stringify(check.equals))
+      failures.push(`${check.path}: expected ${JSON.stringify(check.equals)}, got ${shown}`);
+    if (check.matches !== undefined && !(typeof value === 'string' && new RegExp(check.matches).test(value)))
+      failures.push(`${check.path}: expected to match /${check.matches}/, got ${shown}`);
+    if ('includes' in check && !(Array.isArray(value) && value.some((item) => JSON.stringify(item) === JSON.stringify(check.includes))))
+      failures.push(`${check.path}: expected to include ${JSON.stringify(check.includes)}, got ${shown}`);
+    if (check.length !== undefined && !(Array.isArray(value) && value.length === check.length))
+      failures.push(`${check.path}: expected ${check.length} items, got ${shown}`);
+    if (check.minLength !== undefined && !(Array.isArray(value) && value.length >= check.minLength))
+      failures.push(`${check.path}: expected at least ${check.minLength} items, got ${shown}`);
     if (check.type !== undefined && typeOf(value) !== check.type) failures.push(`${check.path}: expected ${check.type}, got ${shown}`);
   }
   return failures;

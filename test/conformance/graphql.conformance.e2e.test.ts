@@ -18,9 +18,16 @@ const schema = buildGraphQLSchema();
 
 const schemaErrors = (fixture: Fixture) => validate(schema, parse(fixture.document!)).map((error) => error.message);
 
-const GREETING = { id: 'src/greeting.ts', category: 'FILE', content: 'export const greet = (name: string) => `Hello, ${name}`;', metadata: { relativePath: 'src/greeting.ts', enabled: true } };
-const SEED_CHAT = `mutation seed($question: String!, $clientSubscriptionId: String, $conversationType: AiConversationsThreadsConversationType, $additionalContext: [AiAdditionalContextInput!]) {
-  aiAction(input: { chat: { content: $question, additionalContext: $additionalContext }, clientSubscriptionId: $clientSubscriptionId, conversationType: $conversationType, platformOrigin: "vs_code_extension" }) { requestId threadId errors }
+const GREETING = {
+  id: 'src/greeting.ts',
+  category: 'FILE',
+  content: 'export const greet = (name: string) => `Hello, ${name}`;',
+  metadata: { relativePath: 'src/greeting.ts', enabled: true },
+};
+const SEED_CHAT = `mutation seed($question: String!, $clientSubscriptionId: String, $conversationType:
+AiConversationsThreadsConversationType, $additionalContext: [AiAdditionalContextInput!]) {
+  aiAction(input: { chat: { content: $question, additionalContext: $additionalContext }, clientSubscriptionId: $clientSubscriptionId,
+  conversationType: $conversationType, platformOrigin: "vs_code_extension" }) { requestId threadId errors }
 }`;
 
 describe('GraphQL conformance with GitLab clients', () => {
@@ -31,7 +38,10 @@ describe('GraphQL conformance with GitLab clients', () => {
 
   beforeAll(async () => {
     stub = await startStubLlmServer({ defaultBehaviour: { kind: 'echo' } });
-    service = await startTestService({ role: 'all', env: { LLM_PROVIDER: 'openai', LLM_BASE_URL: stub.url, LLM_MODEL: 'stub', GATEKEEPER: 'false' } });
+    service = await startTestService({
+      role: 'all',
+      env: { LLM_PROVIDER: 'openai', LLM_BASE_URL: stub.url, LLM_MODEL: 'stub', GATEKEEPER: 'false' },
+    });
     alice = await userWithToken(service.prisma);
     const groupPath = await groupWithSeat(service.prisma, { plan: 'ultimate', addOn: 'duo_enterprise', username: alice.username });
     const project = await projectIn(service.prisma, groupPath, { member: { username: alice.username, accessLevel: 'developer' } });
@@ -40,7 +50,12 @@ describe('GraphQL conformance with GitLab clients', () => {
     const seed = async (conversationType: string | null) => {
       const { body } = await service.graphql<{ aiAction: { requestId: string; threadId: string | null; errors: string[] } }>(SEED_CHAT, {
         token: alice.token,
-        variables: { question: 'What does greet return?', clientSubscriptionId: crypto.randomUUID(), conversationType, additionalContext: [GREETING] },
+        variables: {
+          question: 'What does greet return?',
+          clientSubscriptionId: crypto.randomUUID(),
+          conversationType,
+          additionalContext: [GREETING],
+        },
       });
       if (!body.data?.aiAction) throw new Error(`seeding the chat failed: ${JSON.stringify(body.errors)}`);
       return body.data.aiAction;
@@ -78,7 +93,8 @@ describe('GraphQL conformance with GitLab clients', () => {
       expect(fixture.source.repository).toMatch(/^gitlab-org\//);
       expect(fixture.document).toBeTruthy();
       expect(fixture.file).toContain(`graphql/${fixture.client}/`);
-      for (const bound of [fixture.versions.since, fixture.versions.until]) if (bound !== null) expect(bound).toMatch(/^\d+\.\d+\.\d+(-pre)?$/);
+      for (const bound of [fixture.versions.since, fixture.versions.until])
+        if (bound !== null) expect(bound).toMatch(/^\d+\.\d+\.\d+(-pre)?$/);
     }
   });
 
@@ -91,7 +107,11 @@ describe('GraphQL conformance with GitLab clients', () => {
     const variables = fill({ ...fixture.variables }, { ...values, clientSubscriptionId: crypto.randomUUID() });
     const response = await fetch(`${service.url}/api/graphql`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${alice.token}`, 'user-agent': `conformance (${fixture.client})` },
+      headers: {
+        'content-type': 'application/json',
+        authorization: `Bearer ${alice.token}`,
+        'user-agent': `conformance (${fixture.client})`,
+      },
       body: JSON.stringify({ query: fixture.document, variables, operationName: fixture.operationName ?? undefined }),
     });
     const body = (await response.json()) as { data?: unknown; errors?: unknown[] };
@@ -101,34 +121,42 @@ describe('GraphQL conformance with GitLab clients', () => {
   });
 
   const subscriptions = atOurVersion.filter((fixture) => fixture.transport === 'subscription');
-  it.each(subscriptions.map((fixture) => [fixture.file, fixture] as const))('%s streams a chat answer over graphql-ws', async (_file, fixture) => {
-    const clientSubscriptionId = crypto.randomUUID();
-    const client = wsClient(service.url, alice.token);
-    const stream = await subscribe(client, fill({ ...fixture.variables }, { ...values, clientSubscriptionId }), fixture.document);
-    try {
-      const { body } = await service.graphql<{ aiAction: { requestId: string } }>(SEED_CHAT, {
-        token: alice.token,
-        variables: { question: 'Say hello', clientSubscriptionId, conversationType: null, additionalContext: [] },
-      });
-      const messages = await stream.untilFinal(body.data!.aiAction.requestId, 20_000);
-      expect(stream.errors).toEqual([]);
-      const final = messages.find((message) => message.role === 'ASSISTANT' && message.chunkId === null)!;
-      expect(final.content).toContain('Say hello');
-      // A subscription with the client's id gets the chunks too; one without gets the final message only.
-      const chunks = messages.filter((message) => message.chunkId !== null);
-      if (fixture.document!.includes('clientSubscriptionId: $clientSubscriptionId') && 'clientSubscriptionId' in (fixture.variables ?? {})) {
-        expect(chunks.map((chunk) => chunk.content).join('')).toBe(final.content);
-      } else {
-        expect(chunks).toEqual([]);
+  it.each(subscriptions.map((fixture) => [fixture.file, fixture] as const))(
+    '%s streams a chat answer over graphql-ws',
+    async (_file, fixture) => {
+      const clientSubscriptionId = crypto.randomUUID();
+      const client = wsClient(service.url, alice.token);
+      const stream = await subscribe(client, fill({ ...fixture.variables }, { ...values, clientSubscriptionId }), fixture.document);
+      try {
+        const { body } = await service.graphql<{ aiAction: { requestId: string } }>(SEED_CHAT, {
+          token: alice.token,
+          variables: { question: 'Say hello', clientSubscriptionId, conversationType: null, additionalContext: [] },
+        });
+        const messages = await stream.untilFinal(body.data!.aiAction.requestId, 20_000);
+        expect(stream.errors).toEqual([]);
+        const final = messages.find((message) => message.role === 'ASSISTANT' && message.chunkId === null)!;
+        expect(final.content).toContain('Say hello');
+        // A subscription with the client's id gets the chunks too; one without gets the final message only.
+        const chunks = messages.filter((message) => message.chunkId !== null);
+        if (
+          fixture.document!.includes('clientSubscriptionId: $clientSubscriptionId') &&
+          'clientSubscriptionId' in (fixture.variables ?? {})
+        ) {
+          expect(chunks.map((chunk) => chunk.content).join('')).toBe(final.content);
+        } else {
+          expect(chunks).toEqual([]);
+        }
+      } finally {
+        stream.stop();
+        await client.dispose();
       }
-    } finally {
-      stream.stop();
-      await client.dispose();
-    }
-  });
+    },
+  );
 
   it('reports the same version over GraphQL as over REST', async () => {
-    const rest = (await (await fetch(`${service.url}/api/v4/version`, { headers: { authorization: `Bearer ${alice.token}` } })).json()) as { version: string };
+    const rest = (await (await fetch(`${service.url}/api/v4/version`, { headers: { authorization: `Bearer ${alice.token}` } })).json()) as {
+      version: string;
+    };
     const { body } = await service.graphql<{ metadata: { version: string } }>('{ metadata { version } }', { token: alice.token });
     expect(body.data!.metadata.version).toBe(GITLAB_VERSION);
     expect(rest.version).toBe(GITLAB_VERSION);
@@ -139,10 +167,18 @@ describe('GraphQL conformance with GitLab clients', () => {
     // list shows what a higher reported version would need (see the README's version rule).
     const report = otherVersions.map((fixture) => {
       const errors = schemaErrors(fixture);
-      return `${fixture.file} [${fixture.versions.since ?? '*'} .. ${fixture.versions.until ?? '*'}): ${errors.length === 0 ? 'validates' : errors.join('; ')}`;
+      return (
+        `${fixture.file} [${fixture.versions.since ?? '*'} .. ${fixture.versions.until ?? '*'}): ` +
+        `${errors.length === 0 ? 'validates' : errors.join('; ')}`
+      );
     });
-    const newer = otherVersions.filter((fixture) => fixture.versions.since !== null && compareVersions(fixture.versions.since, GITLAB_VERSION) > 0);
-    console.info(`Reported version ${GITLAB_VERSION}: ${atOurVersion.length} documents sent at it; ${otherVersions.length} of other versions:\n${report.join('\n')}`);
+    const newer = otherVersions.filter(
+      (fixture) => fixture.versions.since !== null && compareVersions(fixture.versions.since, GITLAB_VERSION) > 0,
+    );
+    console.info(
+      `Reported version ${GITLAB_VERSION}: ${atOurVersion.length} documents sent at it; ${otherVersions.length} of other ` +
+        `versions:\n${report.join('\n')}`,
+    );
     expect(otherVersions.every((fixture) => !sentAt(fixture, GITLAB_VERSION))).toBe(true);
     // Something sent only by newer versions does not work yet, which is why the version is not higher.
     expect(newer.some((fixture) => schemaErrors(fixture).length > 0)).toBe(true);

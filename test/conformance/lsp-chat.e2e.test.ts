@@ -8,10 +8,22 @@ import { loadFixtures, type Fixture } from './fixture-format';
 // conformance fixtures: version, getUser, the Duo feature probe, instance feature flags, the
 // ActionCable subscription, the chat mutation with additionalContext, then getAiMessages.
 
-type Message = { id: string | null; requestId: string; content: string; role: string; chunkId: number | null; errors: string[]; extras: { sources: unknown[]; additionalContext: Array<{ id: string; category: string; metadata: unknown }> } | null };
+type Message = {
+  id: string | null;
+  requestId: string;
+  content: string;
+  role: string;
+  chunkId: number | null;
+  errors: string[];
+  extras: { sources: unknown[]; additionalContext: Array<{ id: string; category: string; metadata: unknown }> } | null;
+};
 type CableMessage = { result?: { data?: { aiCompletionResponse: Message | null }; errors?: unknown[] }; more?: boolean };
 
-const lsp = Object.fromEntries(loadFixtures('graphql').filter((fixture) => fixture.client === 'gitlab-lsp').map((fixture) => [fixture.name, fixture])) as Record<string, Fixture>;
+const lsp = Object.fromEntries(
+  loadFixtures('graphql')
+    .filter((fixture) => fixture.client === 'gitlab-lsp')
+    .map((fixture) => [fixture.name, fixture]),
+) as Record<string, Fixture>;
 
 const GREETING = {
   id: 'file:///workspace/src/greeting.ts',
@@ -35,7 +47,10 @@ describe("a chat started as GitLab's language server starts one", () => {
 
   beforeAll(async () => {
     stub = await startStubLlmServer({ defaultBehaviour: { kind: 'echo' } });
-    service = await startTestService({ role: 'all', env: { LLM_PROVIDER: 'openai', LLM_BASE_URL: stub.url, LLM_MODEL: 'stub', GATEKEEPER: 'false' } });
+    service = await startTestService({
+      role: 'all',
+      env: { LLM_PROVIDER: 'openai', LLM_BASE_URL: stub.url, LLM_MODEL: 'stub', GATEKEEPER: 'false' },
+    });
     alice = await userWithToken(service.prisma);
     await groupWithSeat(service.prisma, { plan: 'ultimate', addOn: 'duo_pro', username: alice.username });
   });
@@ -48,7 +63,11 @@ describe("a chat started as GitLab's language server starts one", () => {
   async function send<Data>(fixture: Fixture, variables: Record<string, unknown>): Promise<Data> {
     const response = await fetch(`${service.url}/api/graphql`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${alice.token}`, 'user-agent': 'gitlab-language-server:8.0.0 (vscode:1.99.0)' },
+      headers: {
+        'content-type': 'application/json',
+        authorization: `Bearer ${alice.token}`,
+        'user-agent': 'gitlab-language-server:8.0.0 (vscode:1.99.0)',
+      },
       body: JSON.stringify({ query: fixture.document, variables }),
     });
     const body = (await response.json()) as { data?: Data; errors?: unknown[] };
@@ -57,15 +76,26 @@ describe("a chat started as GitLab's language server starts one", () => {
   }
 
   it('gets the streamed answer and its context items', async () => {
-    const version = (await (await fetch(`${service.url}/api/v4/version`, { headers: { authorization: `Bearer ${alice.token}` } })).json()) as { version: string };
+    const version = (await (
+      await fetch(`${service.url}/api/v4/version`, { headers: { authorization: `Bearer ${alice.token}` } })
+    ).json()) as { version: string };
     expect(version.version).toMatch(/^17\.11\./);
 
-    const { currentUser } = await send<{ currentUser: { id: string; username: string; avatarUrl: string; webUrl: string } }>(lsp.getUser, {});
+    const { currentUser } = await send<{ currentUser: { id: string; username: string; avatarUrl: string; webUrl: string } }>(
+      lsp.getUser,
+      {},
+    );
     expect(currentUser.id).toBe(`gid://gitlab/User/${alice.id}`);
-    const features = await send<{ currentUser: { duoChatAvailableFeatures: string[]; codeSuggestionsContexts: string[] } }>(lsp.getDuoAvailableFeatures, {});
+    const features = await send<{ currentUser: { duoChatAvailableFeatures: string[]; codeSuggestionsContexts: string[] } }>(
+      lsp.getDuoAvailableFeatures,
+      {},
+    );
     // The chat offers file context, and sends additionalContext at all, only when this lists it.
     expect(features.currentUser.duoChatAvailableFeatures).toContain('include_file_context');
-    const flags = await send<{ metadata: { featureFlags: Array<{ name: string; enabled: boolean }> } }>(lsp.featureFlagsEnabled, lsp.featureFlagsEnabled.variables!);
+    const flags = await send<{ metadata: { featureFlags: Array<{ name: string; enabled: boolean }> } }>(
+      lsp.featureFlagsEnabled,
+      lsp.featureFlagsEnabled.variables!,
+    );
     expect(flags.metadata.featureFlags.find((flag) => flag.name === 'duo_workflow')).toEqual({ name: 'duo_workflow', enabled: false });
 
     const cable = await createLspCable(`${service.url.replace(/^http/, 'ws')}/-/cable`, alice.token);
@@ -79,13 +109,21 @@ describe("a chat started as GitLab's language server starts one", () => {
       const { aiAction } = await send<{ aiAction: { requestId: string; errors: string[] } }>(lsp['chat-17.5'], {
         question: 'What does greet return?',
         resourceId: null,
-        currentFileContext: { fileName: 'src/app.ts', selectedText: '', contentAboveCursor: 'import { greet } from "./greeting";\n', contentBelowCursor: '' },
+        currentFileContext: {
+          fileName: 'src/app.ts',
+          selectedText: '',
+          contentAboveCursor: 'import { greet } from "./greeting";\n',
+          contentBelowCursor: '',
+        },
         clientSubscriptionId,
         platformOrigin: 'vs_code_extension',
         additionalContext: [GREETING],
       });
       expect(aiAction.errors).toEqual([]);
-      const received = () => (messages as CableMessage[]).map((message) => message.result?.data?.aiCompletionResponse).filter((message): message is Message => Boolean(message));
+      const received = () =>
+        (messages as CableMessage[])
+          .map((message) => message.result?.data?.aiCompletionResponse)
+          .filter((message): message is Message => Boolean(message));
       await until(() => received().some((message) => message.requestId === aiAction.requestId && message.chunkId === null));
 
       const mine = received().filter((message) => message.requestId === aiAction.requestId);
@@ -101,10 +139,18 @@ describe("a chat started as GitLab's language server starts one", () => {
       expect(JSON.stringify(stub.requests.at(-1)!.body.messages)).toContain('Hello, ${name}');
 
       // The polling fallback and the history read the same request, with its context items.
-      const asked = await send<{ aiMessages: { nodes: Message[] } }>(lsp['getAiMessages-17.5'], { requestIds: [aiAction.requestId], roles: ['USER'] });
+      const asked = await send<{ aiMessages: { nodes: Message[] } }>(lsp['getAiMessages-17.5'], {
+        requestIds: [aiAction.requestId],
+        roles: ['USER'],
+      });
       expect(asked.aiMessages.nodes).toHaveLength(1);
-      expect(asked.aiMessages.nodes[0].extras!.additionalContext).toEqual([{ id: GREETING.id, category: 'FILE', metadata: expect.objectContaining({ relativePath: 'src/greeting.ts' }) }]);
-      const answered = await send<{ aiMessages: { nodes: Message[] } }>(lsp['getAiMessages-17.5'], { requestIds: [aiAction.requestId], roles: ['ASSISTANT'] });
+      expect(asked.aiMessages.nodes[0].extras!.additionalContext).toEqual([
+        { id: GREETING.id, category: 'FILE', metadata: expect.objectContaining({ relativePath: 'src/greeting.ts' }) },
+      ]);
+      const answered = await send<{ aiMessages: { nodes: Message[] } }>(lsp['getAiMessages-17.5'], {
+        requestIds: [aiAction.requestId],
+        roles: ['ASSISTANT'],
+      });
       expect(answered.aiMessages.nodes.map((node) => node.content)).toEqual([final.content]);
     } finally {
       cable.disconnect();

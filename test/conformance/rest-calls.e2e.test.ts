@@ -43,7 +43,10 @@ function loadFixtures(): Array<RestFixture & { file: string }> {
       readdirSync(path.join(FIXTURES_DIR, directory.name))
         .filter((file) => file.endsWith('.json'))
         .sort()
-        .map((file) => ({ ...(JSON.parse(readFileSync(path.join(FIXTURES_DIR, directory.name, file), 'utf8')) as RestFixture), file: `${directory.name}/${file}` })),
+        .map((file) => ({
+          ...(JSON.parse(readFileSync(path.join(FIXTURES_DIR, directory.name, file), 'utf8')) as RestFixture),
+          file: `${directory.name}/${file}`,
+        })),
     );
 }
 
@@ -54,7 +57,10 @@ function valueAt(root: unknown, dotPath: string): unknown {
     .replace(/\[(\d+)\]/g, '.$1')
     .split('.')
     .filter(Boolean)
-    .reduce<unknown>((value, key) => (value !== null && typeof value === 'object' ? (value as Record<string, unknown>)[key] : undefined), root);
+    .reduce<unknown>(
+      (value, key) => (value !== null && typeof value === 'object' ? (value as Record<string, unknown>)[key] : undefined),
+      root,
+    );
 }
 
 /** Dotted version compare: -1, 0, 1. */
@@ -69,7 +75,9 @@ function compareVersions(a: string, b: string): number {
 }
 
 function inWindow(versions: RestFixture['versions'], version: string): boolean {
-  return (!versions.since || compareVersions(version, versions.since) >= 0) && (!versions.until || compareVersions(version, versions.until) < 0);
+  return (
+    (!versions.since || compareVersions(version, versions.since) >= 0) && (!versions.until || compareVersions(version, versions.until) < 0)
+  );
 }
 
 const fixtures = loadFixtures();
@@ -123,15 +131,21 @@ describe('REST calls of GitLab clients (conformance fixtures)', () => {
 
   beforeAll(async () => {
     stub = await startStubLlmServer({ defaultBehaviour: { kind: 'stream', pieces: ['return ', 'sum;'] } });
-    service = await startTestService({ role: 'all', env: { INDEX_DEBOUNCE_MS: '0', LLM_PROVIDER: 'openai', LLM_BASE_URL: stub.url, LLM_MODEL: 'stub-coder' } });
+    service = await startTestService({
+      role: 'all',
+      env: { INDEX_DEBOUNCE_MS: '0', LLM_PROVIDER: 'openai', LLM_BASE_URL: stub.url, LLM_MODEL: 'stub-coder' },
+    });
     repo = createGitRepo(BILLING_FILES);
     user = await userWithToken(service.prisma, { scopes: ['api'] });
     groupPath = await groupWithSeat(service.prisma, { plan: 'ultimate', addOn: 'duo_enterprise', username: user.username });
-    project = (await createProject(service.prisma, { fullPath: `${groupPath}/${unique('shop')}`, repository: repo.path, visibility: 'private' })).project;
+    project = (
+      await createProject(service.prisma, { fullPath: `${groupPath}/${unique('shop')}`, repository: repo.path, visibility: 'private' })
+    ).project;
     await addMember(service.prisma, { fullPath: project.fullPath, username: user.username, accessLevel: 'developer' });
     version = ((await (await fetch(`${service.url}/api/v4/version`)).json()) as { version: string }).version;
     // The first semantic search starts indexing (422 until it is done), as on GitLab.
-    const search = () => fetch(`${service.url}/api/v4/projects/${project.id}/search/semantic?q=ready`, { headers: { authorization: `Bearer ${user.token}` } });
+    const search = () =>
+      fetch(`${service.url}/api/v4/projects/${project.id}/search/semantic?q=ready`, { headers: { authorization: `Bearer ${user.token}` } });
     const started = Date.now();
     while ((await search()).status !== 200) {
       if (Date.now() - started > 30_000) throw new Error('the project was never indexed');
@@ -150,7 +164,12 @@ describe('REST calls of GitLab clients (conformance fixtures)', () => {
       entry.inWindow += outcome.inWindow ? 1 : 0;
       summary.set(outcome.client, entry);
     }
-    process.stdout.write(`REST conformance at ${version}: ${[...summary].map(([client, entry]) => `${client} ${entry.passed}/${entry.total} pass (${entry.inWindow} sent at this version)`).join('; ')}\n`);
+    process.stdout.write(
+      `REST conformance at ${version}: ` +
+        `${[...summary]
+          .map(([client, entry]) => `${client} ${entry.passed}/${entry.total} pass (${entry.inWindow} sent at this version)`)
+          .join('; ')}\n`,
+    );
   });
 
   it('has well-formed fixtures: a source, a version window and an expected status each, unique names per client', () => {
@@ -175,14 +194,22 @@ describe('REST calls of GitLab clients (conformance fixtures)', () => {
     for (const [key, value] of Object.entries(filled.query ?? {})) url.searchParams.set(key, String(value));
     const headers: Record<string, string> = { ...(filled.headers ?? {}) };
     if ((filled.auth ?? 'token') === 'token') headers.Authorization = `Bearer ${user.token}`;
-    if (filled.body !== undefined && !Object.keys(headers).some((name) => name.toLowerCase() === 'content-type')) headers['Content-Type'] = 'application/json';
+    if (filled.body !== undefined && !Object.keys(headers).some((name) => name.toLowerCase() === 'content-type'))
+      headers['Content-Type'] = 'application/json';
     let passed = false;
     try {
-      const response = await fetch(url, { method: filled.method, headers, body: filled.body === undefined ? (filled.method === 'POST' ? '{}' : undefined) : JSON.stringify(filled.body) });
+      const response = await fetch(url, {
+        method: filled.method,
+        headers,
+        body: filled.body === undefined ? (filled.method === 'POST' ? '{}' : undefined) : JSON.stringify(filled.body),
+      });
       const text = await response.text();
       const isJson = (response.headers.get('content-type') ?? '').includes('application/json');
       const body: unknown = isJson && text ? JSON.parse(text) : text;
-      expect({ status: response.status, body: response.status === (filled.expect.status ?? 200) ? 'ok' : body }).toEqual({ status: filled.expect.status ?? 200, body: 'ok' });
+      expect({ status: response.status, body: response.status === (filled.expect.status ?? 200) ? 'ok' : body }).toEqual({
+        status: filled.expect.status ?? 200,
+        body: 'ok',
+      });
       for (const check of filled.expect.checks ?? []) {
         const where = 'header' in check ? `header ${check.header}` : `path "${check.path}"`;
         const actual = 'header' in check ? response.headers.get(check.header) : valueAt(body, check.path);
@@ -190,8 +217,13 @@ describe('REST calls of GitLab clients (conformance fixtures)', () => {
         if ('equals' in check) expect(subject).toEqual({ where, actual: check.equals });
         if (check.matches !== undefined) expect(subject).toEqual({ where, actual: expect.stringMatching(new RegExp(check.matches)) });
         if ('includes' in check) expect(subject).toEqual({ where, actual: expect.arrayContaining([check.includes]) });
-        if (check.length !== undefined) expect({ where, length: (actual as unknown[] | undefined)?.length }).toEqual({ where, length: check.length });
-        if (check.minLength !== undefined) expect({ where, atLeast: ((actual as unknown[] | undefined)?.length ?? -1) >= check.minLength }).toEqual({ where, atLeast: true });
+        if (check.length !== undefined)
+          expect({ where, length: (actual as unknown[] | undefined)?.length }).toEqual({ where, length: check.length });
+        if (check.minLength !== undefined)
+          expect({ where, atLeast: ((actual as unknown[] | undefined)?.length ?? -1) >= check.minLength }).toEqual({
+            where,
+            atLeast: true,
+          });
         if (check.type !== undefined) {
           const type = actual === null ? 'null' : Array.isArray(actual) ? 'array' : typeof actual;
           expect({ where, type }).toEqual({ where, type: check.type });

@@ -44,9 +44,16 @@ describe('migration runner', () => {
     expect(result.applied).toEqual(shipped);
     const { rows } = await client.query("SELECT extversion FROM pg_extension WHERE extname = 'vector'");
     expect(rows[0].extversion.split('.').map(Number)[1]).toBeGreaterThanOrEqual(8);
-    const recorded = await client.query('SELECT migration_name, checksum, finished_at, applied_steps_count FROM "_prisma_migrations" ORDER BY migration_name');
+    const recorded = await client.query(
+      'SELECT migration_name, checksum, finished_at, applied_steps_count FROM "_prisma_migrations" ORDER BY migration_name',
+    );
     expect(recorded.rows).toEqual(
-      shipped.map((name) => ({ migration_name: name, checksum: expect.stringMatching(/^[0-9a-f]{64}$/), finished_at: expect.any(Date), applied_steps_count: 1 })),
+      shipped.map((name) => ({
+        migration_name: name,
+        checksum: expect.stringMatching(/^[0-9a-f]{64}$/),
+        finished_at: expect.any(Date),
+        applied_steps_count: 1,
+      })),
     );
   });
 
@@ -54,7 +61,9 @@ describe('migration runner', () => {
     addMigration('20991122000001_add_note', 'CREATE TABLE "notes" ("id" SERIAL PRIMARY KEY, "body" TEXT NOT NULL);');
     const result = await migrate({ executor, directory });
     expect(result.applied).toEqual(['20991122000001_add_note']);
-    expect(result.skipped).toEqual((await loadMigrations(directory)).map((migration) => migration.name).filter((name) => name !== '20991122000001_add_note'));
+    expect(result.skipped).toEqual(
+      (await loadMigrations(directory)).map((migration) => migration.name).filter((name) => name !== '20991122000001_add_note'),
+    );
     expect((await migrate({ executor, directory })).applied).toEqual([]);
   });
 
@@ -64,7 +73,10 @@ describe('migration runner', () => {
   });
 
   it('rolls back a failing migration whole, records the failure, and refuses to go on until it is resolved', async () => {
-    writeFileSync(path.join(directory, '20991122000001_add_note', 'migration.sql'), 'CREATE TABLE "notes" ("id" SERIAL PRIMARY KEY, "body" TEXT NOT NULL);');
+    writeFileSync(
+      path.join(directory, '20991122000001_add_note', 'migration.sql'),
+      'CREATE TABLE "notes" ("id" SERIAL PRIMARY KEY, "body" TEXT NOT NULL);',
+    );
     addMigration('20991122000002_broken', 'CREATE TABLE "half" ("id" INT);\nSELECT no_such_function();');
     await expect(migrate({ executor, directory })).rejects.toThrow(/20991122000002_broken failed/);
     const { rows } = await client.query("SELECT to_regclass('half') AS half");

@@ -2,8 +2,16 @@ import { buildBm25Index } from '../../src/evaluation/bm25-baseline';
 
 describe('the BM25 file baseline', () => {
   const index = buildBm25Index([
-    { path: 'lib/Pool.js', text: 'function Pool(config) { this._freeConnections = []; }\nPool.prototype.getConnection = function getConnection(cb) { acquire(cb); };' },
-    { path: 'lib/PoolConfig.js', text: 'function PoolConfig(options) { this.connectionLimit = options.connectionLimit || 10; this.queueLimit = 0; }' },
+    {
+      path: 'lib/Pool.js',
+      text:
+        'function Pool(config) { this._freeConnections = []; }\nPool.prototype.getConnection = function getConnection(cb) { ' +
+        'acquire(cb); };',
+    },
+    {
+      path: 'lib/PoolConfig.js',
+      text: 'function PoolConfig(options) { this.connectionLimit = options.connectionLimit || 10; this.queueLimit = 0; }',
+    },
     { path: 'lib/Parser.js', text: 'Parser.prototype.parseLengthCodedNumber = function () { return this._buffer[this._offset++]; };' },
   ]);
 

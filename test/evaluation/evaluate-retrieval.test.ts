@@ -1,5 +1,12 @@
 import { AppError } from '../../src/errors';
-import { firstHitRank, formatMetricsTable, formatTable, parseQuestions, scoredFiles, scoreRanks } from '../../src/evaluation/evaluate-retrieval';
+import {
+  firstHitRank,
+  formatMetricsTable,
+  formatTable,
+  parseQuestions,
+  scoredFiles,
+  scoreRanks,
+} from '../../src/evaluation/evaluate-retrieval';
 
 describe('firstHitRank', () => {
   it.each([
@@ -15,7 +22,20 @@ describe('firstHitRank', () => {
 });
 
 describe('scoredFiles', () => {
-  const answer = ['Readme.md', 'lib/Pool.js', 'docs/pool.md', 'lib/a.js', 'lib/b.js', 'lib/c.js', 'lib/d.js', 'lib/e.js', 'lib/f.js', 'lib/g.js', 'lib/h.js', 'lib/i.js'];
+  const answer = [
+    'Readme.md',
+    'lib/Pool.js',
+    'docs/pool.md',
+    'lib/a.js',
+    'lib/b.js',
+    'lib/c.js',
+    'lib/d.js',
+    'lib/e.js',
+    'lib/f.js',
+    'lib/g.js',
+    'lib/h.js',
+    'lib/i.js',
+  ];
 
   it('keeps the first 10 files of an answer when nothing is neutral', () => {
     expect(scoredFiles(answer)).toEqual(answer.slice(0, 10));
@@ -23,7 +43,18 @@ describe('scoredFiles', () => {
 
   it('drops neutral files (gitignore patterns) before cutting, so the files after them move up', () => {
     const scored = scoredFiles(answer, { neutral: ['*.md'] });
-    expect(scored).toEqual(['lib/Pool.js', 'lib/a.js', 'lib/b.js', 'lib/c.js', 'lib/d.js', 'lib/e.js', 'lib/f.js', 'lib/g.js', 'lib/h.js', 'lib/i.js']);
+    expect(scored).toEqual([
+      'lib/Pool.js',
+      'lib/a.js',
+      'lib/b.js',
+      'lib/c.js',
+      'lib/d.js',
+      'lib/e.js',
+      'lib/f.js',
+      'lib/g.js',
+      'lib/h.js',
+      'lib/i.js',
+    ]);
     expect(firstHitRank(scored, ['lib/Pool.js'])).toBe(1);
   });
 
@@ -100,7 +131,12 @@ describe('parseQuestions', () => {
 describe('formatMetricsTable', () => {
   it('prints one row per strategy and mode with three decimals, numbers aligned right', () => {
     const table = formatMetricsTable([
-      { strategy: 'tree-sitter', mode: 'vector', metrics: { questions: 4, recallAt1: 0.25, recallAt5: 0.5, recallAt10: 1, mrr: 0.5 }, meanSearchMs: 12.34 },
+      {
+        strategy: 'tree-sitter',
+        mode: 'vector',
+        metrics: { questions: 4, recallAt1: 0.25, recallAt5: 0.5, recallAt10: 1, mrr: 0.5 },
+        meanSearchMs: 12.34,
+      },
       { strategy: 'lines', mode: 'hybrid', metrics: { questions: 4, recallAt1: 1, recallAt5: 1, recallAt10: 1, mrr: 1 }, meanSearchMs: 3 },
     ]);
     expect(table.split('\n')).toEqual([
@@ -119,7 +155,15 @@ describe('formatMetricsTable', () => {
 
 describe('formatTable', () => {
   it('aligns numbers with units to the right and words to the left', () => {
-    expect(formatTable(['strategy', 'chunks', 'stored'], [['whole-file', '61', '0.61 MB'], ['lines', '1,402', '12.85 MB']]).split('\n')).toEqual([
+    expect(
+      formatTable(
+        ['strategy', 'chunks', 'stored'],
+        [
+          ['whole-file', '61', '0.61 MB'],
+          ['lines', '1,402', '12.85 MB'],
+        ],
+      ).split('\n'),
+    ).toEqual([
       'strategy    chunks    stored',
       '----------  ------  --------',
       'whole-file      61   0.61 MB',

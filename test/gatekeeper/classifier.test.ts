@@ -52,21 +52,40 @@ describe('classify: one clear intent', () => {
 });
 
 describe('classify: too vague to act on', () => {
-  it.each(['help', 'fix it', 'do the thing', '??', 'make it better', 'hmm', 'help me', "it doesn't work", 'nothing works', 'ok'])('%s', (prompt) => {
-    const result = classify(prompt);
-    expect(result).toMatchObject({ status: 'NEEDS_CLARIFICATION', intent: null, intents: [] });
-    expect(result.confidence).toBeLessThan(DEFAULT_GATEKEEPER_OPTIONS.confirmThreshold);
-  });
+  it.each(['help', 'fix it', 'do the thing', '??', 'make it better', 'hmm', 'help me', "it doesn't work", 'nothing works', 'ok'])(
+    '%s',
+    (prompt) => {
+      const result = classify(prompt);
+      expect(result).toMatchObject({ status: 'NEEDS_CLARIFICATION', intent: null, intents: [] });
+      expect(result.confidence).toBeLessThan(DEFAULT_GATEKEEPER_OPTIONS.confirmThreshold);
+    },
+  );
 });
 
 describe('classify: several requests', () => {
   it.each<[string, Intent[], string[]]>([
     ['explain this and then write tests for it', ['EXPLAIN_CODE', 'WRITE_TESTS'], ['explain this', 'write tests for it']],
-    ['Refactor this to use async/await and add jest tests for it', ['REFACTOR_CODE', 'WRITE_TESTS'], ['Refactor this to use async/await', 'add jest tests for it']],
+    [
+      'Refactor this to use async/await and add jest tests for it',
+      ['REFACTOR_CODE', 'WRITE_TESTS'],
+      ['Refactor this to use async/await', 'add jest tests for it'],
+    ],
     ['fix the timeout bug and add a regression test', ['FIX_CODE', 'WRITE_TESTS'], ['fix the timeout bug', 'add a regression test']],
-    ['where is the session store defined? also refactor it to use Redis', ['CODEBASE_SEARCH', 'REFACTOR_CODE'], ['where is the session store defined', 'refactor it to use Redis']],
-    ["what's a monad? and write tests for this class", ['GENERAL_QUESTION', 'WRITE_TESTS'], ["what's a monad", 'write tests for this class']],
-    ['write a CSV parser, then explain how it handles quoted fields', ['GENERATE_CODE', 'EXPLAIN_CODE'], ['write a CSV parser', 'explain how it handles quoted fields']],
+    [
+      'where is the session store defined? also refactor it to use Redis',
+      ['CODEBASE_SEARCH', 'REFACTOR_CODE'],
+      ['where is the session store defined', 'refactor it to use Redis'],
+    ],
+    [
+      "what's a monad? and write tests for this class",
+      ['GENERAL_QUESTION', 'WRITE_TESTS'],
+      ["what's a monad", 'write tests for this class'],
+    ],
+    [
+      'write a CSV parser, then explain how it handles quoted fields',
+      ['GENERATE_CODE', 'EXPLAIN_CODE'],
+      ['write a CSV parser', 'explain how it handles quoted fields'],
+    ],
     [
       'write a function that validates IBANs, then write tests for it and explain the checksum',
       ['GENERATE_CODE', 'WRITE_TESTS', 'EXPLAIN_CODE'],
@@ -81,7 +100,11 @@ describe('classify: several requests', () => {
   });
 
   it('does not split one request that happens to contain "and"', () => {
-    for (const prompt of ['Write a function that parses ISO dates and returns a Date', 'what is the difference between unit and integration tests', 'explain how this function handles errors and retries']) {
+    for (const prompt of [
+      'Write a function that parses ISO dates and returns a Date',
+      'what is the difference between unit and integration tests',
+      'explain how this function handles errors and retries',
+    ]) {
       expect(classify(prompt).status).not.toBe('MULTI_INTENT');
     }
   });
@@ -136,9 +159,13 @@ describe('options', () => {
   });
 
   it('offers the runners-up with their confidence when asking for confirmation', () => {
-    const result = loadGatekeeper({ cacheSize: 0, clearThreshold: 1, confirmThreshold: 0, minAlternativeConfidence: 0, maxAlternatives: 2 }).classify(
-      'explain how it handles quoted fields',
-    );
+    const result = loadGatekeeper({
+      cacheSize: 0,
+      clearThreshold: 1,
+      confirmThreshold: 0,
+      minAlternativeConfidence: 0,
+      maxAlternatives: 2,
+    }).classify('explain how it handles quoted fields');
     expect(result.status).toBe('NEEDS_CONFIRMATION');
     expect(result.alternatives).toHaveLength(2);
     expect(result.alternatives.map((alternative) => alternative.intent)).not.toContain(result.intent);

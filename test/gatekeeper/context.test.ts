@@ -22,7 +22,8 @@ describe('the context rule', () => {
   });
 
   it.each(['hmm', '??', 'help', 'ok'])('"%s" still needs clarification whatever is attached', (prompt) => {
-    for (const context of [NO_CONTEXT, SELECTED, FILE, CODEBASE]) expect(gatekeeper.classify(prompt, context).status).toBe('NEEDS_CLARIFICATION');
+    for (const context of [NO_CONTEXT, SELECTED, FILE, CODEBASE])
+      expect(gatekeeper.classify(prompt, context).status).toBe('NEEDS_CLARIFICATION');
   });
 
   it('takes a question asked with a repository attached as a question about that codebase', () => {
@@ -30,7 +31,10 @@ describe('the context rule', () => {
     expect(gatekeeper.classify(question).intent).toBe('GENERAL_QUESTION');
     expect(gatekeeper.classify(question, CODEBASE)).toMatchObject({ status: 'CLEAR', intent: 'CODEBASE_SEARCH' });
     // With code selected, "this" is the code, not the repository: the intent is the model's.
-    expect(gatekeeper.classify('what does this do', { ...CODEBASE, selectedText: true })).toMatchObject({ status: 'CLEAR', intent: 'EXPLAIN_CODE' });
+    expect(gatekeeper.classify('what does this do', { ...CODEBASE, selectedText: true })).toMatchObject({
+      status: 'CLEAR',
+      intent: 'EXPLAIN_CODE',
+    });
   });
 
   it('leaves multi-intent prompts to the multi-intent decision', () => {
@@ -40,7 +44,9 @@ describe('the context rule', () => {
   it('is off above a share of 1, and its threshold moves prompts between statuses', () => {
     expect(loadGatekeeper({ cacheSize: 0, contextShareThreshold: 1.01 }).classify('fix it', SELECTED).status).toBe('NEEDS_CLARIFICATION');
     const share = gatekeeper.classify('make it shorter', SELECTED).confidence;
-    expect(loadGatekeeper({ cacheSize: 0, contextShareThreshold: share + 1e-6 }).classify('make it shorter', SELECTED).status).toBe('NEEDS_CLARIFICATION');
+    expect(loadGatekeeper({ cacheSize: 0, contextShareThreshold: share + 1e-6 }).classify('make it shorter', SELECTED).status).toBe(
+      'NEEDS_CLARIFICATION',
+    );
     expect(() => loadGatekeeper({ contextShareThreshold: -0.1 })).toThrow(RangeError);
   });
 
@@ -58,12 +64,20 @@ describe('the context of a chat request', () => {
 
   it('reads selected text, the open file and context items', () => {
     expect(gatekeeperContextOf(null, [])).toEqual(NO_CONTEXT);
-    expect(gatekeeperContextOf({ ...file, selectedText: 'const a = 1;' }, [])).toEqual({ selectedText: true, currentFile: true, codebase: false });
+    expect(gatekeeperContextOf({ ...file, selectedText: 'const a = 1;' }, [])).toEqual({
+      selectedText: true,
+      currentFile: true,
+      codebase: false,
+    });
     expect(gatekeeperContextOf({ ...file, selectedText: '  \n' }, [])).toEqual({ selectedText: false, currentFile: true, codebase: false });
     expect(gatekeeperContextOf(null, [{ category: 'snippet' }])).toEqual({ selectedText: true, currentFile: false, codebase: false });
     expect(gatekeeperContextOf(null, [{ category: 'file' }])).toEqual({ selectedText: false, currentFile: true, codebase: false });
     expect(gatekeeperContextOf(null, [{ category: 'repository' }])).toEqual({ selectedText: false, currentFile: false, codebase: true });
-    expect(gatekeeperContextOf(null, [{ category: 'directory' }, { category: 'issue' }])).toEqual({ selectedText: false, currentFile: false, codebase: true });
+    expect(gatekeeperContextOf(null, [{ category: 'directory' }, { category: 'issue' }])).toEqual({
+      selectedText: false,
+      currentFile: false,
+      codebase: true,
+    });
     // An issue or merge request gives "this code" nothing to point at.
     expect(gatekeeperContextOf(null, [{ category: 'issue' }, { category: 'merge_request' }])).toEqual(NO_CONTEXT);
   });
@@ -74,15 +88,21 @@ describe('context in the data', () => {
     const [record] = parseJsonl('{"text":"fix it","label":"FIX_CODE","context":"selected_text"}', 'x.jsonl');
     expect(record).toMatchObject({ context: 'selected_text' });
     expect(parseJsonl('{"text":"fix it","label":"VAGUE"}', 'x.jsonl')[0].context).toBe('none');
-    expect(() => parseJsonl('{"text":"fix it","label":"VAGUE","context":"clipboard"}', 'x.jsonl')).toThrow(/x.jsonl:1: unknown context clipboard/);
+    expect(() => parseJsonl('{"text":"fix it","label":"VAGUE","context":"clipboard"}', 'x.jsonl')).toThrow(
+      /x.jsonl:1: unknown context clipboard/,
+    );
     const fixIt = readDataset(GATEKEEPER_DATA_DIR).filter((prompt) => prompt.text === 'fix it');
-    expect(fixIt.map((prompt) => [prompt.context, prompt.label]).sort()).toEqual([['none', 'VAGUE'], ['selected_text', 'FIX_CODE']]);
+    expect(fixIt.map((prompt) => [prompt.context, prompt.label]).sort()).toEqual([
+      ['none', 'VAGUE'],
+      ['selected_text', 'FIX_CODE'],
+    ]);
     expect(contextOfRecord('directory')).toEqual(CODEBASE);
   });
 
   it('has at least 400 more hand-written prompts with their context, in every context', () => {
     const marked = readDataset(GATEKEEPER_DATA_DIR).filter((prompt) => prompt.source === 'hand-written-context.jsonl');
     expect(marked.length).toBeGreaterThanOrEqual(400);
-    for (const context of ['none', 'selected_text', 'current_file', 'repository', 'directory'] as const) expect(marked.some((prompt) => prompt.context === context)).toBe(true);
+    for (const context of ['none', 'selected_text', 'current_file', 'repository', 'directory'] as const)
+      expect(marked.some((prompt) => prompt.context === context)).toBe(true);
   });
 });

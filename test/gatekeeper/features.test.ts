@@ -9,11 +9,27 @@ describe('findCodeRegions', () => {
     ['a fenced block', 'fix this:\n```js\nconst x = a.map(b => b + 1);\n```\nthanks', [{ kind: 'code', fenced: true }]],
     ['an unclosed fence', 'explain\n```\nlet a = 1;\nlet b = 2;', [{ kind: 'code', fenced: true }]],
     ['a fenced trace', 'why?\n```\nTypeError: x is not a function\n    at run (a.js:1:2)\n```', [{ kind: 'trace', fenced: true }]],
-    ['a pasted Node trace', "why\nTypeError: Cannot read properties of undefined (reading 'map')\n    at render (src/App.tsx:12:5)\nhelp", [{ kind: 'trace', fenced: false }]],
-    ['a Python traceback', 'Traceback (most recent call last):\n  File "app.py", line 3, in <module>\n    main()\nZeroDivisionError: division by zero', [{ kind: 'trace', fenced: false }]],
-    ['a Go panic', 'panic: runtime error: index out of range\n\ngoroutine 1 [running]:\nmain.main()\n\t/app/main.go:15 +0x45', [{ kind: 'trace', fenced: false }]],
+    [
+      'a pasted Node trace',
+      "why\nTypeError: Cannot read properties of undefined (reading 'map')\n    at render (src/App.tsx:12:5)\nhelp",
+      [{ kind: 'trace', fenced: false }],
+    ],
+    [
+      'a Python traceback',
+      'Traceback (most recent call last):\n  File "app.py", line 3, in <module>\n    main()\nZeroDivisionError: division by zero',
+      [{ kind: 'trace', fenced: false }],
+    ],
+    [
+      'a Go panic',
+      'panic: runtime error: index out of range\n\ngoroutine 1 [running]:\nmain.main()\n\t/app/main.go:15 +0x45',
+      [{ kind: 'trace', fenced: false }],
+    ],
     ['unfenced Python', 'def foo(x):\n    return x + 1\n\nwhat does this do?', [{ kind: 'code', fenced: false }]],
-    ['code after a colon', 'why does this throw: const total = items.reduce((sum, item) => sum + item.price);', [{ kind: 'code', fenced: false }]],
+    [
+      'code after a colon',
+      'why does this throw: const total = items.reduce((sum, item) => sum + item.price);',
+      [{ kind: 'code', fenced: false }],
+    ],
     ['prose only', 'Where is the auth middleware defined? (the new one)', []],
   ])('%s', (_name, text, expected) => {
     expect(findCodeRegions(text).map(({ kind, fenced }) => ({ kind, fenced }))).toEqual(expected);
@@ -22,9 +38,34 @@ describe('findCodeRegions', () => {
 
 describe('tokenizeProse', () => {
   it('replaces names by their shape and keeps words', () => {
-    expect(tokens('which files call `parseConnection` in src/db/conn.ts?')).toEqual(['which', 'files', 'call', '<inline-code>', 'in', '<path>', '?']);
-    expect(tokens('who calls getUserById or load_users() or utils.ts')).toEqual(['who', 'calls', '<ident>', 'or', '<call>', 'or', '<path>']);
-    expect(tokens("what's async/await, e.g. in TypeError cases")).toEqual(['whats', 'async', 'await', 'eg', 'in', '<error-name>', 'typeerror', 'cases']);
+    expect(tokens('which files call `parseConnection` in src/db/conn.ts?')).toEqual([
+      'which',
+      'files',
+      'call',
+      '<inline-code>',
+      'in',
+      '<path>',
+      '?',
+    ]);
+    expect(tokens('who calls getUserById or load_users() or utils.ts')).toEqual([
+      'who',
+      'calls',
+      '<ident>',
+      'or',
+      '<call>',
+      'or',
+      '<path>',
+    ]);
+    expect(tokens("what's async/await, e.g. in TypeError cases")).toEqual([
+      'whats',
+      'async',
+      'await',
+      'eg',
+      'in',
+      '<error-name>',
+      'typeerror',
+      'cases',
+    ]);
   });
 });
 

@@ -27,7 +27,10 @@ describe('the committed model', () => {
     const classify = (prompt: string) => gatekeeper.classify(prompt);
     const alone = heldOut.filter((prompt) => prompt.context === 'none');
     const handWritten = evaluateGatekeeper(classify, alone.filter(isHandWritten));
-    const generated = evaluateGatekeeper(classify, alone.filter((prompt) => !isHandWritten(prompt)));
+    const generated = evaluateGatekeeper(
+      classify,
+      alone.filter((prompt) => !isHandWritten(prompt)),
+    );
     expect(handWritten.examples).toBeGreaterThan(100);
     expect(handWritten.blockedClear).toBeLessThanOrEqual(QUALITY_BAR.maxBlockedClear);
     expect(generated.blockedClear).toBeLessThanOrEqual(QUALITY_BAR.maxBlockedClear);

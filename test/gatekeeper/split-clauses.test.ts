@@ -24,7 +24,10 @@ describe('splitClauses', () => {
 
   it('attaches code that comes first to the clause after it', () => {
     const text = 'TypeError: x.map is not a function\n    at render (app.js:10:12)\nwhy? and write a test';
-    expect(splitClauses(text).map((clause) => clause.text)).toEqual(['TypeError: x.map is not a function\n    at render (app.js:10:12)\nwhy', 'write a test']);
+    expect(splitClauses(text).map((clause) => clause.text)).toEqual([
+      'TypeError: x.map is not a function\n    at render (app.js:10:12)\nwhy',
+      'write a test',
+    ]);
   });
 
   it('gives offsets into the prompt', () => {

@@ -1,6 +1,14 @@
 import { readFileSync } from 'node:fs';
 import { renderGeneratedData } from '../../src/gatekeeper/training/cli/generate-data';
-import { isHeldOut, normalizePrompt, parseJsonl, readDataset, splitDataset, HELD_OUT_PERCENT, type LabelledPrompt } from '../../src/gatekeeper/training/dataset';
+import {
+  isHeldOut,
+  normalizePrompt,
+  parseJsonl,
+  readDataset,
+  splitDataset,
+  HELD_OUT_PERCENT,
+  type LabelledPrompt,
+} from '../../src/gatekeeper/training/dataset';
 import { extractFeatures } from '../../src/gatekeeper/extract-features';
 import { GATEKEEPER_DATA_DIR, GENERATED_DATA_FILE } from '../../src/gatekeeper/files';
 import { INTENTS, LABELS } from '../../src/gatekeeper/labels';
@@ -41,8 +49,13 @@ describe('training data', () => {
 
   it('rejects malformed lines', () => {
     expect(() => parseJsonl('{"text":"hi","label":"NOPE"}', 'x.jsonl')).toThrow(/x.jsonl:1: unknown label/);
-    expect(() => parseJsonl('{"text":"a and b","label":"MULTI","intents":["FIX_CODE"]}', 'x.jsonl')).toThrow(/two or more different intents/);
-    expect(parseJsonl('{"text":"a and b","label":"MULTI","intents":["FIX_CODE","WRITE_TESTS"]}', 'x.jsonl')[0].intents).toEqual(['FIX_CODE', 'WRITE_TESTS']);
+    expect(() => parseJsonl('{"text":"a and b","label":"MULTI","intents":["FIX_CODE"]}', 'x.jsonl')).toThrow(
+      /two or more different intents/,
+    );
+    expect(parseJsonl('{"text":"a and b","label":"MULTI","intents":["FIX_CODE","WRITE_TESTS"]}', 'x.jsonl')[0].intents).toEqual([
+      'FIX_CODE',
+      'WRITE_TESTS',
+    ]);
   });
 });
 
@@ -72,7 +85,10 @@ describe('training', () => {
     const sharp = [5, 0, 0, 0, 0, 0, 0, 0, 0];
     const flat = [0.4, 0, 0, 0, 0, 0, 0, 0, 0];
     const predictions = (logits: number[], rightShare: number) =>
-      Array.from({ length: 100 }, (_, index) => ({ logits: Float64Array.from(logits), label: index < rightShare * 100 ? LABELS[0] : LABELS[1] }));
+      Array.from({ length: 100 }, (_, index) => ({
+        logits: Float64Array.from(logits),
+        label: index < rightShare * 100 ? LABELS[0] : LABELS[1],
+      }));
     expect(fitTemperature(predictions(sharp, 0.6))).toBeGreaterThan(1);
     expect(fitTemperature(predictions(flat, 0.99))).toBeLessThan(1);
   });

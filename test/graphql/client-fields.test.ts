@@ -19,7 +19,16 @@ describe('fields GitLab clients read', () => {
     stub = await startStubLlmServer({ defaultBehaviour: { kind: 'status', status: 400 } });
     service = await startTestService({
       role: 'all',
-      env: { EXTERNAL_URL: 'https://duo.example.com/', FEATURE_FLAGS: 'code_suggestions_context,my_flag', LLM_PROVIDER: 'openai', LLM_BASE_URL: stub.url, LLM_MODEL: 'stub', LLM_MAX_RETRIES: '0', GATEKEEPER: 'false', INDEX_DEBOUNCE_MS: '0' },
+      env: {
+        EXTERNAL_URL: 'https://duo.example.com/',
+        FEATURE_FLAGS: 'code_suggestions_context,my_flag',
+        LLM_PROVIDER: 'openai',
+        LLM_BASE_URL: stub.url,
+        LLM_MODEL: 'stub',
+        LLM_MAX_RETRIES: '0',
+        GATEKEEPER: 'false',
+        INDEX_DEBOUNCE_MS: '0',
+      },
     });
     alice = await userWithToken(service.prisma);
     noSeat = await userWithToken(service.prisma);
@@ -33,9 +42,17 @@ describe('fields GitLab clients read', () => {
   });
 
   it('currentUser: avatarUrl and webUrl from EXTERNAL_URL, as REST /user says too', async () => {
-    const { body } = await service.graphql<{ currentUser: { avatarUrl: string; webUrl: string } }>('{ currentUser { avatarUrl webUrl } }', { token: alice.token });
-    expect(body.data!.currentUser).toEqual({ avatarUrl: `https://duo.example.com/uploads/-/system/user/avatar/${alice.id}/avatar.svg`, webUrl: `https://duo.example.com/${alice.username}` });
-    const rest = (await (await fetch(`${service.url}/api/v4/user`, { headers: { authorization: `Bearer ${alice.token}` } })).json()) as { web_url: string; avatar_url: string };
+    const { body } = await service.graphql<{ currentUser: { avatarUrl: string; webUrl: string } }>('{ currentUser { avatarUrl webUrl } }', {
+      token: alice.token,
+    });
+    expect(body.data!.currentUser).toEqual({
+      avatarUrl: `https://duo.example.com/uploads/-/system/user/avatar/${alice.id}/avatar.svg`,
+      webUrl: `https://duo.example.com/${alice.username}`,
+    });
+    const rest = (await (await fetch(`${service.url}/api/v4/user`, { headers: { authorization: `Bearer ${alice.token}` } })).json()) as {
+      web_url: string;
+      avatar_url: string;
+    };
     expect(rest.web_url).toBe(body.data!.currentUser.webUrl);
     expect(rest.avatar_url).toBe(body.data!.currentUser.avatarUrl);
   });
@@ -60,7 +77,10 @@ describe('fields GitLab clients read', () => {
 
   it('metadata: version, configured flags on, every other name off; null when signed out', async () => {
     const query = 'query($names: [String!]!) { metadata { version revision enterprise featureFlags(names: $names) { name enabled } } }';
-    const { body } = await service.graphql<{ metadata: { version: string; revision: string; featureFlags: unknown[] } }>(query, { token: alice.token, variables: { names: ['my_flag', 'advanced_context_resolver', 'no_such_flag', 'my_flag'] } });
+    const { body } = await service.graphql<{ metadata: { version: string; revision: string; featureFlags: unknown[] } }>(query, {
+      token: alice.token,
+      variables: { names: ['my_flag', 'advanced_context_resolver', 'no_such_flag', 'my_flag'] },
+    });
     expect(body.data!.metadata.version).toBe('17.11.0');
     expect(body.data!.metadata.featureFlags).toEqual([
       { name: 'my_flag', enabled: true },
@@ -73,7 +93,10 @@ describe('fields GitLab clients read', () => {
 
   it('metadata.featureFlags refuses too many names or too long a name, naming the argument', async () => {
     const query = 'query($names: [String!]!) { metadata { featureFlags(names: $names) { name enabled } } }';
-    const many = await service.graphql(query, { token: alice.token, variables: { names: Array.from({ length: 101 }, (_, index) => `flag_${index}`) } });
+    const many = await service.graphql(query, {
+      token: alice.token,
+      variables: { names: Array.from({ length: 101 }, (_, index) => `flag_${index}`) },
+    });
     expect(many.body.errors![0].extensions).toMatchObject({ code: 'BAD_USER_INPUT' });
     expect(many.body.errors![0].message).toMatch(/names is too long/);
     const long = await service.graphql(query, { token: alice.token, variables: { names: ['a'.repeat(256)] } });
@@ -84,14 +107,21 @@ describe('fields GitLab clients read', () => {
     const sub = await createGroup(service.prisma, { path: unique('sub'), name: 'Backend', parentPath: groupPath });
     const { project } = await createProject(service.prisma, { fullPath: `${sub.fullPath}/${unique('api')}` });
     const top = await service.prisma.group.findUniqueOrThrow({ where: { fullPath: groupPath } });
-    const query = 'query($fullPath: ID!) { project(fullPath: $fullPath) { id description webUrl group { id name fullName fullPath webUrl } } }';
+    const query =
+      'query($fullPath: ID!) { project(fullPath: $fullPath) { id description webUrl group { id name fullName fullPath webUrl } } }';
     const admin = await userWithToken(service.prisma, { admin: true });
     const { body } = await service.graphql<{ project: unknown }>(query, { token: admin.token, variables: { fullPath: project.fullPath } });
     expect(body.data!.project).toEqual({
       id: `gid://gitlab/Project/${project.id}`,
       description: null,
       webUrl: `https://duo.example.com/${project.fullPath}`,
-      group: { id: `gid://gitlab/Group/${sub.id}`, name: 'Backend', fullName: `${top.name} / Backend`, fullPath: sub.fullPath, webUrl: `https://duo.example.com/${sub.fullPath}` },
+      group: {
+        id: `gid://gitlab/Group/${sub.id}`,
+        name: 'Backend',
+        fullName: `${top.name} / Backend`,
+        fullPath: sub.fullPath,
+        webUrl: `https://duo.example.com/${sub.fullPath}`,
+      },
     });
   });
 
@@ -101,7 +131,9 @@ describe('fields GitLab clients read', () => {
     const query = 'query($ids: [ID!]) { projects(ids: $ids) { nodes { id duoFeaturesEnabled } } }';
     const { body } = await service.graphql<{ projects: { nodes: unknown[] } }>(query, {
       token: alice.token,
-      variables: { ids: [`gid://gitlab/Project/${mine.id}`, `gid://gitlab/Project/${hidden.id}`, 'gid://gitlab/Project/999999', 'not-a-gid'] },
+      variables: {
+        ids: [`gid://gitlab/Project/${mine.id}`, `gid://gitlab/Project/${hidden.id}`, 'gid://gitlab/Project/999999', 'not-a-gid'],
+      },
     });
     expect(body.data!.projects.nodes).toEqual([{ id: `gid://gitlab/Project/${mine.id}`, duoFeaturesEnabled: true }]);
     const listed = await service.graphql<{ projects: { nodes: Array<{ id: string }> } }>(query, { token: alice.token });
@@ -113,28 +145,41 @@ describe('fields GitLab clients read', () => {
   it('AiMessage.errorCode: the code of a failed answer, null otherwise', async () => {
     expect(errorCodeOf(["I'm sorry, I couldn't respond in time. Please try again. Error code: A1000"])).toBe('A1000');
     expect(errorCodeOf([])).toBeNull();
-    const mutation = 'mutation($q: String!) { aiAction(input: { chat: { content: $q }, conversationType: DUO_CHAT }) { requestId threadId errors } }';
-    const sent = await service.graphql<{ aiAction: { requestId: string; threadId: string } }>(mutation, { token: alice.token, variables: { q: 'Why is the sky blue?' } });
+    const mutation =
+      'mutation($q: String!) { aiAction(input: { chat: { content: $q }, conversationType: DUO_CHAT }) { requestId threadId errors } }';
+    const sent = await service.graphql<{ aiAction: { requestId: string; threadId: string } }>(mutation, {
+      token: alice.token,
+      variables: { q: 'Why is the sky blue?' },
+    });
     const { requestId, threadId } = sent.body.data!.aiAction;
-    const read = 'query($threadId: AiConversationThreadID!) { aiMessages(threadId: $threadId) { nodes { requestId role errors errorCode } } }';
+    const read =
+      'query($threadId: AiConversationThreadID!) { aiMessages(threadId: $threadId) { nodes { requestId role errors errorCode } } }';
     let answer: { role: string; errors: string[]; errorCode: string | null } | undefined;
     const deadline = Date.now() + 20_000;
     while (!answer && Date.now() < deadline) {
-      const { body } = await service.graphql<{ aiMessages: { nodes: Array<{ requestId: string; role: string; errors: string[]; errorCode: string | null }> } }>(read, { token: alice.token, variables: { threadId } });
+      const { body } = await service.graphql<{
+        aiMessages: { nodes: Array<{ requestId: string; role: string; errors: string[]; errorCode: string | null }> };
+      }>(read, { token: alice.token, variables: { threadId } });
       answer = body.data!.aiMessages.nodes.find((node) => node.requestId === requestId && node.role === 'ASSISTANT');
       if (!answer) await new Promise((resolve) => setTimeout(resolve, 100));
     }
     expect(answer!.errors[0]).toMatch(/Error code: A9999$/);
     expect(answer!.errorCode).toBe('A9999');
-    const { body } = await service.graphql<{ aiMessages: { nodes: Array<{ role: string; errorCode: string | null }> } }>(read, { token: alice.token, variables: { threadId } });
+    const { body } = await service.graphql<{ aiMessages: { nodes: Array<{ role: string; errorCode: string | null }> } }>(read, {
+      token: alice.token,
+      variables: { threadId },
+    });
     expect(body.data!.aiMessages.nodes.find((node) => node.role === 'USER')!.errorCode).toBeNull();
   });
 
-  it('aiChatContextPresets: questions from an indexed project\'s code; general ones for a hidden or unindexed project', async () => {
-    const query = 'query($projectId: ProjectID, $questionCount: Int) { aiChatContextPresets(projectId: $projectId, questionCount: $questionCount) { questions } }';
+  it("aiChatContextPresets: questions from an indexed project's code; general ones for a hidden or unindexed project", async () => {
+    const query =
+      'query($projectId: ProjectID, $questionCount: Int) { aiChatContextPresets(projectId: $projectId, questionCount: $questionCount) { ' +
+      'questions } }';
     const { project } = await createProject(service.prisma, { fullPath: `${groupPath}/${unique('shop')}`, repository: repo.path });
     await service.prisma.projectMember.create({ data: { projectId: project.id, userId: alice.id, accessLevel: 30 } });
-    const ask = async (token: string, variables: Record<string, unknown>) => (await service.graphql<{ aiChatContextPresets: { questions: string[] } | null }>(query, { token, variables })).body;
+    const ask = async (token: string, variables: Record<string, unknown>) =>
+      (await service.graphql<{ aiChatContextPresets: { questions: string[] } | null }>(query, { token, variables })).body;
 
     const unindexed = await ask(alice.token, { projectId: `gid://gitlab/Project/${project.id}` });
     expect(unindexed.data!.aiChatContextPresets!.questions).toHaveLength(4);
@@ -142,7 +187,9 @@ describe('fields GitLab clients read', () => {
 
     await service.running.services.queues.enqueueIndex({ projectId: project.id, ref: 'main', reason: 'api' });
     const deadline = Date.now() + 30_000;
-    while ((await service.prisma.codeIndex.findUnique({ where: { projectId_ref: { projectId: project.id, ref: 'main' } } }))?.state !== 'ready') {
+    while (
+      (await service.prisma.codeIndex.findUnique({ where: { projectId_ref: { projectId: project.id, ref: 'main' } } }))?.state !== 'ready'
+    ) {
       if (Date.now() > deadline) throw new Error('index never ready');
       await new Promise((resolve) => setTimeout(resolve, 100));
     }

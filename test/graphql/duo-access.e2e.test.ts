@@ -52,7 +52,11 @@ describe('currentUser Duo availability and duoChatAvailableFeatures', () => {
   ])('a %s seat on a %s group gives chat, suggestions and its categories', async (addOn, plan, features) => {
     const user = await userWithToken(service.prisma);
     await groupWithSeat(service.prisma, { plan, addOn, username: user.username });
-    expect(await ask(user.token)).toEqual({ duoChatAvailable: true, duoCodeSuggestionsAvailable: true, duoChatAvailableFeatures: features });
+    expect(await ask(user.token)).toEqual({
+      duoChatAvailable: true,
+      duoCodeSuggestionsAvailable: true,
+      duoChatAvailableFeatures: features,
+    });
   });
 
   it('a seat on a free group gives nothing', async () => {
@@ -64,7 +68,10 @@ describe('currentUser Duo availability and duoChatAvailableFeatures', () => {
   it('an expired purchase gives nothing', async () => {
     const user = await userWithToken(service.prisma);
     const group = await groupWithSeat(service.prisma, { plan: 'ultimate', addOn: 'duo_pro', username: user.username });
-    await service.prisma.addOnPurchase.updateMany({ where: { group: { fullPath: group } }, data: { expiresAt: new Date(Date.now() - 1000) } });
+    await service.prisma.addOnPurchase.updateMany({
+      where: { group: { fullPath: group } },
+      data: { expiresAt: new Date(Date.now() - 1000) },
+    });
     expect((await ask(user.token)).duoChatAvailable).toBe(false);
   });
 
@@ -78,7 +85,9 @@ describe('currentUser Duo availability and duoChatAvailableFeatures', () => {
   it('refuses add-ons on subgroups', async () => {
     const parent = await createGroup(service.prisma, { path: unique('parent'), plan: 'ultimate' });
     const child = await createGroup(service.prisma, { path: 'child', parentPath: parent.fullPath });
-    await expect(buyAddOn(service.prisma, { groupPath: child.fullPath, addOn: 'duo_pro', seats: 1 })).rejects.toMatchObject({ code: 'BAD_USER_INPUT' });
+    await expect(buyAddOn(service.prisma, { groupPath: child.fullPath, addOn: 'duo_pro', seats: 1 })).rejects.toMatchObject({
+      code: 'BAD_USER_INPUT',
+    });
   });
 
   it('refuses a seat beyond the purchased count', async () => {
@@ -87,7 +96,9 @@ describe('currentUser Duo availability and duoChatAvailableFeatures', () => {
     const first = await userWithToken(service.prisma);
     const second = await userWithToken(service.prisma);
     await assignSeat(service.prisma, { groupPath: group, addOn: 'duo_pro', username: first.username });
-    await expect(assignSeat(service.prisma, { groupPath: group, addOn: 'duo_pro', username: second.username })).rejects.toMatchObject({ code: 'CONFLICT' });
+    await expect(assignSeat(service.prisma, { groupPath: group, addOn: 'duo_pro', username: second.username })).rejects.toMatchObject({
+      code: 'CONFLICT',
+    });
   });
 });
 

@@ -1,7 +1,9 @@
 import { groupWithSeat, projectIn, userWithToken, type UserWithToken } from '../helpers/fixtures';
 import { startTestService, type TestService } from '../helpers/test-service';
 
-const QUERY = 'query($membership: Boolean, $search: String, $first: Int) { projects(membership: $membership, search: $search, first: $first) { nodes { fullPath } pageInfo { hasNextPage } } }';
+const QUERY =
+  'query($membership: Boolean, $search: String, $first: Int) { projects(membership: $membership, search: $search, first: $first) { nodes ' +
+  '{ fullPath } pageInfo { hasNextPage } } }';
 
 // GitLab's `projects` query, as the chat page's project picker uses it.
 describe('projects(membership:, search:)', () => {
@@ -24,7 +26,10 @@ describe('projects(membership:, search:)', () => {
   afterAll(() => service.close());
 
   const list = async (variables: Record<string, unknown>, token?: string) => {
-    const { body } = await service.graphql<{ projects: { nodes: Array<{ fullPath: string }>; pageInfo: { hasNextPage: boolean } } }>(QUERY, { variables, token });
+    const { body } = await service.graphql<{ projects: { nodes: Array<{ fullPath: string }>; pageInfo: { hasNextPage: boolean } } }>(
+      QUERY,
+      { variables, token },
+    );
     return body;
   };
   const paths = (body: Awaited<ReturnType<typeof list>>) => body.data!.projects.nodes.map((node) => node.fullPath);

@@ -9,7 +9,16 @@ describe('schema.graphql', () => {
 
   it("uses GitLab's names and scalars", () => {
     const schema = printGraphQLSchema();
-    for (const name of ['scalar UserID', 'scalar ProjectID', 'scalar NamespaceID', 'scalar AiModelID', 'scalar Time', 'scalar JSON', 'type CurrentUser', 'duoChatAvailableFeatures: [String!]!']) {
+    for (const name of [
+      'scalar UserID',
+      'scalar ProjectID',
+      'scalar NamespaceID',
+      'scalar AiModelID',
+      'scalar Time',
+      'scalar JSON',
+      'type CurrentUser',
+      'duoChatAvailableFeatures: [String!]!',
+    ]) {
       expect(schema).toContain(name);
     }
   });

@@ -1,7 +1,9 @@
 import { userWithToken } from '../helpers/fixtures';
 import { startTestService, type TestService } from '../helpers/test-service';
 
-const DELETE = 'mutation($id: AiConversationThreadID!) { deleteConversationThread(input: { threadId: $id, clientMutationId: "m1" }) { success errors clientMutationId } }';
+const DELETE =
+  'mutation($id: AiConversationThreadID!) { deleteConversationThread(input: { threadId: $id, clientMutationId: "m1" }) { success errors ' +
+  'clientMutationId } }';
 
 describe('deleteConversationThread', () => {
   let service: TestService;
@@ -14,9 +16,19 @@ describe('deleteConversationThread', () => {
     const owner = await userWithToken(service.prisma);
     const thread = await service.prisma.aiConversationThread.create({ data: { userId: owner.id, conversationType: 'duo_chat' } });
     await service.prisma.aiMessage.create({
-      data: { id: crypto.randomUUID(), userId: owner.id, threadId: thread.id, requestId: crypto.randomUUID(), role: 'user', content: 'hello' },
+      data: {
+        id: crypto.randomUUID(),
+        userId: owner.id,
+        threadId: thread.id,
+        requestId: crypto.randomUUID(),
+        role: 'user',
+        content: 'hello',
+      },
     });
-    const { body } = await service.graphql(DELETE, { variables: { id: `gid://gitlab/Ai::Conversation::Thread/${thread.id}` }, token: owner.token });
+    const { body } = await service.graphql(DELETE, {
+      variables: { id: `gid://gitlab/Ai::Conversation::Thread/${thread.id}` },
+      token: owner.token,
+    });
     expect(body).toEqual({ data: { deleteConversationThread: { success: true, errors: [], clientMutationId: 'm1' } } });
     expect(await service.prisma.aiMessage.count({ where: { threadId: thread.id } })).toBe(0);
   });
@@ -25,8 +37,14 @@ describe('deleteConversationThread', () => {
     const owner = await userWithToken(service.prisma);
     const intruder = await userWithToken(service.prisma);
     const thread = await service.prisma.aiConversationThread.create({ data: { userId: owner.id, conversationType: 'duo_chat' } });
-    const theirs = await service.graphql(DELETE, { variables: { id: `gid://gitlab/Ai::Conversation::Thread/${thread.id}` }, token: intruder.token });
-    const missing = await service.graphql(DELETE, { variables: { id: 'gid://gitlab/Ai::Conversation::Thread/987654321' }, token: intruder.token });
+    const theirs = await service.graphql(DELETE, {
+      variables: { id: `gid://gitlab/Ai::Conversation::Thread/${thread.id}` },
+      token: intruder.token,
+    });
+    const missing = await service.graphql(DELETE, {
+      variables: { id: 'gid://gitlab/Ai::Conversation::Thread/987654321' },
+      token: intruder.token,
+    });
     expect(theirs.body.errors?.[0]).toMatchObject({ message: 'Thread not found. It may have expired.', extensions: { code: 'NOT_FOUND' } });
     expect(theirs.body.errors?.[0]?.message).toBe(missing.body.errors?.[0]?.message);
     expect(await service.prisma.aiConversationThread.count({ where: { id: thread.id } })).toBe(1);

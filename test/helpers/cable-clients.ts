@@ -100,7 +100,10 @@ export async function waitFor(check: () => boolean, timeoutMs = 2000): Promise<v
 export type LspGraphqlRequest = { query: string; variables: Record<string, unknown>; operationName: string };
 
 /** Subscribes as the language server's channels do (ai_completion_response_channel.ts); collects every message. */
-export async function subscribeLikeLsp(cable: Anycable.Cable, request: LspGraphqlRequest): Promise<{ channel: Anycable.Channel; messages: unknown[] }> {
+export async function subscribeLikeLsp(
+  cable: Anycable.Cable,
+  request: LspGraphqlRequest,
+): Promise<{ channel: Anycable.Channel; messages: unknown[] }> {
   const { Channel } = await loadAnycable();
   type Params = { channel: 'GraphqlChannel'; query: string; variables: string; operationName: string };
   class GraphqlChannel extends Channel<Params> {

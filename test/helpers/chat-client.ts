@@ -2,7 +2,8 @@ import { createClient, type Client } from 'graphql-ws';
 import WebSocket from 'ws';
 
 /** The subscription document GitLab's language server sends (reference section 4.4). */
-export const LSP_SUBSCRIPTION = `subscription aiCompletionResponse($userId: UserID, $clientSubscriptionId: String, $aiAction: AiAction, $htmlResponse: Boolean = true) {
+export const LSP_SUBSCRIPTION = `subscription aiCompletionResponse($userId: UserID, $clientSubscriptionId: String, $aiAction: AiAction,
+$htmlResponse: Boolean = true) {
   aiCompletionResponse(userId: $userId, aiAction: $aiAction, clientSubscriptionId: $clientSubscriptionId) {
     id requestId content contentHtml @include(if: $htmlResponse) errors role timestamp type chunkId
     extras { sources additionalContext { id category metadata } }
@@ -10,8 +11,10 @@ export const LSP_SUBSCRIPTION = `subscription aiCompletionResponse($userId: User
 }`;
 
 /** The language server's chat mutation for GitLab 17.3+ with additional context (reference section 9). */
-export const LSP_CHAT_MUTATION = `mutation chat($question: String!, $resourceId: AiModelID, $currentFileContext: AiCurrentFileInput, $clientSubscriptionId: String, $platformOrigin: String!, $additionalContext: [AiAdditionalContextInput!]) {
-  aiAction(input: { chat: { resourceId: $resourceId, content: $question, currentFile: $currentFileContext, additionalContext: $additionalContext }, clientSubscriptionId: $clientSubscriptionId, platformOrigin: $platformOrigin }) {
+export const LSP_CHAT_MUTATION = `mutation chat($question: String!, $resourceId: AiModelID, $currentFileContext: AiCurrentFileInput,
+$clientSubscriptionId: String, $platformOrigin: String!, $additionalContext: [AiAdditionalContextInput!]) {
+  aiAction(input: { chat: { resourceId: $resourceId, content: $question, currentFile: $currentFileContext, additionalContext:
+  $additionalContext }, clientSubscriptionId: $clientSubscriptionId, platformOrigin: $platformOrigin }) {
     requestId
     errors
   }
@@ -100,7 +103,11 @@ export async function subscribe(client: Client, variables: Record<string, unknow
     errors,
     until,
     untilFinal: async (requestId, timeoutMs) => {
-      await until((all) => all.some((message) => message.requestId === requestId && message.role.toLowerCase() === 'assistant' && message.chunkId === null), timeoutMs);
+      await until(
+        (all) =>
+          all.some((message) => message.requestId === requestId && message.role.toLowerCase() === 'assistant' && message.chunkId === null),
+        timeoutMs,
+      );
       return messages.filter((message) => message.requestId === requestId);
     },
     stop,

@@ -9,7 +9,10 @@ export const unique = (prefix: string) => `${prefix}${randomBytes(4).toString('h
 export type UserWithToken = { id: number; username: string; token: string };
 
 /** A user and an api token, made through the same services the admin commands use. */
-export async function userWithToken(prisma: PrismaClient, options: { scopes?: string[]; admin?: boolean; expiresAt?: string } = {}): Promise<UserWithToken> {
+export async function userWithToken(
+  prisma: PrismaClient,
+  options: { scopes?: string[]; admin?: boolean; expiresAt?: string } = {},
+): Promise<UserWithToken> {
   const user = await createUser(prisma, { username: unique('user'), admin: options.admin });
   const { token } = await createToken(prisma, { username: user.username, scopes: options.scopes, expiresAt: options.expiresAt });
   return { id: user.id, username: user.username, token };
@@ -25,8 +28,13 @@ export async function groupWithSeat(prisma: PrismaClient, options: { plan: strin
   return group.fullPath;
 }
 
-export async function projectIn(prisma: PrismaClient, groupPath: string, options: { visibility?: string; member?: { username: string; accessLevel: string } } = {}) {
+export async function projectIn(
+  prisma: PrismaClient,
+  groupPath: string,
+  options: { visibility?: string; member?: { username: string; accessLevel: string } } = {},
+) {
   const { project } = await createProject(prisma, { fullPath: `${groupPath}/${unique('project')}`, visibility: options.visibility });
-  if (options.member) await addMember(prisma, { fullPath: project.fullPath, username: options.member.username, accessLevel: options.member.accessLevel });
+  if (options.member)
+    await addMember(prisma, { fullPath: project.fullPath, username: options.member.username, accessLevel: options.member.accessLevel });
   return project;
 }

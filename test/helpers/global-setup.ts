@@ -19,7 +19,9 @@ export default async function globalSetup(): Promise<void> {
   try {
     await admin.connect();
   } catch (error) {
-    throw new Error(`Tests need PostgreSQL at ${TEST_ADMIN_DATABASE_URL} (set TEST_DATABASE_URL): ${(error as Error).message}`, { cause: error });
+    throw new Error(`Tests need PostgreSQL at ${TEST_ADMIN_DATABASE_URL} (set TEST_DATABASE_URL): ${(error as Error).message}`, {
+      cause: error,
+    });
   }
   try {
     const { rows } = await admin.query("SELECT 1 FROM pg_available_extensions WHERE name = 'vector'");

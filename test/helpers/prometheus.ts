@@ -11,7 +11,8 @@ export function parseScrape(text: string): Sample[] {
     const match = /^([a-zA-Z_:][\w:]*)(?:\{(.*)\})? (\S+)/.exec(line);
     if (!match) throw new Error(`not a sample line: ${line}`);
     const labels: Record<string, string> = {};
-    for (const label of (match[2] ?? '').matchAll(/([a-zA-Z_]\w*)="((?:[^"\\]|\\.)*)"/g)) labels[label[1]] = label[2].replace(/\\(.)/g, (_all, char: string) => (char === 'n' ? '\n' : char));
+    for (const label of (match[2] ?? '').matchAll(/([a-zA-Z_]\w*)="((?:[^"\\]|\\.)*)"/g))
+      labels[label[1]] = label[2].replace(/\\(.)/g, (_all, char: string) => (char === 'n' ? '\n' : char));
     samples.push({ name: match[1], labels, value: Number(match[3]) });
   }
   return samples;
@@ -25,7 +26,10 @@ export function valueOf(samples: Sample[], name: string, labels: Record<string, 
 }
 
 /** GET a path from a given local address (e.g. 127.0.0.2, which is loopback on Linux but another client). */
-export function getFrom(url: string, options: { localAddress?: string; headers?: Record<string, string> } = {}): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }> {
+export function getFrom(
+  url: string,
+  options: { localAddress?: string; headers?: Record<string, string> } = {},
+): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }> {
   return new Promise((resolve, reject) => {
     const request = http.get(url, { localAddress: options.localAddress, headers: options.headers }, (response) => {
       let body = '';

@@ -27,7 +27,13 @@ export type StubBehaviour =
    * read them: 'destroy' (default) destroys the socket mid-response, 'end' ends the response
    * cleanly but without the finish and end marker.
    */
-  | { kind: 'stream'; pieces: string[]; delayMs?: number; finishReason?: 'stop' | 'length'; cut?: { afterPieces: number; how?: 'destroy' | 'end' } }
+  | {
+      kind: 'stream';
+      pieces: string[];
+      delayMs?: number;
+      finishReason?: 'stop' | 'length';
+      cut?: { afterPieces: number; how?: 'destroy' | 'end' };
+    }
   /** Streams `You said: <last user message>` in 3 pieces: proves the prompt reached the model. */
   | { kind: 'echo' }
   /**
@@ -206,7 +212,9 @@ async function behave(exchange: Exchange, behaviour: StubBehaviour): Promise<voi
         format === 'openai'
           ? {
               error: {
-                message: "This model's maximum context length is 8192 tokens. However, your messages resulted in 9000 tokens. Please reduce the length of the messages.",
+                message:
+                  "This model's maximum context length is 8192 tokens. However, your messages resulted in 9000 tokens. Please reduce the " +
+                  'length of the messages.',
                 type: 'invalid_request_error',
                 param: 'messages',
                 code: 'context_length_exceeded',
@@ -228,7 +236,10 @@ async function behave(exchange: Exchange, behaviour: StubBehaviour): Promise<voi
   }
 }
 
-async function streamPieces(exchange: Exchange, stream: { pieces: string[]; delayMs?: number; finishReason?: 'stop' | 'length'; cut?: { afterPieces: number; how?: 'destroy' | 'end' } }): Promise<void> {
+async function streamPieces(
+  exchange: Exchange,
+  stream: { pieces: string[]; delayMs?: number; finishReason?: 'stop' | 'length'; cut?: { afterPieces: number; how?: 'destroy' | 'end' } },
+): Promise<void> {
   const { response } = exchange;
   const wire = wireFormat(exchange);
   startStream(response);
@@ -266,14 +277,27 @@ function wireFormat({ format, body }: Exchange): WireFormat {
   const inputTokens = countWords(body);
   if (format === 'openai') {
     const chunk = (delta: object, finishReason: string | null) =>
-      data({ id: 'chatcmpl-stub', object: 'chat.completion.chunk', created: 0, model, choices: [{ index: 0, delta, finish_reason: finishReason }] });
+      data({
+        id: 'chatcmpl-stub',
+        object: 'chat.completion.chunk',
+        created: 0,
+        model,
+        choices: [{ index: 0, delta, finish_reason: finishReason }],
+      });
     return {
       open: () => chunk({ role: 'assistant', content: '' }, null),
       piece: (text) => chunk({ content: text }, null),
       close: (finishReason, pieceCount) =>
         chunk({}, finishReason) +
         (body.stream_options?.include_usage
-          ? data({ id: 'chatcmpl-stub', object: 'chat.completion.chunk', created: 0, model, choices: [], usage: { prompt_tokens: inputTokens, completion_tokens: pieceCount, total_tokens: inputTokens + pieceCount } })
+          ? data({
+              id: 'chatcmpl-stub',
+              object: 'chat.completion.chunk',
+              created: 0,
+              model,
+              choices: [],
+              usage: { prompt_tokens: inputTokens, completion_tokens: pieceCount, total_tokens: inputTokens + pieceCount },
+            })
           : '') +
         'data: [DONE]\n\n',
       error: (errorType) => data({ error: { message: 'The server had an error while processing your request.', type: errorType } }),
@@ -283,16 +307,33 @@ function wireFormat({ format, body }: Exchange): WireFormat {
     open: () =>
       event('message_start', {
         type: 'message_start',
-        message: { id: 'msg_stub', type: 'message', role: 'assistant', model, content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: inputTokens, output_tokens: 1 } },
+        message: {
+          id: 'msg_stub',
+          type: 'message',
+          role: 'assistant',
+          model,
+          content: [],
+          stop_reason: null,
+          stop_sequence: null,
+          usage: { input_tokens: inputTokens, output_tokens: 1 },
+        },
       }) +
       event('content_block_start', { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } }) +
       event('ping', { type: 'ping' }),
     piece: (text) => event('content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text } }),
     close: (finishReason, pieceCount) =>
       event('content_block_stop', { type: 'content_block_stop', index: 0 }) +
-      event('message_delta', { type: 'message_delta', delta: { stop_reason: finishReason === 'stop' ? 'end_turn' : 'max_tokens', stop_sequence: null }, usage: { output_tokens: pieceCount } }) +
+      event('message_delta', {
+        type: 'message_delta',
+        delta: { stop_reason: finishReason === 'stop' ? 'end_turn' : 'max_tokens', stop_sequence: null },
+        usage: { output_tokens: pieceCount },
+      }) +
       event('message_stop', { type: 'message_stop' }),
-    error: (errorType) => event('error', { type: 'error', error: { type: errorType, message: errorType === 'overloaded_error' ? 'Overloaded' : 'stub stream error' } }),
+    error: (errorType) =>
+      event('error', {
+        type: 'error',
+        error: { type: errorType, message: errorType === 'overloaded_error' ? 'Overloaded' : 'stub stream error' },
+      }),
   };
 }
 
@@ -332,7 +373,8 @@ function readBody(request: http.IncomingMessage): Promise<string> {
 function textOf(content: unknown): string {
   if (typeof content === 'string') return content;
   // Anthropic also accepts content as blocks: [{ type: 'text', text }].
-  if (Array.isArray(content)) return content.map((block: { text?: unknown }) => (typeof block?.text === 'string' ? block.text : '')).join('');
+  if (Array.isArray(content))
+    return content.map((block: { text?: unknown }) => (typeof block?.text === 'string' ? block.text : '')).join('');
   return '';
 }
 

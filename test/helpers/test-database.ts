@@ -17,7 +17,9 @@ async function withAdmin<T>(run: (client: pg.Client) => Promise<T>): Promise<T> 
 /** A database of this test file's own, copied from the migrated template (or empty). */
 export async function createTestDatabase(options: { empty?: boolean } = {}): Promise<TestDatabase> {
   const name = `duo_test_${randomBytes(6).toString('hex')}`;
-  await withAdmin((client) => client.query(options.empty ? `CREATE DATABASE "${name}"` : `CREATE DATABASE "${name}" TEMPLATE "${templateDatabaseName()}"`));
+  await withAdmin((client) =>
+    client.query(options.empty ? `CREATE DATABASE "${name}"` : `CREATE DATABASE "${name}" TEMPLATE "${templateDatabaseName()}"`),
+  );
   return {
     name,
     url: databaseUrl(name),

@@ -21,7 +21,10 @@ export type TestService = {
   running: RunningService;
   redisPrefix: string;
   /** POST /api/graphql with an optional bearer token. */
-  graphql<Data = Record<string, unknown>>(query: string, options?: { variables?: Record<string, unknown>; token?: string }): Promise<GraphQLResponse<Data>>;
+  graphql<Data = Record<string, unknown>>(
+    query: string,
+    options?: { variables?: Record<string, unknown>; token?: string },
+  ): Promise<GraphQLResponse<Data>>;
   close(): Promise<void>;
 };
 
@@ -59,7 +62,10 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
     graphql: async (query, requestOptions = {}) => {
       const response = await fetch(`${url}/api/graphql`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', ...(requestOptions.token ? { authorization: `Bearer ${requestOptions.token}` } : {}) },
+        headers: {
+          'content-type': 'application/json',
+          ...(requestOptions.token ? { authorization: `Bearer ${requestOptions.token}` } : {}),
+        },
         body: JSON.stringify({ query, variables: requestOptions.variables }),
       });
       return { status: response.status, body: (await response.json()) as GraphQLResponse['body'] } as never;

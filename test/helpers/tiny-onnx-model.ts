@@ -9,12 +9,14 @@ const ONNX_PROTO = `
 syntax = "proto3";
 package onnx;
 message AttributeProto { string name = 1; int64 i = 3; int32 type = 20; }
-message NodeProto { repeated string input = 1; repeated string output = 2; string name = 3; string op_type = 4; repeated AttributeProto attribute = 5; }
+message NodeProto { repeated string input = 1; repeated string output = 2; string name = 3; string op_type = 4; repeated AttributeProto
+attribute = 5; }
 message TensorProto { repeated int64 dims = 1; int32 data_type = 2; string name = 8; bytes raw_data = 9; }
 message TensorShapeProto { message Dimension { oneof value { int64 dim_value = 1; string dim_param = 2; } } repeated Dimension dim = 1; }
 message TypeProto { message Tensor { int32 elem_type = 1; TensorShapeProto shape = 2; } oneof value { Tensor tensor_type = 1; } }
 message ValueInfoProto { string name = 1; TypeProto type = 2; }
-message GraphProto { repeated NodeProto node = 1; string name = 2; repeated TensorProto initializer = 5; repeated ValueInfoProto input = 11; repeated ValueInfoProto output = 12; }
+message GraphProto { repeated NodeProto node = 1; string name = 2; repeated TensorProto initializer = 5; repeated ValueInfoProto input = 11;
+repeated ValueInfoProto output = 12; }
 message OperatorSetIdProto { string domain = 1; int64 version = 2; }
 message ModelProto { int64 ir_version = 1; string producer_name = 2; GraphProto graph = 7; repeated OperatorSetIdProto opset_import = 8; }
 `;
@@ -26,11 +28,82 @@ const ATTRIBUTE_INT = 2;
 const SPECIAL_TOKENS = ['[PAD]', '[UNK]', '[CLS]', '[SEP]', '[MASK]'];
 // Enough words for the tests to tell related texts from unrelated ones; the rest becomes [UNK].
 const WORDS = [
-  'the', 'a', 'how', 'do', 'we', 'does', 'is', 'to', 'of', 'and', 'in', 'return', 'function', 'const', 'class', 'new', 'import', 'export', 'from',
-  'parse', 'connection', 'string', 'url', 'host', 'port', 'database', 'open', 'close', 'query', 'user', 'users', 'token', 'login', 'password',
-  'image', 'resize', 'width', 'height', 'pixel', 'color', 'file', 'read', 'write', 'error', 'retry', 'cache', 'queue', 'job', 'worker',
-  '(', ')', '{', '}', '[', ']', '.', ',', ':', ';', '=', '?', '!', '"', "'", '/', '-', '_', '<', '>',
-  '##s', '##ing', '##ed', '##er', '##connection', '##string', '##url',
+  'the',
+  'a',
+  'how',
+  'do',
+  'we',
+  'does',
+  'is',
+  'to',
+  'of',
+  'and',
+  'in',
+  'return',
+  'function',
+  'const',
+  'class',
+  'new',
+  'import',
+  'export',
+  'from',
+  'parse',
+  'connection',
+  'string',
+  'url',
+  'host',
+  'port',
+  'database',
+  'open',
+  'close',
+  'query',
+  'user',
+  'users',
+  'token',
+  'login',
+  'password',
+  'image',
+  'resize',
+  'width',
+  'height',
+  'pixel',
+  'color',
+  'file',
+  'read',
+  'write',
+  'error',
+  'retry',
+  'cache',
+  'queue',
+  'job',
+  'worker',
+  '(',
+  ')',
+  '{',
+  '}',
+  '[',
+  ']',
+  '.',
+  ',',
+  ':',
+  ';',
+  '=',
+  '?',
+  '!',
+  '"',
+  "'",
+  '/',
+  '-',
+  '_',
+  '<',
+  '>',
+  '##s',
+  '##ing',
+  '##ed',
+  '##er',
+  '##connection',
+  '##string',
+  '##url',
 ];
 
 export type TinyOnnxModelOptions = {
@@ -41,7 +114,6 @@ export type TinyOnnxModelOptions = {
   /** Seeds the weights: another seed gives another model.onnx. Default 1. */
   seed?: number;
 };
-
 
 /** Uniform noise in [-scale, scale], plus the identity when asked (a square matrix that keeps angles roughly). */
 function floatTensor(options: { name: string; dims: [number, number]; next: () => number; scale?: number; identity?: boolean }) {
@@ -56,7 +128,12 @@ function floatTensor(options: { name: string; dims: [number, number]; next: () =
 
 const tensorInfo = (name: string, elemType: number, dims: Array<number | string>) => ({
   name,
-  type: { tensor_type: { elem_type: elemType, shape: { dim: dims.map((dim) => (typeof dim === 'number' ? { dim_value: dim } : { dim_param: dim })) } } },
+  type: {
+    tensor_type: {
+      elem_type: elemType,
+      shape: { dim: dims.map((dim) => (typeof dim === 'number' ? { dim_value: dim } : { dim_param: dim })) },
+    },
+  },
 });
 
 /**
@@ -81,10 +158,21 @@ function modelBytes(options: { vocabSize: number; hiddenSize: number; seed: numb
     ],
     node: [
       { op_type: 'Gather', name: 'word_embeddings', input: ['embeddings.word_embeddings.weight', 'input_ids'], output: ['words'] },
-      { op_type: 'Gather', name: 'token_type_embeddings', input: ['embeddings.token_type_embeddings.weight', 'token_type_ids'], output: ['types'] },
+      {
+        op_type: 'Gather',
+        name: 'token_type_embeddings',
+        input: ['embeddings.token_type_embeddings.weight', 'token_type_ids'],
+        output: ['types'],
+      },
       { op_type: 'Add', name: 'embeddings', input: ['words', 'types'], output: ['embedded'] },
       { op_type: 'MatMul', name: 'dense', input: ['embedded', 'dense.weight'], output: ['projected'] },
-      { op_type: 'Cast', name: 'mask_to_float', input: ['attention_mask'], output: ['mask_float'], attribute: [{ name: 'to', type: ATTRIBUTE_INT, i: FLOAT }] },
+      {
+        op_type: 'Cast',
+        name: 'mask_to_float',
+        input: ['attention_mask'],
+        output: ['mask_float'],
+        attribute: [{ name: 'to', type: ATTRIBUTE_INT, i: FLOAT }],
+      },
       { op_type: 'Unsqueeze', name: 'mask_unsqueeze', input: ['mask_float', 'unsqueeze_axes'], output: ['mask'] },
       { op_type: 'Mul', name: 'apply_mask', input: ['projected', 'mask'], output: ['last_hidden_state'] },
     ],
@@ -101,13 +189,27 @@ function tokenizerJson(vocab: Record<string, number>) {
     version: '1.0',
     truncation: null,
     padding: null,
-    added_tokens: SPECIAL_TOKENS.map((content, id) => ({ id, content, single_word: false, lstrip: false, rstrip: false, normalized: false, special: true })),
+    added_tokens: SPECIAL_TOKENS.map((content, id) => ({
+      id,
+      content,
+      single_word: false,
+      lstrip: false,
+      rstrip: false,
+      normalized: false,
+      special: true,
+    })),
     normalizer: { type: 'BertNormalizer', clean_text: true, handle_chinese_chars: true, strip_accents: null, lowercase: true },
     pre_tokenizer: { type: 'BertPreTokenizer' },
     post_processor: {
       type: 'TemplateProcessing',
       single: [special('[CLS]'), { Sequence: { id: 'A', type_id: 0 } }, special('[SEP]')],
-      pair: [special('[CLS]'), { Sequence: { id: 'A', type_id: 0 } }, special('[SEP]'), { Sequence: { id: 'B', type_id: 1 } }, { SpecialToken: { id: '[SEP]', type_id: 1 } }],
+      pair: [
+        special('[CLS]'),
+        { Sequence: { id: 'A', type_id: 0 } },
+        special('[SEP]'),
+        { Sequence: { id: 'B', type_id: 1 } },
+        { SpecialToken: { id: '[SEP]', type_id: 1 } },
+      ],
       special_tokens: Object.fromEntries(['[CLS]', '[SEP]'].map((token) => [token, { id: token, ids: [vocab[token]], tokens: [token] }])),
     },
     decoder: { type: 'WordPiece', prefix: '##', cleanup: true },
@@ -149,6 +251,9 @@ export async function writeTinyOnnxModel(options: TinyOnnxModelOptions): Promise
     unk_token: '[UNK]',
     mask_token: '[MASK]',
   });
-  await writeFile(path.join(options.directory, 'onnx', 'model.onnx'), modelBytes({ vocabSize: tokens.length, hiddenSize, seed: options.seed ?? 1 }));
+  await writeFile(
+    path.join(options.directory, 'onnx', 'model.onnx'),
+    modelBytes({ vocabSize: tokens.length, hiddenSize, seed: options.seed ?? 1 }),
+  );
   return options.directory;
 }

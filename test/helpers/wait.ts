@@ -22,7 +22,10 @@ export async function waitUntil<T>(read: () => T | Promise<T>, options: WaitOpti
     if (until(value)) return value;
     if (Date.now() - started > timeoutMs) {
       const described = typeof what === 'function' ? what() : what;
-      throw new Error(`timed out after ${timeoutMs} ms waiting for ${described}; last value: ${JSON.stringify(value, (_key, item: unknown) => (typeof item === 'bigint' ? String(item) : item))}`);
+      throw new Error(
+        `timed out after ${timeoutMs} ms waiting for ${described}; last value: ` +
+          `${JSON.stringify(value, (_key, item: unknown) => (typeof item === 'bigint' ? String(item) : item))}`,
+      );
     }
     await sleep(intervalMs);
   }

@@ -8,7 +8,6 @@ import { chromium, type BrowserContext } from 'playwright-core';
 import { PROJECT_ROOT } from '../../src/paths';
 import { CHROMIUM_PATH } from './test-env';
 
-
 function filesUnder(directory: string): string[] {
   return readdirSync(directory)
     .flatMap((name) => {
@@ -24,14 +23,21 @@ function filesUnder(directory: string): string[] {
  */
 export async function builtChatPage(): Promise<string> {
   const digest = createHash('sha256');
-  for (const file of [...filesUnder(path.join(PROJECT_ROOT, 'web')), path.join(PROJECT_ROOT, 'scripts', 'build-web.js'), path.join(PROJECT_ROOT, 'package-lock.json')]) {
+  for (const file of [
+    ...filesUnder(path.join(PROJECT_ROOT, 'web')),
+    path.join(PROJECT_ROOT, 'scripts', 'build-web.js'),
+    path.join(PROJECT_ROOT, 'package-lock.json'),
+  ]) {
     digest.update(path.relative(PROJECT_ROOT, file)).update(readFileSync(file));
   }
   const cacheDir = path.join(PROJECT_ROOT, 'node_modules', '.cache', 'duo-chat-page');
   const name = digest.digest('hex').slice(0, 16);
   const outDir = path.join(cacheDir, name);
   if (!existsSync(path.join(outDir, 'index.html'))) {
-    await promisify(execFile)(process.execPath, [path.join(PROJECT_ROOT, 'scripts', 'build-web.js'), outDir], { cwd: PROJECT_ROOT, timeout: 240_000 });
+    await promisify(execFile)(process.execPath, [path.join(PROJECT_ROOT, 'scripts', 'build-web.js'), outDir], {
+      cwd: PROJECT_ROOT,
+      timeout: 240_000,
+    });
     // Builds of older sources are not needed again.
     for (const old of readdirSync(cacheDir)) if (old !== name) rmSync(path.join(cacheDir, old), { recursive: true, force: true });
   }
@@ -52,7 +58,16 @@ export async function launchBrowser(serviceUrl: string): Promise<TestBrowser> {
     executablePath: CHROMIUM_PATH,
     headless: true,
     viewport: { width: 1280, height: 800 },
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
   });
   const allowed = new URL(serviceUrl).host;
   const foreignRequests: string[] = [];

@@ -4,8 +4,23 @@ import pino from 'pino';
 import { unauthenticated } from '../../src/errors';
 import { formatError } from '../../src/graphql/plugins';
 import { createActionCableServer, type ActionCableServer } from '../../src/http/action-cable';
-import { createLspCable, openRawCable, subscribeLikeLsp, waitFor, type CableFrame, type OpenRawCableOptions, type RawCable } from '../helpers/cable-clients';
-import { CABLE_TOKENS, createCableTestSchema, TICK_SUBSCRIPTION, tickTopic, type CableTestContext, type CableTestSchema } from '../helpers/cable-schema';
+import {
+  createLspCable,
+  openRawCable,
+  subscribeLikeLsp,
+  waitFor,
+  type CableFrame,
+  type OpenRawCableOptions,
+  type RawCable,
+} from '../helpers/cable-clients';
+import {
+  CABLE_TOKENS,
+  createCableTestSchema,
+  TICK_SUBSCRIPTION,
+  tickTopic,
+  type CableTestContext,
+  type CableTestSchema,
+} from '../helpers/cable-schema';
 
 type Harness = CableTestSchema & {
   url: string;
@@ -77,8 +92,10 @@ async function lspCable(token?: string) {
 }
 
 const graphqlIdentifier = (params: Record<string, unknown>) => JSON.stringify({ channel: 'GraphqlChannel', ...params });
-const tickIdentifier = (userId: string) => graphqlIdentifier({ query: TICK_SUBSCRIPTION, variables: JSON.stringify({ userId }), operationName: 'tick' });
-const helloIdentifier = (tag = '') => graphqlIdentifier({ query: `query hello${tag} { hello }`, variables: '{}', operationName: `hello${tag}` });
+const tickIdentifier = (userId: string) =>
+  graphqlIdentifier({ query: TICK_SUBSCRIPTION, variables: JSON.stringify({ userId }), operationName: 'tick' });
+const helloIdentifier = (tag = '') =>
+  graphqlIdentifier({ query: `query hello${tag} { hello }`, variables: '{}', operationName: `hello${tag}` });
 
 /** Subscribes on a raw cable and takes frames up to the answer (confirm, then the first message). */
 async function subscribeRaw(client: RawCable, identifier: string): Promise<CableFrame[]> {
@@ -126,7 +143,9 @@ describe('connection', () => {
   });
 
   it('refuses an upgrade offering only other subprotocols with HTTP 400, and accepts one offering none', async () => {
-    await expect(openRawCable(harness.url, { token: 'good', protocols: ['graphql-transport-ws'] })).rejects.toThrow('Unexpected server response: 400');
+    await expect(openRawCable(harness.url, { token: 'good', protocols: ['graphql-transport-ws'] })).rejects.toThrow(
+      'Unexpected server response: 400',
+    );
 
     const client = await rawCable({ token: 'good', protocols: [] });
     expect(await client.take()).toEqual({ type: 'welcome' });
@@ -135,7 +154,10 @@ describe('connection', () => {
   it('never logs the token or query variables', async () => {
     const client = await rawCable();
     await client.take();
-    await subscribeRaw(client, graphqlIdentifier({ query: 'query secretive($s: String) { hello }', variables: JSON.stringify({ s: 'secret-variable' }) }));
+    await subscribeRaw(
+      client,
+      graphqlIdentifier({ query: 'query secretive($s: String) { hello }', variables: JSON.stringify({ s: 'secret-variable' }) }),
+    );
 
     const logged = JSON.stringify(harness.logs);
     expect(logged).toContain('cable_subscribed');
@@ -174,7 +196,11 @@ describe("GraphqlChannel through the language server's client", () => {
 
     expect(messages).toEqual([
       {
-        result: { errors: [expect.objectContaining({ message: 'You cannot subscribe to another user', path: ['tick'], extensions: { code: 'FORBIDDEN' } })] },
+        result: {
+          errors: [
+            expect.objectContaining({ message: 'You cannot subscribe to another user', path: ['tick'], extensions: { code: 'FORBIDDEN' } }),
+          ],
+        },
         more: false,
       },
     ]);
@@ -197,7 +223,13 @@ describe("GraphqlChannel through the language server's client", () => {
 
     await waitFor(() => messages.length === 1);
     expect(messages).toEqual([
-      { result: { data: { boom: null }, errors: [expect.objectContaining({ message: 'Internal server error', extensions: { code: 'INTERNAL_SERVER_ERROR' } })] }, more: false },
+      {
+        result: {
+          data: { boom: null },
+          errors: [expect.objectContaining({ message: 'Internal server error', extensions: { code: 'INTERNAL_SERVER_ERROR' } })],
+        },
+        more: false,
+      },
     ]);
     expect(JSON.stringify(messages)).not.toContain('db-internal');
     expect(harness.logs).toContainEqual(expect.objectContaining({ event: 'cable_operation_error', level: 50 }));
@@ -225,8 +257,18 @@ describe('GraphqlChannel frames', () => {
     ['a syntax error', { query: 'subscription {' }, 'GRAPHQL_PARSE_FAILED', /^Syntax Error/],
     ['an unknown field', { query: '{ goodbye }' }, 'GRAPHQL_VALIDATION_FAILED', /Cannot query field "goodbye"/],
     ['variables that are not JSON', { query: TICK_SUBSCRIPTION, variables: '{userId:' }, 'BAD_USER_INPUT', /^Variables are not valid JSON/],
-    ['a missing required variable', { query: TICK_SUBSCRIPTION, variables: '{}' }, 'BAD_USER_INPUT', /"\$userId" of required type "String!" was not provided/],
-    ['an unknown operation name', { query: TICK_SUBSCRIPTION, operationName: 'tock' }, 'OPERATION_RESOLUTION_FAILURE', /Unknown operation named "tock"/],
+    [
+      'a missing required variable',
+      { query: TICK_SUBSCRIPTION, variables: '{}' },
+      'BAD_USER_INPUT',
+      /"\$userId" of required type "String!" was not provided/,
+    ],
+    [
+      'an unknown operation name',
+      { query: TICK_SUBSCRIPTION, operationName: 'tock' },
+      'OPERATION_RESOLUTION_FAILURE',
+      /Unknown operation named "tock"/,
+    ],
     ['no query', {}, 'BAD_REQUEST', /No query string was present/],
   ])('confirms, then answers %s with errors and more: false', async (_case, params, code, message) => {
     const client = await rawCable();
@@ -236,7 +278,13 @@ describe('GraphqlChannel frames', () => {
     const [confirm, answer] = await subscribeRaw(client, identifier);
 
     expect(confirm).toEqual({ identifier, type: 'confirm_subscription' });
-    expect(answer).toEqual({ identifier, message: { result: { errors: [expect.objectContaining({ message: expect.stringMatching(message), extensions: { code } })] }, more: false } });
+    expect(answer).toEqual({
+      identifier,
+      message: {
+        result: { errors: [expect.objectContaining({ message: expect.stringMatching(message), extensions: { code } })] },
+        more: false,
+      },
+    });
   });
 
   it('accepts variables as an object too', async () => {

@@ -40,7 +40,9 @@ describe('the short-lived cache of token, seat and membership look-ups', () => {
       const user = await userWithToken(service.prisma);
       expect((await service.graphql(CURRENT_USER, { token: user.token })).status).toBe(200);
       // Revoked behind the service's back: the cached look-up still answers (this is what saves the round trip).
-      await elsewhere(databaseUrl, 'UPDATE personal_access_tokens SET revoked_at = now() WHERE token_digest = $1', [digestToken(user.token)]);
+      await elsewhere(databaseUrl, 'UPDATE personal_access_tokens SET revoked_at = now() WHERE token_digest = $1', [
+        digestToken(user.token),
+      ]);
       expect((await service.graphql(CURRENT_USER, { token: user.token })).status).toBe(200);
       // Through the service: forgotten at once.
       await revokeToken(service.prisma, { token: user.token });
@@ -81,7 +83,9 @@ describe('the short-lived cache of token, seat and membership look-ups', () => {
     it('lets a token revoked by another process go within seconds', async () => {
       const user = await userWithToken(service.prisma);
       expect((await service.graphql(CURRENT_USER, { token: user.token })).status).toBe(200);
-      await elsewhere(databaseUrl, 'UPDATE personal_access_tokens SET revoked_at = now() WHERE token_digest = $1', [digestToken(user.token)]);
+      await elsewhere(databaseUrl, 'UPDATE personal_access_tokens SET revoked_at = now() WHERE token_digest = $1', [
+        digestToken(user.token),
+      ]);
       expect(await statusWithin(service, user.token, 401, 10_000)).toBe(401);
     });
 

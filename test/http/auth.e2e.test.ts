@@ -73,26 +73,44 @@ describe('authentication over HTTP with real tokens', () => {
   describe('refuses bad credentials with the same 401', () => {
     const cases: Array<[string, () => Promise<string>]> = [
       ['a wrong token', async () => 'glpat-thisisnotarealtoken'],
-      ['an expired token', async () => {
-        const user = await userWithToken(service.prisma);
-        await service.prisma.personalAccessToken.updateMany({ where: { userId: user.id }, data: { expiresAt: new Date(Date.now() - 86_400_000) } });
-        return user.token;
-      }],
-      ['a token expiring today', async () => {
-        const user = await userWithToken(service.prisma);
-        await service.prisma.personalAccessToken.updateMany({ where: { userId: user.id }, data: { expiresAt: new Date(`${new Date().toISOString().slice(0, 10)}T00:00:00Z`) } });
-        return user.token;
-      }],
-      ['a revoked token', async () => {
-        const user = await userWithToken(service.prisma);
-        await revokeToken(service.prisma, { token: user.token });
-        return user.token;
-      }],
-      ['a blocked user', async () => {
-        const user = await userWithToken(service.prisma);
-        await setUserState(service.prisma, user.username, 'blocked');
-        return user.token;
-      }],
+      [
+        'an expired token',
+        async () => {
+          const user = await userWithToken(service.prisma);
+          await service.prisma.personalAccessToken.updateMany({
+            where: { userId: user.id },
+            data: { expiresAt: new Date(Date.now() - 86_400_000) },
+          });
+          return user.token;
+        },
+      ],
+      [
+        'a token expiring today',
+        async () => {
+          const user = await userWithToken(service.prisma);
+          await service.prisma.personalAccessToken.updateMany({
+            where: { userId: user.id },
+            data: { expiresAt: new Date(`${new Date().toISOString().slice(0, 10)}T00:00:00Z`) },
+          });
+          return user.token;
+        },
+      ],
+      [
+        'a revoked token',
+        async () => {
+          const user = await userWithToken(service.prisma);
+          await revokeToken(service.prisma, { token: user.token });
+          return user.token;
+        },
+      ],
+      [
+        'a blocked user',
+        async () => {
+          const user = await userWithToken(service.prisma);
+          await setUserState(service.prisma, user.username, 'blocked');
+          return user.token;
+        },
+      ],
     ];
 
     it.each(cases)('%s on REST', async (_name, makeToken) => {
@@ -112,7 +130,8 @@ describe('authentication over HTTP with real tokens', () => {
   });
 
   describe('token scopes on mutations', () => {
-    const DELETE_THREAD = 'mutation { deleteConversationThread(input: { threadId: "gid://gitlab/Ai::Conversation::Thread/999999" }) { success errors } }';
+    const DELETE_THREAD =
+      'mutation { deleteConversationThread(input: { threadId: "gid://gitlab/Ai::Conversation::Thread/999999" }) { success errors } }';
 
     it('refuses any mutation to a read_api token, before the resolver runs', async () => {
       const reader = await userWithToken(service.prisma, { scopes: ['read_api'] });

@@ -20,7 +20,11 @@ describe('REST calls of the language server: token info, direct access, connecti
   afterAll(() => service.close());
 
   const request = (method: string, path: string, token: string | null) =>
-    fetch(`${service.url}${path}`, { method, headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) }, body: method === 'POST' ? '{}' : undefined });
+    fetch(`${service.url}${path}`, {
+      method,
+      headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+      body: method === 'POST' ? '{}' : undefined,
+    });
 
   it("answers /oauth/token/info for our tokens in Doorkeeper's shape", async () => {
     const response = await request('GET', '/oauth/token/info', seated.token);
@@ -48,7 +52,11 @@ describe('REST calls of the language server: token info, direct access, connecti
       const response = await request('GET', '/oauth/token/info', token);
       expect(response.status).toBe(401);
       expect(response.headers.get('www-authenticate')).toMatch(/^Bearer realm="Doorkeeper"/);
-      expect(await readJson(response)).toEqual({ error: 'invalid_token', error_description: 'The access token is invalid', state: 'unauthorized' });
+      expect(await readJson(response)).toEqual({
+        error: 'invalid_token',
+        error_description: 'The access token is invalid',
+        state: 'unauthorized',
+      });
     }
     const mcpOnly = await userWithToken(service.prisma, { scopes: ['mcp'] });
     expect(await readJson(await request('GET', '/oauth/token/info', mcpOnly.token))).toMatchObject({ scope: ['mcp'] });
@@ -91,8 +99,17 @@ describe('REST calls of the language server: token info, direct access, connecti
 
   it('counts the suggestion events the language server tracks, validates them as GitLab does, and needs a token', async () => {
     const track = (body: unknown, token: string | null = seated.token) =>
-      fetch(`${service.url}/api/v4/usage_data/track_event`, { method: 'POST', headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) }, body: JSON.stringify(body) });
-    for (const event of ['code_suggestion_shown_in_ide', 'code_suggestion_shown_in_ide', 'code_suggestion_accepted_in_ide', 'some_other_event']) {
+      fetch(`${service.url}/api/v4/usage_data/track_event`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+        body: JSON.stringify(body),
+      });
+    for (const event of [
+      'code_suggestion_shown_in_ide',
+      'code_suggestion_shown_in_ide',
+      'code_suggestion_accepted_in_ide',
+      'some_other_event',
+    ]) {
       const response = await track({ event, additional_properties: { language: 'python', suggestion_size: 3 } });
       expect(response.status).toBe(200);
       expect(await readJson(response)).toEqual({});
@@ -110,11 +127,19 @@ describe('REST calls of the language server: token info, direct access, connecti
       expect(await readJson(refused)).toEqual({ error, field });
     }
     expect((await track({ event: 'code_suggestion_shown_in_ide' }, null)).status).toBe(401);
-    expect(await service.running.services.redis.hget(usageEventsKey(service.redisPrefix, new Date()), 'code_suggestion_shown_in_ide')).toBe('2');
+    expect(await service.running.services.redis.hget(usageEventsKey(service.redisPrefix, new Date()), 'code_suggestion_shown_in_ide')).toBe(
+      '2',
+    );
   });
 
-  it("describes a token at personal_access_tokens/self with the fields the language server checks", async () => {
+  it('describes a token at personal_access_tokens/self with the fields the language server checks', async () => {
     const body = await readJson(await request('GET', '/api/v4/personal_access_tokens/self', seated.token));
-    expect(body).toMatchObject({ active: true, revoked: false, scopes: ['api', 'ai_features'], user_id: seated.id, expires_at: '2099-01-01' });
+    expect(body).toMatchObject({
+      active: true,
+      revoked: false,
+      scopes: ['api', 'ai_features'],
+      user_id: seated.id,
+      expires_at: '2099-01-01',
+    });
   });
 });

@@ -14,7 +14,10 @@ describe('GET /-/duo-chat', () => {
     mkdirSync(path.join(built, 'assets'));
     writeFileSync(path.join(built, 'index.html'), '<!doctype html><script type="module" src="/-/duo-chat/assets/index-abc.js"></script>');
     writeFileSync(path.join(built, 'assets', 'index-abc.js'), 'console.log(1);');
-    [service, unbuilt] = await Promise.all([startTestService({ env: { DUO_CHAT_DIR: built } }), startTestService({ env: { DUO_CHAT_DIR: empty } })]);
+    [service, unbuilt] = await Promise.all([
+      startTestService({ env: { DUO_CHAT_DIR: built } }),
+      startTestService({ env: { DUO_CHAT_DIR: empty } }),
+    ]);
   });
   afterAll(async () => {
     await Promise.all([service.close(), unbuilt.close()]);
@@ -27,7 +30,9 @@ describe('GET /-/duo-chat', () => {
       const response = await fetch(url);
       expect(response.status).toBe(200);
       expect(response.headers.get('content-type')).toContain('text/html');
-      expect(response.headers.get('content-security-policy')).toMatch(/default-src 'self'; script-src 'self';.*connect-src 'self' ws: wss:/);
+      expect(response.headers.get('content-security-policy')).toMatch(
+        /default-src 'self'; script-src 'self';.*connect-src 'self' ws: wss:/,
+      );
       expect(await response.text()).toContain('/-/duo-chat/assets/index-abc.js');
     }
   });

@@ -5,7 +5,9 @@ import { startTestService, type TestService } from '../helpers/test-service';
 describe('guard rails', () => {
   let service: TestService;
   beforeAll(async () => {
-    service = await startTestService({ env: { RATE_LIMIT_PER_MINUTE: '5', MAX_BODY_BYTES: '2000', GRAPHQL_MAX_DEPTH: '3', GRAPHQL_MAX_COMPLEXITY: '6' } });
+    service = await startTestService({
+      env: { RATE_LIMIT_PER_MINUTE: '5', MAX_BODY_BYTES: '2000', GRAPHQL_MAX_DEPTH: '3', GRAPHQL_MAX_COMPLEXITY: '6' },
+    });
   });
   afterAll(() => service.close());
 
@@ -57,11 +59,18 @@ describe('guard rails', () => {
     const user = await userWithToken(service.prisma);
     const query = `{ a: currentUser { id username name } b: currentUser { id username name } }`;
     const { body } = await service.graphql(query, { token: user.token });
-    expect(body.errors?.[0]).toMatchObject({ message: expect.stringMatching(/complexity of 8, which exceeds max complexity of 6/), extensions: { code: 'BAD_USER_INPUT' } });
+    expect(body.errors?.[0]).toMatchObject({
+      message: expect.stringMatching(/complexity of 8, which exceeds max complexity of 6/),
+      extensions: { code: 'BAD_USER_INPUT' },
+    });
   });
 
   it('answers malformed JSON with 400, and unknown API paths with 404', async () => {
-    const bad = await fetch(`${service.url}/api/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"query":' });
+    const bad = await fetch(`${service.url}/api/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"query":',
+    });
     expect(bad.status).toBe(400);
     const missing = await fetch(`${service.url}/api/v4/nothing-here`);
     expect(missing.status).toBe(404);
@@ -70,13 +79,18 @@ describe('guard rails', () => {
 
   it('names a bad global id, written inline or passed as a variable', async () => {
     const user = await userWithToken(service.prisma);
-    const inline = await service.graphql('mutation { deleteConversationThread(input: { threadId: "not-a-gid" }) { success } }', { token: user.token });
+    const inline = await service.graphql('mutation { deleteConversationThread(input: { threadId: "not-a-gid" }) { success } }', {
+      token: user.token,
+    });
     expect(inline.body.errors?.[0]?.message).toContain('"not-a-gid" is not a valid Global ID');
     expect(inline.body.errors?.[0]?.extensions?.code).toBe('GRAPHQL_VALIDATION_FAILED');
-    const variable = await service.graphql('mutation($id: AiConversationThreadID!) { deleteConversationThread(input: { threadId: $id }) { success } }', {
-      token: user.token,
-      variables: { id: 'not-a-gid' },
-    });
+    const variable = await service.graphql(
+      'mutation($id: AiConversationThreadID!) { deleteConversationThread(input: { threadId: $id }) { success } }',
+      {
+        token: user.token,
+        variables: { id: 'not-a-gid' },
+      },
+    );
     expect(variable.body.errors?.[0]?.message).toContain('"not-a-gid" is not a valid Global ID');
     expect(variable.body.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
   });

@@ -10,22 +10,51 @@ const read = (name: string) => readFileSync(path.join(FIXTURES, name === 'user-s
 
 // Each fixture with its language and, at a 400-character budget, some qualified symbols it must yield.
 const FIXTURE_TABLE: Array<{ file: string; language: string | null; symbols: string[] }> = [
-  { file: 'user-service.ts', language: 'typescript', symbols: ['UserService', 'UserService.findById', 'UserService.rename', 'decodeCursor', 'isBot'] },
+  {
+    file: 'user-service.ts',
+    language: 'typescript',
+    symbols: ['UserService', 'UserService.findById', 'UserService.rename', 'decodeCursor', 'isBot'],
+  },
   { file: 'project-list.tsx', language: 'typescript', symbols: ['compareProjects', 'ProjectRow', 'ProjectList'] },
   { file: 'rate_limiter.py', language: 'python', symbols: ['Bucket.refill', 'RateLimiter.allow', 'RateLimiter.capacity', 'parse_limit'] },
   { file: 'store.go', language: 'go', symbols: ['Store', 'New', 'Store.Get', 'Store.evictExpired'] },
-  { file: 'OrderService.java', language: 'java', symbols: ['OrderService', 'OrderService.pay', 'OrderService.find', 'OrderService.OutOfStockException'] },
-  { file: 'invoice.rb', language: 'ruby', symbols: ['Billing.Invoice', 'Billing.Invoice.add_line', 'Billing.Invoice.to_h', 'Billing.InvalidTransition'] },
-  { file: 'config.rs', language: 'rust', symbols: ['ConfigError.fmt', 'Config.apply_env', 'Config.validate', 'tests.rejects_zero_workers'] },
-  { file: 'NotificationDispatcher.cs', language: 'csharp', symbols: ['NotificationDispatcher.DispatchAsync', 'NotificationDispatcher.Preview', 'ISentLog'] },
+  {
+    file: 'OrderService.java',
+    language: 'java',
+    symbols: ['OrderService', 'OrderService.pay', 'OrderService.find', 'OrderService.OutOfStockException'],
+  },
+  {
+    file: 'invoice.rb',
+    language: 'ruby',
+    symbols: ['Billing.Invoice', 'Billing.Invoice.add_line', 'Billing.Invoice.to_h', 'Billing.InvalidTransition'],
+  },
+  {
+    file: 'config.rs',
+    language: 'rust',
+    symbols: ['ConfigError.fmt', 'Config.apply_env', 'Config.validate', 'tests.rejects_zero_workers'],
+  },
+  {
+    file: 'NotificationDispatcher.cs',
+    language: 'csharp',
+    symbols: ['NotificationDispatcher.DispatchAsync', 'NotificationDispatcher.Preview', 'ISentLog'],
+  },
   { file: 'PostRepository.php', language: 'php', symbols: ['PostRepository.find', 'PostRepository.save', 'slugify'] },
-  { file: 'SessionManager.kt', language: 'kotlin', symbols: ['Session', 'InMemorySessionStore.removeForUser', 'SessionManager.check', 'SessionManager.newId'] },
+  {
+    file: 'SessionManager.kt',
+    language: 'kotlin',
+    symbols: ['Session', 'InMemorySessionStore.removeForUser', 'SessionManager.check', 'SessionManager.newId'],
+  },
   { file: 'indexing-guide.md', language: 'markdown', symbols: [] },
 ];
 
 /** The chunks as reviewable text: one header line per chunk, then its content. */
 const render = (chunks: Chunk[]) =>
-  chunks.map((chunk) => `--- ${chunk.startLine}-${chunk.endLine} ${chunk.kind} ${chunk.symbol ?? '-'} (${chunk.content.length} chars)\n${chunk.content}`).join('\n');
+  chunks
+    .map(
+      (chunk) =>
+        `--- ${chunk.startLine}-${chunk.endLine} ${chunk.kind} ${chunk.symbol ?? '-'} (${chunk.content.length} chars)\n${chunk.content}`,
+    )
+    .join('\n');
 
 const isLineWindows = (chunks: Chunk[]) => chunks.every((chunk) => chunk.kind === 'lines');
 
@@ -106,10 +135,32 @@ describe('chunkFile on code', () => {
   });
 
   it.each([
-    ['app.js', 'export class Cart {\n  add(item) {\n    this.items.push(item);\n  }\n}\n\nexport const total = (cart) => cart.items.length;\n', ['Cart.add', 'total'], 'javascript'],
-    ['Button.jsx', 'export function Button({ label }) {\n  return <button className="btn">{label}</button>;\n}\n', ['Button'], 'javascript'],
-    ['list.c', '#include <stdlib.h>\n\nstruct node {\n  int value;\n  struct node *next;\n};\n\nstruct node *push(struct node *head, int value) {\n  struct node *n = malloc(sizeof *n);\n  n->value = value;\n  n->next = head;\n  return n;\n}\n', ['node', 'push'], 'c'],
-    ['shape.cpp', 'namespace geo {\nclass Circle {\n public:\n  double area() const { return 3.14159 * r * r; }\n  double r;\n};\n}\n\ndouble geo::scale(double x) {\n  return x * 2;\n}\n', ['geo.Circle.area', 'geo.scale'], 'cpp'],
+    [
+      'app.js',
+      'export class Cart {\n  add(item) {\n    this.items.push(item);\n  }\n}\n\nexport const total = (cart) => cart.items.length;\n',
+      ['Cart.add', 'total'],
+      'javascript',
+    ],
+    [
+      'Button.jsx',
+      'export function Button({ label }) {\n  return <button className="btn">{label}</button>;\n}\n',
+      ['Button'],
+      'javascript',
+    ],
+    [
+      'list.c',
+      '#include <stdlib.h>\n\nstruct node {\n  int value;\n  struct node *next;\n};\n\nstruct node *push(struct node *head, int value) ' +
+        '{\n  struct node *n = malloc(sizeof *n);\n  n->value = value;\n  n->next = head;\n  return n;\n}\n',
+      ['node', 'push'],
+      'c',
+    ],
+    [
+      'shape.cpp',
+      'namespace geo {\nclass Circle {\n public:\n  double area() const { return 3.14159 * r * r; }\n  double r;\n};\n}\n\ndouble ' +
+        'geo::scale(double x) {\n  return x * 2;\n}\n',
+      ['geo.Circle.area', 'geo.scale'],
+      'cpp',
+    ],
   ])('names declarations in %s', async (file, content, symbols, language) => {
     // A tiny budget forces every container apart, so the qualified names show.
     const chunks = await chunkFile({ path: file, content }, { maxChars: 60 });
@@ -170,12 +221,16 @@ describe('chunkId', () => {
     expect(chunkId({ content: `x${chunk.content}` }, { embedderVersion: 'e' })).not.toBe(chunkId(chunk, { embedderVersion: 'ex' }));
   });
 
-  it.each(FIXTURE_TABLE.map((row) => row.file))('is the same for every chunk of %s on a second run, and differs between chunks', async (file) => {
-    const ids = async () => (await chunkFile({ path: file, content: read(file) })).map((chunk) => chunkId(chunk, { embedderVersion: 'e1' }));
-    const first = await ids();
-    expect(await ids()).toEqual(first);
-    expect(new Set(first).size).toBe(first.length);
-  });
+  it.each(FIXTURE_TABLE.map((row) => row.file))(
+    'is the same for every chunk of %s on a second run, and differs between chunks',
+    async (file) => {
+      const ids = async () =>
+        (await chunkFile({ path: file, content: read(file) })).map((chunk) => chunkId(chunk, { embedderVersion: 'e1' }));
+      const first = await ids();
+      expect(await ids()).toEqual(first);
+      expect(new Set(first).size).toBe(first.length);
+    },
+  );
 });
 
 // Speed is measured by bench/chunk.ts, not here (timed tests are flaky on shared machines).

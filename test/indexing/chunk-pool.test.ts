@@ -49,7 +49,11 @@ describe('ChunkPool (chunking and embedding in worker threads)', () => {
 
   it('fails a task with a clear error when the thread cannot chunk it, and keeps working', async () => {
     pool = new ChunkPool({ threads: 1 });
-    const spec = { ...chunkEmbedSpec(new LexicalEmbedder()), strategy: 'no-such-strategy' as never, lexical: { algorithm: 9 as never, dimensions: -1 } };
+    const spec = {
+      ...chunkEmbedSpec(new LexicalEmbedder()),
+      strategy: 'no-such-strategy' as never,
+      lexical: { algorithm: 9 as never, dimensions: -1 },
+    };
     await expect(pool.chunkAndEmbed([{ path: 'a.py', content: 'x = 1\n' }], spec)).rejects.toThrow(/chunking failed in a worker thread/);
     const [chunks] = await pool.chunkAndEmbed([{ path: 'a.py', content: 'x = 1\n' }], chunkEmbedSpec(new LexicalEmbedder()));
     expect(chunks).toHaveLength(1);
@@ -68,6 +72,8 @@ describe('ChunkPool (chunking and embedding in worker threads)', () => {
   it('refuses work once closed', async () => {
     pool = new ChunkPool({ threads: 1 });
     await pool.close();
-    await expect(pool.chunkAndEmbed([{ path: 'a.py', content: 'x = 1\n' }], chunkEmbedSpec(new LexicalEmbedder()))).rejects.toThrow(/closed/);
+    await expect(pool.chunkAndEmbed([{ path: 'a.py', content: 'x = 1\n' }], chunkEmbedSpec(new LexicalEmbedder()))).rejects.toThrow(
+      /closed/,
+    );
   });
 });

@@ -25,7 +25,14 @@ describe('switching the embedder', () => {
     repo = createGitRepo(SAMPLE_FILES);
     const group = await groupWithSeat(api.prisma, { plan: 'ultimate' });
     project = (await createProject(api.prisma, { fullPath: `${group}/${unique('switch')}`, repository: repo.path })).project;
-    await indexRepository({ prisma: api.prisma, embedder: new LexicalEmbedder({ dimensions: 256 }), logger: createLogger('silent'), dataDir: api.running.services.config.dataDir, projectId: project.id, ref: 'main' });
+    await indexRepository({
+      prisma: api.prisma,
+      embedder: new LexicalEmbedder({ dimensions: 256 }),
+      logger: createLogger('silent'),
+      dataDir: api.running.services.config.dataDir,
+      projectId: project.id,
+      ref: 'main',
+    });
   });
   afterAll(async () => {
     await worker?.close();
@@ -37,24 +44,48 @@ describe('switching the embedder', () => {
     const user = await userWithToken(api.prisma);
     await groupWithSeat(api.prisma, { plan: 'ultimate', addOn: 'duo_pro', username: user.username });
     await addMember(api.prisma, { fullPath: project.fullPath, username: user.username, accessLevel: 'reporter' });
-    const before = await api.graphql<{ codebaseSearch: Array<{ path: string }> }>(SEARCH, { token: user.token, variables: { path: project.fullPath, q: 'retry with backoff' } });
+    const before = await api.graphql<{ codebaseSearch: Array<{ path: string }> }>(SEARCH, {
+      token: user.token,
+      variables: { path: project.fullPath, q: 'retry with backoff' },
+    });
     expect(before.body.data!.codebaseSearch[0].path).toBe('src/retry.py');
 
     const config = api.running.services.config;
     const running = await startService({
-      config: loadConfig({ DATABASE_URL: config.databaseUrl!, REDIS_URL: config.redisUrl, REDIS_PREFIX: config.redisPrefix, DATA_DIR: config.dataDir, LOG_LEVEL: 'silent', DEMO_SEED: 'false', PORT: '0' }),
+      config: loadConfig({
+        DATABASE_URL: config.databaseUrl!,
+        REDIS_URL: config.redisUrl,
+        REDIS_PREFIX: config.redisPrefix,
+        DATA_DIR: config.dataDir,
+        LOG_LEVEL: 'silent',
+        DEMO_SEED: 'false',
+        PORT: '0',
+      }),
       logger: createLogger('silent'),
       role: 'worker',
     });
     worker = { close: () => running.close() } as TestService;
-    await waitUntil(() => api.prisma.codeIndex.findUniqueOrThrow({ where: { projectId_ref: { projectId: project.id, ref: 'main' } }, include: { activeSnapshot: true } }), {
-      until: (index) => index.activeSnapshot?.embedderVersion === 'lexical-v2-512',
-      timeoutMs: 20_000,
-      what: 'the rebuild with the new embedder',
+    await waitUntil(
+      () =>
+        api.prisma.codeIndex.findUniqueOrThrow({
+          where: { projectId_ref: { projectId: project.id, ref: 'main' } },
+          include: { activeSnapshot: true },
+        }),
+      {
+        until: (index) => index.activeSnapshot?.embedderVersion === 'lexical-v2-512',
+        timeoutMs: 20_000,
+        what: 'the rebuild with the new embedder',
+      },
+    );
+    const after = await api.graphql<{ codebaseSearch: Array<{ path: string }> }>(SEARCH, {
+      token: user.token,
+      variables: { path: project.fullPath, q: 'retry with backoff' },
     });
-    const after = await api.graphql<{ codebaseSearch: Array<{ path: string }> }>(SEARCH, { token: user.token, variables: { path: project.fullPath, q: 'retry with backoff' } });
     expect(after.body.data!.codebaseSearch[0].path).toBe('src/retry.py');
-    const versions = await api.prisma.$queryRawUnsafe<Array<{ embedder_version: string }>>('SELECT DISTINCT embedder_version FROM code_chunks WHERE project_id = $1', project.id);
+    const versions = await api.prisma.$queryRawUnsafe<Array<{ embedder_version: string }>>(
+      'SELECT DISTINCT embedder_version FROM code_chunks WHERE project_id = $1',
+      project.id,
+    );
     expect(versions).toEqual([{ embedder_version: 'lexical-v2-512' }]);
   });
 });

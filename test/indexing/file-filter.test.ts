@@ -4,7 +4,13 @@ describe('file filter', () => {
   const filter = createFileFilter({
     maxBytes: 1000,
     exclusions: ['secrets/', '*.env', '!keep.env'],
-    gitattributes: ['# ours', 'generated/** linguist-generated', 'lib/external/** linguist-vendored', 'lib/external/ours.js -linguist-vendored', 'proto/*.ts linguist-generated=true'].join('\n'),
+    gitattributes: [
+      '# ours',
+      'generated/** linguist-generated',
+      'lib/external/** linguist-vendored',
+      'lib/external/ours.js -linguist-vendored',
+      'proto/*.ts linguist-generated=true',
+    ].join('\n'),
   });
 
   it.each<[string, number, SkipReason | null]>([

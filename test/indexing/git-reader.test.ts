@@ -7,7 +7,17 @@ import { changedFiles, isAncestor, listFiles, readBlobs, resolveCommit, validate
 // A real repository made for the test, read with the real git.
 describe('git reader', () => {
   let repository: string;
-  const git = (...args: string[]) => execFileSync('git', ['-C', repository, ...args], { encoding: 'utf8', env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@example.com', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@example.com' } }).trim();
+  const git = (...args: string[]) =>
+    execFileSync('git', ['-C', repository, ...args], {
+      encoding: 'utf8',
+      env: {
+        ...process.env,
+        GIT_AUTHOR_NAME: 't',
+        GIT_AUTHOR_EMAIL: 't@example.com',
+        GIT_COMMITTER_NAME: 't',
+        GIT_COMMITTER_EMAIL: 't@example.com',
+      },
+    }).trim();
   const write = (file: string, content: string) => {
     mkdirSync(path.dirname(path.join(repository, file)), { recursive: true });
     writeFileSync(path.join(repository, file), content);
@@ -37,9 +47,12 @@ describe('git reader', () => {
     expect(validateRef(ref)).toBe(ref);
   });
 
-  it.each(['--upload-pack=evil', 'a..b', 'a b', 'a~1', 'a^', 'a:b', 'refs/heads/.hidden', 'x.lock', '@', 'a@{1}', '', 'a\\b'])('refuses the ref %j', (ref) => {
-    expect(() => validateRef(ref)).toThrow(/is not a valid git ref/);
-  });
+  it.each(['--upload-pack=evil', 'a..b', 'a b', 'a~1', 'a^', 'a:b', 'refs/heads/.hidden', 'x.lock', '@', 'a@{1}', '', 'a\\b'])(
+    'refuses the ref %j',
+    (ref) => {
+      expect(() => validateRef(ref)).toThrow(/is not a valid git ref/);
+    },
+  );
 
   it('resolves branches and shas, and answers null for what is not there', async () => {
     expect(await resolveCommit({ repository }, 'main')).toBe(second);
@@ -47,7 +60,7 @@ describe('git reader', () => {
     expect(await resolveCommit({ repository }, 'no-such-branch')).toBeNull();
   });
 
-  it('lists a commit\'s files with their blobs and sizes, paths with spaces included', async () => {
+  it("lists a commit's files with their blobs and sizes, paths with spaces included", async () => {
     const files = await listFiles({ repository }, first);
     expect(files.map((file) => [file.path, file.size])).toEqual([
       ['docs/space name.md', 8],
@@ -74,7 +87,8 @@ describe('git reader', () => {
     const files = await listFiles({ repository }, second);
     const missing = '0'.repeat(40);
     const read: Array<[string, string | null]> = [];
-    for await (const { blob, content } of readBlobs({ repository }, [...files.map((file) => file.blob), missing])) read.push([blob, content?.toString('utf8') ?? null]);
+    for await (const { blob, content } of readBlobs({ repository }, [...files.map((file) => file.blob), missing]))
+      read.push([blob, content?.toString('utf8') ?? null]);
     expect(read.map(([, content]) => content)).toEqual(['# hello\n', 'export const a = 10;\n', 'export const c = 3;\n', null]);
     expect(read.at(-1)![0]).toBe(missing);
   });

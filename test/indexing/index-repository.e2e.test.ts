@@ -60,7 +60,9 @@ describe('indexRepository (real git, PostgreSQL and pgvector)', () => {
     if (exclusions.length) await prisma.project.update({ where: { id: project.id }, data: { contextExclusions: exclusions } });
     const embedder = new CountingEmbedder();
     const run = (options: Partial<IndexRepositoryOptions> = {}) =>
-      indexRepository({ prisma, embedder, logger, dataDir, projectId: project.id, ref: 'main', ...options }) as Promise<Extract<IndexRunResult, { outcome: 'indexed' | 'unchanged' }>>;
+      indexRepository({ prisma, embedder, logger, dataDir, projectId: project.id, ref: 'main', ...options }) as Promise<
+        Extract<IndexRunResult, { outcome: 'indexed' | 'unchanged' }>
+      >;
     const manifest = async (ref = 'main') => {
       const index = await prisma.codeIndex.findUniqueOrThrow({ where: { projectId_ref: { projectId: project.id, ref } } });
       return snapshotFiles(prisma, index.activeSnapshotId!);
@@ -68,7 +70,8 @@ describe('indexRepository (real git, PostgreSQL and pgvector)', () => {
     const symbols = async (ref = 'main') => {
       const index = await prisma.codeIndex.findUniqueOrThrow({ where: { projectId_ref: { projectId: project.id, ref } } });
       const rows = await prisma.$queryRawUnsafe<Array<{ path: string; symbol: string | null }>>(
-        `SELECT f.path, b.symbol FROM code_index_files f JOIN code_blob_chunks b ON b.project_id = f.project_id AND b.blob = f.blob AND b.variant = f.variant
+        `SELECT f.path, b.symbol FROM code_index_files f JOIN code_blob_chunks b ON b.project_id = f.project_id AND b.blob = f.blob AND
+        b.variant = f.variant
           JOIN code_chunks c ON c.project_id = b.project_id AND c.id = b.chunk_id WHERE f.snapshot_id = $1::bigint ORDER BY f.path, b.seq`,
         index.activeSnapshotId,
       );
@@ -84,11 +87,22 @@ describe('indexRepository (real git, PostgreSQL and pgvector)', () => {
     expect(result.chunks).toBeGreaterThanOrEqual(4);
     expect(embedder.texts.length).toBe(result.chunksEmbedded);
     // Small neighbours merge into one module chunk; a lone class keeps its name.
-    expect(await symbols()).toEqual(expect.arrayContaining(['src/connection.ts#', 'src/retry.py#', 'lib/invoice.rb#InvoiceMailer', 'docs/guide.md#']));
+    expect(await symbols()).toEqual(
+      expect.arrayContaining(['src/connection.ts#', 'src/retry.py#', 'lib/invoice.rb#InvoiceMailer', 'docs/guide.md#']),
+    );
     const index = await prisma.codeIndex.findUniqueOrThrow({ where: { projectId_ref: { projectId: project.id, ref: 'main' } } });
-    expect(index).toMatchObject({ state: 'ready', filesIndexed: 4, chunkCount: result.chunks, embeddedCount: result.chunks, lastError: null });
+    expect(index).toMatchObject({
+      state: 'ready',
+      filesIndexed: 4,
+      chunkCount: result.chunks,
+      embeddedCount: result.chunks,
+      lastError: null,
+    });
     expect(index.finishedAt!.getTime()).toBeGreaterThanOrEqual(index.startedAt!.getTime());
-    const [vector] = await prisma.$queryRawUnsafe<Array<{ dims: number; embedder_version: string }>>('SELECT dims, embedder_version FROM code_chunks WHERE project_id = $1 LIMIT 1', project.id);
+    const [vector] = await prisma.$queryRawUnsafe<Array<{ dims: number; embedder_version: string }>>(
+      'SELECT dims, embedder_version FROM code_chunks WHERE project_id = $1 LIMIT 1',
+      project.id,
+    );
     expect(vector).toEqual({ dims: 512, embedder_version: 'lexical-v1-512' });
   });
 
@@ -97,7 +111,10 @@ describe('indexRepository (real git, PostgreSQL and pgvector)', () => {
     await run();
     expect(await run()).toMatchObject({ outcome: 'unchanged', filesRead: 0 });
     embedder.texts = [];
-    repo.write('src/new-feature.ts', 'export function computeInvoiceTotal(lines: number[]): number {\n  return lines.reduce((sum, line) => sum + line, 0);\n}\n');
+    repo.write(
+      'src/new-feature.ts',
+      'export function computeInvoiceTotal(lines: number[]): number {\n  return lines.reduce((sum, line) => sum + line, 0);\n}\n',
+    );
     repo.write('src/retry.py', SAMPLE_FILES['src/retry.py'].replace('base_delay=0.5', 'base_delay=1.5'));
     repo.remove('docs/guide.md');
     repo.write('lib/billing/invoice_mailer.rb', SAMPLE_FILES['lib/invoice.rb']);
@@ -112,7 +129,10 @@ describe('indexRepository (real git, PostgreSQL and pgvector)', () => {
     const files = await manifest();
     expect([...files.keys()].sort()).toEqual(['lib/billing/invoice_mailer.rb', 'src/connection.ts', 'src/new-feature.ts', 'src/retry.py']);
     // Chunks of the deleted and the old version of the modified file are gone from the project.
-    const stale = await prisma.$queryRawUnsafe<Array<{ n: bigint }>>("SELECT count(*) AS n FROM code_chunks WHERE project_id = $1 AND (content LIKE '%MAILER_HOST%' OR content LIKE '%base_delay=0.5%')", project.id);
+    const stale = await prisma.$queryRawUnsafe<Array<{ n: bigint }>>(
+      "SELECT count(*) AS n FROM code_chunks WHERE project_id = $1 AND (content LIKE '%MAILER_HOST%' OR content LIKE '%base_delay=0.5%')",
+      project.id,
+    );
     expect(Number(stale[0].n)).toBe(0);
   });
 
@@ -148,7 +168,10 @@ describe('indexRepository (real git, PostgreSQL and pgvector)', () => {
     repo.git('branch', '-q', '-D', 'feature/login');
     expect(await run({ ref: 'feature/login', deleted: true })).toEqual({ outcome: 'dropped' });
     expect(await prisma.codeIndex.findUnique({ where: { projectId_ref: { projectId: project.id, ref: 'feature/login' } } })).toBeNull();
-    const orphans = await prisma.$queryRawUnsafe<Array<{ n: bigint }>>("SELECT count(*) AS n FROM code_chunks WHERE project_id = $1 AND content LIKE '%function login%'", project.id);
+    const orphans = await prisma.$queryRawUnsafe<Array<{ n: bigint }>>(
+      "SELECT count(*) AS n FROM code_chunks WHERE project_id = $1 AND content LIKE '%function login%'",
+      project.id,
+    );
     expect(Number(orphans[0].n)).toBe(0);
     expect((await manifest('main')).size).toBe(4);
   });
@@ -171,7 +194,13 @@ describe('indexRepository (real git, PostgreSQL and pgvector)', () => {
     );
     const result = await run();
     expect(result.skipped).toMatchObject({ excluded: 1, vendored: 1, lockfile: 1, binary: 2, minified: 1, generated: 1 });
-    expect([...(await manifest()).keys()].sort()).toEqual(['.gitattributes', 'docs/guide.md', 'lib/invoice.rb', 'src/connection.ts', 'src/retry.py']);
+    expect([...(await manifest()).keys()].sort()).toEqual([
+      '.gitattributes',
+      'docs/guide.md',
+      'lib/invoice.rb',
+      'src/connection.ts',
+      'src/retry.py',
+    ]);
   });
 
   it('keeps serving the previous complete index when a run dies midway, and the next run finishes the job', async () => {
@@ -179,7 +208,8 @@ describe('indexRepository (real git, PostgreSQL and pgvector)', () => {
     await run();
     const before = await manifest();
     const many: Record<string, string> = {};
-    for (let index = 0; index < 30; index += 1) many[`src/generated_${index}.ts`] = `export function handler${index}(input: number) {\n  return input * ${index};\n}\n`;
+    for (let index = 0; index < 30; index += 1)
+      many[`src/generated_${index}.ts`] = `export function handler${index}(input: number) {\n  return input * ${index};\n}\n`;
     for (const [file, content] of Object.entries(many)) repo.write(file, content);
     const next = repo.commit('many files');
     embedder.failAfter = embedder.texts.length + 10;
@@ -201,7 +231,10 @@ describe('indexRepository (real git, PostgreSQL and pgvector)', () => {
     const other = new CountingEmbedder('lexical-v1-512-b');
     const result = await run({ embedder: other });
     expect(result).toMatchObject({ mode: 'full', chunksEmbedded: result.chunks });
-    const versions = await prisma.$queryRawUnsafe<Array<{ embedder_version: string }>>('SELECT DISTINCT embedder_version FROM code_chunks WHERE project_id = $1', project.id);
+    const versions = await prisma.$queryRawUnsafe<Array<{ embedder_version: string }>>(
+      'SELECT DISTINCT embedder_version FROM code_chunks WHERE project_id = $1',
+      project.id,
+    );
     expect(versions).toEqual([{ embedder_version: 'lexical-v1-512-b' }]);
   });
 

@@ -10,7 +10,9 @@ import { waitUntil } from '../helpers/wait';
 const ZERO = '0'.repeat(40);
 const SECRET = 'webhook-secret-for-tests-0123456789';
 
-const CODE_INDEX = `query($path: ID!, $ref: String) { project(fullPath: $path) { codeIndex(ref: $ref) { ref state commitSha filesIndexed chunkCount embeddedCount lastError startedAt finishedAt } } }`;
+const CODE_INDEX =
+  `query($path: ID!, $ref: String) { project(fullPath: $path) { codeIndex(ref: $ref) { ref state commitSha filesIndexed ` +
+  `chunkCount embeddedCount lastError startedAt finishedAt } } }`;
 
 // The whole path: GitLab's push event over HTTP, the BullMQ index queue, the worker, and GraphQL.
 describe('push webhook to a searchable index', () => {
@@ -26,7 +28,9 @@ describe('push webhook to a searchable index', () => {
     maintainer = await userWithToken(service.prisma);
     developer = await userWithToken(service.prisma);
     const group = await groupWithSeat(service.prisma, { plan: 'ultimate' });
-    project = (await createProject(service.prisma, { fullPath: `${group}/${unique('repo')}`, repository: repo.path, webhookSecret: SECRET })).project;
+    project = (
+      await createProject(service.prisma, { fullPath: `${group}/${unique('repo')}`, repository: repo.path, webhookSecret: SECRET })
+    ).project;
     await addMember(service.prisma, { fullPath: project.fullPath, username: maintainer.username, accessLevel: 'maintainer' });
     await addMember(service.prisma, { fullPath: project.fullPath, username: developer.username, accessLevel: 'developer' });
   });
@@ -50,39 +54,58 @@ describe('push webhook to a searchable index', () => {
   const push = (body: unknown, headers: Record<string, string> = {}) =>
     fetch(`${service.url}/api/v4/webhooks/push`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', 'X-Gitlab-Event': 'Push Hook', 'X-Gitlab-Token': SECRET, 'X-Gitlab-Event-UUID': randomUUID(), ...headers },
+      headers: {
+        'content-type': 'application/json',
+        'X-Gitlab-Event': 'Push Hook',
+        'X-Gitlab-Token': SECRET,
+        'X-Gitlab-Event-UUID': randomUUID(),
+        ...headers,
+      },
       body: typeof body === 'string' ? body : JSON.stringify(body),
     });
 
   async function codeIndex(ref = 'main', token = developer.token) {
-    const response = await service.graphql<{ project: { codeIndex: Record<string, unknown> | null } | null }>(CODE_INDEX, { variables: { path: project.fullPath, ref }, token });
+    const response = await service.graphql<{ project: { codeIndex: Record<string, unknown> | null } | null }>(CODE_INDEX, {
+      variables: { path: project.fullPath, ref },
+      token,
+    });
     return response.body.data?.project?.codeIndex ?? null;
   }
 
   const waitFor = (predicate: (index: Record<string, unknown> | null) => boolean, ref = 'main', timeoutMs = 20_000) =>
     waitUntil(() => codeIndex(ref), { until: predicate, timeoutMs, intervalMs: 100, what: `the index of ${ref}` });
 
-  it('refuses a wrong or missing token (401), an unknown project (401 too: nothing tells it from a wrong secret), another event (400) and a malformed body naming the field (400)', async () => {
-    expect((await push(pushBody(), { 'X-Gitlab-Token': 'wrong-secret-wrong-secret' })).status).toBe(401);
-    const missing = await fetch(`${service.url}/api/v4/webhooks/push`, { method: 'POST', headers: { 'content-type': 'application/json', 'X-Gitlab-Event': 'Push Hook' }, body: JSON.stringify(pushBody()) });
-    expect(missing.status).toBe(401);
-    const unknown = await push(pushBody({ project: { path_with_namespace: 'nobody/nothing' } }));
-    expect(unknown.status).toBe(401);
-    const otherEvent = await push(pushBody(), { 'X-Gitlab-Event': 'Issue Hook' });
-    expect(otherEvent.status).toBe(400);
-    expect(await readJson(otherEvent)).toMatchObject({ field: 'X-Gitlab-Event' });
-    const badAfter = await push(pushBody({ after: 'not-a-sha' }));
-    expect(badAfter.status).toBe(400);
-    expect(await readJson(badAfter)).toMatchObject({ field: 'after', error: expect.stringContaining('after') });
-    const noProject = await push({ object_kind: 'push', ref: 'refs/heads/main', before: ZERO, after: ZERO });
-    expect(await readJson(noProject)).toMatchObject({ field: 'project' });
-    const notJson = await push('{"object_kind": ');
-    expect(notJson.status).toBe(400);
-    expect(await codeIndex()).toBeNull();
-  });
+  it(
+    'refuses a wrong or missing token (401), an unknown project (401 too: nothing tells it from a wrong secret), another event (400) ' +
+      'and a malformed body naming the field (400)',
+    async () => {
+      expect((await push(pushBody(), { 'X-Gitlab-Token': 'wrong-secret-wrong-secret' })).status).toBe(401);
+      const missing = await fetch(`${service.url}/api/v4/webhooks/push`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'X-Gitlab-Event': 'Push Hook' },
+        body: JSON.stringify(pushBody()),
+      });
+      expect(missing.status).toBe(401);
+      const unknown = await push(pushBody({ project: { path_with_namespace: 'nobody/nothing' } }));
+      expect(unknown.status).toBe(401);
+      const otherEvent = await push(pushBody(), { 'X-Gitlab-Event': 'Issue Hook' });
+      expect(otherEvent.status).toBe(400);
+      expect(await readJson(otherEvent)).toMatchObject({ field: 'X-Gitlab-Event' });
+      const badAfter = await push(pushBody({ after: 'not-a-sha' }));
+      expect(badAfter.status).toBe(400);
+      expect(await readJson(badAfter)).toMatchObject({ field: 'after', error: expect.stringContaining('after') });
+      const noProject = await push({ object_kind: 'push', ref: 'refs/heads/main', before: ZERO, after: ZERO });
+      expect(await readJson(noProject)).toMatchObject({ field: 'project' });
+      const notJson = await push('{"object_kind": ');
+      expect(notJson.status).toBe(400);
+      expect(await codeIndex()).toBeNull();
+    },
+  );
 
   it('answers 413 to a body over the limit', async () => {
-    const huge = pushBody({ commits: [{ added: Array.from({ length: 200_000 }, (_, index) => `src/file-${index}-${'x'.repeat(20)}.ts`) }] });
+    const huge = pushBody({
+      commits: [{ added: Array.from({ length: 200_000 }, (_, index) => `src/file-${index}-${'x'.repeat(20)}.ts`) }],
+    });
     expect((await push(huge)).status).toBe(413);
   });
 
@@ -95,7 +118,14 @@ describe('push webhook to a searchable index', () => {
     const again = await readJson(await push(pushBody(), { 'X-Gitlab-Event-UUID': uuid }));
     expect(again).toEqual({ ...accepted, duplicate: true });
     const ready = await waitFor((index) => index?.state === 'READY');
-    expect(ready).toMatchObject({ ref: 'main', commitSha: repo.head(), filesIndexed: 4, lastError: null, startedAt: expect.any(String), finishedAt: expect.any(String) });
+    expect(ready).toMatchObject({
+      ref: 'main',
+      commitSha: repo.head(),
+      filesIndexed: 4,
+      lastError: null,
+      startedAt: expect.any(String),
+      finishedAt: expect.any(String),
+    });
     expect(ready!.chunkCount).toBeGreaterThan(0);
     expect(ready!.embeddedCount).toBe(ready!.chunkCount);
   });
@@ -136,18 +166,29 @@ describe('push webhook to a searchable index', () => {
   });
 
   it('lets maintainers start or rebuild an index through GraphQL; developers are refused, strangers see nothing', async () => {
-    const mutation = `mutation($input: ProjectCodeIndexCreateInput!) { projectCodeIndexCreate(input: $input) { jobId errors codeIndex { ref state } } }`;
-    const refused = await service.graphql(mutation, { variables: { input: { projectPath: project.fullPath, force: true } }, token: developer.token });
+    const mutation =
+      `mutation($input: ProjectCodeIndexCreateInput!) { projectCodeIndexCreate(input: $input) { jobId errors codeIndex { ` +
+      `ref state } } }`;
+    const refused = await service.graphql(mutation, {
+      variables: { input: { projectPath: project.fullPath, force: true } },
+      token: developer.token,
+    });
     expect(refused.body.errors?.[0]?.extensions?.code).toBe('FORBIDDEN');
     const stranger = await userWithToken(service.prisma);
     const hidden = await service.graphql(mutation, { variables: { input: { projectPath: project.fullPath } }, token: stranger.token });
     const missing = await service.graphql(mutation, { variables: { input: { projectPath: 'nobody/nothing' } }, token: stranger.token });
     expect(hidden.body.errors?.[0]?.extensions?.code).toBe('NOT_FOUND');
     expect(hidden.body.errors?.[0]?.message).toBe(missing.body.errors?.[0]?.message);
-    const badRef = await service.graphql(mutation, { variables: { input: { projectPath: project.fullPath, ref: '--upload-pack=x' } }, token: maintainer.token });
+    const badRef = await service.graphql(mutation, {
+      variables: { input: { projectPath: project.fullPath, ref: '--upload-pack=x' } },
+      token: maintainer.token,
+    });
     expect(badRef.body.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
     const before = (await codeIndex())!;
-    const started = await service.graphql<{ projectCodeIndexCreate: { jobId: string; codeIndex: { ref: string } } }>(mutation, { variables: { input: { projectPath: project.fullPath, force: true } }, token: maintainer.token });
+    const started = await service.graphql<{ projectCodeIndexCreate: { jobId: string; codeIndex: { ref: string } } }>(mutation, {
+      variables: { input: { projectPath: project.fullPath, force: true } },
+      token: maintainer.token,
+    });
     expect(started.body.errors).toBeUndefined();
     expect(started.body.data?.projectCodeIndexCreate).toMatchObject({ jobId: expect.any(String), codeIndex: { ref: 'main' } });
     await waitFor((index) => index?.state === 'READY' && index.finishedAt !== before.finishedAt);
@@ -161,7 +202,10 @@ describe('push webhook to a searchable index', () => {
     await service.graphql(mutation, { variables: { input: { projectPath: broken.fullPath } }, token: developer.token });
     const started = Date.now();
     for (;;) {
-      const response = await service.graphql<{ project: { codeIndex: { state: string; lastError: string | null } } }>(CODE_INDEX, { variables: { path: broken.fullPath }, token: developer.token });
+      const response = await service.graphql<{ project: { codeIndex: { state: string; lastError: string | null } } }>(CODE_INDEX, {
+        variables: { path: broken.fullPath },
+        token: developer.token,
+      });
       const index = response.body.data?.project?.codeIndex;
       if (index?.state === 'FAILED') {
         expect(index.lastError).toMatch(/does not exist or is not a directory/);

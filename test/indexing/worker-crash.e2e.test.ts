@@ -23,12 +23,22 @@ async function startSlowEmbeddings(delayMs: number) {
       const vectors = await lexical.embed(input);
       setTimeout(() => {
         response.setHeader('content-type', 'application/json');
-        response.end(JSON.stringify({ object: 'list', data: vectors.map((embedding, index) => ({ object: 'embedding', index, embedding })), model: 'slow' }));
+        response.end(
+          JSON.stringify({
+            object: 'list',
+            data: vectors.map((embedding, index) => ({ object: 'embedding', index, embedding })),
+            model: 'slow',
+          }),
+        );
       }, delayMs);
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`, requests: () => requests, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`,
+    requests: () => requests,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
 }
 
 // An index worker process killed in the middle of a run: search keeps the previous complete index,
@@ -48,13 +58,27 @@ describe('an index worker killed mid-run', () => {
   };
 
   const index = () => api.prisma.codeIndex.findUnique({ where: { projectId_ref: { projectId: project.id, ref: 'main' } } });
-  const until = <T>(read: () => Promise<T>, predicate: (value: T) => boolean, timeoutMs = 30_000) => waitUntil(read, { until: predicate, timeoutMs });
+  const until = <T>(read: () => Promise<T>, predicate: (value: T) => boolean, timeoutMs = 30_000) =>
+    waitUntil(read, { until: predicate, timeoutMs });
 
   beforeAll(async () => {
     embeddings = await startSlowEmbeddings(400);
-    const settings = { EMBEDDINGS_PROVIDER: 'openai', EMBEDDINGS_BASE_URL: embeddings.url, EMBEDDINGS_MODEL: 'slow', EMBEDDINGS_DIMENSIONS: '512', INDEX_DEBOUNCE_MS: '0' };
+    const settings = {
+      EMBEDDINGS_PROVIDER: 'openai',
+      EMBEDDINGS_BASE_URL: embeddings.url,
+      EMBEDDINGS_MODEL: 'slow',
+      EMBEDDINGS_DIMENSIONS: '512',
+      INDEX_DEBOUNCE_MS: '0',
+    };
     api = await startTestService({ role: 'api', env: settings });
-    env = { ...settings, DATABASE_URL: api.running.services.config.databaseUrl!, REDIS_PREFIX: api.redisPrefix, DATA_DIR: api.running.services.config.dataDir, LOG_LEVEL: 'warn', JOB_LOCK_MS: '1000' };
+    env = {
+      ...settings,
+      DATABASE_URL: api.running.services.config.databaseUrl!,
+      REDIS_PREFIX: api.redisPrefix,
+      DATA_DIR: api.running.services.config.dataDir,
+      LOG_LEVEL: 'warn',
+      JOB_LOCK_MS: '1000',
+    };
     repo = createGitRepo(SAMPLE_FILES);
     const group = await groupWithSeat(api.prisma, { plan: 'ultimate' });
     project = (await createProject(api.prisma, { fullPath: `${group}/${unique('crash')}`, repository: repo.path })).project;
@@ -73,7 +97,11 @@ describe('an index worker killed mid-run', () => {
     const before = { commitSha: ready!.commitSha, snapshot: ready!.activeSnapshotId, files: ready!.filesIndexed };
 
     // 800 new files: four batches of 200, each waiting 400 ms on the embeddings server.
-    for (let file = 0; file < 800; file += 1) repo.write(`src/generated/module_${file}.ts`, `export function handler${file}(value: number): number {\n  return value * ${file} + ${file % 7};\n}\n`);
+    for (let file = 0; file < 800; file += 1)
+      repo.write(
+        `src/generated/module_${file}.ts`,
+        `export function handler${file}(value: number): number {\n  return value * ${file} + ${file % 7};\n}\n`,
+      );
     const next = repo.commit('many modules');
     await api.running.services.queues.enqueueIndex({ projectId: project.id, ref: 'main', reason: 'api', commitSha: next });
     await until(index, (row) => row?.state === 'indexing' && row.filesIndexed >= 200);
@@ -82,7 +110,10 @@ describe('an index worker killed mid-run', () => {
 
     // Nothing of the dead run is visible: the same snapshot, the same commit.
     const during = (await index())!;
-    expect({ commitSha: during.commitSha, snapshot: during.activeSnapshotId }).toEqual({ commitSha: before.commitSha, snapshot: before.snapshot });
+    expect({ commitSha: during.commitSha, snapshot: during.activeSnapshotId }).toEqual({
+      commitSha: before.commitSha,
+      snapshot: before.snapshot,
+    });
     const visible = await api.prisma.codeIndexFile.count({ where: { snapshotId: before.snapshot! } });
     expect(visible).toBe(before.files);
 

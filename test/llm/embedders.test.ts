@@ -69,7 +69,9 @@ describe('OpenAI-compatible embedder', () => {
           return;
         }
         // The real wire format, in reverse order to check that `index` is honoured.
-        const data = parsed.input.map((text, index) => ({ object: 'embedding', index, embedding: Array.from({ length: dimensions }, (_v, d) => text.length + d) })).reverse();
+        const data = parsed.input
+          .map((text, index) => ({ object: 'embedding', index, embedding: Array.from({ length: dimensions }, (_v, d) => text.length + d) }))
+          .reverse();
         response.writeHead(200, { 'content-type': 'application/json' });
         response.end(JSON.stringify({ object: 'list', data, model: parsed.model, usage: { prompt_tokens: 1, total_tokens: 1 } }));
       });
@@ -106,16 +108,23 @@ describe('OpenAI-compatible embedder', () => {
 
   it('does not retry a 400, and says why', async () => {
     script.push({ status: 400 });
-    await expect(new OpenAiCompatibleEmbedder({ model: 'm', baseUrl: url, dimensions: 4 }).embed(['x'])).rejects.toMatchObject({ kind: 'http', status: 400 });
+    await expect(new OpenAiCompatibleEmbedder({ model: 'm', baseUrl: url, dimensions: 4 }).embed(['x'])).rejects.toMatchObject({
+      kind: 'http',
+      status: 400,
+    });
     expect(requests).toHaveLength(1);
   });
 
   it('refuses vectors of the wrong size', async () => {
     dimensions = 3;
-    await expect(new OpenAiCompatibleEmbedder({ model: 'm', baseUrl: url, dimensions: 4 }).embed(['x'])).rejects.toThrow(/expected 1 vectors of 4 dimensions/);
+    await expect(new OpenAiCompatibleEmbedder({ model: 'm', baseUrl: url, dimensions: 4 }).embed(['x'])).rejects.toThrow(
+      /expected 1 vectors of 4 dimensions/,
+    );
   });
 
   it('reports a server that cannot be reached', async () => {
-    await expect(new OpenAiCompatibleEmbedder({ model: 'm', baseUrl: 'http://127.0.0.1:1/v1', dimensions: 4, maxRetries: 0 }).embed(['x'])).rejects.toMatchObject({ kind: 'connection' });
+    await expect(
+      new OpenAiCompatibleEmbedder({ model: 'm', baseUrl: 'http://127.0.0.1:1/v1', dimensions: 4, maxRetries: 0 }).embed(['x']),
+    ).rejects.toMatchObject({ kind: 'connection' });
   });
 });

@@ -33,8 +33,16 @@ describe('httpError', () => {
 
   it.each([
     [400, '{"error":{"message":"maximum context length is 8192 tokens","code":"context_length_exceeded"}}', 'prompt_too_long'],
-    [400, '{"type":"error","error":{"type":"invalid_request_error","message":"prompt is too long: 250000 tokens > 200000 maximum"}}', 'prompt_too_long'],
-    [413, '{"type":"error","error":{"type":"request_too_large","message":"Request exceeds the maximum allowed number of bytes."}}', 'prompt_too_long'],
+    [
+      400,
+      '{"type":"error","error":{"type":"invalid_request_error","message":"prompt is too long: 250000 tokens > 200000 maximum"}}',
+      'prompt_too_long',
+    ],
+    [
+      413,
+      '{"type":"error","error":{"type":"request_too_large","message":"Request exceeds the maximum allowed number of bytes."}}',
+      'prompt_too_long',
+    ],
     [400, '{"error":{"message":"messages: field required"}}', 'http'],
     [500, '{"error":{"message":"prompt is too long"}}', 'http'],
   ])('maps HTTP %p with body %s to kind %p', (status, bodyText, kind) => {
@@ -42,12 +50,20 @@ describe('httpError', () => {
   });
 
   it('quotes the provider message, not the whole body', () => {
-    const error = httpError({ providerName: 'openai', status: 401, headers: headers(), bodyText: '{"error":{"message":"Incorrect API key","type":"auth"}}' });
+    const error = httpError({
+      providerName: 'openai',
+      status: 401,
+      headers: headers(),
+      bodyText: '{"error":{"message":"Incorrect API key","type":"auth"}}',
+    });
     expect(error.message).toBe('openai answered HTTP 401: Incorrect API key');
   });
 
   it('prefers retry-after-ms to retry-after', () => {
-    expect(httpError({ providerName: 'p', status: 429, headers: headers({ 'retry-after-ms': '250', 'retry-after': '1' }), bodyText: '' }).retryAfterMs).toBe(250);
+    expect(
+      httpError({ providerName: 'p', status: 429, headers: headers({ 'retry-after-ms': '250', 'retry-after': '1' }), bodyText: '' })
+        .retryAfterMs,
+    ).toBe(250);
     expect(httpError({ providerName: 'p', status: 429, headers: headers({ 'retry-after': '1' }), bodyText: '' }).retryAfterMs).toBe(1000);
   });
 });

@@ -58,7 +58,9 @@ describe.each(PROVIDERS)('$format provider', ({ format, create }) => {
 
   it('echoes the last user message with the echo behaviour', async () => {
     stub.script({ kind: 'echo' });
-    const { text, events } = await collectStream(provider().stream({ messages: [...REQUEST.messages, { role: 'assistant', content: 'Hi' }, { role: 'user', content: 'Ünïcode ✓' }] }));
+    const { text, events } = await collectStream(
+      provider().stream({ messages: [...REQUEST.messages, { role: 'assistant', content: 'Hi' }, { role: 'user', content: 'Ünïcode ✓' }] }),
+    );
     expect(text).toBe('You said: Ünïcode ✓');
     expect(events.filter((event) => event.type === 'text-delta')).toHaveLength(3);
   });
@@ -187,7 +189,13 @@ describe.each(PROVIDERS)('$format provider', ({ format, create }) => {
 
 describe('OpenAI-compatible wire format', () => {
   it('posts to {baseUrl}/chat/completions with a bearer token, usage asked for, options only when set', async () => {
-    await collectStream(new OpenAiCompatibleProvider({ model: 'gpt-stub', baseUrl: `${stub.url}/v1/`, apiKey: API_KEY }).stream({ ...REQUEST, maxTokens: 99, temperature: 0.2 }));
+    await collectStream(
+      new OpenAiCompatibleProvider({ model: 'gpt-stub', baseUrl: `${stub.url}/v1/`, apiKey: API_KEY }).stream({
+        ...REQUEST,
+        maxTokens: 99,
+        temperature: 0.2,
+      }),
+    );
     await collectStream(new OpenAiCompatibleProvider({ model: 'gpt-stub', baseUrl: stub.url }).stream(REQUEST));
     const [withOptions, plain] = stub.requests;
     expect(withOptions.path).toBe('/v1/chat/completions');
@@ -217,7 +225,13 @@ describe('OpenAI-compatible wire format', () => {
 describe('Anthropic wire format', () => {
   it('posts to {baseUrl}/v1/messages with the key, version, system field and default max_tokens', async () => {
     await collectStream(new AnthropicProvider({ model: 'claude-stub', baseUrl: stub.url, apiKey: API_KEY }).stream(REQUEST));
-    await collectStream(new AnthropicProvider({ model: 'claude-stub', baseUrl: `${stub.url}/v1` }).stream({ messages: [{ role: 'user', content: 'hi' }], maxTokens: 10, temperature: 0 }));
+    await collectStream(
+      new AnthropicProvider({ model: 'claude-stub', baseUrl: `${stub.url}/v1` }).stream({
+        messages: [{ role: 'user', content: 'hi' }],
+        maxTokens: 10,
+        temperature: 0,
+      }),
+    );
     const [withSystem, plain] = stub.requests;
     expect(withSystem.path).toBe('/v1/messages');
     expect(withSystem.headers).toMatchObject({ 'x-api-key': API_KEY, 'anthropic-version': '2023-06-01' });
@@ -230,7 +244,13 @@ describe('Anthropic wire format', () => {
     });
     expect(plain.path).toBe('/v1/messages');
     expect(plain.headers['x-api-key']).toBeUndefined();
-    expect(plain.body).toEqual({ model: 'claude-stub', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }], stream: true, temperature: 0 });
+    expect(plain.body).toEqual({
+      model: 'claude-stub',
+      max_tokens: 10,
+      messages: [{ role: 'user', content: 'hi' }],
+      stream: true,
+      temperature: 0,
+    });
   });
 
   it.each([

@@ -51,7 +51,14 @@ describe('server-sent events', () => {
 
   it.each([
     ['a last event without its blank line', 'data: [DONE]\n', [{ event: 'message', data: '[DONE]' }]],
-    ['a last line without its line end', 'data: a\n\ndata: b', [{ event: 'message', data: 'a' }, { event: 'message', data: 'b' }]],
+    [
+      'a last line without its line end',
+      'data: a\n\ndata: b',
+      [
+        { event: 'message', data: 'a' },
+        { event: 'message', data: 'b' },
+      ],
+    ],
     ['a name without data', 'event: ping\n\n', []],
     ['only comments', ': one\n: two\n\n', []],
   ])('handles %s at the end of the stream', (_name, text, expected) => {

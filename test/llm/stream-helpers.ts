@@ -6,7 +6,10 @@ import { LlmError, type LlmStreamEvent } from '../../src/llm/types';
 export type CollectedStream = { events: LlmStreamEvent[]; text: string; error: LlmError | undefined };
 
 /** Drains a stream; `onEvent` runs after each event (e.g. to abort mid-stream). Non-LlmErrors fail the test. */
-export async function collectStream(stream: AsyncIterable<LlmStreamEvent>, onEvent?: (event: LlmStreamEvent) => void): Promise<CollectedStream> {
+export async function collectStream(
+  stream: AsyncIterable<LlmStreamEvent>,
+  onEvent?: (event: LlmStreamEvent) => void,
+): Promise<CollectedStream> {
   const events: LlmStreamEvent[] = [];
   let error: LlmError | undefined;
   try {

@@ -20,7 +20,8 @@ afterAll(() => stub.close());
 /** Streams with retries through the real OpenAI-compatible client; returns what onRetry saw too. */
 async function run(options: Partial<StreamWithRetryOptions> & { timeoutMs?: number } = {}) {
   const retries: RetryInfo[] = [];
-  const provider = options.provider ?? new OpenAiCompatibleProvider({ model: 'm', baseUrl: stub.url, timeoutMs: options.timeoutMs ?? 2000 });
+  const provider =
+    options.provider ?? new OpenAiCompatibleProvider({ model: 'm', baseUrl: stub.url, timeoutMs: options.timeoutMs ?? 2000 });
   const result = await collectStream(
     streamWithRetry({
       provider,
@@ -95,7 +96,12 @@ describe('streamWithRetry', () => {
   });
 
   it('gives up after maxRetries retries and throws the last error', async () => {
-    stub.script({ kind: 'status', status: 500 }, { kind: 'status', status: 502 }, { kind: 'status', status: 503 }, { kind: 'status', status: 504 });
+    stub.script(
+      { kind: 'status', status: 500 },
+      { kind: 'status', status: 502 },
+      { kind: 'status', status: 503 },
+      { kind: 'status', status: 504 },
+    );
     const { error, retries } = await run({ maxRetries: 2 });
     expect(error).toMatchObject({ kind: 'http', status: 503 });
     expect(retries.map((retry) => retry.attempt)).toEqual([1, 2]);

@@ -22,13 +22,16 @@ describe('MCP server at /api/v4/mcp', () => {
 
   async function connect(token: string): Promise<Client> {
     const client = new Client({ name: 'duo-slice-test', version: '1.0.0' });
-    const transport = new StreamableHTTPClientTransport(new URL(`${service.url}/api/v4/mcp`), { requestInit: { headers: { Authorization: `Bearer ${token}` } } });
+    const transport = new StreamableHTTPClientTransport(new URL(`${service.url}/api/v4/mcp`), {
+      requestInit: { headers: { Authorization: `Bearer ${token}` } },
+    });
     await client.connect(transport);
     clients.push(client);
     return client;
   }
 
-  const call = async (client: Client, name: string, args: Record<string, unknown>) => (await client.callTool({ name, arguments: args })) as ToolResult;
+  const call = async (client: Client, name: string, args: Record<string, unknown>) =>
+    (await client.callTool({ name, arguments: args })) as ToolResult;
 
   async function waitSearchable(client: Client) {
     const started = Date.now();
@@ -85,7 +88,11 @@ describe('MCP server at /api/v4/mcp', () => {
     const ready = await waitSearchable(client);
     expect(ready.structuredContent).toMatchObject({ state: 'ready', commit_sha: repo.head() });
 
-    const found = await call(client, 'semantic_code_search', { project_id: project.fullPath, semantic_query: 'how is the vat amount computed for a line', limit: 3 });
+    const found = await call(client, 'semantic_code_search', {
+      project_id: project.fullPath,
+      semantic_query: 'how is the vat amount computed for a line',
+      limit: 3,
+    });
     expect(found.isError).toBeFalsy();
     expect(found.content[0].text).toMatch(/^Confidence: (HIGH|MEDIUM|LOW)\n\n1\. src\/billing\/tax\.ts \(score: /);
     expect(found.content[0].text).toContain('computeVatAmount');
@@ -101,7 +108,11 @@ describe('MCP server at /api/v4/mcp', () => {
     });
     expect(found.structuredContent!.metadata).toMatchObject({ count: items.length, has_more: false, commit_sha: repo.head() });
 
-    const byId = await call(client, 'semantic_code_search', { project_id: project.id, semantic_query: 'invoice mailer', directory_path: 'lib/' });
+    const byId = await call(client, 'semantic_code_search', {
+      project_id: project.id,
+      semantic_query: 'invoice mailer',
+      directory_path: 'lib/',
+    });
     expect((byId.structuredContent!.items as Array<{ path: string }>).map((item) => item.path)).toEqual(['lib/invoice.rb']);
   });
 
@@ -109,14 +120,17 @@ describe('MCP server at /api/v4/mcp', () => {
     const stranger = await userWithToken(service.prisma, { scopes: ['mcp'] });
     await groupWithSeat(service.prisma, { plan: 'ultimate', addOn: 'duo_enterprise', username: stranger.username });
     const client = await connect(stranger.token);
-    for (const [tool, args] of [['semantic_code_search', { semantic_query: 'invoice' }], ['get_code_index_status', {}]] as const) {
+    for (const [tool, args] of [
+      ['semantic_code_search', { semantic_query: 'invoice' }],
+      ['get_code_index_status', {}],
+    ] as const) {
       const hidden = await call(client, tool, { project_id: project.fullPath, ...args });
       const missing = await call(client, tool, { project_id: `${groupPath}/does-not-exist`, ...args });
       const missingId = await call(client, tool, { project_id: 987654321, ...args });
       expect(hidden.isError).toBe(true);
       expect(hidden.content).toEqual(missing.content);
       expect(hidden.content).toEqual(missingId.content);
-      expect(hidden.content[0].text).toContain('does not exist or you don\'t have permission');
+      expect(hidden.content[0].text).toContain("does not exist or you don't have permission");
       expect(JSON.stringify(hidden)).not.toContain(project.fullPath);
     }
   });
@@ -149,7 +163,12 @@ describe('MCP server at /api/v4/mcp', () => {
       fetch(`${service.url}/api/v4/mcp`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
-        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'curl', version: '1' } } }),
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'initialize',
+          params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'curl', version: '1' } },
+        }),
       });
     const anonymous = await initialize({});
     expect(anonymous.status).toBe(401);
@@ -168,7 +187,9 @@ describe('MCP server at /api/v4/mcp', () => {
   it('keeps an mcp-scope token out of REST and GraphQL, but for semantic search (GitLab: allow_mcp_access_read)', async () => {
     const rest = await fetch(`${service.url}/api/v4/user`, { headers: { authorization: `Bearer ${user.token}` } });
     expect(rest.status).toBe(403);
-    const search = await fetch(`${service.url}/api/v4/projects/${encodeURIComponent(project.fullPath)}/search/semantic?q=invoice`, { headers: { authorization: `Bearer ${user.token}` } });
+    const search = await fetch(`${service.url}/api/v4/projects/${encodeURIComponent(project.fullPath)}/search/semantic?q=invoice`, {
+      headers: { authorization: `Bearer ${user.token}` },
+    });
     expect(search.status).toBe(200);
     expect((await readJson(search)).results.length).toBeGreaterThan(0);
     const graphql = await service.graphql('{ currentUser { id } }', { token: user.token });
@@ -177,7 +198,9 @@ describe('MCP server at /api/v4/mcp', () => {
   });
 
   it('offers no server-to-client stream (GET) in stateless mode', async () => {
-    const response = await fetch(`${service.url}/api/v4/mcp`, { headers: { authorization: `Bearer ${user.token}`, accept: 'text/event-stream' } });
+    const response = await fetch(`${service.url}/api/v4/mcp`, {
+      headers: { authorization: `Bearer ${user.token}`, accept: 'text/event-stream' },
+    });
     expect(response.status).toBe(405);
     expect(response.headers.get('allow')).toBe('POST');
   });

@@ -8,9 +8,13 @@ type Panel = { title: string; type: string; targets?: Array<{ expr: string }> };
 // The dashboard and the operations guide are rendered nowhere: these checks keep them true to the registry.
 describe('docs/grafana-dashboard.json and docs/operations.md', () => {
   const registered = new Set(registry.getMetricsAsArray().map((metric) => metric.name));
-  const dashboard = JSON.parse(readFileSync(path.join(PROJECT_ROOT, 'docs', 'grafana-dashboard.json'), 'utf8')) as { panels: Panel[]; __inputs: Array<{ name: string }> };
+  const dashboard = JSON.parse(readFileSync(path.join(PROJECT_ROOT, 'docs', 'grafana-dashboard.json'), 'utf8')) as {
+    panels: Panel[];
+    __inputs: Array<{ name: string }>;
+  };
   const guide = readFileSync(path.join(PROJECT_ROOT, 'docs', 'operations.md'), 'utf8');
-  const metricNames = (text: string) => [...text.matchAll(/\b((?:duo|nodejs|process)_[a-z0-9_]+)/g)].map((match) => match[1].replace(/_(bucket|sum|count)$/, ''));
+  const metricNames = (text: string) =>
+    [...text.matchAll(/\b((?:duo|nodejs|process)_[a-z0-9_]+)/g)].map((match) => match[1].replace(/_(bucket|sum|count)$/, ''));
 
   it('is importable: a Prometheus data source input, and every panel queries it', () => {
     expect(dashboard.__inputs.map((input) => input.name)).toEqual(['DS_PROMETHEUS']);

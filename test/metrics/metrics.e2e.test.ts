@@ -14,7 +14,8 @@ import { startTestService, type TestService } from '../helpers/test-service';
 const CHAT = `mutation($content: String!, $c: String, $skip: Boolean) {
   aiAction(input: { chat: { content: $content, skipGatekeeper: $skip }, clientSubscriptionId: $c }) { requestId errors }
 }`;
-const SUBSCRIPTION = `subscription($userId: UserID, $c: String) { aiCompletionResponse(userId: $userId, aiAction: CHAT, clientSubscriptionId: $c) {
+const SUBSCRIPTION = `subscription($userId: UserID, $c: String) { aiCompletionResponse(userId: $userId, aiAction: CHAT,
+clientSubscriptionId: $c) {
   requestId content errors role chunkId
 } }`;
 const CODE_INDEX = `query($path: ID!) { project(fullPath: $path) { codeIndex(ref: "main") { state filesIndexed } } }`;
@@ -35,7 +36,14 @@ describe('GET /-/metrics', () => {
     stub = await startStubLlmServer({ defaultBehaviour: { kind: 'echo' } });
     service = await startTestService({
       role: 'all',
-      env: { LLM_PROVIDER: 'openai', LLM_BASE_URL: stub.url, LLM_MODEL: 'stub-model', LLM_MAX_RETRIES: '1', INDEX_DEBOUNCE_MS: '0', METRICS_ALLOWED_CIDRS: '127.0.0.1/32, ::1' },
+      env: {
+        LLM_PROVIDER: 'openai',
+        LLM_BASE_URL: stub.url,
+        LLM_MODEL: 'stub-model',
+        LLM_MAX_RETRIES: '1',
+        INDEX_DEBOUNCE_MS: '0',
+        METRICS_ALLOWED_CIDRS: '127.0.0.1/32, ::1',
+      },
     });
     user = await userWithToken(service.prisma);
     const group = await groupWithSeat(service.prisma, { plan: 'ultimate', addOn: 'duo_pro', username: user.username });
@@ -62,7 +70,10 @@ describe('GET /-/metrics', () => {
   }
 
   async function ask(content: string, skip = false): Promise<string> {
-    const { body } = await service.graphql<{ aiAction: { requestId: string } }>(CHAT, { token: user.token, variables: { content, c: clientSubscriptionId, skip } });
+    const { body } = await service.graphql<{ aiAction: { requestId: string } }>(CHAT, {
+      token: user.token,
+      variables: { content, c: clientSubscriptionId, skip },
+    });
     const requestId = body.data!.aiAction.requestId;
     await stream.untilFinal(requestId, 20_000);
     return requestId;
@@ -80,13 +91,19 @@ describe('GET /-/metrics', () => {
 
   it('serves the process, build and instance figures to loopback', async () => {
     const samples = await scrape();
-    for (const name of ['process_resident_memory_bytes', 'nodejs_heap_size_used_bytes', 'nodejs_eventloop_lag_p99_seconds', 'duo_db_pool_connections']) {
+    for (const name of [
+      'process_resident_memory_bytes',
+      'nodejs_heap_size_used_bytes',
+      'nodejs_eventloop_lag_p99_seconds',
+      'duo_db_pool_connections',
+    ]) {
       expect({ name, present: samples.some((sample) => sample.name === name) }).toEqual({ name, present: true });
     }
     expect(valueOf(samples, 'duo_build_info', { version: '17.11.0' })).toBe(1);
     expect(valueOf(samples, 'duo_embedder_info', { provider: 'lexical' })).toBe(1);
     expect(valueOf(samples, 'duo_llm_info', { provider: 'openai', model: 'stub-model' })).toBe(1);
-    for (const queue of ['chat', 'indexing', 'maintenance']) expect(valueOf(samples, 'duo_queue_workers', { queue })).toBeGreaterThanOrEqual(1);
+    for (const queue of ['chat', 'indexing', 'maintenance'])
+      expect(valueOf(samples, 'duo_queue_workers', { queue })).toBeGreaterThanOrEqual(1);
     expect(valueOf(samples, 'duo_db_pool_connections', { state: 'total' })).toBeGreaterThanOrEqual(1);
   });
 
@@ -104,9 +121,14 @@ describe('GET /-/metrics', () => {
   it('counts HTTP requests by route pattern and status, and GraphQL operations by root field and error code', async () => {
     const before = await scrape();
     expect((await fetch(`${service.url}/api/v4/version`, { headers: { authorization: `Bearer ${user.token}` } })).status).toBe(200);
-    expect((await fetch(`${service.url}/api/v4/user`, { headers: { authorization: 'Bearer glpat-wrongwrongwrongwrong' } })).status).toBe(401);
+    expect((await fetch(`${service.url}/api/v4/user`, { headers: { authorization: 'Bearer glpat-wrongwrongwrongwrong' } })).status).toBe(
+      401,
+    );
     // A project that does not exist: one that does would start an index run here.
-    const semantic = await fetch(`${service.url}/api/v4/projects/${encodeURIComponent(`${projectPath}-missing`)}/search/semantic?q=connection`, { headers: { authorization: `Bearer ${user.token}` } });
+    const semantic = await fetch(
+      `${service.url}/api/v4/projects/${encodeURIComponent(`${projectPath}-missing`)}/search/semantic?q=connection`,
+      { headers: { authorization: `Bearer ${user.token}` } },
+    );
     expect(semantic.status).toBe(404);
     const named = await fetch(`${service.url}/api/graphql`, {
       method: 'POST',
@@ -143,12 +165,20 @@ describe('GET /-/metrics', () => {
     expect(valueOf(two, 'duo_websocket_subscriptions', { transport: 'graphql_ws' })).toBe(2);
     secondStream.stop();
     await second.dispose();
-    const one = await scrapeUntil((samples) => valueOf(samples, 'duo_websocket_connections', { transport: 'graphql_ws' }) === 1 && valueOf(samples, 'duo_websocket_subscriptions', { transport: 'graphql_ws' }) === 1);
+    const one = await scrapeUntil(
+      (samples) =>
+        valueOf(samples, 'duo_websocket_connections', { transport: 'graphql_ws' }) === 1 &&
+        valueOf(samples, 'duo_websocket_subscriptions', { transport: 'graphql_ws' }) === 1,
+    );
     expect(valueOf(one, 'duo_websocket_connections', { transport: 'graphql_ws' })).toBe(1);
     expect(valueOf(one, 'duo_websocket_subscriptions', { transport: 'graphql_ws' })).toBe(1);
     const cable = await openRawCable(`${service.url.replace(/^http/, 'ws')}/-/cable`, { token: user.token });
     expect(await cable.take()).toEqual({ type: 'welcome' });
-    const identifier = JSON.stringify({ channel: 'GraphqlChannel', query: SUBSCRIPTION, variables: { userId: `gid://gitlab/User/${user.id}`, c: randomUUID() } });
+    const identifier = JSON.stringify({
+      channel: 'GraphqlChannel',
+      query: SUBSCRIPTION,
+      variables: { userId: `gid://gitlab/User/${user.id}`, c: randomUUID() },
+    });
     cable.send({ command: 'subscribe', identifier });
     expect(await cable.take()).toMatchObject({ type: 'confirm_subscription' });
     const open = await scrape();
@@ -163,7 +193,11 @@ describe('GET /-/metrics', () => {
   it('after a chat: time to first chunk and to final, outcome, model latency and tokens, the chat queue', async () => {
     const before = await scrape();
     await ask('Explain what a binary search does and when to use it', true);
-    const after = await scrapeUntil((samples) => valueOf(samples, 'duo_queue_jobs_processed_total', { queue: 'chat', status: 'completed' }) > valueOf(before, 'duo_queue_jobs_processed_total', { queue: 'chat', status: 'completed' }));
+    const after = await scrapeUntil(
+      (samples) =>
+        valueOf(samples, 'duo_queue_jobs_processed_total', { queue: 'chat', status: 'completed' }) >
+        valueOf(before, 'duo_queue_jobs_processed_total', { queue: 'chat', status: 'completed' }),
+    );
     const delta = (name: string, labels: Record<string, string> = {}) => valueOf(after, name, labels) - valueOf(before, name, labels);
     expect(delta('duo_chat_answers_total', { outcome: 'answered', error_code: '' })).toBe(1);
     expect(delta('duo_chat_first_chunk_seconds_count')).toBe(1);
@@ -183,7 +217,9 @@ describe('GET /-/metrics', () => {
     await ask('help');
     stub.script({ kind: 'status', status: 503 }, { kind: 'status', status: 503 });
     const failed = await ask('Explain what a binary search does and when to use it', true);
-    const final = stream.messages.find((message) => message.requestId === failed && message.chunkId === null && message.role.toLowerCase() === 'assistant');
+    const final = stream.messages.find(
+      (message) => message.requestId === failed && message.chunkId === null && message.role.toLowerCase() === 'assistant',
+    );
     expect(final?.errors[0]).toMatch(/A9999/);
     const after = await scrape();
     const delta = (name: string, labels: Record<string, string> = {}) => valueOf(after, name, labels) - valueOf(before, name, labels);
@@ -199,13 +235,20 @@ describe('GET /-/metrics', () => {
     const before = await scrape();
     stub.script({ kind: 'hang' });
     const calls = stub.requests.length;
-    const first = await service.graphql<{ aiAction: { requestId: string } }>(CHAT, { token: user.token, variables: { content: 'Explain what a hash map is', c: clientSubscriptionId, skip: true } });
+    const first = await service.graphql<{ aiAction: { requestId: string } }>(CHAT, {
+      token: user.token,
+      variables: { content: 'Explain what a hash map is', c: clientSubscriptionId, skip: true },
+    });
     expect(first.body.data?.aiAction.requestId).toBeDefined();
     // Once the model has the first request, its generation is registered and the newer one cancels it.
     const deadline = Date.now() + 10_000;
     while (stub.requests.length === calls && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
     await ask('Explain what a linked list is', true);
-    const after = await scrapeUntil((samples) => valueOf(samples, 'duo_chat_answers_total', { outcome: 'superseded' }) > valueOf(before, 'duo_chat_answers_total', { outcome: 'superseded' }));
+    const after = await scrapeUntil(
+      (samples) =>
+        valueOf(samples, 'duo_chat_answers_total', { outcome: 'superseded' }) >
+        valueOf(before, 'duo_chat_answers_total', { outcome: 'superseded' }),
+    );
     const delta = (name: string, labels: Record<string, string> = {}) => valueOf(after, name, labels) - valueOf(before, name, labels);
     expect(delta('duo_chat_answers_total', { outcome: 'superseded' })).toBe(1);
     expect(delta('duo_chat_answers_total', { outcome: 'answered' })).toBe(1);
@@ -214,17 +257,26 @@ describe('GET /-/metrics', () => {
 
   it('after an index run: runs by outcome, files, chunks and bytes, duration, indexes by state', async () => {
     const before = await scrape();
-    const started = await service.graphql<{ projectCodeIndexCreate: { jobId: string; errors: string[] } }>(INDEX, { token: user.token, variables: { input: { projectPath } } });
+    const started = await service.graphql<{ projectCodeIndexCreate: { jobId: string; errors: string[] } }>(INDEX, {
+      token: user.token,
+      variables: { input: { projectPath } },
+    });
     expect(started.body.data?.projectCodeIndexCreate.errors).toEqual([]);
     const deadline = Date.now() + 20_000;
     let state: unknown = null;
     while (state !== 'ready' && Date.now() < deadline) {
-      const { body } = await service.graphql<{ project: { codeIndex: { state: string } | null } }>(CODE_INDEX, { token: user.token, variables: { path: projectPath } });
+      const { body } = await service.graphql<{ project: { codeIndex: { state: string } | null } }>(CODE_INDEX, {
+        token: user.token,
+        variables: { path: projectPath },
+      });
       state = body.data?.project.codeIndex?.state?.toLowerCase();
       if (state !== 'ready') await new Promise((resolve) => setTimeout(resolve, 100));
     }
     expect(state).toBe('ready');
-    const after = await scrapeUntil((samples) => valueOf(samples, 'duo_index_runs_total', { outcome: 'indexed' }) > valueOf(before, 'duo_index_runs_total', { outcome: 'indexed' }));
+    const after = await scrapeUntil(
+      (samples) =>
+        valueOf(samples, 'duo_index_runs_total', { outcome: 'indexed' }) > valueOf(before, 'duo_index_runs_total', { outcome: 'indexed' }),
+    );
     const delta = (name: string, labels: Record<string, string> = {}) => valueOf(after, name, labels) - valueOf(before, name, labels);
     expect(delta('duo_index_runs_total', { outcome: 'indexed' })).toBe(1);
     expect(delta('duo_index_run_duration_seconds_count', { outcome: 'indexed' })).toBe(1);
@@ -237,10 +289,14 @@ describe('GET /-/metrics', () => {
   }, 40_000);
 
   it('keeps labels bounded: no user input, paths or users, however many distinct requests come', async () => {
-    const distinct = (samples: Sample[]) => new Set(samples.filter((sample) => sample.name.startsWith('duo_')).map((sample) => `${sample.name}${JSON.stringify(sample.labels)}`)).size;
+    const distinct = (samples: Sample[]) =>
+      new Set(samples.filter((sample) => sample.name.startsWith('duo_')).map((sample) => `${sample.name}${JSON.stringify(sample.labels)}`))
+        .size;
     // Warm up each shape once so only new values could add series.
     const shapes = (index: number) => [
-      fetch(`${service.url}/api/v4/projects/${encodeURIComponent(`${projectPath}-${index}`)}/search/semantic?q=x${index}`, { headers: { authorization: `Bearer ${user.token}` } }),
+      fetch(`${service.url}/api/v4/projects/${encodeURIComponent(`${projectPath}-${index}`)}/search/semantic?q=x${index}`, {
+        headers: { authorization: `Bearer ${user.token}` },
+      }),
       fetch(`${service.url}/api/v4/no-such-endpoint-${index}`),
       fetch(`${service.url}/-/no-such-page-${index}`),
       fetch(`${service.url}/somewhere-${index}`),
@@ -261,12 +317,25 @@ describe('GET /-/metrics', () => {
   it('readiness says every check passed, in GitLab shape', async () => {
     const ready = await fetch(`${service.url}/-/readiness`);
     expect(ready.status).toBe(200);
-    expect(await readJson(ready)).toEqual({ status: 'ok', master_check: [{ status: 'ok' }], db_check: [{ status: 'ok' }], redis_check: [{ status: 'ok' }], queue_workers_check: [{ status: 'ok' }] });
+    expect(await readJson(ready)).toEqual({
+      status: 'ok',
+      master_check: [{ status: 'ok' }],
+      db_check: [{ status: 'ok' }],
+      redis_check: [{ status: 'ok' }],
+      queue_workers_check: [{ status: 'ok' }],
+    });
   });
 
   it('admin status summarises the same instance from a shell', async () => {
     const config = service.running.services.config;
-    const env = { DATABASE_URL: config.databaseUrl!, REDIS_URL: config.redisUrl, REDIS_PREFIX: config.redisPrefix, LLM_PROVIDER: 'openai', LLM_MODEL: 'stub-model', LLM_BASE_URL: stub.url };
+    const env = {
+      DATABASE_URL: config.databaseUrl!,
+      REDIS_URL: config.redisUrl,
+      REDIS_PREFIX: config.redisPrefix,
+      LLM_PROVIDER: 'openai',
+      LLM_MODEL: 'stub-model',
+      LLM_BASE_URL: stub.url,
+    };
     const text = await runCli('admin', ['status'], env);
     expect({ code: text.code, stderr: text.stderr }).toEqual({ code: 0, stderr: '' });
     expect(text.stdout).toMatch(/^duo-slice 17\.11\.0/m);
@@ -277,7 +346,13 @@ describe('GET /-/metrics', () => {
     const json = await runCli('admin', ['status', '--json'], env);
     expect(json.code).toBe(0);
     const status = JSON.parse(json.stdout);
-    expect(status).toMatchObject({ version: '17.11.0', database: { status: 'ok' }, redis: { status: 'ok' }, indexes: { ready: 1, failed: 0 }, model: { provider: 'openai', model: 'stub-model' } });
+    expect(status).toMatchObject({
+      version: '17.11.0',
+      database: { status: 'ok' },
+      redis: { status: 'ok' },
+      indexes: { ready: 1, failed: 0 },
+      model: { provider: 'openai', model: 'stub-model' },
+    });
     expect(status.queues.map((queue: { name: string }) => queue.name).sort()).toEqual(['chat', 'indexing', 'maintenance']);
     expect(status.queues.find((queue: { name: string }) => queue.name === 'chat').workers).toBeGreaterThanOrEqual(1);
     expect(status.gatekeeper.llmCallsSaved).toBeGreaterThanOrEqual(1);

@@ -48,7 +48,10 @@ describe('metrics of a worker-only process', () => {
 
   it('counts a failed run, its failed job and the failed index', async () => {
     const group = await groupWithSeat(service.prisma, { plan: 'ultimate' });
-    const { project } = await createProject(service.prisma, { fullPath: `${group}/${unique('gone')}`, repository: '/nonexistent/repository.git' });
+    const { project } = await createProject(service.prisma, {
+      fullPath: `${group}/${unique('gone')}`,
+      repository: '/nonexistent/repository.git',
+    });
     await service.running.services.queues.enqueueIndex({ projectId: project.id, ref: 'main', reason: 'api' });
     const deadline = Date.now() + 20_000;
     let samples = await scrape();

@@ -7,7 +7,7 @@ const SNIPPETS: Record<GrammarName, string> = {
   typescript: '// line\n/* block */\nexport function add(a: number, b: number): number {\n  return a + b;\n}\n',
   tsx: '// line\n/* block */\nexport const App = () => <div className="app">{1 + 1}</div>;\n',
   python: '# line\ndef add(a, b):\n    return a + b\n',
-  ruby: "# line\n=begin\nblock\n=end\ndef add(a, b)\n  a + b\nend\n",
+  ruby: '# line\n=begin\nblock\n=end\ndef add(a, b)\n  a + b\nend\n',
   go: 'package main\n\n// line\n/* block */\nfunc add(a, b int) int {\n\treturn a + b\n}\n',
   java: '// line\n/* block */\nclass Calc {\n  int add(int a, int b) { return a + b; }\n}\n',
   rust: '// line\n/* block */\nfn add(a: i32, b: i32) -> i32 {\n    a + b\n}\n',

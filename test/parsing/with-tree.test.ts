@@ -47,9 +47,13 @@ describe('withTree', () => {
   it('parses only the included ranges, keeping the positions of the whole source', async () => {
     const lines = new LineIndex(PYTHON);
     const grammar = await loadGrammar('python');
-    const found = grammar.withTree(PYTHON, (tree: Tree) => tree.rootNode.namedChildren.map((node) => [node.type, node.startPosition.row, node.text]), {
-      includedRanges: [lines.rangeOfRows(7, 8)],
-    });
+    const found = grammar.withTree(
+      PYTHON,
+      (tree: Tree) => tree.rootNode.namedChildren.map((node) => [node.type, node.startPosition.row, node.text]),
+      {
+        includedRanges: [lines.rangeOfRows(7, 8)],
+      },
+    );
     expect(found).toEqual([['class_definition', 7, 'class Config:\n    debug = False']]);
   });
 
@@ -85,7 +89,17 @@ describe('LineIndex', () => {
   });
 
   it('builds ranges of whole rows for includedRanges', () => {
-    expect(lines.rangeOfRows(1, 2)).toEqual({ startIndex: 7, endIndex: 17, startPosition: { row: 1, column: 0 }, endPosition: { row: 3, column: 0 } });
-    expect(lines.rangeOfRows(3, 3)).toEqual({ startIndex: 17, endIndex: 23, startPosition: { row: 3, column: 0 }, endPosition: { row: 3, column: 6 } });
+    expect(lines.rangeOfRows(1, 2)).toEqual({
+      startIndex: 7,
+      endIndex: 17,
+      startPosition: { row: 1, column: 0 },
+      endPosition: { row: 3, column: 0 },
+    });
+    expect(lines.rangeOfRows(3, 3)).toEqual({
+      startIndex: 17,
+      endIndex: 23,
+      startPosition: { row: 3, column: 0 },
+      endPosition: { row: 3, column: 6 },
+    });
   });
 });

@@ -7,12 +7,21 @@ import { startTestService, type TestService } from '../helpers/test-service';
 import { waitUntil } from '../helpers/wait';
 
 const SEARCH = `query($path: ID!, $query: String!, $directory: String, $ref: String, $first: Int) {
-  codebaseSearch(projectPath: $path, query: $query, directory: $directory, ref: $ref, first: $first) { path startLine endLine content score language symbol blobId }
+  codebaseSearch(projectPath: $path, query: $query, directory: $directory, ref: $ref, first: $first) { path startLine endLine content score
+  language symbol blobId }
 }`;
 const CODE_INDEX = `query($path: ID!, $ref: String) { project(fullPath: $path) { codeIndex(ref: $ref) { state commitSha } } }`;
 
-type Hit = { path: string; startLine: number; endLine: number; content: string; score: number; language: string | null; symbol: string | null; blobId: string };
-
+type Hit = {
+  path: string;
+  startLine: number;
+  endLine: number;
+  content: string;
+  score: number;
+  language: string | null;
+  symbol: string | null;
+  blobId: string;
+};
 
 // Codebase search through GraphQL and GitLab's REST endpoint, on an index built by the real worker.
 describe('codebaseSearch and /projects/:id/search/semantic', () => {
@@ -23,15 +32,19 @@ describe('codebaseSearch and /projects/:id/search/semantic', () => {
   let groupPath: string;
 
   async function waitReady(path: string, token: string, ref?: string) {
-    await waitUntil(() => service.graphql<{ project: { codeIndex: { state: string } | null } }>(CODE_INDEX, { variables: { path, ref }, token }), {
-      until: (response) => response.body.data?.project?.codeIndex?.state === 'READY',
-      timeoutMs: 20_000,
-      intervalMs: 100,
-      what: 'the index to be READY',
-    });
+    await waitUntil(
+      () => service.graphql<{ project: { codeIndex: { state: string } | null } }>(CODE_INDEX, { variables: { path, ref }, token }),
+      {
+        until: (response) => response.body.data?.project?.codeIndex?.state === 'READY',
+        timeoutMs: 20_000,
+        intervalMs: 100,
+        what: 'the index to be READY',
+      },
+    );
   }
 
-  const search = (variables: Record<string, unknown>, token = user.token) => service.graphql<{ codebaseSearch: Hit[] }>(SEARCH, { variables: { path: project.fullPath, ...variables }, token });
+  const search = (variables: Record<string, unknown>, token = user.token) =>
+    service.graphql<{ codebaseSearch: Hit[] }>(SEARCH, { variables: { path: project.fullPath, ...variables }, token });
 
   beforeAll(async () => {
     service = await startTestService({ role: 'all', env: { INDEX_DEBOUNCE_MS: '0' } });
@@ -42,7 +55,10 @@ describe('codebaseSearch and /projects/:id/search/semantic', () => {
     await addMember(service.prisma, { fullPath: project.fullPath, username: user.username, accessLevel: 'developer' });
     // The first search of an unindexed project starts indexing and says so.
     const first = await search({ query: 'parse a connection string' });
-    expect(first.body.errors?.[0]).toMatchObject({ message: expect.stringContaining('indexing has started'), extensions: { code: 'CONFLICT' } });
+    expect(first.body.errors?.[0]).toMatchObject({
+      message: expect.stringContaining('indexing has started'),
+      extensions: { code: 'CONFLICT' },
+    });
     await waitReady(project.fullPath, user.token);
   });
   afterAll(async () => {
@@ -54,7 +70,12 @@ describe('codebaseSearch and /projects/:id/search/semantic', () => {
     const response = await search({ query: 'how is the vat amount computed for a line', first: 5 });
     expect(response.body.errors).toBeUndefined();
     const hits = response.body.data!.codebaseSearch;
-    expect(hits[0]).toMatchObject({ path: 'src/billing/tax.ts', startLine: 1, language: 'typescript', blobId: expect.stringMatching(/^[0-9a-f]{40}$/) });
+    expect(hits[0]).toMatchObject({
+      path: 'src/billing/tax.ts',
+      startLine: 1,
+      language: 'typescript',
+      blobId: expect.stringMatching(/^[0-9a-f]{40}$/),
+    });
     expect(hits[0].content).toContain('computeVatAmount');
     expect(hits[0].score).toBeGreaterThan(0);
     expect(hits.length).toBeLessThanOrEqual(5);
@@ -76,7 +97,10 @@ describe('codebaseSearch and /projects/:id/search/semantic', () => {
     const stranger = await userWithToken(service.prisma);
     await groupWithSeat(service.prisma, { plan: 'ultimate', addOn: 'duo_pro', username: stranger.username });
     const hidden = await search({ query: 'invoice' }, stranger.token);
-    const missing = await service.graphql(SEARCH, { variables: { path: `${groupPath}/does-not-exist`, query: 'invoice' }, token: stranger.token });
+    const missing = await service.graphql(SEARCH, {
+      variables: { path: `${groupPath}/does-not-exist`, query: 'invoice' },
+      token: stranger.token,
+    });
     expect(hidden.body.errors?.[0]?.extensions?.code).toBe('NOT_FOUND');
     expect(hidden.body.errors?.[0]?.message).toBe(missing.body.errors?.[0]?.message);
     expect(hidden.body.data?.codebaseSearch ?? null).toBeNull();
@@ -106,7 +130,10 @@ describe('codebaseSearch and /projects/:id/search/semantic', () => {
 
   it('searches a branch on its own', async () => {
     repo.git('checkout', '-q', '-b', 'feature/shipping');
-    repo.write('src/shipping.ts', 'export function estimateShippingDays(distanceKm: number): number {\n  return Math.ceil(distanceKm / 500);\n}\n');
+    repo.write(
+      'src/shipping.ts',
+      'export function estimateShippingDays(distanceKm: number): number {\n  return Math.ceil(distanceKm / 500);\n}\n',
+    );
     repo.commit('shipping');
     repo.git('checkout', '-q', 'main');
     const first = await search({ query: 'shipping days estimate', ref: 'feature/shipping' });
@@ -119,7 +146,9 @@ describe('codebaseSearch and /projects/:id/search/semantic', () => {
   });
 
   const semantic = (id: string | number, query: Record<string, string>, token: string | null = user.token) =>
-    fetch(`${service.url}/api/v4/projects/${encodeURIComponent(String(id))}/search/semantic?${new URLSearchParams(query).toString()}`, { headers: token ? { authorization: `Bearer ${token}` } : {} });
+    fetch(`${service.url}/api/v4/projects/${encodeURIComponent(String(id))}/search/semantic?${new URLSearchParams(query).toString()}`, {
+      headers: token ? { authorization: `Bearer ${token}` } : {},
+    });
 
   it("answers GitLab's REST semantic search in GitLab's shape: files with snippet ranges, a file URL and a confidence", async () => {
     const response = await semantic(project.fullPath, { q: 'retry with backoff after a failure', limit: '3' });
@@ -134,10 +163,19 @@ describe('codebaseSearch and /projects/:id/search/semantic', () => {
       blob_id: expect.stringMatching(/^[0-9a-f]{40}$/),
       file_url: `${service.url}/${project.fullPath}/-/blob/main/src/retry.py`,
       score: expect.any(Number),
-      snippet_ranges: [expect.objectContaining({ start_line: 1, end_line: expect.any(Number), score: expect.any(Number), content: expect.stringContaining('retry_with_backoff') })],
+      snippet_ranges: [
+        expect.objectContaining({
+          start_line: 1,
+          end_line: expect.any(Number),
+          score: expect.any(Number),
+          content: expect.stringContaining('retry_with_backoff'),
+        }),
+      ],
     });
     // glab's form: the path URL-encoded, and GitLab's optional /-/ segment.
-    const byId = await fetch(`${service.url}/api/v4/projects/${project.id}/-/search/semantic?q=invoice&directory_path=lib`, { headers: { authorization: `Bearer ${user.token}` } });
+    const byId = await fetch(`${service.url}/api/v4/projects/${project.id}/-/search/semantic?q=invoice&directory_path=lib`, {
+      headers: { authorization: `Bearer ${user.token}` },
+    });
     expect((await readJson(byId)).results.map((result: { path: string }) => result.path)).toEqual(['lib/invoice.rb']);
     expect((await semantic(project.id, { q: 'invoice', knn: '1', limit: '1' })).status).toBe(200);
     expect((await semantic(project.id, { q: 'x'.repeat(1000), knn: '100', limit: '100' })).status).toBe(200);
@@ -166,7 +204,10 @@ describe('codebaseSearch and /projects/:id/search/semantic', () => {
     await addMember(service.prisma, { fullPath: other.fullPath, username: user.username, accessLevel: 'developer' });
     const fresh = await semantic(other.id, { q: 'invoice' });
     expect(fresh.status).toBe(422);
-    expect(await readJson(fresh)).toMatchObject({ message: `Project '${other.id}' has no embeddings`, detail: expect.stringContaining('indexing has started') });
+    expect(await readJson(fresh)).toMatchObject({
+      message: `Project '${other.id}' has no embeddings`,
+      detail: expect.stringContaining('indexing has started'),
+    });
 
     const stranger = await userWithToken(service.prisma);
     await groupWithSeat(service.prisma, { plan: 'ultimate', addOn: 'duo_pro', username: stranger.username });
@@ -177,4 +218,3 @@ describe('codebaseSearch and /projects/:id/search/semantic', () => {
     expect((await semantic(project.id, { q: 'x' }, null)).status).toBe(401);
   });
 });
-

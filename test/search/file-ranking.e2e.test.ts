@@ -3,7 +3,8 @@ import { groupWithSeat, unique, userWithToken } from '../helpers/fixtures';
 import { createGitRepo, type GitRepo } from '../helpers/git-repo';
 import { startTestService, type TestService } from '../helpers/test-service';
 
-const SEARCH = `query($path: ID!, $query: String!) { codebaseSearch(projectPath: $path, query: $query, first: 10) { path startLine score } }`;
+const SEARCH =
+  `query($path: ID!, $query: String!) { codebaseSearch(projectPath: $path, query: $query, first: 10) { path startLine score ` + `} }`;
 const CODE_INDEX = `query($path: ID!) { project(fullPath: $path) { codeIndex { state } } }`;
 
 // Every file below talks about pinging an idle connection before reuse; the tests, the type
@@ -21,9 +22,12 @@ const FILES: Record<string, string> = {
 `,
   'src/pool.test.ts': `import { Pool } from './pool';
 describe('Pool', () => {
-  it('pings an idle connection before reuse', async () => { const pool = new Pool(); await pool.acquireConnection(); expect(ping).toHaveBeenCalled(); });
-  it('drops an idle connection whose ping fails before reuse', async () => { ping.mockRejectedValue(new Error('dead')); await pool.acquireConnection(); });
-  it('reuses an idle connection after a good ping', async () => { await pool.acquireConnection(); expect(connect).not.toHaveBeenCalled(); });
+  it('pings an idle connection before reuse', async () => { const pool = new Pool(); await pool.acquireConnection();
+  expect(ping).toHaveBeenCalled(); });
+  it('drops an idle connection whose ping fails before reuse', async () => { ping.mockRejectedValue(new Error('dead')); await
+  pool.acquireConnection(); });
+  it('reuses an idle connection after a good ping', async () => { await pool.acquireConnection(); expect(connect).not.toHaveBeenCalled();
+  });
 });
 `,
   'types/pool.d.ts': `export declare class Pool {
@@ -31,7 +35,9 @@ describe('Pool', () => {
   acquireConnection(): Promise<Connection>;
 }
 `,
-  'README.md': `# pool\n\nThe pool pings an idle connection before reuse, so a connection the server closed is never handed out.\nAn idle connection that fails its ping is dropped.\n`,
+  'README.md':
+    `# pool\n\nThe pool pings an idle connection before reuse, so a connection the server closed is never handed out.\nAn ` +
+    `idle connection that fails its ping is dropped.\n`,
   'CHANGELOG.md': `## 2.0.0\n\n- Pool: ping an idle connection before reuse (#12).\n- Pool: drop an idle connection when its ping fails.\n`,
 };
 
@@ -56,7 +62,10 @@ describe('code search prefers the implementation unless asked otherwise', () => 
     await service.graphql(SEARCH, { token, variables: { path: projectPath, query: 'start indexing' } });
     const started = Date.now();
     for (;;) {
-      const { body } = await service.graphql<{ project: { codeIndex: { state: string } | null } }>(CODE_INDEX, { token, variables: { path: projectPath } });
+      const { body } = await service.graphql<{ project: { codeIndex: { state: string } | null } }>(CODE_INDEX, {
+        token,
+        variables: { path: projectPath },
+      });
       if (body.data?.project?.codeIndex?.state === 'READY') break;
       if (Date.now() - started > 20_000) throw new Error('index never ready');
       await new Promise((resolve) => setTimeout(resolve, 100));
@@ -68,13 +77,20 @@ describe('code search prefers the implementation unless asked otherwise', () => 
   });
 
   const paths = async (query: string) => {
-    const { body } = await service.graphql<{ codebaseSearch: Array<{ path: string }> }>(SEARCH, { token, variables: { path: projectPath, query } });
+    const { body } = await service.graphql<{ codebaseSearch: Array<{ path: string }> }>(SEARCH, {
+      token,
+      variables: { path: projectPath, query },
+    });
     expect(body.errors).toBeUndefined();
     return [...new Set(body.data!.codebaseSearch.map((hit) => hit.path))];
   };
 
   it('records each file’s role in the manifest', async () => {
-    const files = await service.prisma.codeIndexFile.findMany({ where: { projectId }, select: { path: true, role: true }, orderBy: { path: 'asc' } });
+    const files = await service.prisma.codeIndexFile.findMany({
+      where: { projectId },
+      select: { path: true, role: true },
+      orderBy: { path: 'asc' },
+    });
     expect(Object.fromEntries(files.map((file) => [file.path, file.role]))).toEqual({
       'CHANGELOG.md': 'changelog',
       'README.md': 'docs',

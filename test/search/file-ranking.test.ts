@@ -3,8 +3,16 @@ import { questionIntent, rankFiles, type FileEvidence } from '../../src/search/f
 import { expandQuestion, synonymsOf } from '../../src/search/synonyms';
 import { queryTerms, termGroup, toAllTsQuery } from '../../src/search/text-query';
 
-const hit = (path: string, score: number, extra: Partial<FileEvidence> = {}): FileEvidence => ({ path, role: null, score, symbol: null, content: '', ...extra });
-const order = (hits: FileEvidence[], question: string) => rankFiles(hits, { question, terms: queryTerms(question) }).map((file) => file.path);
+const hit = (path: string, score: number, extra: Partial<FileEvidence> = {}): FileEvidence => ({
+  path,
+  role: null,
+  score,
+  symbol: null,
+  content: '',
+  ...extra,
+});
+const order = (hits: FileEvidence[], question: string) =>
+  rankFiles(hits, { question, terms: queryTerms(question) }).map((file) => file.path);
 
 describe('fileRole', () => {
   it.each([
@@ -48,7 +56,13 @@ describe('questionIntent', () => {
 
 describe('rankFiles', () => {
   it('prefers the implementation over its test, type declarations, docs and changelog at equal evidence', () => {
-    const hits = [hit('test/pool.test.js', 1), hit('lib/pool.d.ts', 1), hit('README.md', 1), hit('CHANGELOG.md', 1), hit('lib/pool.js', 0.8)];
+    const hits = [
+      hit('test/pool.test.js', 1),
+      hit('lib/pool.d.ts', 1),
+      hit('README.md', 1),
+      hit('CHANGELOG.md', 1),
+      hit('lib/pool.js', 0.8),
+    ];
     expect(order(hits, 'How is an idle connection checked before reuse?')[0]).toBe('lib/pool.js');
   });
 
@@ -71,14 +85,20 @@ describe('rankFiles', () => {
     expect(order(hits, 'how are deprecation warnings shown?')[0]).toBe('lib/warnings.py');
     expect(order([hit('lib/connection.js', 1), hit('lib/errors.js', 0.95)], 'which err codes exist?')[0]).toBe('lib/errors.js');
     // By the share of the question's words: one word of five in a name does not beat a clearly better file.
-    expect(order([hit('src/tax.ts', 1), hit('lib/invoice.rb', 0.9)], 'Where is the VAT amount computed for an invoice line?')[0]).toBe('src/tax.ts');
+    expect(order([hit('src/tax.ts', 1), hit('lib/invoice.rb', 0.9)], 'Where is the VAT amount computed for an invoice line?')[0]).toBe(
+      'src/tax.ts',
+    );
   });
 
   it('lends a matching test’s weight to the implementation it is named after or imports', () => {
     const named = [hit('lib/other.go', 0.5), hit('args.go', 0.45), hit('args_test.go', 1)];
     // args.go alone (0.45) would trail lib/other.go (0.5); its test lends it enough to lead.
     expect(order(named, 'how are positional arguments validated?').slice(0, 2)).toEqual(['args.go', 'lib/other.go']);
-    const imported = [hit('src/pkg/other.py', 0.5), hit('src/pkg/core.py', 0.45), hit('tests/test_things.py', 1, { content: 'from pkg.core import Context\n' })];
+    const imported = [
+      hit('src/pkg/other.py', 0.5),
+      hit('src/pkg/core.py', 0.45),
+      hit('tests/test_things.py', 1, { content: 'from pkg.core import Context\n' }),
+    ];
     expect(order(imported, 'how does the context close resources?')[0]).toBe('src/pkg/core.py');
     // Not when tests are what was asked for.
     expect(order(named, 'which tests check positional arguments?')[0]).toBe('args_test.go');
@@ -104,7 +124,9 @@ describe('synonyms', () => {
   });
 
   it('are appended to the question the lexical embedder embeds', () => {
-    expect(expandQuestion('where is the config read', ['config', 'read'])).toBe('where is the config read\nconfiguration options opts settings');
+    expect(expandQuestion('where is the config read', ['config', 'read'])).toBe(
+      'where is the config read\nconfiguration options opts settings',
+    );
     expect(expandQuestion('parse the packet', ['parse', 'packet'])).toBe('parse the packet');
   });
 });

@@ -20,16 +20,28 @@ describe('query plans of the retrieval queries', () => {
     database = await createTestDatabase();
     prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: database.url }) });
     const group = await createGroup(prisma, { path: unique('g'), plan: 'ultimate' });
-    const projects = await Promise.all(['a', 'b'].map(async (name) => (await createProject(prisma, { fullPath: `${group.fullPath}/${name}` })).project));
+    const projects = await Promise.all(
+      ['a', 'b'].map(async (name) => (await createProject(prisma, { fullPath: `${group.fullPath}/${name}` })).project),
+    );
     for (const project of projects) {
       const index = await prisma.codeIndex.create({ data: { projectId: project.id, ref: 'main', state: 'ready' } });
-      const snapshot = await prisma.codeIndexSnapshot.create({ data: { indexId: index.id, commitSha: 'a'.repeat(40), chunkerVersion: 'v', embedderVersion: 'lexical-v1-512', settingsDigest: 'd', complete: true } });
+      const snapshot = await prisma.codeIndexSnapshot.create({
+        data: {
+          indexId: index.id,
+          commitSha: 'a'.repeat(40),
+          chunkerVersion: 'v',
+          embedderVersion: 'lexical-v1-512',
+          settingsDigest: 'd',
+          complete: true,
+        },
+      });
       await prisma.codeIndex.update({ where: { id: index.id }, data: { activeSnapshotId: snapshot.id } });
       // Chunks of random vectors, one file and one chunk each.
       await prisma.$executeRawUnsafe(
         `WITH rows AS (SELECT n, md5(n::text || $1) AS id FROM generate_series(1, $3::int) AS n)
          INSERT INTO code_chunks (project_id, id, embedder_version, dims, embedding, content, search_text)
-         SELECT $2, id, 'lexical-v1-512', 512, (SELECT array_agg(random() - 0.5) FROM generate_series(1, 512) WHERE n > 0)::vector, 'chunk ' || n, to_tsvector('simple', 'zq' || (n % 97) || ' parse connection' || (n % 13))
+         SELECT $2, id, 'lexical-v1-512', 512, (SELECT array_agg(random() - 0.5) FROM generate_series(1, 512) WHERE n > 0)::vector, 'chunk '
+         || n, to_tsvector('simple', 'zq' || (n % 97) || ' parse connection' || (n % 13))
            FROM rows`,
         project.fullPath,
         project.id,
@@ -60,7 +72,9 @@ describe('query plans of the retrieval queries', () => {
     const vector = Array.from({ length: 512 }, (_, index) => Math.sin(index));
     const whole = await plan(vectorRanking(prisma, scope, vector, 50, { explain: true, preferIndexes: true }));
     expect(whole).toContain('Index Scan using code_chunks_embedding_512_idx');
-    const directory = await plan(vectorRanking(prisma, { ...scope, directory: 'src/' }, vector, 50, { explain: true, preferIndexes: true }));
+    const directory = await plan(
+      vectorRanking(prisma, { ...scope, directory: 'src/' }, vector, 50, { explain: true, preferIndexes: true }),
+    );
     expect(directory).toContain('code_chunks_embedding_512_idx');
     expect(directory).toMatch(/path >= /);
     const hits = await vectorRanking(prisma, scope, vector, 50);
@@ -68,6 +82,8 @@ describe('query plans of the retrieval queries', () => {
   });
 
   it('matches full text through the GIN index', async () => {
-    expect(await plan(textRanking(prisma, scope, 'zq96', 50, { explain: true, preferIndexes: true }))).toContain('code_chunks_search_text_idx');
+    expect(await plan(textRanking(prisma, scope, 'zq96', 50, { explain: true, preferIndexes: true }))).toContain(
+      'code_chunks_search_text_idx',
+    );
   });
 });

@@ -4,8 +4,10 @@ import { startTestService, type TestService } from '../helpers/test-service';
 import { addMember, createProject } from '../../src/namespaces/namespaces.service';
 import { deepJson, overCable, overGraphqlWs, overHttp, type Operation, type TransportResult } from './transports';
 
-const CHAT = `mutation chat($question: String!, $platformOrigin: String!, $conversationType: AiConversationsThreadsConversationType, $clientSubscriptionId: String, $additionalContext: [AiAdditionalContextInput!]) {
-  aiAction(input: { chat: { content: $question, additionalContext: $additionalContext, skipGatekeeper: true }, platformOrigin: $platformOrigin, conversationType: $conversationType, clientSubscriptionId: $clientSubscriptionId }) { requestId threadId errors }
+const CHAT = `mutation chat($question: String!, $platformOrigin: String!, $conversationType: AiConversationsThreadsConversationType,
+$clientSubscriptionId: String, $additionalContext: [AiAdditionalContextInput!]) {
+  aiAction(input: { chat: { content: $question, additionalContext: $additionalContext, skipGatekeeper: true }, platformOrigin:
+  $platformOrigin, conversationType: $conversationType, clientSubscriptionId: $clientSubscriptionId }) { requestId threadId errors }
 }`;
 const MESSAGES = `query($roles: [AiMessageRole!], $first: Int) { aiMessages(roles: $roles, first: $first) { nodes { requestId } } }`;
 const PROJECT = `query($path: ID!) { project(fullPath: $path) { id } }`;
@@ -46,7 +48,10 @@ describe('bad input: a clear error naming the input, nothing written', () => {
     it.each([
       ['a named fragment', (path: string) => `mutation { ...F } fragment F on Mutation { ${create.replace('PATH', path)} }`],
       ['an inline fragment', (path: string) => `mutation { ... on Mutation { ${create.replace('PATH', path)} } }`],
-      ['a fragment nested in a fragment', (path: string) => `mutation { ...A } fragment A on Mutation { ...B } fragment B on Mutation { ${create.replace('PATH', path)} }`],
+      [
+        'a fragment nested in a fragment',
+        (path: string) => `mutation { ...A } fragment A on Mutation { ...B } fragment B on Mutation { ${create.replace('PATH', path)} }`,
+      ],
       ['the plain form', (path: string) => `mutation { ${create.replace('PATH', path)} }`],
     ])('an ai_features token may not run a non-AI mutation through %s', async (_name, document) => {
       const result = await overHttp(service.url, { query: document(projectPath), token: aiOnly.token });
@@ -56,7 +61,12 @@ describe('bad input: a clear error naming the input, nothing written', () => {
     });
 
     it('an ai_features token still runs AI mutations through a fragment', async () => {
-      const result = await overHttp(service.url, { query: `mutation { ...F } fragment F on Mutation { aiAction(input: { chat: { content: "/clear" }, platformOrigin: "x" }) { errors } }`, token: aiOnly.token });
+      const result = await overHttp(service.url, {
+        query:
+          `mutation { ...F } fragment F on Mutation { aiAction(input: { chat: { content: "/clear" }, platformOrigin: "x" }) { ` +
+          `errors } }`,
+        token: aiOnly.token,
+      });
       expect(result.errors?.[0]?.message ?? '').not.toContain('Insufficient token scope');
     });
   });
@@ -97,7 +107,8 @@ describe('bad input: a clear error naming the input, nothing written', () => {
   });
 
   describe('chat input (cases 9, 11, 12)', () => {
-    const chat = (variables: Record<string, unknown>) => overHttp(service.url, { query: CHAT, variables: { platformOrigin: 'language_server', ...variables }, token: user.token });
+    const chat = (variables: Record<string, unknown>) =>
+      overHttp(service.url, { query: CHAT, variables: { platformOrigin: 'language_server', ...variables }, token: user.token });
 
     it('a NUL byte with conversationType set leaves no thread and no message behind', async () => {
       const before = await counts();
@@ -106,7 +117,10 @@ describe('bad input: a clear error naming the input, nothing written', () => {
       expect(result.errors?.[0]?.extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'question' });
       expect(await counts()).toEqual(before);
       // Inside an input object, the path names the field.
-      const nested = await chat({ question: 'hello', additionalContext: [{ id: 'a', category: 'SNIPPET', content: 'x\u0000', metadata: {} }] });
+      const nested = await chat({
+        question: 'hello',
+        additionalContext: [{ id: 'a', category: 'SNIPPET', content: 'x\u0000', metadata: {} }],
+      });
       expect(nested.errors?.[0]?.extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'additionalContext.0.content' });
       expect(await counts()).toEqual(before);
     });
@@ -124,7 +138,11 @@ describe('bad input: a clear error naming the input, nothing written', () => {
     it.each([
       ['clientSubscriptionId', { clientSubscriptionId: 'c'.repeat(1024 * 1024) }, 'clientSubscriptionId'],
       ['platformOrigin', { platformOrigin: 'p'.repeat(1024 * 1024) }, 'platformOrigin'],
-      ['context metadata', { additionalContext: [{ id: 'a', category: 'SNIPPET', content: 'x', metadata: { blob: 'm'.repeat(3 * 1024 * 1024) } }] }, 'additionalContext.metadata'],
+      [
+        'context metadata',
+        { additionalContext: [{ id: 'a', category: 'SNIPPET', content: 'x', metadata: { blob: 'm'.repeat(3 * 1024 * 1024) } }] },
+        'additionalContext.metadata',
+      ],
     ])('a 1 MB+ %s is refused and not stored', async (_name, variables, field) => {
       const before = await counts();
       const result = await chat({ question: 'explain this', ...variables });
@@ -135,7 +153,9 @@ describe('bad input: a clear error naming the input, nothing written', () => {
     it('context metadata nested 5,000 levels deep is refused, not a stack overflow', async () => {
       const result = await overHttp(service.url, {
         query: CHAT,
-        rawVariables: `{"question":"explain this","platformOrigin":"x","additionalContext":[{"id":"a","category":"SNIPPET","content":"x","metadata":${deepJson(5000)}}]}`,
+        rawVariables:
+          `{"question":"explain ` +
+          `this","platformOrigin":"x","additionalContext":[{"id":"a","category":"SNIPPET","content":"x","metadata":${deepJson(5000)}}]}`,
         token: user.token,
       });
       expect(result.status).toBe(400);
@@ -145,7 +165,11 @@ describe('bad input: a clear error naming the input, nothing written', () => {
   });
 
   describe('REST input (cases 10, 11, 13)', () => {
-    const rest = (path: string, init: RequestInit = {}) => fetch(`${service.url}/api/v4${path}`, { ...init, headers: { authorization: `Bearer ${user.token}`, 'content-type': 'application/json', ...init.headers } });
+    const rest = (path: string, init: RequestInit = {}) =>
+      fetch(`${service.url}/api/v4${path}`, {
+        ...init,
+        headers: { authorization: `Bearer ${user.token}`, 'content-type': 'application/json', ...init.headers },
+      });
 
     it.each(['%25', '1%00', '%2525', 'demo%00group%2Fx'])('the project id %s is a 404, not a 500', async (id) => {
       const response = await rest(`/projects/${id}/search/semantic?q=vat+amount`);
@@ -161,10 +185,16 @@ describe('bad input: a clear error naming the input, nothing written', () => {
     });
 
     it('a JSON body nested too deep or holding a NUL is 400 naming the field', async () => {
-      const nested = await rest('/code_suggestions/enabled', { method: 'POST', body: `{"project_path":${JSON.stringify(projectPath)},"extra":${deepJson(5000)}}` });
+      const nested = await rest('/code_suggestions/enabled', {
+        method: 'POST',
+        body: `{"project_path":${JSON.stringify(projectPath)},"extra":${deepJson(5000)}}`,
+      });
       expect(nested.status).toBe(400);
       expect((await readJson(nested)).field).toMatch(/^extra/);
-      const nul = await rest('/code_suggestions/enabled', { method: 'POST', body: JSON.stringify({ project_path: `${projectPath}\u0000` }) });
+      const nul = await rest('/code_suggestions/enabled', {
+        method: 'POST',
+        body: JSON.stringify({ project_path: `${projectPath}\u0000` }),
+      });
       expect(nul.status).toBe(400);
       expect(await readJson(nul)).toMatchObject({ field: 'project_path' });
     });
@@ -175,12 +205,19 @@ describe('bad input: a clear error naming the input, nothing written', () => {
       expect(await readJson(response)).toMatchObject({ field: 'directory_path' });
     });
 
-    it.each(['???', 'the of and', '  ...!!! ', 'how does it work?'])('the query %j has nothing to search for: 400 naming q, and BAD_USER_INPUT naming query', async (query) => {
-      const response = await rest(`/projects/${encodeURIComponent(projectPath)}/search/semantic?q=${encodeURIComponent(query)}`);
-      expect(response.status).toBe(400);
-      expect(await readJson(response)).toMatchObject({ field: 'q', error: expect.stringContaining('nothing to search for') });
-      const graphql = await overHttp(service.url, { query: `query($q: String!) { codebaseSearch(projectPath: "${projectPath}", query: $q) { path } }`, variables: { q: query }, token: user.token });
-      expect(graphql.errors?.[0]?.extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'query' });
-    });
+    it.each(['???', 'the of and', '  ...!!! ', 'how does it work?'])(
+      'the query %j has nothing to search for: 400 naming q, and BAD_USER_INPUT naming query',
+      async (query) => {
+        const response = await rest(`/projects/${encodeURIComponent(projectPath)}/search/semantic?q=${encodeURIComponent(query)}`);
+        expect(response.status).toBe(400);
+        expect(await readJson(response)).toMatchObject({ field: 'q', error: expect.stringContaining('nothing to search for') });
+        const graphql = await overHttp(service.url, {
+          query: `query($q: String!) { codebaseSearch(projectPath: "${projectPath}", query: $q) { path } }`,
+          variables: { q: query },
+          token: user.token,
+        });
+        expect(graphql.errors?.[0]?.extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'query' });
+      },
+    );
   });
 });

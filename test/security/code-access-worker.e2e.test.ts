@@ -9,7 +9,8 @@ import { startTestService, type TestService } from '../helpers/test-service';
 import { spawnWorker } from '../helpers/worker-process';
 
 const CHAT = `mutation($question: String!, $clientSubscriptionId: String, $additionalContext: [AiAdditionalContextInput!]) {
-  aiAction(input: { chat: { content: $question, additionalContext: $additionalContext, skipGatekeeper: true }, clientSubscriptionId: $clientSubscriptionId, platformOrigin: "vs_code_extension" }) { requestId errors }
+  aiAction(input: { chat: { content: $question, additionalContext: $additionalContext, skipGatekeeper: true }, clientSubscriptionId:
+  $clientSubscriptionId, platformOrigin: "vs_code_extension" }) { requestId errors }
 }`;
 
 // Threat: read_code checked only when the question is asked. The answer is made later, by a worker
@@ -25,7 +26,13 @@ describe('read_code is checked again in the chat worker', () => {
     stub = await startStubLlmServer({ defaultBehaviour: { kind: 'echo' } });
     const llm = { LLM_PROVIDER: 'openai', LLM_BASE_URL: stub.url, LLM_MODEL: 'stub', GATEKEEPER: 'false', INDEX_DEBOUNCE_MS: '0' };
     api = await startTestService({ role: 'api', env: llm });
-    env = { ...llm, DATABASE_URL: api.running.services.config.databaseUrl!, REDIS_PREFIX: api.redisPrefix, DATA_DIR: api.running.services.config.dataDir, LOG_LEVEL: 'warn' };
+    env = {
+      ...llm,
+      DATABASE_URL: api.running.services.config.databaseUrl!,
+      REDIS_PREFIX: api.redisPrefix,
+      DATA_DIR: api.running.services.config.dataDir,
+      LOG_LEVEL: 'warn',
+    };
     repo = createGitRepo(BILLING_FILES);
   });
   afterAll(async () => {
@@ -43,7 +50,9 @@ describe('read_code is checked again in the chat worker', () => {
   it('a Reporter demoted to Guest after asking gets no code in the answer', async () => {
     const user = await userWithToken(api.prisma);
     const group = await groupWithSeat(api.prisma, { plan: 'ultimate', addOn: 'duo_pro', username: user.username });
-    const project = (await createProject(api.prisma, { fullPath: `${group}/${unique('private')}`, repository: repo.path, visibility: 'private' })).project;
+    const project = (
+      await createProject(api.prisma, { fullPath: `${group}/${unique('private')}`, repository: repo.path, visibility: 'private' })
+    ).project;
     await addMember(api.prisma, { fullPath: project.fullPath, username: user.username, accessLevel: 'reporter' });
     const client = wsClient(api.url, user.token);
     const clientSubscriptionId = crypto.randomUUID();
@@ -51,7 +60,11 @@ describe('read_code is checked again in the chat worker', () => {
     const ask = async () => {
       const { body } = await api.graphql<{ aiAction: { requestId: string } }>(CHAT, {
         token: user.token,
-        variables: { question: 'Where is the VAT amount computed?', clientSubscriptionId, additionalContext: [{ category: 'REPOSITORY', id: project.fullPath, content: '', metadata: {} }] },
+        variables: {
+          question: 'Where is the VAT amount computed?',
+          clientSubscriptionId,
+          additionalContext: [{ category: 'REPOSITORY', id: project.fullPath, content: '', metadata: {} }],
+        },
       });
       expect(body.errors).toBeUndefined();
       return body.data!.aiAction.requestId;

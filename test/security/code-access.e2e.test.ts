@@ -8,7 +8,8 @@ import { startTestService, type TestService } from '../helpers/test-service';
 const SEARCH = `query($path: ID!, $query: String!) { codebaseSearch(projectPath: $path, query: $query) { path content } }`;
 const CODE_INDEX = `query($path: ID!) { project(fullPath: $path) { id codeIndex { state commitSha lastError } } }`;
 const CHAT = `mutation($question: String!, $additionalContext: [AiAdditionalContextInput!]) {
-  aiAction(input: { chat: { content: $question, additionalContext: $additionalContext, skipGatekeeper: true }, platformOrigin: "vs_code_extension" }) { requestId errors }
+  aiAction(input: { chat: { content: $question, additionalContext: $additionalContext, skipGatekeeper: true }, platformOrigin:
+  "vs_code_extension" }) { requestId errors }
 }`;
 
 // Threat: a Guest (or a stranger) reads a private project's code. GitLab's read_code needs
@@ -24,25 +25,47 @@ describe('read_code: who may read a project code', () => {
   let reporter: UserWithToken;
   let stranger: UserWithToken;
 
-  const search = (path: string, token: string) => service.graphql<{ codebaseSearch: Array<{ path: string }> }>(SEARCH, { variables: { path, query: 'compute the vat amount' }, token });
-  const semantic = (id: string, token: string) => fetch(`${service.url}/api/v4/projects/${id}/search/semantic?q=${encodeURIComponent('compute the vat amount')}`, { headers: { authorization: `Bearer ${token}` } });
+  const search = (path: string, token: string) =>
+    service.graphql<{ codebaseSearch: Array<{ path: string }> }>(SEARCH, { variables: { path, query: 'compute the vat amount' }, token });
+  const semantic = (id: string, token: string) =>
+    fetch(`${service.url}/api/v4/projects/${id}/search/semantic?q=${encodeURIComponent('compute the vat amount')}`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
   const chat = (projectPath: string, token: string) =>
-    service.graphql<{ aiAction: { requestId: string } }>(CHAT, { token, variables: { question: 'What does the billing code do?', additionalContext: [{ category: 'REPOSITORY', id: projectPath, content: '', metadata: {} }] } });
+    service.graphql<{ aiAction: { requestId: string } }>(CHAT, {
+      token,
+      variables: {
+        question: 'What does the billing code do?',
+        additionalContext: [{ category: 'REPOSITORY', id: projectPath, content: '', metadata: {} }],
+      },
+    });
 
   beforeAll(async () => {
     service = await startTestService({ role: 'all', env: { INDEX_DEBOUNCE_MS: '0' } });
     repo = createGitRepo(BILLING_FILES);
-    [guest, reporter, stranger] = await Promise.all([userWithToken(service.prisma), userWithToken(service.prisma), userWithToken(service.prisma)]);
+    [guest, reporter, stranger] = await Promise.all([
+      userWithToken(service.prisma),
+      userWithToken(service.prisma),
+      userWithToken(service.prisma),
+    ]);
     groupPath = await groupWithSeat(service.prisma, { plan: 'ultimate', addOn: 'duo_enterprise' });
-    for (const user of [guest, reporter, stranger]) await assignSeat(service.prisma, { groupPath, addOn: 'duo_enterprise', username: user.username });
-    project = (await createProject(service.prisma, { fullPath: `${groupPath}/${unique('private')}`, repository: repo.path, visibility: 'private' })).project;
-    internal = (await createProject(service.prisma, { fullPath: `${groupPath}/${unique('internal')}`, repository: repo.path, visibility: 'internal' })).project;
+    for (const user of [guest, reporter, stranger])
+      await assignSeat(service.prisma, { groupPath, addOn: 'duo_enterprise', username: user.username });
+    project = (
+      await createProject(service.prisma, { fullPath: `${groupPath}/${unique('private')}`, repository: repo.path, visibility: 'private' })
+    ).project;
+    internal = (
+      await createProject(service.prisma, { fullPath: `${groupPath}/${unique('internal')}`, repository: repo.path, visibility: 'internal' })
+    ).project;
     await addMember(service.prisma, { fullPath: project.fullPath, username: guest.username, accessLevel: 'guest' });
     await addMember(service.prisma, { fullPath: project.fullPath, username: reporter.username, accessLevel: 'reporter' });
     // The reporter's first search starts indexing; wait until the index serves.
     const started = Date.now();
     for (;;) {
-      const response = await service.graphql<{ project: { codeIndex: { state: string } | null } }>(CODE_INDEX, { variables: { path: project.fullPath }, token: reporter.token });
+      const response = await service.graphql<{ project: { codeIndex: { state: string } | null } }>(CODE_INDEX, {
+        variables: { path: project.fullPath },
+        token: reporter.token,
+      });
       if (response.body.data?.project?.codeIndex?.state === 'READY') break;
       if (response.body.data?.project?.codeIndex === null) await search(project.fullPath, reporter.token);
       if (Date.now() - started > 30_000) throw new Error(`index never ready: ${JSON.stringify(response.body)}`);
@@ -90,7 +113,13 @@ describe('read_code: who may read a project code', () => {
 
   it('DIRECTORY chat context: the same for a Guest, by path and by numeric id', async () => {
     const directory = (projectRef: Record<string, unknown>, token: string) =>
-      service.graphql(CHAT, { token, variables: { question: 'What does the billing code do?', additionalContext: [{ category: 'DIRECTORY', id: 'src/billing', content: '', metadata: projectRef }] } });
+      service.graphql(CHAT, {
+        token,
+        variables: {
+          question: 'What does the billing code do?',
+          additionalContext: [{ category: 'DIRECTORY', id: 'src/billing', content: '', metadata: projectRef }],
+        },
+      });
     const byPath = await directory({ projectPath: project.fullPath }, guest.token);
     const byId = await directory({ projectId: String(project.id) }, guest.token);
     const missing = await directory({ projectPath: `${groupPath}/does-not-exist` }, guest.token);
@@ -101,9 +130,15 @@ describe('read_code: who may read a project code', () => {
   });
 
   it('codeIndex (commit, errors) is null for a Guest, as for a never-indexed ref; a Reporter sees it', async () => {
-    const asGuest = await service.graphql<{ project: { codeIndex: unknown } }>(CODE_INDEX, { variables: { path: project.fullPath }, token: guest.token });
+    const asGuest = await service.graphql<{ project: { codeIndex: unknown } }>(CODE_INDEX, {
+      variables: { path: project.fullPath },
+      token: guest.token,
+    });
     expect(asGuest.body.data!.project).toMatchObject({ codeIndex: null });
-    const asReporter = await service.graphql<{ project: { codeIndex: { state: string; commitSha: string } } }>(CODE_INDEX, { variables: { path: project.fullPath }, token: reporter.token });
+    const asReporter = await service.graphql<{ project: { codeIndex: { state: string; commitSha: string } } }>(CODE_INDEX, {
+      variables: { path: project.fullPath },
+      token: reporter.token,
+    });
     expect(asReporter.body.data!.project.codeIndex).toMatchObject({ state: 'READY', commitSha: expect.stringMatching(/^[0-9a-f]{40}$/) });
   });
 

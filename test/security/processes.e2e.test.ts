@@ -18,7 +18,16 @@ type ServiceProcess = { child: ChildProcess; output: () => string; exited: Promi
 function startProcess(env: Record<string, string>, role = 'all'): ServiceProcess {
   const child = spawn(process.execPath, ['-r', '@swc-node/register', path.join('src', 'main.ts'), `--role=${role}`], {
     cwd: PROJECT_ROOT,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', DEMO_SEED: 'false', REDIS_URL: TEST_REDIS_URL, ...env },
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? '',
+      PORT: '0',
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'warn',
+      DEMO_SEED: 'false',
+      REDIS_URL: TEST_REDIS_URL,
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
@@ -78,9 +87,12 @@ describe('processes: one prefix per database, one owner per DATA_DIR, an owner-o
     });
 
     it('a worker process on the same database shares the prefix (API and workers apart)', async () => {
-      const databaseUrl = (service.running.services.config.databaseUrl)!;
+      const databaseUrl = service.running.services.config.databaseUrl!;
       const worker = startProcess({ DATABASE_URL: databaseUrl, REDIS_PREFIX: service.redisPrefix, LOG_LEVEL: 'info' }, 'worker');
-      const outcome = await eventually(() => (worker.child.exitCode !== null ? 'exited' : worker.output().includes('"workers_started"') ? 'started' : null), 120_000);
+      const outcome = await eventually(
+        () => (worker.child.exitCode !== null ? 'exited' : worker.output().includes('"workers_started"') ? 'started' : null),
+        120_000,
+      );
       expect(outcome).toBe('started');
       await stop(worker);
     });
@@ -142,7 +154,15 @@ describe('processes: one prefix per database, one owner per DATA_DIR, an owner-o
       expect(created.code).toBe(0);
       expect(JSON.parse(created.stdout)).toMatchObject({ username: 'dora' });
       // ... and the socket is a real endpoint that accepts connections (permissions do the refusing for other users).
-      await new Promise<void>((resolve, reject) => net.connect(socketPath).once('connect', function (this: net.Socket) { this.destroy(); resolve(); }).once('error', reject));
+      await new Promise<void>((resolve, reject) =>
+        net
+          .connect(socketPath)
+          .once('connect', function (this: net.Socket) {
+            this.destroy();
+            resolve();
+          })
+          .once('error', reject),
+      );
     });
   });
 });

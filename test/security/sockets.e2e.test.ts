@@ -6,7 +6,8 @@ import { openCable, overCable, overGraphqlWs, overHttp, type Operation, type Tra
 
 const ME = `query { currentUser { id } }`;
 const RESPONSES = `subscription($userId: UserID) { aiCompletionResponse(userId: $userId, aiAction: CHAT) { requestId } }`;
-const aliases = (count: number) => `query { ${Array.from({ length: count }, (_, index) => `p${index}: project(fullPath: "a/b") { id }`).join(' ')} }`;
+const aliases = (count: number) =>
+  `query { ${Array.from({ length: count }, (_, index) => `p${index}: project(fullPath: "a/b") { id }`).join(' ')} }`;
 
 /** A graphql-ws connection kept open, to send operations one after another on the same socket. */
 function openWs(url: string, token: string | null) {
@@ -21,7 +22,14 @@ function openWs(url: string, token: string | null) {
   });
   const run = (query: string, variables: Record<string, unknown> = {}) =>
     new Promise<TransportResult | { closed: true }>((resolve) => {
-      client.subscribe({ query, variables }, { next: (result) => resolve(result as TransportResult), error: (error) => resolve(Array.isArray(error) ? { errors: error } : { closed: true }), complete: () => undefined });
+      client.subscribe(
+        { query, variables },
+        {
+          next: (result) => resolve(result as TransportResult),
+          error: (error) => resolve(Array.isArray(error) ? { errors: error } : { closed: true }),
+          complete: () => undefined,
+        },
+      );
     });
   return { client, run, closeCode: () => closeCode };
 }
@@ -39,13 +47,18 @@ async function eventually(check: () => Promise<boolean> | boolean, timeoutMs = 1
 describe('sockets: re-authentication and the same limits as HTTP', () => {
   let service: TestService;
   beforeAll(async () => {
-    service = await startTestService({ env: { SOCKET_REAUTH_INTERVAL_MS: '300', WS_MAX_MESSAGE_BYTES: '200000', WS_MAX_SUBSCRIPTIONS_PER_USER: '2', AUTH_CACHE_MS: '500' } });
+    service = await startTestService({
+      env: { SOCKET_REAUTH_INTERVAL_MS: '300', WS_MAX_MESSAGE_BYTES: '200000', WS_MAX_SUBSCRIPTIONS_PER_USER: '2', AUTH_CACHE_MS: '500' },
+    });
   });
   afterAll(() => service.close());
 
   const invalidations: Array<[string, (user: UserWithToken) => Promise<unknown>]> = [
     ['revoked', (user) => service.prisma.personalAccessToken.updateMany({ where: { userId: user.id }, data: { revokedAt: new Date() } })],
-    ['expired', (user) => service.prisma.personalAccessToken.updateMany({ where: { userId: user.id }, data: { expiresAt: new Date('2020-01-01') } })],
+    [
+      'expired',
+      (user) => service.prisma.personalAccessToken.updateMany({ where: { userId: user.id }, data: { expiresAt: new Date('2020-01-01') } }),
+    ],
     ['blocked user', (user) => service.prisma.user.update({ where: { id: user.id }, data: { state: 'blocked' } })],
   ];
 
@@ -73,16 +86,22 @@ describe('sockets: re-authentication and the same limits as HTTP', () => {
     it('ActionCable: the next subscribe disconnects as unauthorized, and an idle connection is closed', async () => {
       const user = await userWithToken(service.prisma);
       const cable = await openCable(service.url, user.token);
-      expect(await overCable(service.url, { query: ME, cable })).toMatchObject({ data: { currentUser: { id: `gid://gitlab/User/${user.id}` } } });
+      expect(await overCable(service.url, { query: ME, cable })).toMatchObject({
+        data: { currentUser: { id: `gid://gitlab/User/${user.id}` } },
+      });
       const idle = await openCable(service.url, user.token);
       await invalidate(user);
       // Changed behind the service's back (as an admin command does): it notices once its token cache (AUTH_CACHE_MS) lets go.
       await new Promise((resolve) => setTimeout(resolve, service.running.services.config.authCacheMs + 100));
-      const next = await overCable(service.url, { query: ME, cable }).catch(() => ({ errors: [{ message: 'closed', extensions: { code: 'unauthorized' } }] }));
+      const next = await overCable(service.url, { query: ME, cable }).catch(() => ({
+        errors: [{ message: 'closed', extensions: { code: 'unauthorized' } }],
+      }));
       expect(next.errors?.[0]?.extensions?.code).toBe('unauthorized');
       await cable.closed;
       await idle.closed;
-      expect(idle.frames.some((frame) => frame.type === 'disconnect' && frame.reason === 'unauthorized' && frame.reconnect === false)).toBe(true);
+      expect(idle.frames.some((frame) => frame.type === 'disconnect' && frame.reason === 'unauthorized' && frame.reconnect === false)).toBe(
+        true,
+      );
     });
   });
 
@@ -142,17 +161,26 @@ describe('sockets: re-authentication and the same limits as HTTP', () => {
     const ws = openWs(service.url, user.token);
     void ws.run(RESPONSES, variables);
     const cable = await openCable(service.url, user.token);
-    cable.send({ command: 'subscribe', identifier: JSON.stringify({ channel: 'GraphqlChannel', query: RESPONSES, variables: JSON.stringify(variables), nonce: 1 }) });
+    cable.send({
+      command: 'subscribe',
+      identifier: JSON.stringify({ channel: 'GraphqlChannel', query: RESPONSES, variables: JSON.stringify(variables), nonce: 1 }),
+    });
     await eventually(() => cable.frames.some((frame) => (frame.message as { more?: boolean } | undefined)?.more === true));
     // Two are open (the limit): a third is refused on either transport.
     const third = await ws.run(RESPONSES, variables);
-    expect((third as TransportResult).errors?.[0]).toMatchObject({ message: expect.stringContaining('Too many open subscriptions'), extensions: { code: 'RATE_LIMITED' } });
+    expect((third as TransportResult).errors?.[0]).toMatchObject({
+      message: expect.stringContaining('Too many open subscriptions'),
+      extensions: { code: 'RATE_LIMITED' },
+    });
     const fourth = await overCable(service.url, { query: RESPONSES, variables, cable });
     expect(fourth.errors?.[0]).toMatchObject({ message: expect.stringContaining('Too many open subscriptions') });
     // Closing one frees its slot.
     await cable.close();
     await eventually(async () => {
-      const again = await Promise.race([ws.run(RESPONSES, variables), new Promise<'open'>((resolve) => setTimeout(() => resolve('open'), 300))]);
+      const again = await Promise.race([
+        ws.run(RESPONSES, variables),
+        new Promise<'open'>((resolve) => setTimeout(() => resolve('open'), 300)),
+      ]);
       return again === 'open';
     });
     await ws.client.dispose();
@@ -180,7 +208,10 @@ describe('sockets share the HTTP rate budget (case 3)', () => {
   it('socket operations spend the budget: the fifth one is refused, and HTTP after it', async () => {
     const user = await userWithToken(service.prisma);
     const results: Array<string | undefined> = [];
-    for (let index = 0; index < 5; index += 1) results.push((await overGraphqlWs(service.url, { query: ME, token: user.token })).errors?.[0]?.extensions?.code as string | undefined);
+    for (let index = 0; index < 5; index += 1)
+      results.push(
+        (await overGraphqlWs(service.url, { query: ME, token: user.token })).errors?.[0]?.extensions?.code as string | undefined,
+      );
     expect(results.slice(0, 4)).toEqual([undefined, undefined, undefined, undefined]);
     expect(results[4]).toBe('RATE_LIMITED');
     expect((await overHttp(service.url, { query: ME, token: user.token })).status).toBe(429);
@@ -188,7 +219,11 @@ describe('sockets share the HTTP rate budget (case 3)', () => {
 
   it('anonymous sockets are limited per address', async () => {
     const results: Array<string | undefined> = [];
-    for (let index = 0; index < 6; index += 1) results.push((await overGraphqlWs(service.url, { query: `query { project(fullPath: "a/b") { id } }` })).errors?.[0]?.extensions?.code as string | undefined);
+    for (let index = 0; index < 6; index += 1)
+      results.push(
+        (await overGraphqlWs(service.url, { query: `query { project(fullPath: "a/b") { id } }` })).errors?.[0]?.extensions?.code as
+          string | undefined,
+      );
     expect(results).toContain('RATE_LIMITED');
   });
 });

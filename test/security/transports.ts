@@ -48,7 +48,10 @@ export async function overGraphqlWs(url: string, operation: Operation): Promise<
         { query: operation.query, variables: operation.variables },
         {
           next: (result) => resolve(result as TransportResult),
-          error: (error) => (Array.isArray(error) ? resolve({ errors: error as TransportResult['errors'] }) : reject(error instanceof Error ? error : new Error(JSON.stringify(error)))),
+          error: (error) =>
+            Array.isArray(error)
+              ? resolve({ errors: error as TransportResult['errors'] })
+              : reject(error instanceof Error ? error : new Error(JSON.stringify(error))),
           complete: () => resolve({}),
         },
       );
@@ -62,7 +65,13 @@ export async function overGraphqlWs(url: string, operation: Operation): Promise<
 export async function overCable(url: string, operation: Operation & { cable?: RawCable }): Promise<TransportResult> {
   const cable = operation.cable ?? (await openCable(url, operation.token ?? undefined));
   try {
-    const identifier = JSON.stringify({ channel: 'GraphqlChannel', query: operation.query, variables: variablesJson(operation), operationName: null, nonce: Math.random() });
+    const identifier = JSON.stringify({
+      channel: 'GraphqlChannel',
+      query: operation.query,
+      variables: variablesJson(operation),
+      operationName: null,
+      nonce: Math.random(),
+    });
     cable.send({ command: 'subscribe', identifier });
     for (;;) {
       const frame = await cable.take({ timeoutMs: 5000 });
@@ -88,11 +97,17 @@ async function overRawGraphqlWs(url: string, operation: Operation): Promise<Tran
   try {
     return await new Promise<TransportResult>((resolve, reject) => {
       socket.once('error', reject);
-      socket.once('open', () => socket.send(JSON.stringify({ type: 'connection_init', payload: operation.token ? { Authorization: `Bearer ${operation.token}` } : {} })));
+      socket.once('open', () =>
+        socket.send(
+          JSON.stringify({ type: 'connection_init', payload: operation.token ? { Authorization: `Bearer ${operation.token}` } : {} }),
+        ),
+      );
       socket.on('message', (data) => {
         const message = JSON.parse((data as Buffer).toString('utf8')) as { type: string; payload?: unknown };
         if (message.type === 'connection_ack') {
-          socket.send(`{"id":"1","type":"subscribe","payload":{"query":${JSON.stringify(operation.query)},"variables":${variablesJson(operation)}}}`);
+          socket.send(
+            `{"id":"1","type":"subscribe","payload":{"query":${JSON.stringify(operation.query)},"variables":${variablesJson(operation)}}}`,
+          );
         } else if (message.type === 'next') resolve(message.payload as TransportResult);
         else if (message.type === 'error') resolve({ errors: message.payload as TransportResult['errors'] });
       });

@@ -22,7 +22,14 @@ describe('webhook enumeration and rate limit; no server paths in messages', () =
     service = await startTestService({ role: 'all', env: { INDEX_DEBOUNCE_MS: '0', WEBHOOK_RATE_LIMIT_PER_MINUTE: '8' } });
     maintainer = await userWithToken(service.prisma);
     groupPath = await groupWithSeat(service.prisma, { plan: 'ultimate', addOn: 'duo_enterprise', username: maintainer.username });
-    project = (await createProject(service.prisma, { fullPath: `${groupPath}/${unique('private')}`, webhookSecret: SECRET, visibility: 'private', repository: '/etc' })).project;
+    project = (
+      await createProject(service.prisma, {
+        fullPath: `${groupPath}/${unique('private')}`,
+        webhookSecret: SECRET,
+        visibility: 'private',
+        repository: '/etc',
+      })
+    ).project;
     await addMember(service.prisma, { fullPath: project.fullPath, username: maintainer.username, accessLevel: 'maintainer' });
   });
   afterAll(() => service.close());
@@ -30,8 +37,19 @@ describe('webhook enumeration and rate limit; no server paths in messages', () =
   const push = (projectPath: string, secret: string) =>
     fetch(`${service.url}/api/v4/webhooks/push`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', 'X-Gitlab-Event': 'Push Hook', 'X-Gitlab-Token': secret, 'X-Gitlab-Event-UUID': randomUUID() },
-      body: JSON.stringify({ object_kind: 'push', ref: 'refs/heads/main', before: '0'.repeat(40), after: 'a'.repeat(40), project: { path_with_namespace: projectPath } }),
+      headers: {
+        'content-type': 'application/json',
+        'X-Gitlab-Event': 'Push Hook',
+        'X-Gitlab-Token': secret,
+        'X-Gitlab-Event-UUID': randomUUID(),
+      },
+      body: JSON.stringify({
+        object_kind: 'push',
+        ref: 'refs/heads/main',
+        before: '0'.repeat(40),
+        after: 'a'.repeat(40),
+        project: { path_with_namespace: projectPath },
+      }),
     });
 
   it('answers a missing project exactly as an existing one with a wrong secret (case 5)', async () => {
@@ -44,7 +62,8 @@ describe('webhook enumeration and rate limit; no server paths in messages', () =
 
   it('limits webhook calls per address: guessing secrets is refused with 429 (case 5)', async () => {
     const statuses: number[] = [];
-    for (let attempt = 0; attempt < 12; attempt += 1) statuses.push((await push(project.fullPath, `guess-${attempt}-xxxxxxxxxxxxxxxx`)).status);
+    for (let attempt = 0; attempt < 12; attempt += 1)
+      statuses.push((await push(project.fullPath, `guess-${attempt}-xxxxxxxxxxxxxxxx`)).status);
     expect(statuses).toContain(429);
     expect(statuses.filter((status) => status === 401).length).toBeLessThanOrEqual(8);
     // Even the right secret waits for the window: the limit is per address, before the secret is looked at.
@@ -60,7 +79,12 @@ describe('webhook enumeration and rate limit; no server paths in messages', () =
     while (index?.state !== 'FAILED') {
       if (Date.now() - started > 20_000) throw new Error(`index never failed: ${JSON.stringify(index)}`);
       await new Promise((resolve) => setTimeout(resolve, 150));
-      index = (await service.graphql<{ project: { codeIndex: Index | null } }>(CODE_INDEX, { variables: { path: project.fullPath }, token: maintainer.token })).body.data!.project.codeIndex;
+      index = (
+        await service.graphql<{ project: { codeIndex: Index | null } }>(CODE_INDEX, {
+          variables: { path: project.fullPath },
+          token: maintainer.token,
+        })
+      ).body.data!.project.codeIndex;
     }
     if (!index) throw new Error('no index');
     expect(index.lastError).toContain('not a git repository');
@@ -71,8 +95,16 @@ describe('webhook enumeration and rate limit; no server paths in messages', () =
   });
 
   it('an error stored with a path (git failed in <path>) is shown without it (case 6)', async () => {
-    await service.prisma.codeIndex.updateMany({ where: { projectId: project.id }, data: { state: 'failed', lastError: 'git rev-parse failed in /srv/data/repositories/7.git: fatal: bad object' } });
-    const index = (await service.graphql<{ project: { codeIndex: { lastError: string } } }>(CODE_INDEX, { variables: { path: project.fullPath }, token: maintainer.token })).body.data!.project.codeIndex;
+    await service.prisma.codeIndex.updateMany({
+      where: { projectId: project.id },
+      data: { state: 'failed', lastError: 'git rev-parse failed in /srv/data/repositories/7.git: fatal: bad object' },
+    });
+    const index = (
+      await service.graphql<{ project: { codeIndex: { lastError: string } } }>(CODE_INDEX, {
+        variables: { path: project.fullPath },
+        token: maintainer.token,
+      })
+    ).body.data!.project.codeIndex;
     expect(index.lastError).toBe('git rev-parse failed in <path>: fatal: bad object');
   });
 });

@@ -3,7 +3,18 @@ import { readJson } from '../helpers/http';
 import { startStubLlmServer, type StubLlmServer } from '../helpers/stub-llm-server';
 import { startTestService, type TestService } from '../helpers/test-service';
 
-const PYTHON_FILE = ['import os', 'import sys', 'import json', 'import time', '', 'def load(path):', '    with open(path) as handle:', '        return json.load(handle)', '', ''].join('\n');
+const PYTHON_FILE = [
+  'import os',
+  'import sys',
+  'import json',
+  'import time',
+  '',
+  'def load(path):',
+  '    with open(path) as handle:',
+  '        return json.load(handle)',
+  '',
+  '',
+].join('\n');
 
 describe('POST /api/v4/code_suggestions/completions', () => {
   let stub: StubLlmServer;
@@ -39,8 +50,13 @@ describe('POST /api/v4/code_suggestions/completions', () => {
     ...extra,
   });
 
-  it('answers a completion in GitLab\'s shape, with the decision, after asking the model with prefix and suffix', async () => {
-    const response = await post(lspBody(`${PYTHON_FILE}def total(items):\n    result = 0\n    for item in items:\n        result += item\n    `, '\n\nprint(total([1]))\n'));
+  it("answers a completion in GitLab's shape, with the decision, after asking the model with prefix and suffix", async () => {
+    const response = await post(
+      lspBody(
+        `${PYTHON_FILE}def total(items):\n    result = 0\n    for item in items:\n        result += item\n    `,
+        '\n\nprint(total([1]))\n',
+      ),
+    );
     expect(response.status).toBe(200);
     const body = await readJson(response);
     expect(body).toMatchObject({
@@ -58,7 +74,12 @@ describe('POST /api/v4/code_suggestions/completions', () => {
   });
 
   it.each([
-    ['an explicit completion wins over everything', { intent: 'completion', user_instruction: 'write it', generation_type: 'small_file' }, 'completion', null],
+    [
+      'an explicit completion wins over everything',
+      { intent: 'completion', user_instruction: 'write it', generation_type: 'small_file' },
+      'completion',
+      null,
+    ],
     ['user_instruction means generation', { user_instruction: 'parse the config' }, 'generation', null],
     ['a given generation_type', { generation_type: 'empty_function' }, 'generation', 'empty_function'],
     ['intent generation means a comment generation', { intent: 'generation' }, 'generation', 'comment'],
@@ -70,7 +91,9 @@ describe('POST /api/v4/code_suggestions/completions', () => {
   it('detects a comment above the cursor and sends it to the model as the instruction', async () => {
     const body = await readJson(await post(lspBody(`${PYTHON_FILE}# read the settings file and return a dict of its keys\n`)));
     expect(body).toMatchObject({ intent: 'generation', generation_type: 'comment' });
-    expect(String(stub.requests[0].body.messages!.at(-1)!.content)).toContain('Instruction: read the settings file and return a dict of its keys');
+    expect(String(stub.requests[0].body.messages!.at(-1)!.content)).toContain(
+      'Instruction: read the settings file and return a dict of its keys',
+    );
   });
 
   it('detects a small file', async () => {
@@ -80,17 +103,27 @@ describe('POST /api/v4/code_suggestions/completions', () => {
 
   it('streams a generation as server-sent events when the client supports them', async () => {
     stub.script({ kind: 'stream', pieces: ['def ', 'parse():', '\n    pass'] });
-    const response = await post(lspBody(`${PYTHON_FILE}# parse the arguments\n`, '', { stream: true, intent: 'generation' }), { headers: { 'X-Supports-Sse-Streaming': 'true' } });
+    const response = await post(lspBody(`${PYTHON_FILE}# parse the arguments\n`, '', { stream: true, intent: 'generation' }), {
+      headers: { 'X-Supports-Sse-Streaming': 'true' },
+    });
     expect(response.status).toBe(200);
     expect(response.headers.get('x-streaming-format')).toBe('sse');
     expect(response.headers.get('content-type')).toContain('text/event-stream');
     const text = await response.text();
-    const events = text.split('\r\n\r\n').filter(Boolean).map((block) => {
-      const [eventLine, dataLine] = block.split('\r\n');
-      return { event: eventLine.replace('event: ', ''), data: JSON.parse(dataLine.replace('data: ', '')) };
-    });
+    const events = text
+      .split('\r\n\r\n')
+      .filter(Boolean)
+      .map((block) => {
+        const [eventLine, dataLine] = block.split('\r\n');
+        return { event: eventLine.replace('event: ', ''), data: JSON.parse(dataLine.replace('data: ', '')) };
+      });
     expect(events[0]).toMatchObject({ event: 'stream_start', data: { metadata: { model: { engine: 'openai', name: 'stub-coder' } } } });
-    expect(events.slice(1, -1).map((event) => event.data.choices[0].delta.content).join('')).toBe('def parse():\n    pass');
+    expect(
+      events
+        .slice(1, -1)
+        .map((event) => event.data.choices[0].delta.content)
+        .join(''),
+    ).toBe('def parse():\n    pass');
     expect(events.at(-1)).toEqual({ event: 'stream_end', data: null });
   });
 
@@ -99,10 +132,30 @@ describe('POST /api/v4/code_suggestions/completions', () => {
       ['no current_file', {}, 400, 'current_file is missing'],
       ['no file name', { current_file: { content_above_cursor: '' } }, 400, 'current_file[file_name] is missing'],
       ['no content above', { current_file: { file_name: 'a.py' } }, 400, 'current_file[content_above_cursor] is missing'],
-      ['a long file name', { current_file: { file_name: 'x'.repeat(256), content_above_cursor: '' } }, 400, 'current_file[file_name] is too long'],
-      ['content over 400,000', { current_file: { file_name: 'a.py', content_above_cursor: 'x'.repeat(400_001) } }, 400, 'current_file[content_above_cursor] is too long'],
-      ['an unknown intent', { current_file: { file_name: 'a.py', content_above_cursor: '' }, intent: 'guess' }, 400, 'intent does not have a valid value'],
-      ['a context item without a name', { current_file: { file_name: 'a.py', content_above_cursor: '' }, context: [{ type: 'file', name: '', content: 'x' }] }, 400, 'context[0][name] is empty'],
+      [
+        'a long file name',
+        { current_file: { file_name: 'x'.repeat(256), content_above_cursor: '' } },
+        400,
+        'current_file[file_name] is too long',
+      ],
+      [
+        'content over 400,000',
+        { current_file: { file_name: 'a.py', content_above_cursor: 'x'.repeat(400_001) } },
+        400,
+        'current_file[content_above_cursor] is too long',
+      ],
+      [
+        'an unknown intent',
+        { current_file: { file_name: 'a.py', content_above_cursor: '' }, intent: 'guess' },
+        400,
+        'intent does not have a valid value',
+      ],
+      [
+        'a context item without a name',
+        { current_file: { file_name: 'a.py', content_above_cursor: '' }, context: [{ type: 'file', name: '', content: 'x' }] },
+        400,
+        'context[0][name] is empty',
+      ],
     ])('%s', async (_name, body, status, message) => {
       const response = await post(body);
       expect(response.status).toBe(status);
@@ -110,7 +163,9 @@ describe('POST /api/v4/code_suggestions/completions', () => {
     });
 
     it('a body over 600,000 bytes gets 413', async () => {
-      const response = await post({ current_file: { file_name: 'a.py', content_above_cursor: 'x'.repeat(350_000), content_below_cursor: 'y'.repeat(350_000) } });
+      const response = await post({
+        current_file: { file_name: 'a.py', content_above_cursor: 'x'.repeat(350_000), content_below_cursor: 'y'.repeat(350_000) },
+      });
       expect(response.status).toBe(413);
     });
   });
@@ -124,11 +179,12 @@ describe('POST /api/v4/code_suggestions/completions', () => {
     expect((await post(lspBody('x'), { token: reader.token })).status).toBe(403);
   });
 
-  it('limits each user to 60 requests a minute with GitLab\'s message', async () => {
+  it("limits each user to 60 requests a minute with GitLab's message", async () => {
     const busy = await userWithToken(service.prisma);
     await groupWithSeat(service.prisma, { plan: 'ultimate', addOn: 'duo_pro', username: busy.username });
     const statuses: number[] = [];
-    for (let index = 0; index < 61; index += 1) statuses.push((await post(lspBody('x = 1', '', { intent: 'completion' }), { token: busy.token })).status);
+    for (let index = 0; index < 61; index += 1)
+      statuses.push((await post(lspBody('x = 1', '', { intent: 'completion' }), { token: busy.token })).status);
     expect(statuses.slice(0, 60).every((status) => status === 200)).toBe(true);
     const limited = await post(lspBody('x'), { token: busy.token });
     expect(limited.status).toBe(429);
@@ -177,15 +233,36 @@ describe('codeSuggestionIntent (GraphQL)', () => {
   });
   afterAll(() => service.close());
 
-  const QUERY = 'query($f: String!, $a: String!, $b: String) { codeSuggestionIntent(fileName: $f, contentAboveCursor: $a, contentBelowCursor: $b) { intent generationType userInstruction language } }';
+  const QUERY =
+    'query($f: String!, $a: String!, $b: String) { codeSuggestionIntent(fileName: $f, contentAboveCursor: $a, contentBelowCursor: $b) { ' +
+    'intent generationType userInstruction language } }';
 
-  it('returns the REST API\'s lower-case decision', async () => {
+  it("returns the REST API's lower-case decision", async () => {
     const user = await userWithToken(service.prisma);
     await groupWithSeat(service.prisma, { plan: 'ultimate', addOn: 'duo_pro', username: user.username });
-    const comment = await service.graphql(QUERY, { token: user.token, variables: { f: 'main.go', a: 'package main\n\nimport "fmt"\n\nfunc a() {}\nfunc b() {}\nfunc c() {}\n// print the sum of two numbers\n', b: '' } });
-    expect(comment.body.data).toEqual({ codeSuggestionIntent: { intent: 'generation', generationType: 'comment', userInstruction: 'print the sum of two numbers', language: expect.any(String) } });
-    const completion = await service.graphql(QUERY, { token: user.token, variables: { f: 'main.go', a: 'package main\n\nimport "fmt"\n\nfunc a() {}\nfunc b() {}\nfunc c() {\n\tfmt.Println(', b: ')\n}\n' } });
-    expect(completion.body.data).toEqual({ codeSuggestionIntent: { intent: 'completion', generationType: null, userInstruction: null, language: expect.any(String) } });
+    const comment = await service.graphql(QUERY, {
+      token: user.token,
+      variables: {
+        f: 'main.go',
+        a: 'package main\n\nimport "fmt"\n\nfunc a() {}\nfunc b() {}\nfunc c() {}\n// print the sum of two numbers\n',
+        b: '',
+      },
+    });
+    expect(comment.body.data).toEqual({
+      codeSuggestionIntent: {
+        intent: 'generation',
+        generationType: 'comment',
+        userInstruction: 'print the sum of two numbers',
+        language: expect.any(String),
+      },
+    });
+    const completion = await service.graphql(QUERY, {
+      token: user.token,
+      variables: { f: 'main.go', a: 'package main\n\nimport "fmt"\n\nfunc a() {}\nfunc b() {}\nfunc c() {\n\tfmt.Println(', b: ')\n}\n' },
+    });
+    expect(completion.body.data).toEqual({
+      codeSuggestionIntent: { intent: 'completion', generationType: null, userInstruction: null, language: expect.any(String) },
+    });
   });
 
   it('refuses users without a seat', async () => {

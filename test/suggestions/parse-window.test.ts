@@ -20,9 +20,17 @@ function cursorsOn(source: string, row: number): DetectIntentInput[] {
   const fileName = '';
   const nextIndent = row < lines.lastRow ? lines.indentOf(row + 1) : 0;
   return [
-    { fileName, contentAboveCursor: source.slice(0, start + lines.indentOf(row)), contentBelowCursor: source.slice(start + lines.indentOf(row)) },
+    {
+      fileName,
+      contentAboveCursor: source.slice(0, start + lines.indentOf(row)),
+      contentBelowCursor: source.slice(start + lines.indentOf(row)),
+    },
     { fileName, contentAboveCursor: source.slice(0, end), contentBelowCursor: source.slice(end) },
-    { fileName, contentAboveCursor: `${source.slice(0, end)}\n${' '.repeat(Math.max(nextIndent, lines.indentOf(row)))}`, contentBelowCursor: source.slice(end) },
+    {
+      fileName,
+      contentAboveCursor: `${source.slice(0, end)}\n${' '.repeat(Math.max(nextIndent, lines.indentOf(row)))}`,
+      contentBelowCursor: source.slice(end),
+    },
   ];
 }
 
@@ -63,33 +71,44 @@ describe('parseWindows', () => {
     const windows = parseWindows({ lines, cursorRow, grammar: 'python', ...options });
     expect(lines.lineText(windows[0].startRow)).toMatch(/^ {4}Paragraph \d of a long docstring/);
     const grammar = await loadGrammar('python');
-    expect(grammar.withTree(source, (tree) => windowStartsCleanly(tree, lines, windows[0]), { includedRanges: windows[0].includedRanges })).toBe(false);
+    expect(
+      grammar.withTree(source, (tree) => windowStartsCleanly(tree, lines, windows[0]), { includedRanges: windows[0].includedRanges }),
+    ).toBe(false);
     const decision = await detectIntent(input, options);
-    expect(decision).toEqual({ intent: 'generation', generationType: 'comment', userInstruction: 'now return them all', language: 'python' });
+    expect(decision).toEqual({
+      intent: 'generation',
+      generationType: 'comment',
+      userInstruction: 'now return them all',
+      language: 'python',
+    });
     expect(decision).toEqual(await detectIntent(input, WHOLE_FILE));
   });
 });
 
 describe('detectIntent on large files', () => {
-  it.each(Object.keys(REALISTIC_FILE_NAMES) as RealisticLanguage[])('%s: parsing a window decides as parsing the whole file would, wherever the cursor is', async (language) => {
-    const source = realisticSource(language, 300, 3);
-    const rows = new LineIndex(source).rowCount;
-    const mismatches: string[] = [];
-    const decided = new Set<string>();
-    for (let row = 0; row < rows; row += 3) {
-      for (const cursor of cursorsOn(source, row)) {
-        const input = { ...cursor, fileName: REALISTIC_FILE_NAMES[language] };
-        const windowed = await detectIntent(input, WINDOWED);
-        const whole = await detectIntent(input, WHOLE_FILE);
-        decided.add(`${whole.intent}:${whole.generationType}`);
-        if (JSON.stringify(windowed) !== JSON.stringify(whole)) mismatches.push(`row ${row}: ${JSON.stringify(windowed)} but whole file ${JSON.stringify(whole)}`);
+  it.each(Object.keys(REALISTIC_FILE_NAMES) as RealisticLanguage[])(
+    '%s: parsing a window decides as parsing the whole file would, wherever the cursor is',
+    async (language) => {
+      const source = realisticSource(language, 300, 3);
+      const rows = new LineIndex(source).rowCount;
+      const mismatches: string[] = [];
+      const decided = new Set<string>();
+      for (let row = 0; row < rows; row += 3) {
+        for (const cursor of cursorsOn(source, row)) {
+          const input = { ...cursor, fileName: REALISTIC_FILE_NAMES[language] };
+          const windowed = await detectIntent(input, WINDOWED);
+          const whole = await detectIntent(input, WHOLE_FILE);
+          decided.add(`${whole.intent}:${whole.generationType}`);
+          if (JSON.stringify(windowed) !== JSON.stringify(whole))
+            mismatches.push(`row ${row}: ${JSON.stringify(windowed)} but whole file ${JSON.stringify(whole)}`);
+        }
       }
-    }
-    expect(mismatches).toEqual([]);
-    // The files exercise the rules, not only completions.
-    expect([...decided]).toEqual(expect.arrayContaining(['completion:null', 'generation:comment']));
-    expect(decided.size).toBeGreaterThanOrEqual(language === 'python' ? 2 : 3);
-  });
+      expect(mismatches).toEqual([]);
+      // The files exercise the rules, not only completions.
+      expect([...decided]).toEqual(expect.arrayContaining(['completion:null', 'generation:comment']));
+      expect(decided.size).toBeGreaterThanOrEqual(language === 'python' ? 2 : 3);
+    },
+  );
 
   it('parses one window, not the file, for a cursor in the middle of 2,000 lines', async () => {
     const source = realisticSource('typescript', 2_000);

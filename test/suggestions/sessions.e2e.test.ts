@@ -9,22 +9,50 @@ import { startStubLlmServer, type StubLlmServer } from '../helpers/stub-llm-serv
 import { startTestService, type TestService } from '../helpers/test-service';
 import { waitUntil } from '../helpers/wait';
 
-type Update = { sessionId: string; suggestionId: string; revision: number; intent: string | null; generationType: string | null; text: string; status: string };
+type Update = {
+  sessionId: string;
+  suggestionId: string;
+  revision: number;
+  intent: string | null;
+  generationType: string | null;
+  text: string;
+  status: string;
+};
 
-const SUBSCRIPTION = 'subscription($sessionId: ID!) { codeSuggestionUpdates(sessionId: $sessionId) { sessionId suggestionId revision intent generationType text status } }';
+const SUBSCRIPTION =
+  'subscription($sessionId: ID!) { codeSuggestionUpdates(sessionId: $sessionId) { sessionId suggestionId revision intent generationType ' +
+  'text status } }';
 const START = 'mutation($input: CodeSuggestionSessionStartInput!) { codeSuggestionSessionStart(input: $input) { sessionId } }';
 const UPDATE = 'mutation($input: CodeSuggestionSessionUpdateInput!) { codeSuggestionSessionUpdate(input: $input) { sessionId revision } }';
 const FEEDBACK = 'mutation($input: CodeSuggestionFeedbackInput!) { codeSuggestionFeedback(input: $input) { errors } }';
-const STATS = 'query { codeSuggestionStats { byLanguage { key shown accepted rejected rate } byIntent { key shown accepted rejected rate } } }';
+const STATS =
+  'query { codeSuggestionStats { byLanguage { key shown accepted rejected rate } byIntent { key shown accepted rejected rate } } }';
 
-const FILE = ['import os', 'import sys', 'import json', 'import time', '', 'def load(path):', '    with open(path) as handle:', '        return json.load(handle)', '', 'def total(items):', '    result = 0', '    '].join('\n');
+const FILE = [
+  'import os',
+  'import sys',
+  'import json',
+  'import time',
+  '',
+  'def load(path):',
+  '    with open(path) as handle:',
+  '        return json.load(handle)',
+  '',
+  'def total(items):',
+  '    result = 0',
+  '    ',
+].join('\n');
 
 function collect(client: Client, sessionId: string) {
   const updates: Update[] = [];
   const errors: unknown[] = [];
   const stop = client.subscribe<{ codeSuggestionUpdates: Update }>(
     { query: SUBSCRIPTION, variables: { sessionId } },
-    { next: (result) => (result.errors ? errors.push(...result.errors) : updates.push(result.data!.codeSuggestionUpdates)), error: (error) => errors.push(error), complete: () => undefined },
+    {
+      next: (result) => (result.errors ? errors.push(...result.errors) : updates.push(result.data!.codeSuggestionUpdates)),
+      error: (error) => errors.push(error),
+      complete: () => undefined,
+    },
   );
   const until = (predicate: () => boolean, timeoutMs = 5_000) =>
     waitUntil(predicate, { timeoutMs, intervalMs: 10, what: () => JSON.stringify({ updates, errors }).slice(0, 800) });
@@ -57,12 +85,18 @@ describe('continuous code suggestions over graphql-ws', () => {
   afterEach(() => stub.reset());
 
   const start = async (token = alice.token) => {
-    const response = await service.graphql<{ codeSuggestionSessionStart: { sessionId: string } }>(START, { token, variables: { input: { fileName: 'app.py', content: FILE, cursorOffset: FILE.length } } });
+    const response = await service.graphql<{ codeSuggestionSessionStart: { sessionId: string } }>(START, {
+      token,
+      variables: { input: { fileName: 'app.py', content: FILE, cursorOffset: FILE.length } },
+    });
     expect(response.body.errors).toBeUndefined();
     return response.body.data!.codeSuggestionSessionStart.sessionId;
   };
   const update = (sessionId: string, content: string, token = alice.token) =>
-    service.graphql<{ codeSuggestionSessionUpdate: { revision: number } }>(UPDATE, { token, variables: { input: { sessionId, content, cursorOffset: content.length } } });
+    service.graphql<{ codeSuggestionSessionUpdate: { revision: number } }>(UPDATE, {
+      token,
+      variables: { input: { sessionId, content, cursorOffset: content.length } },
+    });
   const subscribed = () => new Promise((resolve) => setTimeout(resolve, 150));
 
   it('makes one generation for a burst of updates, with the newest text, streaming complete copies', async () => {
@@ -135,9 +169,15 @@ describe('continuous code suggestions over graphql-ws', () => {
     await stream.until(() => stream.updates.some((event) => event.status === 'COMPLETE'));
     const suggestionId = stream.updates.at(-1)!.suggestionId;
     stream.stop();
-    const feedback = await service.graphql(FEEDBACK, { token: alice.token, variables: { input: { sessionId, suggestionId, event: 'REJECTED', finalText: 'return 0' } } });
+    const feedback = await service.graphql(FEEDBACK, {
+      token: alice.token,
+      variables: { input: { sessionId, suggestionId, event: 'REJECTED', finalText: 'return 0' } },
+    });
     expect(feedback.body).toEqual({ data: { codeSuggestionFeedback: { errors: [] } } });
-    const others = await service.graphql(FEEDBACK, { token: bob.token, variables: { input: { sessionId, suggestionId, event: 'ACCEPTED' } } });
+    const others = await service.graphql(FEEDBACK, {
+      token: bob.token,
+      variables: { input: { sessionId, suggestionId, event: 'ACCEPTED' } },
+    });
     expect(others.body.errors?.[0]?.extensions?.code).toBe('NOT_FOUND');
 
     const dir = mkdtempSync(path.join(os.tmpdir(), 'duo-export-'));
@@ -145,16 +185,34 @@ describe('continuous code suggestions over graphql-ws', () => {
       const out = path.join(dir, 'feedback.jsonl');
       const result = await runCli('export-feedback', ['--out', out], { DATABASE_URL: service.running.services.config.databaseUrl! });
       expect(result.code).toBe(0);
-      const lines = readFileSync(out, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+      const lines = readFileSync(out, 'utf8')
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line) as Record<string, unknown>);
       expect(lines).toContainEqual(
-        expect.objectContaining({ kind: 'code_suggestion', event: 'REJECTED', finalText: 'return 0', suggestionId, sessionId, fileName: 'app.py', content: `${FILE}re`, cursorOffset: FILE.length + 2, suggestion: 'return sum(items)', language: 'python', intent: 'completion' }),
+        expect.objectContaining({
+          kind: 'code_suggestion',
+          event: 'REJECTED',
+          finalText: 'return 0',
+          suggestionId,
+          sessionId,
+          fileName: 'app.py',
+          content: `${FILE}re`,
+          cursorOffset: FILE.length + 2,
+          suggestion: 'return sum(items)',
+          language: 'python',
+          intent: 'completion',
+        }),
       );
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
 
     expect((await service.graphql(STATS, { token: alice.token })).body.errors?.[0]?.extensions?.code).toBe('FORBIDDEN');
-    const stats = await service.graphql<{ codeSuggestionStats: { byLanguage: Array<{ key: string; shown: number; rejected: number }> } }>(STATS, { token: admin.token });
+    const stats = await service.graphql<{ codeSuggestionStats: { byLanguage: Array<{ key: string; shown: number; rejected: number }> } }>(
+      STATS,
+      { token: admin.token },
+    );
     expect(stats.body.errors).toBeUndefined();
     expect(stats.body.data!.codeSuggestionStats.byLanguage).toContainEqual(expect.objectContaining({ key: 'python', rejected: 1 }));
   });

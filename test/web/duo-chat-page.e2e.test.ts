@@ -39,7 +39,10 @@ export function computeVatAmount(netAmount: number, ratePercent: number): number
 };
 
 // Screenshots go to docs/ when DUO_CHAT_SCREENSHOTS=docs (to refresh the README's pictures), else to a temporary directory.
-const SHOTS_DIR = process.env.DUO_CHAT_SCREENSHOTS === 'docs' ? path.join(PROJECT_ROOT, 'docs', 'images') : mkdtempSync(path.join(os.tmpdir(), 'duo-shots-'));
+const SHOTS_DIR =
+  process.env.DUO_CHAT_SCREENSHOTS === 'docs'
+    ? path.join(PROJECT_ROOT, 'docs', 'images')
+    : mkdtempSync(path.join(os.tmpdir(), 'duo-shots-'));
 
 // duo-ui's message containers in the chat history.
 const MESSAGES = '[data-testid="chat-history"] .duo-chat-message-container';
@@ -62,8 +65,17 @@ describe('the /-/duo-chat page in a browser', () => {
   beforeAll(async () => {
     const pageDir = await builtChatPage();
     // Pieces half a second apart: the page is seen with part of the answer, however loaded the machine.
-    stub = await startStubLlmServer({ defaultBehaviour: { kind: 'stream', pieces: ['The push webhook token ', 'is checked in ', '`verifyPushWebhookToken`.'], delayMs: 500 } });
-    service = await startTestService({ role: 'all', env: { LLM_PROVIDER: 'openai', LLM_BASE_URL: stub.url, LLM_MODEL: 'stub', INDEX_DEBOUNCE_MS: '0', DUO_CHAT_DIR: pageDir } });
+    stub = await startStubLlmServer({
+      defaultBehaviour: {
+        kind: 'stream',
+        pieces: ['The push webhook token ', 'is checked in ', '`verifyPushWebhookToken`.'],
+        delayMs: 500,
+      },
+    });
+    service = await startTestService({
+      role: 'all',
+      env: { LLM_PROVIDER: 'openai', LLM_BASE_URL: stub.url, LLM_MODEL: 'stub', INDEX_DEBOUNCE_MS: '0', DUO_CHAT_DIR: pageDir },
+    });
     repo = createGitRepo(DEMO_FILES);
     token = (await seedDemo(service.prisma)).token;
     await service.prisma.project.update({ where: { fullPath: DEMO.project }, data: { repositoryUrl: repo.path } });
@@ -87,203 +99,267 @@ describe('the /-/duo-chat page in a browser', () => {
   const promptInput = () => page.locator('textarea[data-testid="chat-prompt-input"], [data-testid="chat-prompt-input"] textarea').first();
   const lastAnswer = () => page.locator(MESSAGES).last();
 
-  it('says clearly when a token is not accepted', async () => {
-    await page.goto(`${service.url}/-/duo-chat`);
-    await page.getByLabel('Personal access token').fill('glpat-wrongwrongwrongwrong');
-    await page.getByLabel('Personal access token').press('Enter');
-    await page.getByText('This token was not accepted').waitFor();
-    expect(await page.evaluate('window.sessionStorage.length')).toBe(0);
-    await page.screenshot({ path: path.join(SHOTS_DIR, 'duo-chat-sign-in.png') });
-  }, STEP_MS);
+  it(
+    'says clearly when a token is not accepted',
+    async () => {
+      await page.goto(`${service.url}/-/duo-chat`);
+      await page.getByLabel('Personal access token').fill('glpat-wrongwrongwrongwrong');
+      await page.getByLabel('Personal access token').press('Enter');
+      await page.getByText('This token was not accepted').waitFor();
+      expect(await page.evaluate('window.sessionStorage.length')).toBe(0);
+      await page.screenshot({ path: path.join(SHOTS_DIR, 'duo-chat-sign-in.png') });
+    },
+    STEP_MS,
+  );
 
-  it('signs in, picks the demo project and indexes it with a progress bar', async () => {
-    await page.getByLabel('Personal access token').fill(token);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByText('Signed in as demo').waitFor();
-    await page.getByLabel('Project').selectOption(DEMO.project);
-    expect(await page.getByLabel('Project').inputValue()).toBe(DEMO.project);
-    const state = page.getByTestId('index-state');
-    await state.getByText('not indexed').waitFor();
-    await page.getByTestId('index-button').click();
-    await state.getByText('ready', { exact: true }).waitFor({ timeout: 30_000 });
-    await state.getByText('4 files').waitFor();
-  }, STEP_MS);
+  it(
+    'signs in, picks the demo project and indexes it with a progress bar',
+    async () => {
+      await page.getByLabel('Personal access token').fill(token);
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.getByText('Signed in as demo').waitFor();
+      await page.getByLabel('Project').selectOption(DEMO.project);
+      expect(await page.getByLabel('Project').inputValue()).toBe(DEMO.project);
+      const state = page.getByTestId('index-state');
+      await state.getByText('not indexed').waitFor();
+      await page.getByTestId('index-button').click();
+      await state.getByText('ready', { exact: true }).waitFor({ timeout: 30_000 });
+      await state.getByText('4 files').waitFor();
+    },
+    STEP_MS,
+  );
 
-  it('streams an answer with repository context and opens a citation at its lines', async () => {
-    await page.getByText('The whole repository', { exact: true }).click();
-    const prompt = promptInput();
-    await prompt.fill('where is the push webhook token checked?');
-    await prompt.press('Enter');
-    // Streamed: the first piece shows before the last one arrived.
-    await lastAnswer().getByText('The push webhook token').waitFor();
-    expect(await lastAnswer().innerText()).not.toContain('verifyPushWebhookToken');
-    await lastAnswer().getByText('verifyPushWebhookToken').waitFor();
-    const citation = lastAnswer().getByRole('link', { name: /src\/webhooks\/verify-push-token\.ts:\d+-\d+/ });
-    await citation.first().waitFor();
-    // The model was given the code found by the Semantic Search Tool over the index.
-    expect(String(stub.requests.at(-1)!.body.messages!.at(-1)!.content)).toContain('verifyPushWebhookToken');
-    await page.screenshot({ path: path.join(SHOTS_DIR, 'duo-chat-answer.png') });
+  it(
+    'streams an answer with repository context and opens a citation at its lines',
+    async () => {
+      await page.getByText('The whole repository', { exact: true }).click();
+      const prompt = promptInput();
+      await prompt.fill('where is the push webhook token checked?');
+      await prompt.press('Enter');
+      // Streamed: the first piece shows before the last one arrived.
+      await lastAnswer().getByText('The push webhook token').waitFor();
+      expect(await lastAnswer().innerText()).not.toContain('verifyPushWebhookToken');
+      await lastAnswer().getByText('verifyPushWebhookToken').waitFor();
+      const citation = lastAnswer().getByRole('link', { name: /src\/webhooks\/verify-push-token\.ts:\d+-\d+/ });
+      await citation.first().waitFor();
+      // The model was given the code found by the Semantic Search Tool over the index.
+      expect(String(stub.requests.at(-1)!.body.messages!.at(-1)!.content)).toContain('verifyPushWebhookToken');
+      await page.screenshot({ path: path.join(SHOTS_DIR, 'duo-chat-answer.png') });
 
-    const stored = await service.prisma.aiMessage.findFirst({ where: { role: 'assistant' }, orderBy: { createdAt: 'desc' } });
-    const source = (stored!.extras as { sources: Source[] }).sources.find((item) => item.path === 'src/webhooks/verify-push-token.ts')!;
-    await citation.first().click();
-    const view = page.getByTestId('file-view');
-    await view.getByRole('heading', { name: 'src/webhooks/verify-push-token.ts' }).waitFor();
-    await view.locator('.duo-file-line.is-cited').first().waitFor();
-    const cited = await view.locator('.duo-file-line.is-cited').evaluateAll((lines) => lines.map((line) => Number(line.getAttribute('data-line'))));
-    expect(cited[0]).toBe(source.startLine);
-    expect(cited.at(-1)).toBe(source.endLine);
-    expect(await view.locator('.duo-file-line').nth(3).innerText()).toContain('export function verifyPushWebhookToken');
-    await page.screenshot({ path: path.join(SHOTS_DIR, 'duo-chat-file-view.png') });
-    await view.getByTestId('file-view-close').click();
-    await view.waitFor({ state: 'detached' });
-  }, STEP_MS);
+      const stored = await service.prisma.aiMessage.findFirst({ where: { role: 'assistant' }, orderBy: { createdAt: 'desc' } });
+      const source = (stored!.extras as { sources: Source[] }).sources.find((item) => item.path === 'src/webhooks/verify-push-token.ts')!;
+      await citation.first().click();
+      const view = page.getByTestId('file-view');
+      await view.getByRole('heading', { name: 'src/webhooks/verify-push-token.ts' }).waitFor();
+      await view.locator('.duo-file-line.is-cited').first().waitFor();
+      const cited = await view
+        .locator('.duo-file-line.is-cited')
+        .evaluateAll((lines) => lines.map((line) => Number(line.getAttribute('data-line'))));
+      expect(cited[0]).toBe(source.startLine);
+      expect(cited.at(-1)).toBe(source.endLine);
+      expect(await view.locator('.duo-file-line').nth(3).innerText()).toContain('export function verifyPushWebhookToken');
+      await page.screenshot({ path: path.join(SHOTS_DIR, 'duo-chat-file-view.png') });
+      await view.getByTestId('file-view-close').click();
+      await view.waitFor({ state: 'detached' });
+    },
+    STEP_MS,
+  );
 
-  it('asks about a directory picked from the index', async () => {
-    await page.getByText('A directory', { exact: true }).click();
-    const picker = page.getByLabel('Directory', { exact: true });
-    await picker.locator('option', { hasText: 'src/webhooks' }).waitFor({ state: 'attached' });
-    expect(await picker.locator('option').allInnerTexts()).toEqual(['Choose a directory', 'src', 'src/billing', 'src/webhooks']);
-    // A large repository has many: the filter asks the index for matching ones.
-    await page.getByLabel('Filter directories').fill('HOOK');
-    await picker.locator('option', { hasText: 'src/billing' }).waitFor({ state: 'detached' });
-    expect(await picker.locator('option').allInnerTexts()).toEqual(['Choose a directory', 'src/webhooks']);
-    await picker.selectOption('src/webhooks');
-    const before = await page.locator(MESSAGES).count();
-    const calls = stub.requests.length;
-    const prompt = promptInput();
-    await prompt.fill('Explain what the webhook code in this directory does');
-    await prompt.press('Enter');
-    // The question, then its answer.
-    await page.locator(MESSAGES).nth(before + 1).getByText('verifyPushWebhookToken').waitFor();
-    expect(stub.requests.length).toBe(calls + 1);
-    const question = String(stub.requests.at(-1)!.body.messages!.at(-1)!.content);
-    expect(question).toContain('handlePush');
-    expect(question).not.toContain('computeVatAmount');
-    await page.getByText('The whole repository', { exact: true }).click();
-  }, STEP_MS);
+  it(
+    'asks about a directory picked from the index',
+    async () => {
+      await page.getByText('A directory', { exact: true }).click();
+      const picker = page.getByLabel('Directory', { exact: true });
+      await picker.locator('option', { hasText: 'src/webhooks' }).waitFor({ state: 'attached' });
+      expect(await picker.locator('option').allInnerTexts()).toEqual(['Choose a directory', 'src', 'src/billing', 'src/webhooks']);
+      // A large repository has many: the filter asks the index for matching ones.
+      await page.getByLabel('Filter directories').fill('HOOK');
+      await picker.locator('option', { hasText: 'src/billing' }).waitFor({ state: 'detached' });
+      expect(await picker.locator('option').allInnerTexts()).toEqual(['Choose a directory', 'src/webhooks']);
+      await picker.selectOption('src/webhooks');
+      const before = await page.locator(MESSAGES).count();
+      const calls = stub.requests.length;
+      const prompt = promptInput();
+      await prompt.fill('Explain what the webhook code in this directory does');
+      await prompt.press('Enter');
+      // The question, then its answer.
+      await page
+        .locator(MESSAGES)
+        .nth(before + 1)
+        .getByText('verifyPushWebhookToken')
+        .waitFor();
+      expect(stub.requests.length).toBe(calls + 1);
+      const question = String(stub.requests.at(-1)!.body.messages!.at(-1)!.content);
+      expect(question).toContain('handlePush');
+      expect(question).not.toContain('computeVatAmount');
+      await page.getByText('The whole repository', { exact: true }).click();
+    },
+    STEP_MS,
+  );
 
-  it('refuses the file view to a wrong token and for paths outside the index, like GitLab', async () => {
-    const url = `${service.url}/api/v4/projects/${encodeURIComponent(DEMO.project)}/repository/files/${encodeURIComponent('src/webhooks/verify-push-token.ts')}/raw?ref=main`;
-    const ok = await fetch(url, { headers: { authorization: `Bearer ${token}` } });
-    expect(ok.status).toBe(200);
-    expect(ok.headers.get('content-type')).toMatch(/^text\/plain/);
-    expect(ok.headers.get('x-gitlab-commit-id')).toBe(repo.head());
-    expect(await ok.text()).toContain('timingSafeEqual(a, b)');
-    expect((await fetch(url, { headers: { authorization: 'Bearer glpat-wrongwrongwrongwrong' } })).status).toBe(401);
-    // Someone with Duo who cannot read the private project gets the answer a missing file gets.
-    const outsider = await userWithToken(service.prisma);
-    await groupWithSeat(service.prisma, { plan: 'ultimate', addOn: 'duo_enterprise', username: outsider.username });
-    const hidden = await fetch(url, { headers: { authorization: `Bearer ${outsider.token}` } });
-    expect(hidden.status).toBe(404);
-    expect(await hidden.json()).toEqual({ message: '404 Not Found' });
-    const missing = await fetch(url.replace('verify-push-token.ts', 'nope.ts'), { headers: { authorization: `Bearer ${token}` } });
-    expect(missing.status).toBe(404);
-    expect(await missing.json()).toEqual({ message: '404 Not Found' });
-    const escape = await fetch(url.replace(encodeURIComponent('src/webhooks/verify-push-token.ts'), encodeURIComponent('../etc/passwd')), { headers: { authorization: `Bearer ${token}` } });
-    expect(escape.status).toBe(400);
-    // Files the project keeps out of chat context stay out of view too.
-    const tax = url.replace(encodeURIComponent('src/webhooks/verify-push-token.ts'), encodeURIComponent('src/billing/tax.ts'));
-    expect((await fetch(tax, { headers: { authorization: `Bearer ${token}` } })).status).toBe(200);
-    await service.prisma.project.update({ where: { fullPath: DEMO.project }, data: { contextExclusions: ['src/billing/'] } });
-    try {
-      expect((await fetch(tax, { headers: { authorization: `Bearer ${token}` } })).status).toBe(404);
-    } finally {
-      await service.prisma.project.update({ where: { fullPath: DEMO.project }, data: { contextExclusions: [] } });
-    }
-    // A branch that was never indexed has no files to show.
-    expect((await fetch(url.replace('ref=main', 'ref=feature%2Fnone'), { headers: { authorization: `Bearer ${token}` } })).status).toBe(404);
-  }, STEP_MS);
+  it(
+    'refuses the file view to a wrong token and for paths outside the index, like GitLab',
+    async () => {
+      const file = encodeURIComponent('src/webhooks/verify-push-token.ts');
+      const url = `${service.url}/api/v4/projects/${encodeURIComponent(DEMO.project)}/repository/files/${file}/raw?ref=main`;
+      const ok = await fetch(url, { headers: { authorization: `Bearer ${token}` } });
+      expect(ok.status).toBe(200);
+      expect(ok.headers.get('content-type')).toMatch(/^text\/plain/);
+      expect(ok.headers.get('x-gitlab-commit-id')).toBe(repo.head());
+      expect(await ok.text()).toContain('timingSafeEqual(a, b)');
+      expect((await fetch(url, { headers: { authorization: 'Bearer glpat-wrongwrongwrongwrong' } })).status).toBe(401);
+      // Someone with Duo who cannot read the private project gets the answer a missing file gets.
+      const outsider = await userWithToken(service.prisma);
+      await groupWithSeat(service.prisma, { plan: 'ultimate', addOn: 'duo_enterprise', username: outsider.username });
+      const hidden = await fetch(url, { headers: { authorization: `Bearer ${outsider.token}` } });
+      expect(hidden.status).toBe(404);
+      expect(await hidden.json()).toEqual({ message: '404 Not Found' });
+      const missing = await fetch(url.replace('verify-push-token.ts', 'nope.ts'), { headers: { authorization: `Bearer ${token}` } });
+      expect(missing.status).toBe(404);
+      expect(await missing.json()).toEqual({ message: '404 Not Found' });
+      const escape = await fetch(
+        url.replace(encodeURIComponent('src/webhooks/verify-push-token.ts'), encodeURIComponent('../etc/passwd')),
+        { headers: { authorization: `Bearer ${token}` } },
+      );
+      expect(escape.status).toBe(400);
+      // Files the project keeps out of chat context stay out of view too.
+      const tax = url.replace(encodeURIComponent('src/webhooks/verify-push-token.ts'), encodeURIComponent('src/billing/tax.ts'));
+      expect((await fetch(tax, { headers: { authorization: `Bearer ${token}` } })).status).toBe(200);
+      await service.prisma.project.update({ where: { fullPath: DEMO.project }, data: { contextExclusions: ['src/billing/'] } });
+      try {
+        expect((await fetch(tax, { headers: { authorization: `Bearer ${token}` } })).status).toBe(404);
+      } finally {
+        await service.prisma.project.update({ where: { fullPath: DEMO.project }, data: { contextExclusions: [] } });
+      }
+      // A branch that was never indexed has no files to show.
+      expect((await fetch(url.replace('ref=main', 'ref=feature%2Fnone'), { headers: { authorization: `Bearer ${token}` } })).status).toBe(
+        404,
+      );
+    },
+    STEP_MS,
+  );
 
-  it('lets a newer question supersede an unfinished answer', async () => {
-    stub.script({ kind: 'stream', pieces: ['First answer starts', ...Array.from({ length: 30 }, (_unused, index) => ` part ${index}`)], delayMs: 300 }, { kind: 'stream', pieces: ['Second answer ', 'is complete.'], delayMs: 50 });
-    const prompt = promptInput();
-    await prompt.fill('Where is the VAT amount computed?');
-    await prompt.press('Enter');
-    await page.getByText('First answer starts').waitFor();
-    // As in GitLab's panel: stop the answer, then ask again; the new request supersedes the old on the server too.
-    await page.getByTestId('chat-prompt-cancel-button').click();
-    await prompt.fill('Where is the push handler?');
-    await prompt.press('Enter');
-    await page.getByText('Second answer is complete.').waitFor({ timeout: 20_000 });
-    const first = await service.prisma.aiMessage.findFirst({ where: { role: 'user', content: 'Where is the VAT amount computed?' } });
-    // The first answer stopped: the model's stream was closed, no final answer was kept, and no more of it reached the page.
-    expect(await stub.requests.at(-2)!.ended).toBe('client-closed');
-    expect(await service.prisma.aiMessage.findFirst({ where: { requestId: first!.requestId, role: 'assistant' } })).toBeNull();
-    expect(await page.getByText('part 25').count()).toBe(0);
-  }, STEP_MS);
+  it(
+    'lets a newer question supersede an unfinished answer',
+    async () => {
+      stub.script(
+        {
+          kind: 'stream',
+          pieces: ['First answer starts', ...Array.from({ length: 30 }, (_unused, index) => ` part ${index}`)],
+          delayMs: 300,
+        },
+        { kind: 'stream', pieces: ['Second answer ', 'is complete.'], delayMs: 50 },
+      );
+      const prompt = promptInput();
+      await prompt.fill('Where is the VAT amount computed?');
+      await prompt.press('Enter');
+      await page.getByText('First answer starts').waitFor();
+      // As in GitLab's panel: stop the answer, then ask again; the new request supersedes the old on the server too.
+      await page.getByTestId('chat-prompt-cancel-button').click();
+      await prompt.fill('Where is the push handler?');
+      await prompt.press('Enter');
+      await page.getByText('Second answer is complete.').waitFor({ timeout: 20_000 });
+      const first = await service.prisma.aiMessage.findFirst({ where: { role: 'user', content: 'Where is the VAT amount computed?' } });
+      // The first answer stopped: the model's stream was closed, no final answer was kept, and no more of it reached the page.
+      expect(await stub.requests.at(-2)!.ended).toBe('client-closed');
+      expect(await service.prisma.aiMessage.findFirst({ where: { requestId: first!.requestId, role: 'assistant' } })).toBeNull();
+      expect(await page.getByText('part 25').count()).toBe(0);
+    },
+    STEP_MS,
+  );
 
-  it('stores feedback (GitLab\'s form: choices and comments) through duoUserFeedback', async () => {
-    const answer = lastAnswer();
-    await answer.hover();
-    await answer.getByRole('button', { name: /give feedback/i }).click();
-    const dialog = page.getByRole('dialog');
-    await dialog.waitFor();
-    await dialog.locator('input[type="checkbox"]').first().check({ force: true });
-    await dialog.locator('textarea').nth(0).fill('Asked where the webhook token is checked.');
-    await dialog.locator('textarea').nth(1).fill('The answer should name the file.');
-    await page.screenshot({ path: path.join(SHOTS_DIR, 'duo-chat-feedback.png') });
-    await dialog.getByRole('button', { name: /submit/i }).click();
-    await dialog.waitFor({ state: 'detached' });
-    const started = Date.now();
-    let feedback = await service.prisma.aiMessageFeedback.findMany({ include: { message: true } });
-    while (feedback.length === 0 && Date.now() - started < 10_000) {
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      feedback = await service.prisma.aiMessageFeedback.findMany({ include: { message: true } });
-    }
-    expect(feedback).toHaveLength(1);
-    expect(feedback[0].message.role).toBe('assistant');
-    expect(feedback[0].message.content).toContain('Second answer is complete.');
-    expect(feedback[0].details).toMatchObject({ category: 'ask_gitlab_chat', label: 'response_feedback', property: expect.any(String), extra: { didWhat: 'Asked where the webhook token is checked.', improveWhat: 'The answer should name the file.' } });
-  }, STEP_MS);
+  it(
+    "stores feedback (GitLab's form: choices and comments) through duoUserFeedback",
+    async () => {
+      const answer = lastAnswer();
+      await answer.hover();
+      await answer.getByRole('button', { name: /give feedback/i }).click();
+      const dialog = page.getByRole('dialog');
+      await dialog.waitFor();
+      await dialog.locator('input[type="checkbox"]').first().check({ force: true });
+      await dialog.locator('textarea').nth(0).fill('Asked where the webhook token is checked.');
+      await dialog.locator('textarea').nth(1).fill('The answer should name the file.');
+      await page.screenshot({ path: path.join(SHOTS_DIR, 'duo-chat-feedback.png') });
+      await dialog.getByRole('button', { name: /submit/i }).click();
+      await dialog.waitFor({ state: 'detached' });
+      const started = Date.now();
+      let feedback = await service.prisma.aiMessageFeedback.findMany({ include: { message: true } });
+      while (feedback.length === 0 && Date.now() - started < 10_000) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        feedback = await service.prisma.aiMessageFeedback.findMany({ include: { message: true } });
+      }
+      expect(feedback).toHaveLength(1);
+      expect(feedback[0].message.role).toBe('assistant');
+      expect(feedback[0].message.content).toContain('Second answer is complete.');
+      expect(feedback[0].details).toMatchObject({
+        category: 'ask_gitlab_chat',
+        label: 'response_feedback',
+        property: expect.any(String),
+        extra: { didWhat: 'Asked where the webhook token is checked.', improveWhat: 'The answer should name the file.' },
+      });
+    },
+    STEP_MS,
+  );
 
-  it('shows a gatekeeper question with clickable suggestions, and works on a narrow window', async () => {
-    const prompt = promptInput();
-    await prompt.fill('hmm');
-    await prompt.press('Enter');
-    const suggestions = page.getByTestId('gatekeeper-suggestions');
-    await suggestions.waitFor();
-    // The question shows before the answer the gatekeeper gave at once, and the prompt is free again.
-    const shown = await page.locator(MESSAGES).allInnerTexts();
-    expect(shown.at(-2)).toContain('hmm');
-    expect(shown.at(-1)).not.toContain('hmm');
-    await page.getByTestId('chat-prompt-submit-button').waitFor();
-    await page.screenshot({ path: path.join(SHOTS_DIR, 'duo-chat-gatekeeper.png') });
-    const calls = stub.requests.length;
-    await suggestions.getByRole('button').first().click();
-    await page.locator('[data-testid="chat-history"]').getByText('Explain how this project is structured').waitFor();
-    await page.locator(MESSAGES).nth(1).waitFor();
-    expect(calls).toBeLessThanOrEqual(stub.requests.length);
-    await page.setViewportSize({ width: 420, height: 860 });
-    await page.screenshot({ path: path.join(SHOTS_DIR, 'duo-chat-narrow.png') });
-    await page.setViewportSize({ width: 1280, height: 800 });
-  }, STEP_MS);
+  it(
+    'shows a gatekeeper question with clickable suggestions, and works on a narrow window',
+    async () => {
+      const prompt = promptInput();
+      await prompt.fill('hmm');
+      await prompt.press('Enter');
+      const suggestions = page.getByTestId('gatekeeper-suggestions');
+      await suggestions.waitFor();
+      // The question shows before the answer the gatekeeper gave at once, and the prompt is free again.
+      const shown = await page.locator(MESSAGES).allInnerTexts();
+      expect(shown.at(-2)).toContain('hmm');
+      expect(shown.at(-1)).not.toContain('hmm');
+      await page.getByTestId('chat-prompt-submit-button').waitFor();
+      await page.screenshot({ path: path.join(SHOTS_DIR, 'duo-chat-gatekeeper.png') });
+      const calls = stub.requests.length;
+      await suggestions.getByRole('button').first().click();
+      await page.locator('[data-testid="chat-history"]').getByText('Explain how this project is structured').waitFor();
+      await page.locator(MESSAGES).nth(1).waitFor();
+      expect(calls).toBeLessThanOrEqual(stub.requests.length);
+      await page.setViewportSize({ width: 420, height: 860 });
+      await page.screenshot({ path: path.join(SHOTS_DIR, 'duo-chat-narrow.png') });
+      await page.setViewportSize({ width: 1280, height: 800 });
+    },
+    STEP_MS,
+  );
 
-  it('lists threads, switches between them, and signs out', async () => {
-    await page.getByTestId('new-chat').click();
-    await page.locator(MESSAGES).first().waitFor({ state: 'detached', timeout: 5_000 });
-    expect(await page.locator('.duo-thread').count()).toBeGreaterThan(0);
-    await page.locator('.duo-thread').first().click();
-    await page.locator('[data-testid="chat-history"]').getByText('where is the push webhook token checked?').waitFor();
-    // /clear empties the conversation, on the page and on the server.
-    const prompt = promptInput();
-    await prompt.fill('/clear');
-    await prompt.press('Enter');
-    await page.locator(MESSAGES).first().waitFor({ state: 'detached', timeout: 5_000 });
-    await page.getByTestId('sign-out').click();
-    await page.getByLabel('Personal access token').waitFor();
-    expect(await page.evaluate('window.sessionStorage.length')).toBe(0);
-  }, STEP_MS);
+  it(
+    'lists threads, switches between them, and signs out',
+    async () => {
+      await page.getByTestId('new-chat').click();
+      await page.locator(MESSAGES).first().waitFor({ state: 'detached', timeout: 5_000 });
+      expect(await page.locator('.duo-thread').count()).toBeGreaterThan(0);
+      await page.locator('.duo-thread').first().click();
+      await page.locator('[data-testid="chat-history"]').getByText('where is the push webhook token checked?').waitFor();
+      // /clear empties the conversation, on the page and on the server.
+      const prompt = promptInput();
+      await prompt.fill('/clear');
+      await prompt.press('Enter');
+      await page.locator(MESSAGES).first().waitFor({ state: 'detached', timeout: 5_000 });
+      await page.getByTestId('sign-out').click();
+      await page.getByLabel('Personal access token').waitFor();
+      expect(await page.evaluate('window.sessionStorage.length')).toBe(0);
+    },
+    STEP_MS,
+  );
 
-  it('ends the session with a clear message when the token is revoked while signed in', async () => {
-    const { token: second } = await createToken(service.prisma, { username: DEMO.username, name: 'second', scopes: ['api'] });
-    await page.getByLabel('Personal access token').fill(second);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByText('Signed in as demo').waitFor();
-    await page.getByTestId('index-state').getByText('ready', { exact: true }).waitFor();
-    await revokeToken(service.prisma, { token: second });
-    await page.getByTestId('index-button').click();
-    await page.getByText('Your session ended').waitFor();
-    expect(await page.evaluate('window.sessionStorage.length')).toBe(0);
-  }, STEP_MS);
+  it(
+    'ends the session with a clear message when the token is revoked while signed in',
+    async () => {
+      const { token: second } = await createToken(service.prisma, { username: DEMO.username, name: 'second', scopes: ['api'] });
+      await page.getByLabel('Personal access token').fill(second);
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.getByText('Signed in as demo').waitFor();
+      await page.getByTestId('index-state').getByText('ready', { exact: true }).waitFor();
+      await revokeToken(service.prisma, { token: second });
+      await page.getByTestId('index-button').click();
+      await page.getByText('Your session ended').waitFor();
+      expect(await page.evaluate('window.sessionStorage.length')).toBe(0);
+    },
+    STEP_MS,
+  );
 });

@@ -42,7 +42,9 @@ describe('maintenance worker: purging expired conversation threads', () => {
       data: { userId: user.id, conversationType: 'duo_chat', lastUpdatedAt: new Date(Date.now() - THREAD_MAX_AGE_MS - 60_000) },
     });
     const recent = await service.prisma.aiConversationThread.create({ data: { userId: user.id, conversationType: 'duo_chat' } });
-    await service.prisma.aiMessage.create({ data: { id: crypto.randomUUID(), userId: user.id, threadId: old.id, requestId: crypto.randomUUID(), role: 'user', content: 'old' } });
+    await service.prisma.aiMessage.create({
+      data: { id: crypto.randomUUID(), userId: user.id, threadId: old.id, requestId: crypto.randomUUID(), role: 'user', content: 'old' },
+    });
 
     const queues = createQueues({ connection: redis, prefix: service.redisPrefix, logger: service.running.services.logger });
     const events = queueEvents();

@@ -18,7 +18,11 @@ export function createApi(token, { onUnauthorized = () => {} } = {}) {
   const headers = { Authorization: `Bearer ${token}` };
 
   async function graphql(query, variables = {}) {
-    const response = await fetch(GRAPHQL_PATH, { method: 'POST', headers: { ...headers, 'Content-Type': 'application/json', Accept: 'application/json' }, body: JSON.stringify({ query, variables }) });
+    const response = await fetch(GRAPHQL_PATH, {
+      method: 'POST',
+      headers: { ...headers, 'Content-Type': 'application/json', Accept: 'application/json' },
+      body: JSON.stringify({ query, variables }),
+    });
     let body = null;
     try {
       body = await response.json();
@@ -34,14 +38,19 @@ export function createApi(token, { onUnauthorized = () => {} } = {}) {
   }
 
   async function rawFile({ project, path, ref }) {
-    const url = `/api/v4/projects/${encodeURIComponent(project)}/repository/files/${encodeURIComponent(path)}/raw${ref ? `?ref=${encodeURIComponent(ref)}` : ''}`;
+    const query = ref ? `?ref=${encodeURIComponent(ref)}` : '';
+    const url = `/api/v4/projects/${encodeURIComponent(project)}/repository/files/${encodeURIComponent(path)}/raw${query}`;
     const response = await fetch(url, { headers });
     if (!response.ok) {
       if (response.status === 401) onUnauthorized();
       const body = await response.json().catch(() => ({}));
       throw new ApiError(body.message || body.error || `${response.status}`, { status: response.status });
     }
-    return { content: await response.text(), commitSha: response.headers.get('X-Gitlab-Commit-Id'), language: response.headers.get('X-Gitlab-Language') };
+    return {
+      content: await response.text(),
+      commitSha: response.headers.get('X-Gitlab-Commit-Id'),
+      language: response.headers.get('X-Gitlab-Language'),
+    };
   }
 
   let socket = null;
@@ -79,22 +88,31 @@ export function createApi(token, { onUnauthorized = () => {} } = {}) {
 
 export const QUERIES = {
   currentUser: `query duoChatCurrentUser { currentUser { id username name duoChatAvailable duoChatAvailableFeatures } }`,
-  projects: `query duoChatProjects($search: String) { projects(membership: true, search: $search, first: 100) { nodes { id fullPath name defaultBranch duoFeaturesEnabled } } }`,
+  projects:
+    `query duoChatProjects($search: String) { projects(membership: true, search: $search, first: 100) { nodes { id fullPath name ` +
+    `defaultBranch duoFeaturesEnabled } } }`,
   codeIndex: `query duoChatCodeIndex($fullPath: ID!, $ref: String) {
-    project(fullPath: $fullPath) { id fullPath codeIndex(ref: $ref) { ref state commitSha filesIndexed chunkCount embeddedCount lastError } }
+    project(fullPath: $fullPath) { id fullPath codeIndex(ref: $ref) { ref state commitSha filesIndexed chunkCount embeddedCount lastError }
+    }
   }`,
   directories: `query duoChatDirectories($fullPath: ID!, $ref: String, $search: String) {
     project(fullPath: $fullPath) { codeIndex(ref: $ref) { directories(search: $search, first: 100) } }
   }`,
   indexCreate: `mutation duoChatIndex($projectPath: ID!, $ref: String) {
-    projectCodeIndexCreate(input: { projectPath: $projectPath, ref: $ref }) { errors codeIndex { ref state filesIndexed chunkCount embeddedCount } }
+    projectCodeIndexCreate(input: { projectPath: $projectPath, ref: $ref }) { errors codeIndex { ref state filesIndexed chunkCount
+    embeddedCount } }
   }`,
-  threads: `query duoChatThreads { aiConversationThreads(conversationType: DUO_CHAT, first: 50) { nodes { id title lastUpdatedAt conversationType createdAt } } }`,
+  threads:
+    `query duoChatThreads { aiConversationThreads(conversationType: DUO_CHAT, first: 50) { nodes { id title lastUpdatedAt ` +
+    `conversationType createdAt } } }`,
   messages: `query duoChatMessages($threadId: AiConversationThreadID) {
-    aiMessages(threadId: $threadId, conversationType: DUO_CHAT, first: 100) { nodes { id requestId role content errors timestamp threadId extras { sources hasFeedback gatekeeper { status intent intents } } } }
+    aiMessages(threadId: $threadId, conversationType: DUO_CHAT, first: 100) { nodes { id requestId role content errors timestamp threadId
+    extras { sources hasFeedback gatekeeper { status intent intents } } } }
   }`,
-  chat: `mutation duoChat($question: String!, $resourceId: AiModelID, $clientSubscriptionId: String, $additionalContext: [AiAdditionalContextInput!], $threadId: AiConversationThreadID, $conversationType: AiConversationsThreadsConversationType) {
-    aiAction(input: { chat: { content: $question, resourceId: $resourceId, additionalContext: $additionalContext }, clientSubscriptionId: $clientSubscriptionId, platformOrigin: "web", threadId: $threadId, conversationType: $conversationType }) { requestId errors threadId }
+  chat: `mutation duoChat($question: String!, $resourceId: AiModelID, $clientSubscriptionId: String, $additionalContext:
+  [AiAdditionalContextInput!], $threadId: AiConversationThreadID, $conversationType: AiConversationsThreadsConversationType) {
+    aiAction(input: { chat: { content: $question, resourceId: $resourceId, additionalContext: $additionalContext }, clientSubscriptionId:
+    $clientSubscriptionId, platformOrigin: "web", threadId: $threadId, conversationType: $conversationType }) { requestId errors threadId }
   }`,
   feedback: `mutation duoChatFeedback($input: DuoUserFeedbackInput!) { duoUserFeedback(input: $input) { errors } }`,
   completion: `subscription duoChatCompletion($userId: UserID, $clientSubscriptionId: String) {

@@ -32,7 +32,10 @@ export function applyEvent(messages, event, { canceled = [], chunks = new Map() 
   if (!message.requestId || canceled.includes(message.requestId)) return messages;
   const index = messages.findIndex((existing) => existing.requestId === message.requestId && existing.role === message.role);
   if (message.role === 'user') {
-    if (index !== -1) return messages.map((existing, position) => (position === index ? { ...existing, id: message.id || existing.id, threadId: message.threadId || existing.threadId } : existing));
+    if (index !== -1)
+      return messages.map((existing, position) =>
+        position === index ? { ...existing, id: message.id || existing.id, threadId: message.threadId || existing.threadId } : existing,
+      );
     return [...messages, message];
   }
   if (message.chunkId !== null) {
@@ -64,6 +67,11 @@ export function gatekeeperSuggestions(message) {
       .filter(Boolean);
     return { status, label: 'Send one request at a time', prompts };
   }
-  if (status === 'NEEDS_CLARIFICATION') return { status, label: 'Say a bit more, for example', prompts: ['Explain how this project is structured', 'Where is the entry point of this project?'] };
+  if (status === 'NEEDS_CLARIFICATION')
+    return {
+      status,
+      label: 'Say a bit more, for example',
+      prompts: ['Explain how this project is structured', 'Where is the entry point of this project?'],
+    };
   return null;
 }

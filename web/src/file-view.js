@@ -22,7 +22,32 @@ import { GlAlert, GlButton, GlLoadingIcon } from '@gitlab/ui';
 const LANGUAGES = { bash, c, cpp, csharp, go, java, javascript, json, kotlin, markdown, php, python, ruby, rust, typescript, yaml };
 for (const [name, language] of Object.entries(LANGUAGES)) hljs.registerLanguage(name, language);
 
-const EXTENSIONS = { ts: 'typescript', tsx: 'typescript', js: 'javascript', jsx: 'javascript', mjs: 'javascript', cjs: 'javascript', rb: 'ruby', py: 'python', go: 'go', java: 'java', kt: 'kotlin', rs: 'rust', c: 'c', h: 'c', cc: 'cpp', cpp: 'cpp', hpp: 'cpp', cs: 'csharp', php: 'php', sh: 'bash', json: 'json', md: 'markdown', yml: 'yaml', yaml: 'yaml' };
+const EXTENSIONS = {
+  ts: 'typescript',
+  tsx: 'typescript',
+  js: 'javascript',
+  jsx: 'javascript',
+  mjs: 'javascript',
+  cjs: 'javascript',
+  rb: 'ruby',
+  py: 'python',
+  go: 'go',
+  java: 'java',
+  kt: 'kotlin',
+  rs: 'rust',
+  c: 'c',
+  h: 'c',
+  cc: 'cpp',
+  cpp: 'cpp',
+  hpp: 'cpp',
+  cs: 'csharp',
+  php: 'php',
+  sh: 'bash',
+  json: 'json',
+  md: 'markdown',
+  yml: 'yaml',
+  yaml: 'yaml',
+};
 
 function languageOf(path, hint) {
   const fromHint = hint && hljs.getLanguage(hint.replace('c_sharp', 'csharp')) ? hint.replace('c_sharp', 'csharp') : null;
@@ -31,7 +56,9 @@ function languageOf(path, hint) {
 
 /** Each line's highlighted HTML. highlight.js escapes the code; spans that cross lines are closed and reopened. */
 export function highlightLines(content, language) {
-  const html = language ? hljs.highlight(content, { language, ignoreIllegals: true }).value : content.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
+  const html = language
+    ? hljs.highlight(content, { language, ignoreIllegals: true }).value
+    : content.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
   const lines = [];
   let open = [];
   for (const raw of html.split('\n')) {
@@ -65,7 +92,10 @@ export const FileView = {
         this.commitSha = file.commitSha;
       } catch (error) {
         this.lines = [];
-        this.error = error.status === 404 ? 'This file is not in the project’s code index (it may have been removed, excluded, or not indexed yet).' : error.message;
+        this.error =
+          error.status === 404
+            ? 'This file is not in the project’s code index (it may have been removed, excluded, or not indexed yet).'
+            : error.message;
       } finally {
         this.loading = false;
       }
@@ -84,9 +114,20 @@ export const FileView = {
     const header = h('header', { class: 'duo-file-header' }, [
       h('div', { class: 'duo-file-title' }, [
         h('h2', { class: 'gl-m-0 gl-text-base gl-font-bold', attrs: { id: 'duo-file-title' } }, path),
-        h('span', { class: 'gl-text-sm gl-text-subtle' }, `${project} · ${ref || 'default branch'}${this.commitSha ? ` @ ${this.commitSha.slice(0, 8)}` : ''}${startLine ? ` · lines ${startLine}-${endLine ?? startLine}` : ''}`),
+        h(
+          'span',
+          { class: 'gl-text-sm gl-text-subtle' },
+          `${project} · ` +
+            `${ref || 'default branch'}${this.commitSha ? ` @ ${this.commitSha.slice(0, 8)}` : ''}` +
+            `${startLine ? ` · lines ${startLine}-${endLine ?? startLine}` : ''}`,
+        ),
       ]),
-      h(GlButton, { ref: 'close', props: { icon: 'close', category: 'tertiary' }, attrs: { 'aria-label': 'Close the file view', 'data-testid': 'file-view-close' }, on: { click: () => this.$emit('close') } }),
+      h(GlButton, {
+        ref: 'close',
+        props: { icon: 'close', category: 'tertiary' },
+        attrs: { 'aria-label': 'Close the file view', 'data-testid': 'file-view-close' },
+        on: { click: () => this.$emit('close') },
+      }),
     ]);
     let body;
     if (this.loading) body = h(GlLoadingIcon, { props: { size: 'lg' }, class: 'gl-my-6' });
@@ -96,14 +137,22 @@ export const FileView = {
         h(
           'code',
           this.lines.map((html, index) =>
-            h('span', { key: index, class: { 'duo-file-line': true, 'is-cited': this.isCited(index + 1) }, attrs: { 'data-line': index + 1 } }, [
-              h('span', { class: 'duo-file-number', attrs: { 'aria-hidden': 'true' } }, String(index + 1)),
-              h('span', { class: 'duo-file-text', domProps: { innerHTML: html || ' ' } }),
-            ]),
+            h(
+              'span',
+              { key: index, class: { 'duo-file-line': true, 'is-cited': this.isCited(index + 1) }, attrs: { 'data-line': index + 1 } },
+              [
+                h('span', { class: 'duo-file-number', attrs: { 'aria-hidden': 'true' } }, String(index + 1)),
+                h('span', { class: 'duo-file-text', domProps: { innerHTML: html || ' ' } }),
+              ],
+            ),
           ),
         ),
       ]);
     }
-    return h('section', { class: 'duo-file-view', attrs: { role: 'region', 'aria-labelledby': 'duo-file-title', 'data-testid': 'file-view' } }, [header, body]);
+    return h(
+      'section',
+      { class: 'duo-file-view', attrs: { role: 'region', 'aria-labelledby': 'duo-file-title', 'data-testid': 'file-view' } },
+      [header, body],
+    );
   },
 };

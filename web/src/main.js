@@ -18,7 +18,10 @@ const INDEX_POLL_MS = 1500;
 
 function signInMessage(error) {
   if (error instanceof ApiError && (error.status === 401 || error.code === 'UNAUTHENTICATED')) {
-    return 'This token was not accepted: it is wrong, expired or revoked (or its user is blocked). Create a new personal access token and try again.';
+    return (
+      'This token was not accepted: it is wrong, expired or revoked (or its user is blocked). Create a new personal access token ' +
+      'and try again.'
+    );
   }
   return `Could not sign in: ${error.message}`;
 }
@@ -112,13 +115,27 @@ const App = {
     signOut() {
       window.sessionStorage.removeItem(TOKEN_KEY);
       this.stopSession();
-      Object.assign(this.$data, { token: '', user: null, api: null, projects: [], projectPath: '', messages: [], threads: [], threadId: null, index: null, fileTarget: null, pendingRequestId: null, signInError: '' });
+      Object.assign(this.$data, {
+        token: '',
+        user: null,
+        api: null,
+        projects: [],
+        projectPath: '',
+        messages: [],
+        threads: [],
+        threadId: null,
+        index: null,
+        fileTarget: null,
+        pendingRequestId: null,
+        signInError: '',
+      });
       window.location.hash = '';
     },
     /** The token stopped working while signed in: back to sign-in, saying why. */
     endSession() {
       this.signOut();
-      this.signInError = 'Your session ended: the token is no longer accepted (it was revoked or has expired). Sign in with a valid personal access token.';
+      this.signInError =
+        'Your session ended: the token is no longer accepted (it was revoked or has expired). Sign in with a valid personal access token.';
     },
     stopSession() {
       this.unsubscribe?.();
@@ -133,7 +150,10 @@ const App = {
         {
           onMessage: (data) => this.onCompletion(data.aiCompletionResponse),
           onError: (error) => {
-            this.chatError = error instanceof ApiError && error.code === 'UNAUTHENTICATED' ? signInMessage(error) : `Live answers stopped: ${error.message}`;
+            this.chatError =
+              error instanceof ApiError && error.code === 'UNAUTHENTICATED'
+                ? signInMessage(error)
+                : `Live answers stopped: ${error.message}`;
           },
         },
       );
@@ -177,7 +197,8 @@ const App = {
         if (path !== this.projectPath) return;
         this.index = data.project?.codeIndex ?? null;
         this.indexMessage = '';
-        if (this.index && ['PENDING', 'INDEXING'].includes(this.index.state)) this.indexTimer = setTimeout(() => this.refreshIndex(), INDEX_POLL_MS);
+        if (this.index && ['PENDING', 'INDEXING'].includes(this.index.state))
+          this.indexTimer = setTimeout(() => this.refreshIndex(), INDEX_POLL_MS);
         if (this.index?.state === 'READY' && this.contextMode === 'directory') this.loadDirectories();
       } catch (error) {
         this.indexMessage = error.message;
@@ -185,7 +206,11 @@ const App = {
     },
     async loadDirectories() {
       try {
-        const data = await this.api.graphql(QUERIES.directories, { fullPath: this.projectPath, ref: this.ref, search: this.directorySearch.trim() || null });
+        const data = await this.api.graphql(QUERIES.directories, {
+          fullPath: this.projectPath,
+          ref: this.ref,
+          search: this.directorySearch.trim() || null,
+        });
         this.directories = data.project?.codeIndex?.directories ?? [];
       } catch (error) {
         this.indexMessage = error.message;
@@ -291,11 +316,17 @@ const App = {
               action: 'click_button',
               label: 'response_feedback',
               property: choices.join(',') || 'feedback',
-              extra: { improveWhat: event.improveWhat || event.extendedTextFeedback || null, didWhat: event.didWhat || null, promptLocation: 'after_content' },
+              extra: {
+                improveWhat: event.improveWhat || event.extendedTextFeedback || null,
+                didWhat: event.didWhat || null,
+                promptLocation: 'after_content',
+              },
             },
           },
         });
-        this.messages = this.messages.map((existing) => (existing.id === message.id ? { ...existing, extras: { ...existing.extras, hasFeedback: true } } : existing));
+        this.messages = this.messages.map((existing) =>
+          existing.id === message.id ? { ...existing, extras: { ...existing.extras, hasFeedback: true } } : existing,
+        );
       } catch (error) {
         this.chatError = `Feedback was not saved: ${error.message}`;
       }
@@ -317,7 +348,11 @@ const App = {
         h('span', { class: 'gl-ml-auto gl-text-sm', attrs: { 'data-testid': 'signed-in-as' } }, `Signed in as ${this.user.username}`),
         h(GlButton, { props: { size: 'small' }, attrs: { 'data-testid': 'sign-out' }, on: { click: this.signOut } }, 'Sign out'),
       ]),
-      h('div', { class: 'duo-body' }, [renderSettings(h, this), renderChat(h, this), this.fileTarget ? h(FileView, { props: { target: this.fileTarget, api: this.api }, on: { close: this.closeFile } }) : null]),
+      h('div', { class: 'duo-body' }, [
+        renderSettings(h, this),
+        renderChat(h, this),
+        this.fileTarget ? h(FileView, { props: { target: this.fileTarget, api: this.api }, on: { close: this.closeFile } }) : null,
+      ]),
     ]);
   },
 };

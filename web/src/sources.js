@@ -17,7 +17,13 @@ export function parseFileHash(hash) {
   const path = params.get('path');
   if (!project || !path) return null;
   const [start, end] = (params.get('lines') || '').split('-').map((part) => Number.parseInt(part, 10));
-  return { project, path, ref: params.get('ref') || null, startLine: Number.isFinite(start) ? start : null, endLine: Number.isFinite(end) ? end : Number.isFinite(start) ? start : null };
+  return {
+    project,
+    path,
+    ref: params.get('ref') || null,
+    startLine: Number.isFinite(start) ? start : null,
+    endLine: Number.isFinite(end) ? end : Number.isFinite(start) ? start : null,
+  };
 }
 
 /** duo-ui's sources ({ title, source_url }) from ours; anything not a code source is left out. */

@@ -15,26 +15,60 @@ const SLASH_COMMANDS = [
 ];
 
 const field = (h, { id, label, hint }, control) =>
-  h('div', { class: 'duo-field' }, [h('label', { attrs: { for: id }, class: 'gl-mb-1 gl-block gl-font-bold' }, label), control, hint ? h('p', { class: 'gl-mb-0 gl-mt-1 gl-text-sm gl-text-subtle' }, hint) : null]);
+  h('div', { class: 'duo-field' }, [
+    h('label', { attrs: { for: id }, class: 'gl-mb-1 gl-block gl-font-bold' }, label),
+    control,
+    hint ? h('p', { class: 'gl-mb-0 gl-mt-1 gl-text-sm gl-text-subtle' }, hint) : null,
+  ]);
 
 export function renderSignIn(h, vm) {
   return h('main', { class: 'duo-signin' }, [
-    h('form', { class: 'duo-signin-form', attrs: { 'aria-labelledby': 'duo-signin-title' }, on: { submit: (event) => (event.preventDefault(), vm.signIn(vm.tokenInput)) } }, [
-      h('h1', { class: 'gl-mt-0 gl-text-xl', attrs: { id: 'duo-signin-title' } }, 'Sign in to GitLab Duo Chat'),
-      h('p', { class: 'gl-text-subtle' }, 'Paste a personal access token with the api or ai_features scope (npm start prints a demo token on its first start). It is kept in this browser tab only.'),
-      field(
-        h,
-        { id: 'duo-token', label: 'Personal access token' },
-        h('input', {
-          class: 'gl-form-input form-control',
-          attrs: { id: 'duo-token', type: 'password', autocomplete: 'off', required: true, spellcheck: 'false', 'aria-describedby': vm.signInError ? 'duo-signin-error' : null },
-          domProps: { value: vm.tokenInput },
-          on: { input: (event) => (vm.tokenInput = event.target.value) },
-        }),
-      ),
-      vm.signInError ? h(GlAlert, { props: { variant: 'danger', dismissible: false }, attrs: { id: 'duo-signin-error', role: 'alert' }, class: 'gl-mt-3' }, vm.signInError) : null,
-      h(GlButton, { props: { variant: 'confirm', type: 'submit', loading: vm.signingIn }, class: 'gl-mt-4', attrs: { type: 'submit' } }, 'Sign in'),
-    ]),
+    h(
+      'form',
+      {
+        class: 'duo-signin-form',
+        attrs: { 'aria-labelledby': 'duo-signin-title' },
+        on: { submit: (event) => (event.preventDefault(), vm.signIn(vm.tokenInput)) },
+      },
+      [
+        h('h1', { class: 'gl-mt-0 gl-text-xl', attrs: { id: 'duo-signin-title' } }, 'Sign in to GitLab Duo Chat'),
+        h(
+          'p',
+          { class: 'gl-text-subtle' },
+          'Paste a personal access token with the api or ai_features scope (npm start prints a demo token on its first start). It is ' +
+            'kept in this browser tab only.',
+        ),
+        field(
+          h,
+          { id: 'duo-token', label: 'Personal access token' },
+          h('input', {
+            class: 'gl-form-input form-control',
+            attrs: {
+              id: 'duo-token',
+              type: 'password',
+              autocomplete: 'off',
+              required: true,
+              spellcheck: 'false',
+              'aria-describedby': vm.signInError ? 'duo-signin-error' : null,
+            },
+            domProps: { value: vm.tokenInput },
+            on: { input: (event) => (vm.tokenInput = event.target.value) },
+          }),
+        ),
+        vm.signInError
+          ? h(
+              GlAlert,
+              { props: { variant: 'danger', dismissible: false }, attrs: { id: 'duo-signin-error', role: 'alert' }, class: 'gl-mt-3' },
+              vm.signInError,
+            )
+          : null,
+        h(
+          GlButton,
+          { props: { variant: 'confirm', type: 'submit', loading: vm.signingIn }, class: 'gl-mt-4', attrs: { type: 'submit' } },
+          'Sign in',
+        ),
+      ],
+    ),
   ]);
 }
 
@@ -49,8 +83,21 @@ export function renderSettings(h, vm) {
       { id: 'duo-project', label: 'Project' },
       h(
         'select',
-        { class: 'gl-form-select custom-select', attrs: { id: 'duo-project' }, domProps: { value: vm.projectPath }, on: { change: (event) => vm.selectProject(event.target.value) } },
-        vm.projects.length ? vm.projects.map((project) => h('option', { attrs: { value: project.fullPath }, domProps: { selected: project.fullPath === vm.projectPath } }, project.fullPath)) : [h('option', { attrs: { value: '' } }, 'No projects you can read')],
+        {
+          class: 'gl-form-select custom-select',
+          attrs: { id: 'duo-project' },
+          domProps: { value: vm.projectPath },
+          on: { change: (event) => vm.selectProject(event.target.value) },
+        },
+        vm.projects.length
+          ? vm.projects.map((project) =>
+              h(
+                'option',
+                { attrs: { value: project.fullPath }, domProps: { selected: project.fullPath === vm.projectPath } },
+                project.fullPath,
+              ),
+            )
+          : [h('option', { attrs: { value: '' } }, 'No projects you can read')],
       ),
     ),
     field(
@@ -106,41 +153,97 @@ export function renderSettings(h, vm) {
           ),
           field(
             h,
-            { id: 'duo-directory', label: 'Directory', hint: vm.directories.length ? null : vm.directorySearch ? 'No indexed directory matches.' : 'Directories appear once the branch is indexed.' },
+            {
+              id: 'duo-directory',
+              label: 'Directory',
+              hint: vm.directories.length
+                ? null
+                : vm.directorySearch
+                  ? 'No indexed directory matches.'
+                  : 'Directories appear once the branch is indexed.',
+            },
             h(
               'select',
-              { class: 'gl-form-select custom-select', attrs: { id: 'duo-directory' }, domProps: { value: vm.directory }, on: { change: (event) => (vm.directory = event.target.value) } },
+              {
+                class: 'gl-form-select custom-select',
+                attrs: { id: 'duo-directory' },
+                domProps: { value: vm.directory },
+                on: { change: (event) => (vm.directory = event.target.value) },
+              },
               [
                 h('option', { attrs: { value: '' } }, 'Choose a directory'),
                 // The chosen one stays listed when a filter leaves it out.
-                ...[...new Set([...(vm.directory ? [vm.directory] : []), ...vm.directories])].map((directory) => h('option', { attrs: { value: directory }, domProps: { selected: directory === vm.directory } }, directory)),
+                ...[...new Set([...(vm.directory ? [vm.directory] : []), ...vm.directories])].map((directory) =>
+                  h('option', { attrs: { value: directory }, domProps: { selected: directory === vm.directory } }, directory),
+                ),
               ],
             ),
           ),
         ])
       : null,
-    h('section', { class: 'duo-field duo-index', attrs: { 'aria-labelledby': 'duo-index-title', 'aria-live': 'polite', 'data-testid': 'index-state' } }, [
-      h('h2', { class: 'gl-m-0 gl-mb-2 gl-text-base gl-font-bold', attrs: { id: 'duo-index-title' } }, 'Code index'),
-      h('div', { class: 'gl-flex gl-items-center gl-gap-2' }, [
-        h(GlBadge, { props: { variant: badgeVariant } }, state === 'NOT_INDEXED' ? 'not indexed' : state.toLowerCase()),
-        index ? h('span', { class: 'gl-text-sm gl-text-subtle' }, `${index.filesIndexed} files, ${index.chunkCount} chunks`) : null,
-      ]),
-      indexing ? h(GlProgressBar, { props: { value: vm.indexProgress }, class: 'gl-mt-2', attrs: { 'aria-label': 'Indexing progress', 'aria-valuenow': vm.indexProgress, 'aria-valuemin': 0, 'aria-valuemax': 100 } }) : null,
-      index?.lastError ? h('p', { class: 'gl-mb-0 gl-mt-2 gl-text-sm gl-text-danger' }, index.lastError) : null,
-      vm.indexMessage ? h('p', { class: 'gl-mb-0 gl-mt-2 gl-text-sm gl-text-danger', attrs: { role: 'alert' } }, vm.indexMessage) : null,
-      vm.project ? h(GlButton, { props: { size: 'small', loading: vm.indexRequesting, disabled: indexing }, class: 'gl-mt-3', attrs: { 'data-testid': 'index-button' }, on: { click: vm.requestIndex } }, index ? 'Update the index' : 'Index this branch') : null,
-    ]),
+    h(
+      'section',
+      {
+        class: 'duo-field duo-index',
+        attrs: { 'aria-labelledby': 'duo-index-title', 'aria-live': 'polite', 'data-testid': 'index-state' },
+      },
+      [
+        h('h2', { class: 'gl-m-0 gl-mb-2 gl-text-base gl-font-bold', attrs: { id: 'duo-index-title' } }, 'Code index'),
+        h('div', { class: 'gl-flex gl-items-center gl-gap-2' }, [
+          h(GlBadge, { props: { variant: badgeVariant } }, state === 'NOT_INDEXED' ? 'not indexed' : state.toLowerCase()),
+          index ? h('span', { class: 'gl-text-sm gl-text-subtle' }, `${index.filesIndexed} files, ${index.chunkCount} chunks`) : null,
+        ]),
+        indexing
+          ? h(GlProgressBar, {
+              props: { value: vm.indexProgress },
+              class: 'gl-mt-2',
+              attrs: { 'aria-label': 'Indexing progress', 'aria-valuenow': vm.indexProgress, 'aria-valuemin': 0, 'aria-valuemax': 100 },
+            })
+          : null,
+        index?.lastError ? h('p', { class: 'gl-mb-0 gl-mt-2 gl-text-sm gl-text-danger' }, index.lastError) : null,
+        vm.indexMessage ? h('p', { class: 'gl-mb-0 gl-mt-2 gl-text-sm gl-text-danger', attrs: { role: 'alert' } }, vm.indexMessage) : null,
+        vm.project
+          ? h(
+              GlButton,
+              {
+                props: { size: 'small', loading: vm.indexRequesting, disabled: indexing },
+                class: 'gl-mt-3',
+                attrs: { 'data-testid': 'index-button' },
+                on: { click: vm.requestIndex },
+              },
+              index ? 'Update the index' : 'Index this branch',
+            )
+          : null,
+      ],
+    ),
     h('nav', { class: 'duo-field duo-threads', attrs: { 'aria-labelledby': 'duo-threads-title' } }, [
       h('div', { class: 'gl-flex gl-items-center' }, [
         h('h2', { class: 'gl-m-0 gl-text-base gl-font-bold', attrs: { id: 'duo-threads-title' } }, 'Conversations'),
-        h(GlButton, { props: { size: 'small', icon: 'plus', category: 'tertiary' }, class: 'gl-ml-auto', attrs: { 'data-testid': 'new-chat' }, on: { click: vm.newChat } }, 'New'),
+        h(
+          GlButton,
+          {
+            props: { size: 'small', icon: 'plus', category: 'tertiary' },
+            class: 'gl-ml-auto',
+            attrs: { 'data-testid': 'new-chat' },
+            on: { click: vm.newChat },
+          },
+          'New',
+        ),
       ]),
       h(
         'ul',
         { class: 'gl-m-0 gl-list-none gl-p-0' },
         vm.threads.map((thread) =>
           h('li', { key: thread.id }, [
-            h('button', { class: { 'duo-thread': true, 'is-active': thread.id === vm.threadId }, attrs: { type: 'button', 'aria-current': thread.id === vm.threadId ? 'true' : null }, on: { click: () => vm.openThread(thread) } }, thread.title || 'Untitled conversation'),
+            h(
+              'button',
+              {
+                class: { 'duo-thread': true, 'is-active': thread.id === vm.threadId },
+                attrs: { type: 'button', 'aria-current': thread.id === vm.threadId ? 'true' : null },
+                on: { click: () => vm.openThread(thread) },
+              },
+              thread.title || 'Untitled conversation',
+            ),
           ]),
         ),
       ),
@@ -151,7 +254,17 @@ export function renderSettings(h, vm) {
 export function renderChat(h, vm) {
   const suggestions = vm.suggestions;
   return h('main', { class: 'duo-chat-main', attrs: { 'aria-label': 'Duo Chat' } }, [
-    vm.chatError ? h(GlAlert, { props: { variant: 'danger' }, attrs: { role: 'alert', 'data-testid': 'chat-error' }, on: { dismiss: () => (vm.chatError = '') } }, vm.chatError) : null,
+    vm.chatError
+      ? h(
+          GlAlert,
+          {
+            props: { variant: 'danger' },
+            attrs: { role: 'alert', 'data-testid': 'chat-error' },
+            on: { dismiss: () => (vm.chatError = '') },
+          },
+          vm.chatError,
+        )
+      : null,
     h(DuoChat, {
       props: {
         title: 'GitLab Duo Chat',
@@ -159,7 +272,11 @@ export function renderChat(h, vm) {
         isLoading: vm.isLoading,
         canceledRequestIds: vm.canceledRequestIds,
         slashCommands: SLASH_COMMANDS,
-        predefinedPrompts: ['Where is the push webhook token checked?', 'How is the code index built?', 'Explain how this project is structured'],
+        predefinedPrompts: [
+          'Where is the push webhook token checked?',
+          'How is the code index built?',
+          'Explain how this project is structured',
+        ],
         showHeader: false,
         badgeType: null,
         chatPromptPlaceholder: vm.project ? `Ask about ${vm.project.fullPath}…` : 'Ask GitLab Duo…',
@@ -172,10 +289,14 @@ export function renderChat(h, vm) {
       },
     }),
     suggestions && suggestions.prompts.length
-      ? h('div', { class: 'duo-suggestions', attrs: { role: 'group', 'aria-label': suggestions.label, 'data-testid': 'gatekeeper-suggestions' } }, [
-          h('span', { class: 'gl-text-sm gl-text-subtle' }, `${suggestions.label}:`),
-          ...suggestions.prompts.map((prompt) => h(GlButton, { props: { size: 'small' }, on: { click: () => vm.send(prompt) } }, prompt)),
-        ])
+      ? h(
+          'div',
+          { class: 'duo-suggestions', attrs: { role: 'group', 'aria-label': suggestions.label, 'data-testid': 'gatekeeper-suggestions' } },
+          [
+            h('span', { class: 'gl-text-sm gl-text-subtle' }, `${suggestions.label}:`),
+            ...suggestions.prompts.map((prompt) => h(GlButton, { props: { size: 'small' }, on: { click: () => vm.send(prompt) } }, prompt)),
+          ],
+        )
       : null,
   ]);
 }

@@ -61,7 +61,8 @@ export function parseJsonl(content: string, source: string): LabelledPrompt[] {
     if (typeof record.text !== 'string' || record.text.trim().length === 0) throw new Error(`${where}: text must be a non-empty string`);
     if (!isLabel(record.label)) throw new Error(`${where}: unknown label ${String(record.label)}`);
     const context = record.context ?? 'none';
-    if (!isPromptContext(context)) throw new Error(`${where}: unknown context ${String(record.context)} (one of ${PROMPT_CONTEXTS.join(', ')})`);
+    if (!isPromptContext(context))
+      throw new Error(`${where}: unknown context ${String(record.context)} (one of ${PROMPT_CONTEXTS.join(', ')})`);
     const prompt: LabelledPrompt = { text: record.text, label: record.label, context, source };
     if (record.label === 'MULTI') {
       const intents = record.intents;
@@ -94,7 +95,10 @@ export function readDataset(directory: string): LabelledPrompt[] {
       const earlier = seen.get(key);
       if (earlier === undefined) seen.set(key, prompt);
       else if (earlier.label !== prompt.label) {
-        throw new Error(`"${prompt.text.slice(0, 60)}" is ${earlier.label} in ${earlier.source} and ${prompt.label} in ${prompt.source} (context ${prompt.context})`);
+        throw new Error(
+          `"${prompt.text.slice(0, 60)}" is ${earlier.label} in ${earlier.source} and ${prompt.label} in ${prompt.source} (context ` +
+            `${prompt.context})`,
+        );
       }
     }
   }

@@ -112,15 +112,23 @@ export function formatReport(report: EvaluationReport): string {
   lines.push(`${'label'.padEnd(18)}${'precision'.padStart(10)}${'recall'.padStart(10)}${'f1'.padStart(10)}${'support'.padStart(9)}`);
   for (const scores of report.perLabel) {
     lines.push(
-      `${scores.label.padEnd(18)}${percent(scores.precision).padStart(10)}${percent(scores.recall).padStart(10)}${percent(scores.f1).padStart(10)}${String(scores.support).padStart(9)}`,
+      `${scores.label.padEnd(18)}${percent(scores.precision).padStart(10)}${percent(scores.recall).padStart(10)}` +
+        `${percent(scores.f1).padStart(10)}${String(scores.support).padStart(9)}`,
     );
   }
   lines.push('');
   lines.push(`examples ${report.examples}   accuracy ${percent(report.accuracy)}   macro-F1 ${percent(report.macroF1)}`);
-  lines.push(`single-intent prompts CLEAR with the right intent: ${percent(report.clearAndRight)}   blocked (not CLEAR): ${percent(report.blockedClear)}`);
+  lines.push(
+    `single-intent prompts CLEAR with the right intent: ${percent(report.clearAndRight)}   blocked (not CLEAR): ` +
+      `${percent(report.blockedClear)}`,
+  );
   lines.push(`multi-intent prompts with exactly the right intents: ${percent(report.multiIntentExactMatch)}`);
   lines.push('');
-  lines.push(`statuses: ${Object.entries(report.statuses).map(([status, count]) => `${status} ${count} (${percent(count / Math.max(1, report.examples))})`).join(', ')}`);
+  lines.push(
+    `statuses: ${Object.entries(report.statuses)
+      .map(([status, count]) => `${status} ${count} (${percent(count / Math.max(1, report.examples))})`)
+      .join(', ')}`,
+  );
   lines.push('');
   lines.push('confusion (rows: actual, columns: decided)');
   lines.push(`${''.padEnd(7)}${LABELS.map((label) => SHORT[label].padStart(6)).join('')}`);
@@ -132,7 +140,11 @@ export function formatReport(report: EvaluationReport): string {
 
 /** One line of the summary table: blocked-clear, accuracy and macro-F1 of a set of prompts. */
 export function formatSummaryRow(name: string, report: EvaluationReport): string {
-  return `${name.padEnd(44)}${String(report.examples).padStart(6)}${percent(report.blockedClear).padStart(15)}${percent(report.accuracy).padStart(10)}${percent(report.macroF1).padStart(10)}`;
+  return (
+    `${name.padEnd(44)}${String(report.examples).padStart(6)}${percent(report.blockedClear).padStart(15)}` +
+    `${percent(report.accuracy).padStart(10)}${percent(report.macroF1).padStart(10)}`
+  );
 }
 
-export const SUMMARY_HEADER = `${'prompts'.padEnd(44)}${'count'.padStart(6)}${'blocked-clear'.padStart(15)}${'accuracy'.padStart(10)}${'macro-F1'.padStart(10)}`;
+export const SUMMARY_HEADER =
+  `${'prompts'.padEnd(44)}${'count'.padStart(6)}${'blocked-clear'.padStart(15)}${'accuracy'.padStart(10)}` + `${'macro-F1'.padStart(10)}`;

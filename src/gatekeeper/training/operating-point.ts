@@ -38,7 +38,11 @@ function preferredOnTie(point: OperatingPoint, chosen: OperatingPoint): boolean 
  * threshold (more multi-part prompts split). `confirmThreshold` follows as the smaller of 0.3 and the clear
  * threshold. Returns every point and the chosen one (null when none is admissible).
  */
-export function sweepOperatingPoints(model: LinearModel, prompts: readonly LabelledPrompt[], base: Partial<GatekeeperOptions> = {}): { points: OperatingPoint[]; chosen: OperatingPoint | null } {
+export function sweepOperatingPoints(
+  model: LinearModel,
+  prompts: readonly LabelledPrompt[],
+  base: Partial<GatekeeperOptions> = {},
+): { points: OperatingPoint[]; chosen: OperatingPoint | null } {
   const alone = prompts.filter((prompt) => prompt.context === 'none');
   const handWritten = alone.filter(isHandWritten);
   const generated = alone.filter((prompt) => !isHandWritten(prompt));
@@ -46,7 +50,14 @@ export function sweepOperatingPoints(model: LinearModel, prompts: readonly Label
   for (const clearThreshold of CLEAR_THRESHOLDS) {
     for (const multiIntentThreshold of MULTI_INTENT_THRESHOLDS) {
       for (const vagueThreshold of VAGUE_THRESHOLDS) {
-        const settings = { ...base, clearThreshold, confirmThreshold: Math.min(0.3, clearThreshold), multiIntentThreshold, vagueThreshold, cacheSize: 0 };
+        const settings = {
+          ...base,
+          clearThreshold,
+          confirmThreshold: Math.min(0.3, clearThreshold),
+          multiIntentThreshold,
+          vagueThreshold,
+          cacheSize: 0,
+        };
         const classify = createClassifier(model, resolveOptions(settings));
         const hand = evaluateGatekeeper(classify, handWritten);
         const gen = evaluateGatekeeper(classify, generated);

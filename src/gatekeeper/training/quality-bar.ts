@@ -8,4 +8,10 @@
  * - repository reach: the clear repository questions (test/gatekeeper/fixtures) reaching the
  *   model with a REPOSITORY context item.
  */
-export const QUALITY_BAR = Object.freeze({ minAccuracy: 0.95, minMacroF1: 0.95, minHandWrittenAccuracy: 0.92, maxBlockedClear: 0.02, minRepositoryReach: 0.95 });
+export const QUALITY_BAR = Object.freeze({
+  minAccuracy: 0.95,
+  minMacroF1: 0.95,
+  minHandWrittenAccuracy: 0.92,
+  maxBlockedClear: 0.02,
+  minRepositoryReach: 0.95,
+});

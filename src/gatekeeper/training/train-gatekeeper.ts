@@ -15,7 +15,11 @@ export type TrainGatekeeperOptions = TrainingOptions & {
   handWrittenWeight: number;
 };
 
-export const DEFAULT_TRAIN_GATEKEEPER_OPTIONS: Readonly<TrainGatekeeperOptions> = Object.freeze({ ...DEFAULT_TRAINING_OPTIONS, folds: 5, handWrittenWeight: 3 });
+export const DEFAULT_TRAIN_GATEKEEPER_OPTIONS: Readonly<TrainGatekeeperOptions> = Object.freeze({
+  ...DEFAULT_TRAINING_OPTIONS,
+  folds: 5,
+  handWrittenWeight: 3,
+});
 
 /** A model trained without one fold, and that fold: for honest estimates without the held-out set. */
 export type Fold = { model: LinearModel; test: LabelledPrompt[] };
@@ -55,7 +59,8 @@ export function trainGatekeeper(labelled: readonly LabelledPrompt[], options: Pa
     const train = prompts.filter((prompt) => foldOf(prompt) !== fold);
     if (test.length === 0 || train.length === 0) continue;
     const model = trainLinearModel(featurize(train, cache, settings.handWrittenWeight), settings);
-    for (const example of featurize(test, cache, settings.handWrittenWeight)) outOfFold.push({ logits: scoreLogits(model, example.features), label: example.label });
+    for (const example of featurize(test, cache, settings.handWrittenWeight))
+      outOfFold.push({ logits: scoreLogits(model, example.features), label: example.label });
     folds.push({ model, test });
   }
   const temperature = outOfFold.length > 0 ? fitTemperature(outOfFold) : 1;

@@ -105,7 +105,14 @@ export function trainLinearModel(examples: readonly TrainingExample[], options: 
     bias,
     rows,
     weights,
-    training: { seed: settings.seed, epochs: settings.epochs, learningRate: settings.learningRate, l2: settings.l2, examples: examples.length, labelCounts },
+    training: {
+      seed: settings.seed,
+      epochs: settings.epochs,
+      learningRate: settings.learningRate,
+      l2: settings.l2,
+      examples: examples.length,
+      labelCounts,
+    },
   };
 }
 

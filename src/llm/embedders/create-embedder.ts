@@ -8,7 +8,12 @@ import { OpenAiCompatibleEmbedder } from './openai-compatible.embedder';
 export async function createEmbedder(config: EmbeddingsConfig): Promise<Embedder> {
   switch (config.provider) {
     case 'openai':
-      return new OpenAiCompatibleEmbedder({ model: config.model!, baseUrl: config.baseUrl, apiKey: config.apiKey, dimensions: config.dimensions! });
+      return new OpenAiCompatibleEmbedder({
+        model: config.model!,
+        baseUrl: config.baseUrl,
+        apiKey: config.apiKey,
+        dimensions: config.dimensions!,
+      });
     case 'onnx':
       // onnx.embedder.ts loads @huggingface/transformers (and onnxruntime) only here.
       return OnnxEmbedder.load({ modelDirectory: config.modelDir!, dimensions: config.dimensions });

@@ -14,7 +14,29 @@ function hash(text: string): number {
 }
 
 // The first version's few stop words; version 2 shares the full-text index's list and stems.
-const V1_STOP_WORDS = new Set(['the', 'is', 'of', 'to', 'in', 'and', 'or', 'it', 'this', 'that', 'what', 'how', 'does', 'do', 'an', 'be', 'on', 'for', 'with', 'where', 'which']);
+const V1_STOP_WORDS = new Set([
+  'the',
+  'is',
+  'of',
+  'to',
+  'in',
+  'and',
+  'or',
+  'it',
+  'this',
+  'that',
+  'what',
+  'how',
+  'does',
+  'do',
+  'an',
+  'be',
+  'on',
+  'for',
+  'with',
+  'where',
+  'which',
+]);
 
 export type LexicalEmbedderOptions = {
   /** Default 512. */

@@ -26,7 +26,10 @@ function loadError(internalMessage: string, cause?: unknown): AppError {
 }
 
 async function isFile(file: string): Promise<boolean> {
-  return stat(file).then((stats) => stats.isFile(), () => false);
+  return stat(file).then(
+    (stats) => stats.isFile(),
+    () => false,
+  );
 }
 
 // Streamed: model files run to hundreds of megabytes.
@@ -97,7 +100,9 @@ export class OnnxEmbedder implements Embedder {
     }
     if (options.dimensions !== undefined && options.dimensions !== dimensions) {
       await extractor.dispose();
-      throw loadError(`ONNX embedding model in ${directory} gives vectors of ${dimensions} dimensions, ${options.dimensions} are configured`);
+      throw loadError(
+        `ONNX embedding model in ${directory} gives vectors of ${dimensions} dimensions, ${options.dimensions} are configured`,
+      );
     }
     const version = `onnx-${path.basename(directory)}-${digest.slice(0, 12)}-${dimensions}`;
     return new OnnxEmbedder({ extractor, version, dimensions, batchSize: options.batchSize ?? 32 });

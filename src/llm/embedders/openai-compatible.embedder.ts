@@ -65,11 +65,23 @@ export class OpenAiCompatibleEmbedder implements Embedder {
       });
     } catch (error) {
       if (signal?.aborted) throw new LlmError({ kind: 'aborted', message: 'embedding request aborted', cause: error });
-      if (timeout.aborted) throw new LlmError({ kind: 'timeout', message: `embeddings: no answer within ${this.options.timeoutMs ?? 60_000} ms`, cause: error });
+      if (timeout.aborted)
+        throw new LlmError({
+          kind: 'timeout',
+          message: `embeddings: no answer within ${this.options.timeoutMs ?? 60_000} ms`,
+          cause: error,
+        });
       throw new LlmError({ kind: 'connection', message: `embeddings: cannot reach ${new URL(this.url).host}`, cause: error });
     }
     const bodyText = await response.text();
-    if (!response.ok) throw httpError({ providerName: 'embeddings', status: response.status, headers: response.headers, bodyText, secret: this.options.apiKey });
+    if (!response.ok)
+      throw httpError({
+        providerName: 'embeddings',
+        status: response.status,
+        headers: response.headers,
+        bodyText,
+        secret: this.options.apiKey,
+      });
     let body: EmbeddingsResponse;
     try {
       body = JSON.parse(bodyText) as EmbeddingsResponse;

@@ -15,7 +15,9 @@ export function detectComment(context: IntentContext): Detection | null {
   const { cursor, lines, point } = context;
   const nearby = commentsInRows(context, point.row - 1, point.row);
   const onCursor = nearby.some(
-    (comment) => (comment.start <= cursor && cursor <= comment.end) || (comment.endRow === point.row && comment.end <= cursor && lines.isBlankBetween(comment.end, cursor)),
+    (comment) =>
+      (comment.start <= cursor && cursor <= comment.end) ||
+      (comment.endRow === point.row && comment.end <= cursor && lines.isBlankBetween(comment.end, cursor)),
   );
   if (onCursor) return COMPLETION;
   if (point.row === 0 || !lines.isBlankBetween(lines.lineStart(point.row), cursor)) return null;
@@ -30,7 +32,10 @@ export function detectComment(context: IntentContext): Detection | null {
     if (!previous) break;
     run.unshift(previous);
   }
-  const instruction = run.map((comment) => commentText(context.source.slice(comment.start, comment.end))).join('\n').trim();
+  const instruction = run
+    .map((comment) => commentText(context.source.slice(comment.start, comment.end)))
+    .join('\n')
+    .trim();
   return isInstruction(instruction) ? generation('comment', instruction) : COMPLETION;
 }
 
@@ -45,7 +50,10 @@ function commentsInRows(context: IntentContext, startRow: number, endRow: number
 
 // A comment trailing code (`total += 1 // running sum`) annotates that line; only comments on lines of their own instruct.
 function standsAlone({ lines }: IntentContext, comment: Comment): boolean {
-  return lines.isBlankBetween(lines.lineStart(comment.startRow), comment.start) && lines.isBlankBetween(comment.end, lines.lineEnd(comment.endRow));
+  return (
+    lines.isBlankBetween(lines.lineStart(comment.startRow), comment.start) &&
+    lines.isBlankBetween(comment.end, lines.lineEnd(comment.endRow))
+  );
 }
 
 function isLineComment({ source }: IntentContext, comment: Comment): boolean {

@@ -34,7 +34,8 @@ type EmptyBody = { innerStart: number; innerEnd: number; headerLineToo: boolean 
 
 // Null from the helpers below means the body has statements, or is an expression rather than a block.
 function isInEmptyBody(context: IntentContext, fn: Node, style: BodyStyle): boolean {
-  const body = style === 'braces' ? emptyBraceBody(context, fn) : style === 'def-end' ? emptyDefEndBody(context, fn) : emptyIndentedBody(context, fn);
+  const body =
+    style === 'braces' ? emptyBraceBody(context, fn) : style === 'def-end' ? emptyDefEndBody(context, fn) : emptyIndentedBody(context, fn);
   if (!body) return false;
   const { cursor, lines, point } = context;
   if (cursor < body.innerStart || cursor > body.innerEnd) return false;
@@ -60,7 +61,8 @@ function emptyBraceBody(context: IntentContext, fn: Node): EmptyBody | null {
 function braceBodyOf(fn: Node): Node | null {
   // A Kotlin lambda is its own braces.
   if (fn.type === 'lambda_literal') return fn;
-  let body = fn.childForFieldName('body') ?? fn.namedChildren.findLast((child) => child.type === 'block' || child.type === 'function_body') ?? null;
+  let body =
+    fn.childForFieldName('body') ?? fn.namedChildren.findLast((child) => child.type === 'block' || child.type === 'function_body') ?? null;
   // Kotlin wraps the block in function_body (which can also be `= expression`).
   if (body?.type === 'function_body') body = body.namedChild(0);
   const opener = body?.child(0)?.type;
@@ -74,8 +76,11 @@ function emptyDefEndBody(context: IntentContext, fn: Node): EmptyBody | null {
   const header = fn.childForFieldName('parameters') ?? fn.childForFieldName('name');
   if (!header) return null;
   const isComment = (node: Node) => context.grammar.isComment(node);
-  const inside = fn.namedChildren.filter((child) => child.startIndex >= header.endIndex && child.startIndex < closer.startIndex && !isComment(child));
-  if (inside.some((child) => child.type !== 'body_statement' || child.namedChildren.some((statement) => !isComment(statement)))) return null;
+  const inside = fn.namedChildren.filter(
+    (child) => child.startIndex >= header.endIndex && child.startIndex < closer.startIndex && !isComment(child),
+  );
+  if (inside.some((child) => child.type !== 'body_statement' || child.namedChildren.some((statement) => !isComment(statement))))
+    return null;
   return { innerStart: header.endIndex, innerEnd: closer.isMissing ? Number.POSITIVE_INFINITY : closer.startIndex, headerLineToo: false };
 }
 

@@ -44,7 +44,15 @@ export async function runGeneration(options: RunGenerationOptions): Promise<void
   let generationType: string | null = null;
   const send = async (status: CodeSuggestionUpdateEvent['status'], text: string) => {
     if (signal.aborted) return;
-    await options.publish({ sessionId: options.sessionId, suggestionId: options.suggestionId, revision: state.revision, intent, generationType, text, status });
+    await options.publish({
+      sessionId: options.sessionId,
+      suggestionId: options.suggestionId,
+      revision: state.revision,
+      intent,
+      generationType,
+      text,
+      status,
+    });
   };
   try {
     const suggestion = await suggest({
@@ -77,11 +85,22 @@ export async function runGeneration(options: RunGenerationOptions): Promise<void
     const final = stripFences(text);
     if (signal.aborted) return;
     if (!final.trim()) return void (await send('EMPTY', ''));
-    await options.store({ id: options.suggestionId, sessionId: options.sessionId, state, language: suggestion.model.lang || null, intent, generationType, text: final });
+    await options.store({
+      id: options.suggestionId,
+      sessionId: options.sessionId,
+      state,
+      language: suggestion.model.lang || null,
+      intent,
+      generationType,
+      text: final,
+    });
     await send('COMPLETE', final);
   } catch (error) {
     if (signal.aborted) return;
-    options.logger.warn({ event: 'code_suggestion_session_generation_failed', sessionId: options.sessionId, suggestionId: options.suggestionId, err: error }, 'code suggestion generation failed');
+    options.logger.warn(
+      { event: 'code_suggestion_session_generation_failed', sessionId: options.sessionId, suggestionId: options.suggestionId, err: error },
+      'code suggestion generation failed',
+    );
     await send('EMPTY', '').catch(() => undefined);
   }
 }

@@ -4,7 +4,10 @@ import type { CodeSuggestionUpdateEvent } from './session-update';
 
 /** Timing of continuous suggestions. */
 export type SessionTimingOptions = {
-  /** Quiet time after an update before a generation starts, so a burst of keystrokes makes one generation with the newest text. Default 150 ms. */
+  /**
+   * Quiet time after an update before a generation starts, so a burst of keystrokes makes one generation with the newest text. Default 150
+   * ms.
+   */
   debounceMs?: number;
   /** A session with no update for this long expires: its live state is dropped and the service refuses it. Default 10 minutes. */
   idleMs?: number;
@@ -91,7 +94,15 @@ export class SessionRunner {
     session.inFlight = null;
     inFlight.controller.abort();
     this.options
-      .publish({ sessionId, suggestionId: inFlight.suggestionId, revision: inFlight.revision, intent: null, generationType: null, text: '', status: 'SUPERSEDED' })
+      .publish({
+        sessionId,
+        suggestionId: inFlight.suggestionId,
+        revision: inFlight.revision,
+        intent: null,
+        generationType: null,
+        text: '',
+        status: 'SUPERSEDED',
+      })
       .catch((error: unknown) => this.options.onError(error, sessionId));
   }
 

@@ -46,21 +46,38 @@ export class SuggestionSessions {
       idleMs: this.idleMs,
       publish: (update) => this.publish(update),
       generate: (job) =>
-        runGeneration({ ...job, llm: options.llm, maxRetries: options.maxRetries, detect: options.detect, publish: (update) => this.publish(update), store: (suggestion) => this.store(suggestion), logger: options.logger }),
-      onError: (error, sessionId) => options.logger.warn({ event: 'code_suggestion_session_failed', sessionId, err: error }, 'code suggestion session failed'),
+        runGeneration({
+          ...job,
+          llm: options.llm,
+          maxRetries: options.maxRetries,
+          detect: options.detect,
+          publish: (update) => this.publish(update),
+          store: (suggestion) => this.store(suggestion),
+          logger: options.logger,
+        }),
+      onError: (error, sessionId) =>
+        options.logger.warn({ event: 'code_suggestion_session_failed', sessionId, err: error }, 'code suggestion session failed'),
     });
   }
 
   /** Opens a session with the whole document; generations follow updates (the client subscribes with the id first). */
   async start(viewer: Viewer, input: SessionDocument & { fileName: string; projectPath: string | null }): Promise<{ sessionId: string }> {
     if (!input.fileName.trim()) throw badInput('fileName is empty', 'fileName');
-    if (input.fileName.length > COMPLETION_LIMITS.fileName) throw badInput(`fileName is too long (maximum is ${COMPLETION_LIMITS.fileName} characters)`, 'fileName');
+    if (input.fileName.length > COMPLETION_LIMITS.fileName)
+      throw badInput(`fileName is too long (maximum is ${COMPLETION_LIMITS.fileName} characters)`, 'fileName');
     checkDocument(input);
     if (input.projectPath && !(await findReadableProject(this.options.prisma, viewer, { fullPath: input.projectPath }))) {
       throw new AppError({ code: 'NOT_FOUND', userMessage: SESSION_NOT_AVAILABLE, field: 'projectPath' });
     }
     const session = await this.options.prisma.codeSuggestionSession.create({
-      data: { id: randomUUID(), userId: viewer.user.id, fileName: input.fileName, projectPath: input.projectPath || null, content: input.content, cursorOffset: input.cursorOffset },
+      data: {
+        id: randomUUID(),
+        userId: viewer.user.id,
+        fileName: input.fileName,
+        projectPath: input.projectPath || null,
+        content: input.content,
+        cursorOffset: input.cursorOffset,
+      },
     });
     return { sessionId: session.id };
   }
@@ -83,14 +100,22 @@ export class SuggestionSessions {
     }
     if (!updated) throw new AppError({ code: 'NOT_FOUND', userMessage: SESSION_NOT_AVAILABLE, field: 'sessionId' });
     const session = updated;
-    this.runner.update(session.id, { fileName: updated.fileName, projectPath: updated.projectPath, content: input.content, cursorOffset: input.cursorOffset, revision: updated.revision });
+    this.runner.update(session.id, {
+      fileName: updated.fileName,
+      projectPath: updated.projectPath,
+      content: input.content,
+      cursorOffset: input.cursorOffset,
+      revision: updated.revision,
+    });
     return { sessionId: session.id, revision: updated.revision };
   }
 
   /** The session's updates from now on; refused like a missing session when it is someone else's or expired. */
   async updates(viewer: Viewer, sessionId: string): Promise<AsyncIterableIterator<CodeSuggestionUpdateEvent>> {
     const session = await this.ownSession(viewer, sessionId);
-    return listenerIterator<CodeSuggestionUpdateEvent>((push) => this.options.events.listen(suggestionSessionChannel(this.options.prefix, session.id), push));
+    return listenerIterator<CodeSuggestionUpdateEvent>((push) =>
+      this.options.events.listen(suggestionSessionChannel(this.options.prefix, session.id), push),
+    );
   }
 
   close(): void {
@@ -130,7 +155,8 @@ export class SuggestionSessions {
 }
 
 function checkDocument(input: SessionDocument): void {
-  if (input.content.length > COMPLETION_LIMITS.content) throw badInput(`content is too long (maximum is ${COMPLETION_LIMITS.content} characters)`, 'content');
+  if (input.content.length > COMPLETION_LIMITS.content)
+    throw badInput(`content is too long (maximum is ${COMPLETION_LIMITS.content} characters)`, 'content');
   if (!Number.isInteger(input.cursorOffset) || input.cursorOffset < 0 || input.cursorOffset > input.content.length) {
     throw badInput('cursorOffset must be between 0 and the length of content', 'cursorOffset');
   }

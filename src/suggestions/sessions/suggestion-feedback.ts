@@ -10,7 +10,13 @@ export const SESSION_NOT_AVAILABLE = NOT_AVAILABLE;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export const isUuid = (value: string) => UUID.test(value);
 
-export type SuggestionFeedbackInput = { userId: number; sessionId: string; suggestionId: string; event: SuggestionFeedbackEvent; finalText: string | null };
+export type SuggestionFeedbackInput = {
+  userId: number;
+  sessionId: string;
+  suggestionId: string;
+  event: SuggestionFeedbackEvent;
+  finalText: string | null;
+};
 
 /**
  * Keeps an ACCEPTED, REJECTED or EXECUTED event on one of the user's completed suggestions (the
@@ -20,10 +26,15 @@ export type SuggestionFeedbackInput = { userId: number; sessionId: string; sugge
 export async function recordSuggestionFeedback(prisma: PrismaClient, input: SuggestionFeedbackInput): Promise<void> {
   const suggestion =
     isUuid(input.sessionId) && isUuid(input.suggestionId)
-      ? await prisma.codeSuggestion.findFirst({ where: { id: input.suggestionId, sessionId: input.sessionId, session: { userId: input.userId } }, select: { id: true } })
+      ? await prisma.codeSuggestion.findFirst({
+          where: { id: input.suggestionId, sessionId: input.sessionId, session: { userId: input.userId } },
+          select: { id: true },
+        })
       : null;
   if (!suggestion) throw new AppError({ code: 'NOT_FOUND', userMessage: SESSION_NOT_AVAILABLE, field: 'suggestionId' });
-  await prisma.codeSuggestionFeedback.create({ data: { suggestionId: suggestion.id, userId: input.userId, event: input.event, finalText: input.finalText } });
+  await prisma.codeSuggestionFeedback.create({
+    data: { suggestionId: suggestion.id, userId: input.userId, event: input.event, finalText: input.finalText },
+  });
 }
 
 /** One exported line: the feedback, the suggestion and the document state it was made for. */
@@ -49,7 +60,12 @@ export type SuggestionFeedbackRow = {
 export async function* suggestionFeedbackRows(prisma: PrismaClient, batchSize = 200): AsyncGenerator<SuggestionFeedbackRow> {
   let cursor = 0;
   for (;;) {
-    const batch = await prisma.codeSuggestionFeedback.findMany({ where: { id: { gt: cursor } }, orderBy: { id: 'asc' }, take: batchSize, include: { suggestion: { include: { session: true } } } });
+    const batch = await prisma.codeSuggestionFeedback.findMany({
+      where: { id: { gt: cursor } },
+      orderBy: { id: 'asc' },
+      take: batchSize,
+      include: { suggestion: { include: { session: true } } },
+    });
     if (batch.length === 0) return;
     for (const feedback of batch) {
       const { suggestion } = feedback;

@@ -21,8 +21,10 @@ export async function suggestionStats(prisma: PrismaClient, window: { from: Date
   const to = window.to ?? new Date('9999-12-31T00:00:00Z');
   const rows = await prisma.$queryRaw<Row[]>`
     SELECT s.language, s.intent, count(*)::int AS shown,
-      count(*) FILTER (WHERE EXISTS (SELECT 1 FROM code_suggestion_feedback f WHERE f.suggestion_id = s.id AND f.event = 'ACCEPTED'))::int AS accepted,
-      count(*) FILTER (WHERE EXISTS (SELECT 1 FROM code_suggestion_feedback f WHERE f.suggestion_id = s.id AND f.event = 'REJECTED'))::int AS rejected
+      count(*) FILTER (WHERE EXISTS (SELECT 1 FROM code_suggestion_feedback f WHERE f.suggestion_id = s.id AND f.event = 'ACCEPTED'))::int
+      AS accepted,
+      count(*) FILTER (WHERE EXISTS (SELECT 1 FROM code_suggestion_feedback f WHERE f.suggestion_id = s.id AND f.event = 'REJECTED'))::int
+      AS rejected
     FROM code_suggestions s
     WHERE s.created_at >= ${from} AND s.created_at < ${to}
     GROUP BY s.language, s.intent`;
@@ -39,5 +41,7 @@ function rollUp(rows: Row[], keyOf: (row: Row) => string): AcceptanceRate[] {
     total.rejected += row.rejected;
     totals.set(key, total);
   }
-  return [...totals.values()].map((total) => ({ ...total, rate: total.shown ? total.accepted / total.shown : 0 })).sort((a, b) => a.key.localeCompare(b.key));
+  return [...totals.values()]
+    .map((total) => ({ ...total, rate: total.shown ? total.accepted / total.shown : 0 }))
+    .sort((a, b) => a.key.localeCompare(b.key));
 }

@@ -52,7 +52,10 @@ describe('ONNX embedder', () => {
   });
 
   it('embeds more texts than one batch holds, in order', async () => {
-    const texts = Array.from({ length: 70 }, (_value, index) => ['parse', 'image', 'queue', 'token', 'cache'].slice(0, 1 + (index % 5)).join(' ') + ' x'.repeat(index % 7));
+    const texts = Array.from(
+      { length: 70 },
+      (_value, index) => ['parse', 'image', 'queue', 'token', 'cache'].slice(0, 1 + (index % 5)).join(' ') + ' x'.repeat(index % 7),
+    );
     const vectors = await embedder.embed(texts);
     expect(vectors).toHaveLength(70);
     const oneByOne = await Promise.all([0, 31, 32, 33, 64, 69].map(async (index) => (await embedder.embed([texts[index]]))[0]));
@@ -85,10 +88,14 @@ describe('ONNX embedder', () => {
   it('refuses a model file that is not ONNX, and a size other than the one configured', async () => {
     const broken = await writeTinyOnnxModel({ directory: path.join(root, 'broken') });
     await writeFile(path.join(broken, 'onnx', 'model.onnx'), 'not a model');
-    await expect(OnnxEmbedder.load({ modelDirectory: broken })).rejects.toThrow(new RegExp(`ONNX embedding model in ${broken} could not be loaded`));
+    await expect(OnnxEmbedder.load({ modelDirectory: broken })).rejects.toThrow(
+      new RegExp(`ONNX embedding model in ${broken} could not be loaded`),
+    );
 
     const wide = await writeTinyOnnxModel({ directory: path.join(root, 'wide'), hiddenSize: 24 });
-    await expect(OnnxEmbedder.load({ modelDirectory: wide, dimensions: 16 })).rejects.toThrow(/gives vectors of 24 dimensions, 16 are configured/);
+    await expect(OnnxEmbedder.load({ modelDirectory: wide, dimensions: 16 })).rejects.toThrow(
+      /gives vectors of 24 dimensions, 16 are configured/,
+    );
   });
 
   it('changes its version when model.onnx changes', async () => {

@@ -33,7 +33,11 @@ export type LanguageFixture = {
   smallFunction: (inner: string) => string;
 };
 
-const bodyLines = (inner: string, spaces: number) => inner.split('\n').map((line) => ' '.repeat(spaces) + line).join('\n');
+const bodyLines = (inner: string, spaces: number) =>
+  inner
+    .split('\n')
+    .map((line) => ' '.repeat(spaces) + line)
+    .join('\n');
 const cBlock = (text: string) => `/*\n   ${text}\n*/`;
 const C_DOC = '/**\n * Fetch the users.\n * Sorted by name.\n */';
 
@@ -47,9 +51,14 @@ export const LANGUAGES: LanguageFixture[] = [
     docComment: C_DOC,
     statement: 'let total = config.limit + 1;',
     file: (body) =>
-      `import fs from 'node:fs';\nimport path from 'node:path';\n\nconst root = process.cwd();\nconst configPath = path.join(root, 'config.json');\nconst config = JSON.parse(fs.readFileSync(configPath, 'utf8'));\n\n${body}\n`,
-    fourCodeLines: "import fs from 'node:fs';\n// Reads the settings.\n\nconst raw = fs.readFileSync('settings.json', 'utf8');\n/* parsed once */\nconst settings = JSON.parse(raw);\nconsole.log(settings)<|>\n",
-    fiveCodeLines: "import fs from 'node:fs';\n// Reads the settings.\n\nconst raw = fs.readFileSync('settings.json', 'utf8');\n/* parsed once */\nconst settings = JSON.parse(raw);\nconst port = settings.port;\nconsole.log(port)<|>\n",
+      `import fs from 'node:fs';\nimport path from 'node:path';\n\nconst root = process.cwd();\nconst configPath = path.join(root, ` +
+      `'config.json');\nconst config = JSON.parse(fs.readFileSync(configPath, 'utf8'));\n\n${body}\n`,
+    fourCodeLines:
+      "import fs from 'node:fs';\n// Reads the settings.\n\nconst raw = fs.readFileSync('settings.json', 'utf8');\n/* parsed once " +
+      '*/\nconst settings = JSON.parse(raw);\nconsole.log(settings)<|>\n',
+    fiveCodeLines:
+      "import fs from 'node:fs';\n// Reads the settings.\n\nconst raw = fs.readFileSync('settings.json', 'utf8');\n/* parsed once " +
+      '*/\nconst settings = JSON.parse(raw);\nconst port = settings.port;\nconsole.log(port)<|>\n',
     emptyFunction: 'function loadUsers(store) {\n  <|>\n}',
     nonEmptyFunction: 'function loadUsers(store) {\n  <|>\n  return store.all();\n}',
     emptyBodies: [
@@ -64,7 +73,10 @@ export const LANGUAGES: LanguageFixture[] = [
     ],
     completions: [
       ['an arrow function with an expression body', 'const double = (value) => value * <|>2;'],
-      ['an empty if block in a function with statements', 'function loadUsers(store) {\n  const users = store.all();\n  if (users.length === 0) {\n    <|>\n  }\n  return users;\n}'],
+      [
+        'an empty if block in a function with statements',
+        'function loadUsers(store) {\n  const users = store.all();\n  if (users.length === 0) {\n    <|>\n  }\n  return users;\n}',
+      ],
       ['between the methods of a class', 'class Users {\n  load() {}\n\n  <|>\n\n  save() {}\n}'],
       ['before the body of a function', 'function loadUsers(store) <|>{\n}'],
     ],
@@ -79,17 +91,28 @@ export const LANGUAGES: LanguageFixture[] = [
     docComment: C_DOC,
     statement: 'let total: number = limit + 1;',
     file: (body) =>
-      `import { readFileSync } from 'node:fs';\nimport type { Store, User } from './types';\n\nconst limit = 10;\nconst names: string[] = [];\nexport const users = new Map<string, User>();\n\n${body}\n`,
-    fourCodeLines: "import { readFileSync } from 'node:fs';\n// Reads the settings.\n\nconst raw: string = readFileSync('settings.json', 'utf8');\n/* parsed once */\nconst settings: Settings = JSON.parse(raw);\nexport default settings;<|>\n",
-    fiveCodeLines: "import { readFileSync } from 'node:fs';\n// Reads the settings.\n\nconst raw: string = readFileSync('settings.json', 'utf8');\n/* parsed once */\nconst settings: Settings = JSON.parse(raw);\nconst port: number = settings.port;\nexport default settings;<|>\n",
+      `import { readFileSync } from 'node:fs';\nimport type { Store, User } from './types';\n\nconst limit = 10;\nconst names: string[] ` +
+      `= [];\nexport const users = new Map<string, User>();\n\n${body}\n`,
+    fourCodeLines:
+      "import { readFileSync } from 'node:fs';\n// Reads the settings.\n\nconst raw: string = readFileSync('settings.json', 'utf8');\n/* " +
+      'parsed once */\nconst settings: Settings = JSON.parse(raw);\nexport default settings;<|>\n',
+    fiveCodeLines:
+      "import { readFileSync } from 'node:fs';\n// Reads the settings.\n\nconst raw: string = readFileSync('settings.json', 'utf8');\n/* " +
+      'parsed once */\nconst settings: Settings = JSON.parse(raw);\nconst port: number = settings.port;\nexport default settings;<|>\n',
     emptyFunction: 'export function loadUsers(store: Store): User[] {\n  <|>\n}',
     nonEmptyFunction: 'export function loadUsers(store: Store): User[] {\n  <|>\n  return store.all();\n}',
     emptyBodies: [
       ['an arrow function', 'export const loadUsers = async (store: Store): Promise<User[]> => {\n  <|>\n};'],
-      ['a method in a class', 'export class Users {\n  private cache = new Map<string, User>();\n\n  load(id: string): User | undefined {\n    <|>\n  }\n}'],
+      [
+        'a method in a class',
+        'export class Users {\n  private cache = new Map<string, User>();\n\n  load(id: string): User | undefined {\n    <|>\n  }\n}',
+      ],
       ['a constructor', 'export class Users {\n  constructor(private readonly store: Store) {\n    <|>\n  }\n}'],
       ['a generic function', 'function first<T>(items: T[]): T | undefined {\n  <|>\n}'],
-      ['an arrow function nested in a function with statements', 'export function watch(store: Store): void {\n  store.subscribe();\n  store.on("change", () => {\n    <|>\n  });\n}'],
+      [
+        'an arrow function nested in a function with statements',
+        'export function watch(store: Store): void {\n  store.subscribe();\n  store.on("change", () => {\n    <|>\n  });\n}',
+      ],
     ],
     completions: [
       ['an interface body', 'interface Options {\n  <|>\n}'],
@@ -106,11 +129,19 @@ export const LANGUAGES: LanguageFixture[] = [
     inlineBlockComment: '/* fetch the users */',
     docComment: C_DOC,
     statement: 'let total = limit + 1;',
-    file: (body) => `import React from 'react';\nimport { useState } from 'react';\n\nconst title = 'Users';\nconst limit = 10;\nexport const Header = () => <h1>{title}</h1>;\n\n${body}\n`,
-    fourCodeLines: "import React from 'react';\n// The page title.\n\nconst title = 'Users';\n/* shown in the header */\nconst limit = 10;\nexport const Header = () => <h1>{title}</h1>;<|>\n",
-    fiveCodeLines: "import React from 'react';\n// The page title.\n\nconst title = 'Users';\n/* shown in the header */\nconst limit = 10;\nconst size = 2;\nexport const Header = () => <h1>{title}</h1>;<|>\n",
+    file: (body) =>
+      `import React from 'react';\nimport { useState } from 'react';\n\nconst title = 'Users';\nconst limit = 10;\nexport const Header = ` +
+      `() => <h1>{title}</h1>;\n\n${body}\n`,
+    fourCodeLines:
+      "import React from 'react';\n// The page title.\n\nconst title = 'Users';\n/* shown in the header */\nconst limit = 10;\nexport " +
+      'const Header = () => <h1>{title}</h1>;<|>\n',
+    fiveCodeLines:
+      "import React from 'react';\n// The page title.\n\nconst title = 'Users';\n/* shown in the header */\nconst limit = 10;\nconst " +
+      'size = 2;\nexport const Header = () => <h1>{title}</h1>;<|>\n',
     emptyFunction: 'export function UserList({ users }: { users: string[] }) {\n  <|>\n}',
-    nonEmptyFunction: 'export function UserList({ users }: { users: string[] }) {\n  <|>\n  return <ul>{users.map((user) => <li key={user}>{user}</li>)}</ul>;\n}',
+    nonEmptyFunction:
+      'export function UserList({ users }: { users: string[] }) {\n  <|>\n  return <ul>{users.map((user) => <li ' +
+      'key={user}>{user}</li>)}</ul>;\n}',
     emptyBodies: [
       ['an arrow component', 'export const UserList = ({ users }: Props) => {\n  <|>\n};'],
       ['an event handler inside JSX', 'export const Save = () => <button onClick={() => {\n  <|>\n}}>Save</button>;'],
@@ -133,7 +164,10 @@ export const LANGUAGES: LanguageFixture[] = [
     nonEmptyFunction: 'def load_users(store):\n    <|>\n    return store.all()',
     emptyBodies: [
       ['a method in a class', 'class Users:\n    def load(self, key):\n        <|>'],
-      ['a constructor followed by another method', 'class Users:\n    def __init__(self, store):\n        <|>\n\n    def load(self):\n        return self.store'],
+      [
+        'a constructor followed by another method',
+        'class Users:\n    def __init__(self, store):\n        <|>\n\n    def load(self):\n        return self.store',
+      ],
       ['a def followed by another def', 'def load_users(store):\n    <|>\n\n\ndef save_users(store):\n    store.save()'],
       ['an async def with a return annotation', 'async def load_users(store) -> list:\n    <|>'],
       ['a decorated def', '@cache\ndef load_users(store):\n    <|>'],
@@ -184,8 +218,11 @@ export const LANGUAGES: LanguageFixture[] = [
     docComment: C_DOC,
     statement: 'var total = limit + 1',
     file: (body) => `package main\n\nimport (\n\t"fmt"\n\t"os"\n)\n\nvar limit = 10\n\n${body}\n`,
-    fourCodeLines: 'package main\n\n// Entry point.\nimport "fmt"\n\n/* the name */\nvar name = "users"\nvar greeting = fmt.Sprint(name)<|>\n',
-    fiveCodeLines: 'package main\n\n// Entry point.\nimport "fmt"\n\n/* the name */\nvar name = "users"\nvar limit = 10\nvar greeting = fmt.Sprint(name)<|>\n',
+    fourCodeLines:
+      'package main\n\n// Entry point.\nimport "fmt"\n\n/* the name */\nvar name = "users"\nvar greeting = fmt.Sprint(name)<|>\n',
+    fiveCodeLines:
+      'package main\n\n// Entry point.\nimport "fmt"\n\n/* the name */\nvar name = "users"\nvar limit = 10\nvar greeting = ' +
+      'fmt.Sprint(name)<|>\n',
     emptyFunction: 'func loadUsers(store Store) []User {\n\t<|>\n}',
     nonEmptyFunction: 'func loadUsers(store Store) []User {\n\t<|>\n\treturn store.All()\n}',
     emptyBodies: [
@@ -208,7 +245,8 @@ export const LANGUAGES: LanguageFixture[] = [
     docComment: C_DOC,
     statement: 'private int total = limit + 1;',
     file: (body) =>
-      `package demo;\n\nimport java.util.List;\n\npublic class Users {\n    private final int limit = 10;\n    private final List<String> names = List.of();\n\n${indent(body, 4)}\n}\n`,
+      `package demo;\n\nimport java.util.List;\n\npublic class Users {\n    private final int limit = 10;\n    private final ` +
+      `List<String> names = List.of();\n\n${indent(body, 4)}\n}\n`,
     fourCodeLines: 'package demo;\n\n// Users.\nclass Users {\n    /* how many */\n    int limit = 10;\n}<|>\n',
     fiveCodeLines: 'package demo;\n\n// Users.\nclass Users {\n    /* how many */\n    int limit = 10;\n    int size = 2;\n}<|>\n',
     emptyFunction: 'public List<String> loadUsers(Store store) {\n    <|>\n}',
@@ -234,15 +272,22 @@ export const LANGUAGES: LanguageFixture[] = [
     docComment: C_DOC,
     statement: 'const TOTAL: usize = LIMIT + 1;',
     file: (body) =>
-      `use std::collections::HashMap;\nuse std::fs;\n\nconst LIMIT: usize = 10;\nstatic NAME: &str = "users";\n\npub struct Store {\n    users: HashMap<String, String>,\n}\n\n${body}\n`,
-    fourCodeLines: 'use std::fs;\n\n// Reads the file.\nconst PATH: &str = "a.txt";\n/* at most */\nstatic LIMIT: usize = 3;\nfn main() {}<|>\n',
-    fiveCodeLines: 'use std::fs;\n\n// Reads the file.\nconst PATH: &str = "a.txt";\n/* at most */\nstatic LIMIT: usize = 3;\nconst SIZE: u8 = 1;\nfn main() {}<|>\n',
+      `use std::collections::HashMap;\nuse std::fs;\n\nconst LIMIT: usize = 10;\nstatic NAME: &str = "users";\n\npub struct Store {\n    ` +
+      `users: HashMap<String, String>,\n}\n\n${body}\n`,
+    fourCodeLines:
+      'use std::fs;\n\n// Reads the file.\nconst PATH: &str = "a.txt";\n/* at most */\nstatic LIMIT: usize = 3;\nfn main() {}<|>\n',
+    fiveCodeLines:
+      'use std::fs;\n\n// Reads the file.\nconst PATH: &str = "a.txt";\n/* at most */\nstatic LIMIT: usize = 3;\nconst SIZE: u8 = 1;\nfn ' +
+      'main() {}<|>\n',
     emptyFunction: 'pub fn load_users(store: &Store) -> Vec<String> {\n    <|>\n}',
     nonEmptyFunction: 'pub fn load_users(store: &Store) -> Vec<String> {\n    <|>\n    store.users.keys().cloned().collect()\n}',
     emptyBodies: [
       ['a method in an impl', 'impl Store {\n    pub fn load(&self, id: &str) -> Option<String> {\n        <|>\n    }\n}'],
       ['a constructor function', 'impl Store {\n    pub fn new() -> Self {\n        <|>\n    }\n}'],
-      ['a closure in a function with statements', 'fn main() {\n    let store = Store::default();\n    let load = |id: &str| {\n        <|>\n    };\n}'],
+      [
+        'a closure in a function with statements',
+        'fn main() {\n    let store = Store::default();\n    let load = |id: &str| {\n        <|>\n    };\n}',
+      ],
     ],
     completions: [
       ['a struct body', 'struct User {\n    <|>\n}'],
@@ -258,9 +303,12 @@ export const LANGUAGES: LanguageFixture[] = [
     inlineBlockComment: '/* fetch the users */',
     docComment: C_DOC,
     statement: 'int total = 11;',
-    file: (body) => `#include <stdio.h>\n#include <stdlib.h>\n\nstatic int limit = 10;\nstatic const char *name = "users";\n\nstruct store {\n    int size;\n};\n\n${body}\n`,
+    file: (body) =>
+      `#include <stdio.h>\n#include <stdlib.h>\n\nstatic int limit = 10;\nstatic const char *name = "users";\n\nstruct store {\n    int ` +
+      `size;\n};\n\n${body}\n`,
     fourCodeLines: '#include <stdio.h>\n\n/* Entry. */\nint limit = 10;\n// the size\nint size = 2;\nint main(void) { return 0; }<|>\n',
-    fiveCodeLines: '#include <stdio.h>\n\n/* Entry. */\nint limit = 10;\n// the size\nint size = 2;\nint count = 1;\nint main(void) { return 0; }<|>\n',
+    fiveCodeLines:
+      '#include <stdio.h>\n\n/* Entry. */\nint limit = 10;\n// the size\nint size = 2;\nint count = 1;\nint main(void) { return 0; }<|>\n',
     emptyFunction: 'int load_users(struct store *store) {\n    <|>\n}',
     nonEmptyFunction: 'int load_users(struct store *store) {\n    <|>\n    return store->size;\n}',
     emptyBodies: [['a function with its brace on the next line', 'void reset(void)\n{\n    <|>\n}']],
@@ -275,9 +323,14 @@ export const LANGUAGES: LanguageFixture[] = [
     inlineBlockComment: '/* fetch the users */',
     docComment: C_DOC,
     statement: 'int total = limit + 1;',
-    file: (body) => `#include <string>\n#include <vector>\n\nstatic int limit = 10;\nstd::vector<std::string> names;\n\nclass Store {\n public:\n    int size = 0;\n};\n\n${body}\n`,
-    fourCodeLines: '#include <string>\n\n/* Entry. */\nint limit = 10;\n// the name\nstd::string name = "users";\nint main() { return 0; }<|>\n',
-    fiveCodeLines: '#include <string>\n\n/* Entry. */\nint limit = 10;\n// the name\nstd::string name = "users";\nint size = 2;\nint main() { return 0; }<|>\n',
+    file: (body) =>
+      `#include <string>\n#include <vector>\n\nstatic int limit = 10;\nstd::vector<std::string> names;\n\nclass Store {\n public:\n    ` +
+      `int size = 0;\n};\n\n${body}\n`,
+    fourCodeLines:
+      '#include <string>\n\n/* Entry. */\nint limit = 10;\n// the name\nstd::string name = "users";\nint main() { return 0; }<|>\n',
+    fiveCodeLines:
+      '#include <string>\n\n/* Entry. */\nint limit = 10;\n// the name\nstd::string name = "users";\nint size = 2;\nint main() { return ' +
+      '0; }<|>\n',
     emptyFunction: 'std::vector<std::string> loadUsers(const Store& store) {\n    <|>\n}',
     nonEmptyFunction: 'std::vector<std::string> loadUsers(const Store& store) {\n    <|>\n    return names;\n}',
     emptyBodies: [
@@ -298,7 +351,8 @@ export const LANGUAGES: LanguageFixture[] = [
     docComment: C_DOC,
     statement: 'private int _total = 11;',
     file: (body) =>
-      `using System;\nusing System.Collections.Generic;\n\nnamespace Demo\n{\n    public class Users\n    {\n        private readonly int _limit = 10;\n\n${indent(body, 8)}\n    }\n}\n`,
+      `using System;\nusing System.Collections.Generic;\n\nnamespace Demo\n{\n    public class Users\n    {\n        private readonly ` +
+      `int _limit = 10;\n\n${indent(body, 8)}\n    }\n}\n`,
     fourCodeLines: 'using System;\n\n// Users.\nclass Users {\n    /* how many */\n    int limit = 10;\n}<|>\n',
     fiveCodeLines: 'using System;\n\n// Users.\nclass Users {\n    /* how many */\n    int limit = 10;\n    int size = 2;\n}<|>\n',
     emptyFunction: 'public List<string> LoadUsers(Store store)\n{\n    <|>\n}',
@@ -306,7 +360,10 @@ export const LANGUAGES: LanguageFixture[] = [
     emptyBodies: [
       ['a constructor', 'public Users(Store store)\n{\n    <|>\n}'],
       ['a lambda', 'private readonly Action _reload = () =>\n{\n    <|>\n};'],
-      ['a local function in a method with statements', 'public void Run()\n{\n    Console.WriteLine("run");\n    void Local()\n    {\n        <|>\n    }\n}'],
+      [
+        'a local function in a method with statements',
+        'public void Run()\n{\n    Console.WriteLine("run");\n    void Local()\n    {\n        <|>\n    }\n}',
+      ],
       ['a method with its brace on the same line', 'public void Clear() {\n    <|>\n}'],
     ],
     completions: [

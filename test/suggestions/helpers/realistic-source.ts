@@ -347,11 +347,27 @@ end
 type Shape = { units: Unit[]; header: string; footer: string; indent?: string };
 
 const SHAPES: Record<RealisticLanguage, Shape> = {
-  typescript: { units: TYPESCRIPT, header: "import { Repository, Store } from './store';\nimport type { Order, User } from './types';\n\n", footer: '' },
+  typescript: {
+    units: TYPESCRIPT,
+    header: "import { Repository, Store } from './store';\nimport type { Order, User } from './types';\n\n",
+    footer: '',
+  },
   python: { units: PYTHON, header: 'from dataclasses import dataclass\n\nimport logging\n\n\n', footer: '' },
   go: { units: GO, header: 'package service\n\nimport (\n\t"context"\n\t"fmt"\n\t"sync"\n)\n\n', footer: '' },
-  java: { units: JAVA_MEMBERS, header: 'package com.example.service;\n\nimport java.util.*;\nimport java.util.stream.Collectors;\n\n/** Loads and caches records. */\npublic class Service {\n    private final Store store;\n\n', footer: '}\n' },
-  csharp: { units: CSHARP_MEMBERS, header: 'using System.Linq;\n\nnamespace Example.Services\n{\n    /// <summary>Loads and caches records.</summary>\n    public class Service\n    {\n        private readonly IStore _store;\n\n', footer: '    }\n}\n' },
+  java: {
+    units: JAVA_MEMBERS,
+    header:
+      'package com.example.service;\n\nimport java.util.*;\nimport java.util.stream.Collectors;\n\n/** Loads and caches records. ' +
+      '*/\npublic class Service {\n    private final Store store;\n\n',
+    footer: '}\n',
+  },
+  csharp: {
+    units: CSHARP_MEMBERS,
+    header:
+      'using System.Linq;\n\nnamespace Example.Services\n{\n    /// <summary>Loads and caches records.</summary>\n    public class ' +
+      'Service\n    {\n        private readonly IStore _store;\n\n',
+    footer: '    }\n}\n',
+  },
   php: { units: PHP, header: '<?php\n\ndeclare(strict_types=1);\n\nnamespace App\\Services;\n\n', footer: '' },
   ruby: { units: RUBY, header: "require 'json'\n\nmodule Services\n", footer: 'end\n', indent: '  ' },
 };

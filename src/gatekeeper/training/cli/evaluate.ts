@@ -58,7 +58,8 @@ function main(): number {
   const reports = groups.map(([name, prompts]) => [name, evaluateGatekeeper(classify, prompts)] as const);
   const questions = readRepositoryQuestions();
   const codebase = { ...NO_CONTEXT, codebase: true };
-  const reached = (context: typeof NO_CONTEXT) => questions.filter((question) => gatekeeper.classify(question, context).status === 'CLEAR').length;
+  const reached = (context: typeof NO_CONTEXT) =>
+    questions.filter((question) => gatekeeper.classify(question, context).status === 'CLEAR').length;
   const { options } = gatekeeper;
 
   const out: string[] = [];
@@ -66,29 +67,50 @@ function main(): number {
   for (const [name, report] of reports) out.push(formatSummaryRow(name, report));
   out.push('');
   out.push(`clear repository questions reaching the model (${questions.length}, written before tuning):`);
-  out.push(`  with REPOSITORY context ${reached(codebase)}/${questions.length} (${percent(reached(codebase) / questions.length)}), without context ${reached(NO_CONTEXT)}/${questions.length} (${percent(reached(NO_CONTEXT) / questions.length)})`);
+  out.push(
+    `  with REPOSITORY context ${reached(codebase)}/${questions.length} (${percent(reached(codebase) / questions.length)}), without ` +
+      `context ${reached(NO_CONTEXT)}/${questions.length} (${percent(reached(NO_CONTEXT) / questions.length)})`,
+  );
   out.push('');
   out.push(
-    `operating point: clearThreshold ${options.clearThreshold}, confirmThreshold ${options.confirmThreshold}, vagueThreshold ${options.vagueThreshold}, ` +
+    `operating point: clearThreshold ${options.clearThreshold}, confirmThreshold ${options.confirmThreshold}, vagueThreshold ` +
+      `${options.vagueThreshold}, ` +
       `multiIntentThreshold ${options.multiIntentThreshold}, contextShareThreshold ${options.contextShareThreshold}`,
   );
   out.push('', `operating points on the held-out prompts sent without context (blocked-clear must stay <= ${percent(MAX_BLOCKED_CLEAR)}):`);
-  out.push(`${'clear'.padStart(6)}${'multi'.padStart(7)}${'vague'.padStart(7)}${'hand blocked'.padStart(14)}${'hand acc'.padStart(10)}${'hand F1'.padStart(9)}${'gen blocked'.padStart(13)}${'gen acc'.padStart(9)}`);
-  const sweep = sweepOperatingPoints(parseModel(readFileSync(MODEL_FILE, 'utf8')), heldOut, { partThreshold: options.partThreshold, multiIntentSupport: options.multiIntentSupport, contextShareThreshold: options.contextShareThreshold });
+  out.push(
+    `${'clear'.padStart(6)}${'multi'.padStart(7)}${'vague'.padStart(7)}${'hand blocked'.padStart(14)}${'hand acc'.padStart(10)}` +
+      `${'hand F1'.padStart(9)}${'gen blocked'.padStart(13)}${'gen acc'.padStart(9)}`,
+  );
+  const sweep = sweepOperatingPoints(parseModel(readFileSync(MODEL_FILE, 'utf8')), heldOut, {
+    partThreshold: options.partThreshold,
+    multiIntentSupport: options.multiIntentSupport,
+    contextShareThreshold: options.contextShareThreshold,
+  });
   const inForce = (point: (typeof sweep.points)[number]) =>
-    point.clearThreshold === options.clearThreshold && point.multiIntentThreshold === options.multiIntentThreshold && point.vagueThreshold === options.vagueThreshold;
+    point.clearThreshold === options.clearThreshold &&
+    point.multiIntentThreshold === options.multiIntentThreshold &&
+    point.vagueThreshold === options.vagueThreshold;
   for (const point of sweep.points.filter((candidate) => candidate.admissible || inForce(candidate))) {
-    const mark = `${point === sweep.chosen ? '  <- chosen' : ''}${inForce(point) ? '  (in force)' : ''}${point.admissible ? '' : '  (blocks too many)'}`;
+    const mark =
+      `${point === sweep.chosen ? '  <- chosen' : ''}${inForce(point) ? '  (in force)' : ''}` +
+      `${point.admissible ? '' : '  (blocks too many)'}`;
     out.push(
-      `${String(point.clearThreshold).padStart(6)}${String(point.multiIntentThreshold).padStart(7)}${String(point.vagueThreshold).padStart(7)}${percent(point.handWritten.blockedClear).padStart(14)}${percent(point.handWritten.accuracy).padStart(10)}${percent(point.handWritten.macroF1).padStart(9)}` +
+      `${String(point.clearThreshold).padStart(6)}${String(point.multiIntentThreshold).padStart(7)}` +
+        `${String(point.vagueThreshold).padStart(7)}${percent(point.handWritten.blockedClear).padStart(14)}` +
+        `${percent(point.handWritten.accuracy).padStart(10)}${percent(point.handWritten.macroF1).padStart(9)}` +
         `${percent(point.generated.blockedClear).padStart(13)}${percent(point.generated.accuracy).padStart(9)}${mark}`,
     );
   }
-  out.push(`(${sweep.points.filter((point) => !point.admissible).length} of ${sweep.points.length} points stop more than ${percent(MAX_BLOCKED_CLEAR)} of clear prompts and are not listed)`);
+  out.push(
+    `(${sweep.points.filter((point) => !point.admissible).length} of ${sweep.points.length} points stop more than ` +
+      `${percent(MAX_BLOCKED_CLEAR)} of clear prompts and are not listed)`,
+  );
   if (sweep.chosen && !inForce(sweep.chosen)) {
     out.push(`NOTE: the defaults in src/gatekeeper/options.ts differ from the chosen point; update them.`);
   }
-  for (const [name, report] of reports.slice(0, 3)) out.push('', `${name} (${report.examples} prompts), at the operating point in force:`, formatReport(report));
+  for (const [name, report] of reports.slice(0, 3))
+    out.push('', `${name} (${report.examples} prompts), at the operating point in force:`, formatReport(report));
   process.stdout.write(`${out.join('\n')}\n\n`);
 
   const byName = new Map(reports);
@@ -99,11 +121,17 @@ function main(): number {
   const failures: string[] = [];
   if (whole.accuracy < QUALITY_BAR.minAccuracy) failures.push(`accuracy ${whole.accuracy.toFixed(3)} < ${QUALITY_BAR.minAccuracy}`);
   if (whole.macroF1 < QUALITY_BAR.minMacroF1) failures.push(`macro-F1 ${whole.macroF1.toFixed(3)} < ${QUALITY_BAR.minMacroF1}`);
-  if (handWrittenAlone.accuracy < QUALITY_BAR.minHandWrittenAccuracy) failures.push(`hand-written accuracy ${handWrittenAlone.accuracy.toFixed(3)} < ${QUALITY_BAR.minHandWrittenAccuracy}`);
-  for (const [name, report] of [['hand-written', handWrittenAlone], ['generated', generatedAlone]] as const) {
-    if (report.blockedClear > QUALITY_BAR.maxBlockedClear) failures.push(`${name} blocked-clear ${report.blockedClear.toFixed(3)} > ${QUALITY_BAR.maxBlockedClear}`);
+  if (handWrittenAlone.accuracy < QUALITY_BAR.minHandWrittenAccuracy)
+    failures.push(`hand-written accuracy ${handWrittenAlone.accuracy.toFixed(3)} < ${QUALITY_BAR.minHandWrittenAccuracy}`);
+  for (const [name, report] of [
+    ['hand-written', handWrittenAlone],
+    ['generated', generatedAlone],
+  ] as const) {
+    if (report.blockedClear > QUALITY_BAR.maxBlockedClear)
+      failures.push(`${name} blocked-clear ${report.blockedClear.toFixed(3)} > ${QUALITY_BAR.maxBlockedClear}`);
   }
-  if (reach < QUALITY_BAR.minRepositoryReach) failures.push(`repository questions reaching the model ${reach.toFixed(3)} < ${QUALITY_BAR.minRepositoryReach}`);
+  if (reach < QUALITY_BAR.minRepositoryReach)
+    failures.push(`repository questions reaching the model ${reach.toFixed(3)} < ${QUALITY_BAR.minRepositoryReach}`);
   if (failures.length > 0) {
     process.stderr.write(`gatekeeper below the quality bar: ${failures.join('; ')}\n`);
     return 1;

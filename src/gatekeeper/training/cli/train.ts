@@ -25,10 +25,14 @@ function main(): void {
   const options = resolveOptions({ cacheSize: 0 });
   const predictions = folds.flatMap((fold) => fold.test.map((prompt) => ({ prompt, classify: createClassifier(fold.model, options) })));
   const byPrompt = new Map(predictions.map(({ prompt, classify }) => [prompt.text, classify]));
-  const report = evaluateGatekeeper((text) => byPrompt.get(text)!(text), predictions.map(({ prompt }) => prompt));
+  const report = evaluateGatekeeper(
+    (text) => byPrompt.get(text)!(text),
+    predictions.map(({ prompt }) => prompt),
+  );
   process.stdout.write(
     [
-      `trained on ${model.training.examples} prompts sent without context (${training.length - model.training.examples} with context left to the context rule; ${heldOut.length} held out) in ${seconds} s`,
+      `trained on ${model.training.examples} prompts sent without context (${training.length - model.training.examples} with context ` +
+        `left to the context rule; ${heldOut.length} held out) in ${seconds} s`,
       `temperature ${model.temperature.toFixed(3)}, ${model.rows.size} feature buckets`,
       `wrote ${MODEL_FILE} (${(statSync(MODEL_FILE).size / 1024).toFixed(0)} KiB)`,
       '',

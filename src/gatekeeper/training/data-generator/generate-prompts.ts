@@ -19,7 +19,12 @@ export type GeneratorOptions = {
   multi: number;
 };
 
-export const DEFAULT_GENERATOR_OPTIONS: Readonly<GeneratorOptions> = Object.freeze({ seed: 20240601, perIntent: 110, vague: 120, multi: 220 });
+export const DEFAULT_GENERATOR_OPTIONS: Readonly<GeneratorOptions> = Object.freeze({
+  seed: 20240601,
+  perIntent: 110,
+  vague: 120,
+  multi: 220,
+});
 
 type Random = () => number;
 const CODE_MARK = '\u0000code\u0000';
