@@ -5,7 +5,23 @@ const EDGES = '^src/(http|resolvers|workers|mcp)/';
 const GRAPHQL_EDGE = '^src/graphql/';
 const FEATURES =
   '^src/(auth|chat|suggestions|search|tools|indexing|gatekeeper|namespaces|users|demo|evaluation|events|parsing|llm|metrics)/';
-const FOUNDATION = '^src/(db/|(config|errors|logger|paths|random|redis|redis-keys|global-id|validation|queues|revision)\\.ts$)';
+const FOUNDATION_FILES = [
+  'config',
+  'errors',
+  'logger',
+  'paths',
+  'random',
+  'redis',
+  'redis-keys',
+  'global-id',
+  'validation',
+  'queues',
+  'revision',
+  'progress-bar',
+  'instance',
+  'event-loop-monitor',
+].join('|');
+const FOUNDATION = `^src/(db/|(${FOUNDATION_FILES})\\.ts$)`;
 
 module.exports = {
   forbidden: [

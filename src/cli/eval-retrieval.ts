@@ -1,35 +1,24 @@
-import { randomBytes } from 'node:crypto';
-import { readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
-import path from 'node:path';
 import { parseArgs } from 'node:util';
-import type { Config } from '../config';
-import type { PrismaClient } from '../db/prisma';
 import { AppError, badInput } from '../errors';
-import { materializeNpmPackage } from '../evaluation/npm-source';
+import { MRR_DEPTH } from '../evaluation/evaluate-retrieval';
 import {
-  firstHitRank,
-  formatMetricsTable,
-  formatTable,
-  MRR_DEPTH,
-  parseQuestions,
-  scoreRanks,
-  scoredFiles,
-  type RetrievalMetrics,
-  type RetrievalQuestion,
-} from '../evaluation/evaluate-retrieval';
-import { CHUNK_STRATEGIES, type ChunkStrategy } from '../indexing/chunk-file';
-import { buildBm25Index } from '../evaluation/bm25-baseline';
-import { readBlobs, resolveCommit } from '../indexing/git-reader';
-import { indexRepository, type IndexProgress, type IndexRunResult } from '../indexing/index-repository';
-import { openRepository } from '../indexing/repository-location';
-import type { Embedder } from '../llm/embedders/embedder';
+  createWorkspace,
+  evaluateStrategy,
+  loadQuestions,
+  prepareSource,
+  removeWorkspace,
+  report,
+  writeJson,
+  type EvaluationContext,
+  type IndexFigures,
+  type RetrievalEvalOptions,
+  type RunFigures,
+} from '../evaluation/run-retrieval-eval';
+import { CHUNK_STRATEGIES } from '../indexing/chunk-file';
 import { createEmbedder } from '../llm/embedders/create-embedder';
-import type { Logger } from '../logger';
-import { createGroup, createProject } from '../namespaces/namespaces.service';
-import { searchCode, type RetrievalMode } from '../search/search-code';
-import ignore from 'ignore';
-import { formatCount, ProgressBar } from './progress-bar';
+import { ProgressBar } from '../progress-bar';
+import type { RetrievalMode } from '../search/search-code';
 import { runCommand } from './run-command';
 
 // npm run eval:retrieval -- (--repo <path> | --npm <spec>) --questions <file.jsonl> [--json out.json]
@@ -60,18 +49,6 @@ question lists. The temporary projects are removed at the end, also when the run
                answer before ranking), e.g. '*.md' for documentation no question lists
   --json       also write the figures and every question's ranks to this file`;
 
-type Args = {
-  repo: string | undefined;
-  npm: string | undefined;
-  questions: string;
-  ref: string;
-  strategies: ChunkStrategy[];
-  modes: RetrievalMode[];
-  exclusions: string[];
-  neutral: string[];
-  json: string | undefined;
-};
-
 function usageError(message: string): never {
   process.stderr.write(`error: ${message}\n\n${USAGE}\n`);
   process.exit(2);
@@ -85,7 +62,7 @@ function pick<T extends string>(values: string[] | undefined, allowed: readonly 
   return allowed.filter((value) => values.includes(value));
 }
 
-function parse(argv: string[]): Args {
+function parse(argv: string[]): RetrievalEvalOptions {
   try {
     const { values } = parseArgs({
       args: argv,
@@ -127,318 +104,6 @@ function parse(argv: string[]): Args {
     };
   } catch (error) {
     usageError(error instanceof AppError ? error.userMessage : (error as Error).message);
-  }
-}
-
-/** The questions file, validated before anything is indexed; a bad line stops the run with its number. */
-function loadQuestions(file: string): RetrievalQuestion[] {
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (error) {
-    process.stderr.write(
-      `error: cannot read the questions file ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}\n`,
-    );
-    process.exit(2);
-  }
-  try {
-    return parseQuestions(text, file);
-  } catch (error) {
-    process.stderr.write(`error: ${error instanceof AppError ? error.userMessage : (error as Error).message}\n`);
-    process.exit(2);
-  }
-}
-
-type Source = { label: string; repository: string; commit: string };
-
-/** The repository to index: the one given, or the npm package materialized into a cache folder. */
-async function prepareSource(args: Args, bar: ProgressBar): Promise<Source> {
-  let repository: string;
-  let label: string;
-  if (args.npm) {
-    bar.status(`${args.npm}: fetching the package…`);
-    const directory = path.join(os.tmpdir(), 'duo-eval-sources', args.npm.replace(/[^\w.-]+/g, '_'));
-    try {
-      repository = (await materializeNpmPackage({ spec: args.npm, directory })).repository;
-    } catch (error) {
-      throw new AppError({
-        code: 'BAD_USER_INPUT',
-        userMessage: `The package ${args.npm} could not be fetched: ${(error as Error).message}`,
-        cause: error,
-      });
-    }
-    label = args.npm;
-  } else {
-    repository = path.resolve(args.repo!);
-    label = repository;
-  }
-  const git = await openRepository({ projectId: 0, repositoryUrl: repository, dataDir: os.tmpdir() });
-  const commit = (await resolveCommit(git, `refs/heads/${args.ref}`).catch(() => null)) ?? (await resolveCommit(git, args.ref));
-  if (!commit) throw badInput(`${label} has no branch, tag or commit "${args.ref}"`);
-  return { label, repository, commit };
-}
-
-type IndexFigures = { strategy: ChunkStrategy; files: number; chunks: number; storedBytes: number; durationMs: number };
-type QuestionResult = { rank: number | null; files: string[] };
-type RunFigures = {
-  strategy: ChunkStrategy | 'files';
-  mode: RetrievalMode | 'bm25';
-  metrics: RetrievalMetrics;
-  meanSearchMs: number;
-  questions: QuestionResult[];
-};
-
-type EvaluationContext = {
-  prisma: PrismaClient;
-  config: Config;
-  logger: Logger;
-  embedder: Embedder;
-  args: Args;
-  source: Source;
-  questions: RetrievalQuestion[];
-  signal: AbortSignal;
-};
-
-/** Bytes the project's chunks take in PostgreSQL (code, vector and full-text columns, as stored). */
-async function storedBytes(prisma: PrismaClient, projectId: number): Promise<number> {
-  const [row] = await prisma.$queryRawUnsafe<Array<{ bytes: bigint | null }>>(
-    'SELECT sum(pg_column_size(content) + pg_column_size(embedding) + pg_column_size(search_text))::bigint AS bytes FROM code_chunks ' +
-      'WHERE project_id = $1',
-    projectId,
-  );
-  return Number(row?.bytes ?? 0);
-}
-
-/** Indexes the source into one temporary project with a strategy, then asks every question in every mode. */
-/**
- * The keyword baseline: BM25 over the snapshot's whole files (the ones indexed, exclusions and
- * neutral files applied the same way), scored like the search modes.
- */
-async function bm25Baseline(context: EvaluationContext, snapshotId: bigint): Promise<RunFigures> {
-  const { prisma, args, questions } = context;
-  const manifest = await prisma.$queryRawUnsafe<Array<{ path: string; blob: string }>>(
-    'SELECT path, blob FROM code_index_files WHERE snapshot_id = $1::bigint ORDER BY path',
-    snapshotId,
-  );
-  const excluded = args.exclusions.length ? ignore().add(args.exclusions) : null;
-  const wanted = manifest.filter((file) => !excluded?.ignores(file.path));
-  const text = new Map<string, string>();
-  for await (const { blob, content } of readBlobs({ repository: context.source.repository }, [...new Set(wanted.map((file) => file.blob))]))
-    text.set(blob, content?.toString('utf8') ?? '');
-  const index = buildBm25Index(wanted.map((file) => ({ path: file.path, text: text.get(file.blob) ?? '' })));
-  const started = performance.now();
-  const results: QuestionResult[] = questions.map((question) => {
-    const files = scoredFiles(index.rank(question.q, args.neutral.length ? MRR_DEPTH * 2 : MRR_DEPTH), { neutral: args.neutral });
-    return { rank: firstHitRank(files, question.files), files };
-  });
-  const metrics = scoreRanks(results.map((result) => result.rank));
-  return {
-    strategy: 'files',
-    mode: 'bm25',
-    metrics,
-    meanSearchMs: (performance.now() - started) / Math.max(1, questions.length),
-    questions: results,
-  };
-}
-
-async function evaluateStrategy(
-  context: EvaluationContext,
-  options: { projectId: number; strategy: ChunkStrategy; baseline: boolean },
-): Promise<{ index: IndexFigures; runs: RunFigures[] }> {
-  const { prisma, embedder, args, questions, signal } = context;
-  const { projectId, strategy } = options;
-  const indexBar = new ProgressBar({ stream: process.stderr, unit: 'files' });
-  const onProgress = (progress: IndexProgress) => {
-    if (progress.phase === 'done') return;
-    indexBar.update({
-      label: `${strategy}: indexing`,
-      done: progress.filesDone,
-      total: progress.filesTotal,
-      detail: `${formatCount(progress.chunks)} chunks`,
-    });
-  };
-  const started = performance.now();
-  indexBar.status(`${strategy}: reading the repository…`);
-  let result: IndexRunResult;
-  try {
-    result = await indexRepository({
-      prisma,
-      embedder,
-      logger: context.logger,
-      dataDir: context.config.dataDir,
-      projectId,
-      ref: args.ref,
-      chunkStrategy: strategy,
-      maxFileBytes: context.config.indexing.maxFileBytes,
-      onProgress,
-      signal,
-    });
-  } finally {
-    indexBar.clear();
-  }
-  const durationMs = Math.round(performance.now() - started);
-  if (result.outcome === 'dropped')
-    throw new AppError({ code: 'INTERNAL', userMessage: `${context.source.label}: "${args.ref}" disappeared while it was indexed` });
-  const codeIndex = await prisma.codeIndex.findUniqueOrThrow({
-    where: { projectId_ref: { projectId, ref: args.ref } },
-    include: { activeSnapshot: true },
-  });
-  const snapshot = codeIndex.activeSnapshot;
-  if (!snapshot) throw new AppError({ code: 'INTERNAL', userMessage: `${strategy}: the index has no active snapshot after indexing` });
-  const scope = {
-    projectId,
-    snapshotId: snapshot.id,
-    directory: '',
-    embedderVersion: snapshot.embedderVersion,
-    exclusions: args.exclusions,
-  };
-  const index: IndexFigures = {
-    strategy,
-    files: result.files,
-    chunks: result.chunks,
-    storedBytes: await storedBytes(prisma, projectId),
-    durationMs,
-  };
-
-  const runs: RunFigures[] = options.baseline ? [await bm25Baseline(context, snapshot.id)] : [];
-  for (const mode of args.modes) {
-    const bar = new ProgressBar({ stream: process.stderr, unit: 'questions' });
-    const results: QuestionResult[] = [];
-    let searchMs = 0;
-    for (const question of questions) {
-      signal.throwIfAborted();
-      bar.update({ label: `${strategy} ${mode}`, done: results.length, total: questions.length });
-      const searchStarted = performance.now();
-      // One snippet per file, so the answer is its first files (their order does not depend on it);
-      // twice as many when neutral files will be dropped from it.
-      const limit = args.neutral.length ? MRR_DEPTH * 2 : MRR_DEPTH;
-      const answer = await searchCode({ prisma, embedder, scope, query: question.q, limit, maxPerFile: 1, mode });
-      searchMs += performance.now() - searchStarted;
-      const files = scoredFiles(
-        answer.files.map((file) => file.path),
-        { neutral: args.neutral },
-      );
-      results.push({ rank: firstHitRank(files, question.files), files });
-    }
-    bar.update({ label: `${strategy} ${mode}`, done: results.length, total: questions.length });
-    bar.clear();
-    const metrics = scoreRanks(results.map((result) => result.rank));
-    runs.push({ strategy, mode, metrics, meanSearchMs: searchMs / Math.max(1, questions.length), questions: results });
-  }
-  return { index, runs };
-}
-
-const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
-const megabytes = (bytes: number) => `${(bytes / 1_000_000).toFixed(2)} MB`;
-
-function report(options: { context: EvaluationContext; indexes: IndexFigures[]; runs: RunFigures[] }): string {
-  const { context, indexes, runs } = options;
-  const { source, questions, embedder, args } = context;
-  const exclusions = args.exclusions.length ? `, excluding ${args.exclusions.join(' ')}` : '';
-  const neutral = args.neutral.length ? `, ${args.neutral.join(' ')} scored as neutral` : '';
-  return [
-    `Retrieval on ${source.label} at ${source.commit.slice(0, 12)}: ${questions.length} questions, embedder ` +
-      `${embedder.version}${exclusions}${neutral}`,
-    '',
-    formatMetricsTable(runs),
-    '',
-    formatTable(
-      ['strategy', 'files', 'chunks', 'stored', 'index time'],
-      indexes.map((index) => [
-        index.strategy,
-        formatCount(index.files),
-        formatCount(index.chunks),
-        megabytes(index.storedBytes),
-        seconds(index.durationMs),
-      ]),
-    ),
-    '',
-  ].join('\n');
-}
-
-function writeJson(file: string, options: { context: EvaluationContext; indexes: IndexFigures[]; runs: RunFigures[] }): void {
-  const { context, indexes, runs } = options;
-  const round = (value: number) => Math.round(value * 10_000) / 10_000;
-  const document = {
-    source: {
-      label: context.source.label,
-      repository: context.source.repository,
-      ref: context.args.ref,
-      commit: context.source.commit,
-      npm: context.args.npm ?? null,
-    },
-    embedder: context.embedder.version,
-    exclusions: context.args.exclusions,
-    neutral: context.args.neutral,
-    questions: context.questions,
-    indexes: indexes.map((index) => ({
-      strategy: index.strategy,
-      files: index.files,
-      chunks: index.chunks,
-      stored_bytes: index.storedBytes,
-      duration_ms: index.durationMs,
-    })),
-    results: runs.map((run) => ({
-      strategy: run.strategy,
-      mode: run.mode,
-      recall_at_1: round(run.metrics.recallAt1),
-      recall_at_5: round(run.metrics.recallAt5),
-      recall_at_10: round(run.metrics.recallAt10),
-      mrr: round(run.metrics.mrr),
-      mean_search_ms: round(run.meanSearchMs),
-      // Per question, in the file's order: the first right file's rank (null: none in the first files) and the files scored.
-      ranks: run.questions.map((question) => question.rank),
-      answers: run.questions.map((question) => question.files),
-    })),
-  };
-  try {
-    writeFileSync(file, `${JSON.stringify(document, null, 2)}\n`);
-  } catch (error) {
-    throw new AppError({
-      code: 'BAD_USER_INPUT',
-      userMessage: `cannot write ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
-      cause: error,
-    });
-  }
-}
-
-/** A group of its own with one project per strategy; removing the group removes them and their indexes. */
-async function createWorkspace(
-  prisma: PrismaClient,
-  options: { repository: string; strategies: readonly ChunkStrategy[]; exclusions: readonly string[] },
-) {
-  const group = await createGroup(prisma, {
-    path: `eval-retrieval-${randomBytes(4).toString('hex')}`,
-    name: 'Retrieval evaluation (temporary)',
-  });
-  const projects = new Map<ChunkStrategy, number>();
-  try {
-    for (const strategy of options.strategies) {
-      const { project } = await createProject(prisma, {
-        fullPath: `${group.fullPath}/${strategy}`,
-        repository: options.repository,
-        duoFeaturesEnabled: true,
-      });
-      if (options.exclusions.length)
-        await prisma.project.update({ where: { id: project.id }, data: { contextExclusions: [...options.exclusions] } });
-      projects.set(strategy, project.id);
-    }
-  } catch (error) {
-    await removeWorkspace(prisma, group);
-    throw error;
-  }
-  return { group, projects };
-}
-
-async function removeWorkspace(prisma: PrismaClient, group: { id: number; fullPath: string }): Promise<void> {
-  try {
-    // Projects cascade to their code indexes, snapshots, manifests and chunks.
-    await prisma.project.deleteMany({ where: { groupId: group.id } });
-    await prisma.group.deleteMany({ where: { id: group.id } });
-  } catch (error) {
-    process.stderr.write(
-      `warning: the temporary group ${group.fullPath} could not be removed (${(error as Error).message}); remove it by hand\n`,
-    );
   }
 }
 

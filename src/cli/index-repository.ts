@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util';
 import { AppError, badInput, notFound } from '../errors';
 import { indexRepository, type IndexProgress, type IndexRunResult } from '../indexing/index-repository';
 import { createEmbedder } from '../llm/embedders/create-embedder';
-import { formatCount, ProgressBar } from './progress-bar';
+import { formatCount, ProgressBar } from '../progress-bar';
 import { runCommand } from './run-command';
 
 // npm run index -- --project group/name [--ref main] [--force]

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { formatDuration, ProgressBar } from '../../src/cli/progress-bar';
+import { formatDuration, ProgressBar } from '../../src/progress-bar';
 import { openDatabase, type Database } from '../../src/db/database';
 import { createLogger } from '../../src/logger';
 import { createGroup, createProject } from '../../src/namespaces/namespaces.service';
