@@ -31,6 +31,7 @@ import { createGroup, createProject } from '../namespaces/namespaces.service';
 import { searchCode, type RetrievalMode } from '../search/search-code';
 import ignore from 'ignore';
 import { formatCount, ProgressBar } from '../progress-bar';
+import { snapshotFiles, storedChunkBytes } from '../db/code-chunks';
 
 /** What a retrieval evaluation runs on and how (the eval:retrieval command's options). */
 export type RetrievalEvalOptions = {
@@ -114,16 +115,6 @@ export type EvaluationContext = {
   signal: AbortSignal;
 };
 
-/** Bytes the project's chunks take in PostgreSQL (code, vector and full-text columns, as stored). */
-async function storedBytes(prisma: PrismaClient, projectId: number): Promise<number> {
-  const [row] = await prisma.$queryRawUnsafe<Array<{ bytes: bigint | null }>>(
-    'SELECT sum(pg_column_size(content) + pg_column_size(embedding) + pg_column_size(search_text))::bigint AS bytes FROM code_chunks ' +
-      'WHERE project_id = $1',
-    projectId,
-  );
-  return Number(row?.bytes ?? 0);
-}
-
 /** Indexes the source into one temporary project with a strategy, then asks every question in every mode. */
 /**
  * The keyword baseline: BM25 over the snapshot's whole files (the ones indexed, exclusions and
@@ -131,10 +122,9 @@ async function storedBytes(prisma: PrismaClient, projectId: number): Promise<num
  */
 async function bm25Baseline(context: EvaluationContext, snapshotId: bigint): Promise<RunFigures> {
   const { prisma, args, questions } = context;
-  const manifest = await prisma.$queryRawUnsafe<Array<{ path: string; blob: string }>>(
-    'SELECT path, blob FROM code_index_files WHERE snapshot_id = $1::bigint ORDER BY path',
-    snapshotId,
-  );
+  const manifest = [...(await snapshotFiles(prisma, snapshotId))]
+    .map(([path, file]) => ({ path, blob: file.blob }))
+    .sort((left, right) => (left.path < right.path ? -1 : left.path > right.path ? 1 : 0));
   const excluded = args.exclusions.length ? ignore().add(args.exclusions) : null;
   const wanted = manifest.filter((file) => !excluded?.ignores(file.path));
   const text = new Map<string, string>();
@@ -211,7 +201,7 @@ export async function evaluateStrategy(
     strategy,
     files: result.files,
     chunks: result.chunks,
-    storedBytes: await storedBytes(prisma, projectId),
+    storedBytes: await storedChunkBytes(prisma, projectId),
     durationMs,
   };
 

@@ -16,13 +16,14 @@ import {
   type BlobChunkRow,
   type FileRow,
   type NewChunk,
-} from './chunk-store';
+} from '../db/code-chunks';
 import { chunkEmbedSpec, type EmbeddedChunk } from './chunk-embed';
 import { chunkerVersionOf, type ChunkStrategy } from './chunk-file';
 import { inProcessChunker, type FileChunker } from './chunk-pool';
 import { dropCodeIndex } from './code-index.service';
 import { createFileFilter, type FileFilter, type SkipReason } from './file-filter';
 import { changedFiles, isAncestor, listFiles, readBlobs, resolveCommit, validateRef, type GitOptions, type TreeEntry } from './git-reader';
+import { fileRole } from './file-role';
 import { openRepository, RepositoryUnavailableError } from './repository-location';
 import { chunkEmbeddingText } from './search-text';
 
@@ -290,7 +291,7 @@ async function buildSnapshot(
   return { progress, filesRead, skipped };
 }
 
-const toFileRow = (file: Selected): FileRow => ({ path: file.path, blob: file.blob, variant: file.variant });
+const toFileRow = (file: Selected): FileRow => ({ path: file.path, blob: file.blob, variant: file.variant, role: fileRole(file.path) });
 
 /** Reads, filters, chunks and embeds files whose blobs the project has not chunked yet, and stores them. */
 async function indexFreshFiles(

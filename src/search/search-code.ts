@@ -1,10 +1,10 @@
-import { toSql } from 'pgvector';
 import type { PrismaClient } from '../db/prisma';
 import { embedderForVersion } from '../llm/embedders/create-embedder';
 import type { Embedder } from '../llm/embedders/embedder';
 import { fuseRankings } from './fuse-rankings';
 import { groupHits, type ChunkHit, type FileHits } from './group-hits';
-import { directoryCondition, type SearchScope } from './search-scope';
+import { chunkOccurrences, rankByTextLevels, rankByVector, type PlanOptions, type Ranked } from '../db/code-chunks';
+import type { SearchScope } from './search-scope';
 import { queryTerms, toAllTsQuery, toPairsTsQuery, toTsQuery } from './text-query';
 import { rankFiles } from './file-ranking';
 import { expandQuestion } from './synonyms';
@@ -37,66 +37,8 @@ export type SearchCodeResult = {
   used: RetrievalMode;
 };
 
-type Ranked = { chunkId: string };
-
-/**
- * For EXPLAIN in tests and benchmarks: show the plan, optionally with sequential scans and sorts
- * priced out, which shows whether an index can serve the query at all (a small table is cheaper
- * to scan and sort, so the planner would not show it).
- */
-export type PlanOptions = { explain?: boolean; preferIndexes?: boolean };
-
-async function applyPlanOptions(tx: { $executeRawUnsafe(query: string): Promise<number> }, options: PlanOptions): Promise<void> {
-  if (!options.preferIndexes) return;
-  await tx.$executeRawUnsafe('SET LOCAL enable_seqscan = off');
-  await tx.$executeRawUnsafe('SET LOCAL enable_sort = off');
-}
-
-// Chunks of the snapshot (and directory) in which a chunk occurs: the filter runs inside the query.
-function inScope(scope: SearchScope, firstParameter: number) {
-  const directory = directoryCondition(scope.directory, firstParameter);
-  return {
-    sql: `EXISTS (SELECT 1 FROM code_blob_chunks b JOIN code_index_files f ON f.project_id = b.project_id AND f.blob = b.blob AND f.variant
-    = b.variant
-                   WHERE b.project_id = c.project_id AND b.chunk_id = c.id AND f.snapshot_id = $2::bigint AND ${directory.sql})`,
-    parameters: directory.parameters,
-  };
-}
-
-/**
- * Nearest chunks by cosine distance through the HNSW index of the vector size, with pgvector's
- * iterative scan so the project, snapshot and directory filter never leaves the list short.
- */
-export async function vectorRanking(
-  prisma: PrismaClient,
-  scope: SearchScope,
-  vector: number[],
-  limit: number,
-  options: PlanOptions = {},
-): Promise<Ranked[]> {
-  const dims = vector.length;
-  const filter = inScope(scope, 5);
-  return prisma.$transaction(async (tx) => {
-    await applyPlanOptions(tx, options);
-    await tx.$executeRawUnsafe("SET LOCAL hnsw.iterative_scan = 'relaxed_order'");
-    await tx.$executeRawUnsafe(`SET LOCAL hnsw.ef_search = ${Math.max(40, Math.min(1000, limit * 2))}`);
-    // relaxed_order may return neighbours slightly out of order: the outer query sorts them exactly.
-    return tx.$queryRawUnsafe<Ranked[]>(
-      `${options.explain ? 'EXPLAIN ' : ''}WITH nearest AS MATERIALIZED (
-         SELECT c.id AS "chunkId", c.embedding::vector(${dims}) <=> $3::vector(${dims}) AS distance
-           FROM code_chunks c
-          WHERE c.project_id = $1 AND c.dims = ${dims} AND ${filter.sql}
-          ORDER BY c.embedding::vector(${dims}) <=> $3::vector(${dims})
-          LIMIT $4
-       ) SELECT "chunkId" FROM nearest ORDER BY distance`,
-      scope.projectId,
-      scope.snapshotId,
-      toSql(vector),
-      limit,
-      ...filter.parameters,
-    );
-  });
-}
+/** Nearest chunks by cosine distance (the query is in src/db/code-chunks.ts). */
+export const vectorRanking = rankByVector;
 
 /** Matches of a broad text level (pairs of words, any word) ranked this deep at most; see textRanking. */
 const TEXT_RANK_CAP = 500;
@@ -119,79 +61,13 @@ export async function textRanking(
 ): Promise<Ranked[]> {
   const terms = queryTerms(question);
   if (!terms.length) return [];
-  const filter = inScope(scope, 5);
   const rankBy = toTsQuery(terms);
   const levels = [
     { query: toAllTsQuery(terms), cap: TEXT_RANK_CAP_ALL },
     { query: toPairsTsQuery(terms), cap: TEXT_RANK_CAP },
     { query: rankBy, cap: TEXT_RANK_CAP },
   ].filter((level): level is { query: string; cap: number } => level.query !== null);
-  type Db = Pick<PrismaClient, '$queryRawUnsafe' | '$executeRawUnsafe'>;
-  const run = async (tx: Db): Promise<Ranked[]> => {
-    const ranked: Ranked[] = [];
-    const seen = new Set<string>();
-    for (const level of levels) {
-      const rows = await tx.$queryRawUnsafe<Ranked[]>(
-        `${options.explain ? 'EXPLAIN ' : ''}WITH matched AS MATERIALIZED (
-           SELECT c.id, c.search_text FROM code_chunks c, to_tsquery('simple', $3) q
-            WHERE c.project_id = $1 AND c.search_text @@ q AND ${filter.sql}
-            LIMIT ${level.cap}
-         ) SELECT id AS "chunkId" FROM matched
-            ORDER BY ts_rank_cd(search_text, to_tsquery('simple', $${5 + filter.parameters.length}), 1) DESC, id
-            LIMIT $4`,
-        scope.projectId,
-        scope.snapshotId,
-        level.query,
-        limit + seen.size,
-        ...filter.parameters,
-        rankBy,
-      );
-      if (options.explain) return rows;
-      for (const row of rows) {
-        if (seen.has(row.chunkId) || ranked.length >= limit) continue;
-        seen.add(row.chunkId);
-        ranked.push(row);
-      }
-      if (ranked.length >= limit) break;
-    }
-    return ranked;
-  };
-  // A transaction only to scope the plan settings: searches skip its round trips.
-  if (!options.explain && !options.preferIndexes) return run(prisma);
-  return prisma.$transaction(async (tx) => {
-    await applyPlanOptions(tx, options);
-    return run(tx);
-  });
-}
-
-/** Where the chosen chunks occur in the snapshot's files (a chunk can occur in several). */
-async function occurrences(prisma: PrismaClient, scope: SearchScope, chunkIds: string[]) {
-  const directory = directoryCondition(scope.directory, 4);
-  return prisma.$queryRawUnsafe<
-    Array<{
-      chunkId: string;
-      path: string;
-      blob: string;
-      role: string | null;
-      startLine: number;
-      endLine: number;
-      symbol: string | null;
-      language: string | null;
-      content: string;
-    }>
-  >(
-    `SELECT b.chunk_id AS "chunkId", f.path, f.blob, f.role, b.start_line AS "startLine", b.end_line AS "endLine", b.symbol, b.language,
-    c.content
-       FROM code_blob_chunks b
-       JOIN code_index_files f ON f.project_id = b.project_id AND f.blob = b.blob AND f.variant = b.variant
-       JOIN code_chunks c ON c.project_id = b.project_id AND c.id = b.chunk_id
-      WHERE b.project_id = $1 AND f.snapshot_id = $2::bigint AND b.chunk_id = ANY($3::text[]) AND ${directory.sql}
-      ORDER BY f.path, b.start_line`,
-    scope.projectId,
-    scope.snapshotId,
-    chunkIds,
-    ...directory.parameters,
-  );
+  return rankByTextLevels(prisma, scope, { levels, rankBy, limit }, options);
 }
 
 function confidenceOf(top: { ranks: Array<number | null> } | undefined, lists: number): Confidence {
@@ -256,7 +132,7 @@ export async function searchCode(options: SearchCodeOptions): Promise<SearchCode
   const scoreOf = new Map(chosen.map((hit) => [hit.chunkId, hit.score]));
   const excluded = scope.exclusions?.length ? ignore().add([...scope.exclusions]) : null;
   const found = (
-    await occurrences(
+    await chunkOccurrences(
       prisma,
       scope,
       chosen.map((hit) => hit.chunkId),

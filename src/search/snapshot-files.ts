@@ -1,44 +1,47 @@
-import type { PrismaClient } from '../db/prisma';
-import { normalizeDirectory } from './search-scope';
+import { directoryChunkRows, fileChunkRows, parentDirectories, type FileChunkRow } from '../db/code-chunks';
+import { normalizeDirectory, type SearchScope } from './search-scope';
 
-/** One file of a snapshot as the file view shows it. */
-export type SnapshotFile = { path: string; blob: string; language: string | null; content: string };
+export { directorySize } from '../db/code-chunks';
+
+/** One file of a snapshot put back together from its chunks. */
+export type SnapshotFile = { path: string; blob: string; language: string | null; content: string; lines: number };
 
 /**
- * A file of a snapshot put back together from its chunks (chunks cover every non-blank line, so
- * the lines between them are blank ones). Null when the snapshot has no such file.
+ * Files put back together from their chunks, in the rows' order (chunks cover every non-blank
+ * line, so the lines between them come back blank).
  */
+function assembleFiles(rows: readonly FileChunkRow[]): SnapshotFile[] {
+  const files = new Map<string, { blob: string; language: string | null; lines: Map<number, string> }>();
+  for (const row of rows) {
+    let file = files.get(row.path);
+    if (!file) {
+      file = { blob: row.blob, language: row.language, lines: new Map() };
+      files.set(row.path, file);
+    }
+    file.language ??= row.language;
+    if (row.startLine === null || row.content === null) continue;
+    const startLine = row.startLine;
+    row.content.split('\n').forEach((line, index) => file.lines.set(startLine + index, line));
+  }
+  return [...files.entries()].map(([path, file]) => {
+    const last = Math.max(0, ...file.lines.keys());
+    const lines: string[] = [];
+    for (let line = 1; line <= last; line += 1) lines.push(file.lines.get(line) ?? '');
+    return { path, blob: file.blob, language: file.language, content: lines.join('\n'), lines: last };
+  });
+}
+
+/** The files of a directory of a snapshot, for a directory small enough to give whole. */
+export async function directoryFiles(prisma: Parameters<typeof directoryChunkRows>[0], scope: SearchScope): Promise<SnapshotFile[]> {
+  return assembleFiles(await directoryChunkRows(prisma, scope));
+}
+
+/** A file of a snapshot as the file view shows it; null when the snapshot has no such file. */
 export async function readSnapshotFile(
-  prisma: PrismaClient,
+  prisma: Parameters<typeof fileChunkRows>[0],
   options: { projectId: number; snapshotId: bigint; path: string },
 ): Promise<SnapshotFile | null> {
-  const rows = await prisma.$queryRawUnsafe<
-    Array<{ blob: string; language: string | null; startLine: number | null; content: string | null }>
-  >(
-    `SELECT f.blob, b.language, b.start_line AS "startLine", c.content
-       FROM code_index_files f
-       LEFT JOIN code_blob_chunks b ON b.project_id = f.project_id AND b.blob = f.blob AND b.variant = f.variant
-       LEFT JOIN code_chunks c ON c.project_id = b.project_id AND c.id = b.chunk_id
-      WHERE f.project_id = $1 AND f.snapshot_id = $2::bigint AND f.path = $3
-      ORDER BY b.seq`,
-    options.projectId,
-    options.snapshotId,
-    options.path,
-  );
-  if (rows.length === 0) return null;
-  const lines: string[] = [];
-  for (const row of rows) {
-    if (row.startLine === null || row.content === null) continue;
-    row.content.split('\n').forEach((line, index) => {
-      lines[row.startLine! - 1 + index] = line;
-    });
-  }
-  return {
-    path: options.path,
-    blob: rows[0].blob,
-    language: rows.find((row) => row.language)?.language ?? null,
-    content: Array.from(lines, (line) => line ?? '').join('\n'),
-  };
+  return assembleFiles(await fileChunkRows(prisma, options))[0] ?? null;
 }
 
 /**
@@ -46,19 +49,12 @@ export async function readSnapshotFile(
  * containing `search`, at most `limit`: what a directory picker offers.
  */
 export async function snapshotDirectories(
-  prisma: PrismaClient,
+  prisma: Parameters<typeof parentDirectories>[0],
   options: { projectId: number; snapshotId: bigint; search?: string | null; limit: number },
 ): Promise<string[]> {
   // The distinct parent directories are few even in a large repository; their ancestors are added here.
-  const rows = await prisma.$queryRawUnsafe<Array<{ directory: string }>>(
-    `SELECT DISTINCT regexp_replace(f.path, '/[^/]*$', '') AS directory
-       FROM code_index_files f
-      WHERE f.project_id = $1 AND f.snapshot_id = $2::bigint AND position('/' in f.path) > 0`,
-    options.projectId,
-    options.snapshotId,
-  );
   const all = new Set<string>();
-  for (const { directory } of rows) {
+  for (const directory of await parentDirectories(prisma, options)) {
     const parts = normalizeDirectory(directory).split('/').filter(Boolean);
     for (let depth = 1; depth <= parts.length; depth += 1) all.add(parts.slice(0, depth).join('/'));
   }

@@ -8,7 +8,7 @@ import type { Embedder } from '../llm/embedders/embedder';
 import type { Logger } from '../logger';
 import type { Queues } from '../queues';
 import { indexReadiness } from '../search/index-readiness';
-import { directoryFiles, directorySize } from '../search/directory-files';
+import { directoryFiles, directorySize } from '../search/snapshot-files';
 import { searchCode, type Confidence } from '../search/search-code';
 
 /** A piece of code an answer was grounded in: listed in the answer's `extras.sources`. */

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { PrismaClient } from '../../src/db/prisma';
-import { snapshotFiles } from '../../src/indexing/chunk-store';
+import { snapshotFiles } from '../../src/db/code-chunks';
 import { indexRepository, type IndexRepositoryOptions, type IndexRunResult } from '../../src/indexing/index-repository';
 import type { Embedder } from '../../src/llm/embedders/embedder';
 import { LexicalEmbedder } from '../../src/llm/embedders/lexical.embedder';

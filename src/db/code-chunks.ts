@@ -1,0 +1,473 @@
+import { toSql } from 'pgvector';
+import type { Prisma, PrismaClient } from './prisma';
+
+/**
+ * The code chunks' data access: every SQL statement over the code index tables (code_chunks,
+ * code_blob_chunks, code_index_files; prisma/migrations/20261122030000_code_index), what Prisma's
+ * typed client cannot say (vectors, tsvector, bulk inserts through unnest, copying a manifest).
+ * Writes serve indexing (src/indexing); reads serve search and the file view (src/search).
+ * Writes that add chunks, or delete unreferenced ones, take the project's advisory lock so a
+ * concurrent run on another branch never loses a chunk it is about to reference.
+ */
+
+type Db = PrismaClient | Prisma.TransactionClient;
+
+/** A chunk to store, with its embedding. */
+export type NewChunk = { id: string; embedderVersion: string; embedding: number[]; content: string; searchText: string };
+/** Where a chunk sits in a blob cut with one variant. */
+export type BlobChunkRow = {
+  blob: string;
+  variant: string;
+  seq: number;
+  chunkId: string;
+  startLine: number;
+  endLine: number;
+  kind: string;
+  symbol: string | null;
+  language: string | null;
+};
+/** One manifest line. */
+/** A manifest line: a path of the snapshot, its blob and chunk variant, and the file's role (src/indexing/file-role.ts). */
+export type FileRow = { path: string; blob: string; variant: string; role: string };
+
+// Prisma's default of 5 s is far too short for a batch of vectors (HNSW inserts) on a busy machine,
+// and waiting for another run's lock on the project counts too.
+const WRITE_TRANSACTION = { maxWait: 30_000, timeout: 10 * 60_000 } as const;
+
+// Two ints for pg_advisory_xact_lock: a namespace for code-index locks, then the project.
+const LOCK_NAMESPACE = 7_741_004;
+
+async function lockProject(db: Prisma.TransactionClient, projectId: number): Promise<void> {
+  await db.$executeRawUnsafe('SELECT pg_advisory_xact_lock($1::int, $2::int)', LOCK_NAMESPACE, projectId);
+}
+
+/** Which of these `blob|variant` keys already have their chunks stored in the project, with how many. */
+export async function knownBlobVariants(
+  db: Db,
+  projectId: number,
+  files: readonly Pick<FileRow, 'blob' | 'variant'>[],
+): Promise<Map<string, number>> {
+  if (files.length === 0) return new Map();
+  const rows = await db.$queryRawUnsafe<Array<{ blob: string; variant: string; chunks: bigint }>>(
+    `SELECT b.blob, b.variant, count(*) AS chunks FROM code_blob_chunks b
+       JOIN (SELECT DISTINCT * FROM unnest($2::text[], $3::text[])) AS f(blob, variant) ON b.blob = f.blob AND b.variant = f.variant
+      WHERE b.project_id = $1
+      GROUP BY b.blob, b.variant`,
+    projectId,
+    files.map((file) => file.blob),
+    files.map((file) => file.variant),
+  );
+  return new Map(rows.map((row) => [`${row.blob}|${row.variant}`, Number(row.chunks)]));
+}
+
+/** Which of these chunk ids the project already has embedded. */
+export async function knownChunkIds(db: Db, projectId: number, ids: readonly string[]): Promise<Set<string>> {
+  if (ids.length === 0) return new Set();
+  const rows = await db.$queryRawUnsafe<Array<{ id: string }>>(
+    'SELECT id FROM code_chunks WHERE project_id = $1 AND id = ANY($2::text[])',
+    projectId,
+    [...ids],
+  );
+  return new Set(rows.map((row) => row.id));
+}
+
+/** Stores new chunks, where they sit in their blobs, and manifest lines of a snapshot, in one transaction. */
+export async function storeBatch(
+  prisma: PrismaClient,
+  batch: {
+    projectId: number;
+    snapshotId: bigint;
+    chunks: readonly NewChunk[];
+    blobChunks: readonly BlobChunkRow[];
+    files: readonly FileRow[];
+  },
+): Promise<void> {
+  const { projectId, snapshotId } = batch;
+  await prisma.$transaction(async (tx) => {
+    await lockProject(tx, projectId);
+    if (batch.chunks.length) {
+      await tx.$executeRawUnsafe(
+        `INSERT INTO code_chunks (project_id, id, embedder_version, dims, embedding, content, search_text)
+         SELECT $1, c.id, c.version, c.dims, c.embedding::vector, c.content, to_tsvector('simple', c.search)
+           FROM unnest($2::text[], $3::text[], $4::int[], $5::text[], $6::text[], $7::text[]) AS c(id, version, dims, embedding, content,
+           search)
+         ON CONFLICT (project_id, id) DO NOTHING`,
+        projectId,
+        batch.chunks.map((chunk) => chunk.id),
+        batch.chunks.map((chunk) => chunk.embedderVersion),
+        batch.chunks.map((chunk) => chunk.embedding.length),
+        batch.chunks.map((chunk) => toSql(chunk.embedding) as string),
+        batch.chunks.map((chunk) => chunk.content.replace(/\0/g, '')),
+        batch.chunks.map((chunk) => chunk.searchText),
+      );
+    }
+    if (batch.blobChunks.length) {
+      const rows = batch.blobChunks;
+      await tx.$executeRawUnsafe(
+        `INSERT INTO code_blob_chunks (project_id, blob, variant, seq, chunk_id, start_line, end_line, kind, symbol, language)
+         SELECT $1, r.blob, r.variant, r.seq, r.chunk_id, r.start_line, r.end_line, r.kind, r.symbol, r.language
+           FROM unnest($2::text[], $3::text[], $4::int[], $5::text[], $6::int[], $7::int[], $8::text[], $9::text[], $10::text[])
+             AS r(blob, variant, seq, chunk_id, start_line, end_line, kind, symbol, language)
+         ON CONFLICT DO NOTHING`,
+        projectId,
+        rows.map((row) => row.blob),
+        rows.map((row) => row.variant),
+        rows.map((row) => row.seq),
+        rows.map((row) => row.chunkId),
+        rows.map((row) => row.startLine),
+        rows.map((row) => row.endLine),
+        rows.map((row) => row.kind),
+        rows.map((row) => row.symbol),
+        rows.map((row) => row.language),
+      );
+    }
+    await insertFiles(tx, projectId, snapshotId, batch.files);
+  }, WRITE_TRANSACTION);
+}
+
+async function insertFiles(db: Db, projectId: number, snapshotId: bigint, files: readonly FileRow[]): Promise<void> {
+  if (!files.length) return;
+  await db.$executeRawUnsafe(
+    `INSERT INTO code_index_files (snapshot_id, path, blob, variant, project_id, role)
+     SELECT $1::bigint, f.path, f.blob, f.variant, $2, f.role FROM unnest($3::text[], $4::text[], $5::text[], $6::text[]) AS f(path, blob,
+     variant, role)
+     ON CONFLICT (snapshot_id, path) DO UPDATE SET blob = EXCLUDED.blob, variant = EXCLUDED.variant, role = EXCLUDED.role`,
+    snapshotId,
+    projectId,
+    files.map((file) => file.path),
+    files.map((file) => file.blob),
+    files.map((file) => file.variant),
+    files.map((file) => file.role),
+  );
+}
+
+/** Manifest lines whose chunks are already stored: no transaction or lock needed, nothing new is referenced. */
+export async function addFiles(
+  prisma: PrismaClient,
+  options: { projectId: number; snapshotId: bigint; files: readonly FileRow[] },
+): Promise<void> {
+  await insertFiles(prisma, options.projectId, options.snapshotId, options.files);
+}
+
+/** Copies a snapshot's manifest into another, leaving out some paths (the changed and deleted ones). */
+export async function copyFiles(
+  prisma: PrismaClient,
+  options: { from: bigint; to: bigint; exceptPaths: readonly string[] },
+): Promise<number> {
+  return prisma.$executeRawUnsafe(
+    `INSERT INTO code_index_files (snapshot_id, path, blob, variant, project_id, role)
+     SELECT $2::bigint, path, blob, variant, project_id, role FROM code_index_files
+      WHERE snapshot_id = $1::bigint AND NOT (path = ANY($3::text[]))`,
+    options.from,
+    options.to,
+    [...options.exceptPaths],
+  );
+}
+
+/** A snapshot's manifest as path -> blob. */
+export async function snapshotFiles(db: Db, snapshotId: bigint): Promise<Map<string, { blob: string; variant: string }>> {
+  const rows = await db.$queryRawUnsafe<Array<{ path: string; blob: string; variant: string }>>(
+    'SELECT path, blob, variant FROM code_index_files WHERE snapshot_id = $1::bigint',
+    snapshotId,
+  );
+  return new Map(rows.map((row) => [row.path, { blob: row.blob, variant: row.variant }]));
+}
+
+/** Bytes a project's chunks take in PostgreSQL (code, vector and full-text columns, as stored). */
+export async function storedChunkBytes(prisma: PrismaClient, projectId: number): Promise<number> {
+  const [row] = await prisma.$queryRawUnsafe<Array<{ bytes: bigint | null }>>(
+    'SELECT sum(pg_column_size(content) + pg_column_size(embedding) + pg_column_size(search_text))::bigint AS bytes FROM code_chunks ' +
+      'WHERE project_id = $1',
+    projectId,
+  );
+  return Number(row?.bytes ?? 0);
+}
+
+export type SnapshotCounts = { files: number; chunks: number; embedded: number };
+
+/** Files and chunk occurrences of a snapshot; embedded counts those whose vector is stored. */
+export async function snapshotCounts(db: Db, options: { projectId: number; snapshotId: bigint }): Promise<SnapshotCounts> {
+  const [row] = await db.$queryRawUnsafe<Array<{ files: bigint; chunks: bigint; embedded: bigint }>>(
+    `SELECT (SELECT count(*) FROM code_index_files WHERE snapshot_id = $2::bigint) AS files,
+            count(b.chunk_id) AS chunks,
+            count(c.id) AS embedded
+       FROM code_index_files f
+       JOIN code_blob_chunks b ON b.project_id = $1 AND b.blob = f.blob AND b.variant = f.variant
+       LEFT JOIN code_chunks c ON c.project_id = $1 AND c.id = b.chunk_id
+      WHERE f.snapshot_id = $2::bigint`,
+    options.projectId,
+    options.snapshotId,
+  );
+  return { files: Number(row?.files ?? 0), chunks: Number(row?.chunks ?? 0), embedded: Number(row?.embedded ?? 0) };
+}
+
+/**
+ * Deletes chunks of the project that no snapshot (active or being built) references any more.
+ * Under the project's lock, so a run adding chunks on another branch waits or is waited for.
+ */
+export async function collectGarbage(prisma: PrismaClient, projectId: number): Promise<{ blobChunks: number; chunks: number }> {
+  return prisma.$transaction(async (tx) => {
+    await lockProject(tx, projectId);
+    const blobChunks = await tx.$executeRawUnsafe(
+      `DELETE FROM code_blob_chunks b WHERE b.project_id = $1
+          AND NOT EXISTS (SELECT 1 FROM code_index_files f WHERE f.project_id = $1 AND f.blob = b.blob AND f.variant = b.variant)`,
+      projectId,
+    );
+    const chunks = await tx.$executeRawUnsafe(
+      `DELETE FROM code_chunks c WHERE c.project_id = $1
+          AND NOT EXISTS (SELECT 1 FROM code_blob_chunks b WHERE b.project_id = $1 AND b.chunk_id = c.id)`,
+      projectId,
+    );
+    return { blobChunks, chunks };
+  }, WRITE_TRANSACTION);
+}
+
+// Sizes whose index this process has made sure of, per database client: CREATE INDEX IF NOT EXISTS
+// still takes a lock on the table that blocks other runs' inserts.
+const ensuredSizes = new WeakMap<PrismaClient, Set<number>>();
+
+/**
+ * The partial HNSW index for vectors of this size (the migration creates the 512 one of the default embedder); checked once per process.
+ */
+export async function ensureVectorIndex(prisma: PrismaClient, dimensions: number): Promise<void> {
+  const ensured = ensuredSizes.get(prisma) ?? new Set<number>();
+  ensuredSizes.set(prisma, ensured);
+  if (ensured.has(dimensions)) return;
+  if (!Number.isInteger(dimensions) || dimensions < 1) throw new Error(`bad vector size ${dimensions}`);
+  // pgvector's HNSW indexes `vector` up to 2,000 dimensions; larger vectors are searched exactly.
+  if (dimensions > 2_000) return;
+  await prisma.$executeRawUnsafe(
+    `CREATE INDEX IF NOT EXISTS code_chunks_embedding_${dimensions}_idx ON code_chunks USING hnsw ((embedding::vector(${dimensions})) ` +
+      `vector_cosine_ops) WHERE dims = ${dimensions}`,
+  );
+  ensured.add(dimensions);
+}
+
+// --- Reads: search and the files of a snapshot ---------------------------------------------------
+
+/** The part of a ref's index a search looks at: a snapshot, optionally one directory of it. */
+export type ChunkScope = {
+  projectId: number;
+  snapshotId: bigint;
+  /** Normalised to end with `/`, or '' for the whole repository. */
+  directory: string;
+};
+
+/** SQL for "f.path is in the scope's directory", as a range on the C-collated primary key. */
+export function directoryCondition(directory: string, firstParameter: number): { sql: string; parameters: string[] } {
+  if (!directory) return { sql: 'TRUE', parameters: [] };
+  // Every path under `dir/` sorts between `dir/` and `dir0` ('0' follows '/').
+  const upper = `${directory.slice(0, -1)}0`;
+  return { sql: `f.path >= $${firstParameter} AND f.path < $${firstParameter + 1}`, parameters: [directory, upper] };
+}
+
+/** A chunk in a ranking. */
+export type Ranked = { chunkId: string };
+
+/**
+ * For EXPLAIN in tests and benchmarks: show the plan, optionally with sequential scans and sorts
+ * priced out, which shows whether an index can serve the query at all (a small table is cheaper
+ * to scan and sort, so the planner would not show it).
+ */
+export type PlanOptions = { explain?: boolean; preferIndexes?: boolean };
+
+async function applyPlanOptions(tx: { $executeRawUnsafe(query: string): Promise<number> }, options: PlanOptions): Promise<void> {
+  if (!options.preferIndexes) return;
+  await tx.$executeRawUnsafe('SET LOCAL enable_seqscan = off');
+  await tx.$executeRawUnsafe('SET LOCAL enable_sort = off');
+}
+
+// Chunks of the snapshot (and directory) in which a chunk occurs: the filter runs inside the query.
+function inScope(scope: ChunkScope, firstParameter: number) {
+  const directory = directoryCondition(scope.directory, firstParameter);
+  return {
+    sql: `EXISTS (SELECT 1 FROM code_blob_chunks b JOIN code_index_files f ON f.project_id = b.project_id AND f.blob = b.blob AND f.variant
+    = b.variant
+                   WHERE b.project_id = c.project_id AND b.chunk_id = c.id AND f.snapshot_id = $2::bigint AND ${directory.sql})`,
+    parameters: directory.parameters,
+  };
+}
+
+/**
+ * Nearest chunks by cosine distance through the HNSW index of the vector size, with pgvector's
+ * iterative scan so the project, snapshot and directory filter never leaves the list short.
+ */
+export async function rankByVector(
+  prisma: PrismaClient,
+  scope: ChunkScope,
+  vector: number[],
+  limit: number,
+  options: PlanOptions = {},
+): Promise<Ranked[]> {
+  const dims = vector.length;
+  const filter = inScope(scope, 5);
+  return prisma.$transaction(async (tx) => {
+    await applyPlanOptions(tx, options);
+    await tx.$executeRawUnsafe("SET LOCAL hnsw.iterative_scan = 'relaxed_order'");
+    await tx.$executeRawUnsafe(`SET LOCAL hnsw.ef_search = ${Math.max(40, Math.min(1000, limit * 2))}`);
+    // relaxed_order may return neighbours slightly out of order: the outer query sorts them exactly.
+    return tx.$queryRawUnsafe<Ranked[]>(
+      `${options.explain ? 'EXPLAIN ' : ''}WITH nearest AS MATERIALIZED (
+         SELECT c.id AS "chunkId", c.embedding::vector(${dims}) <=> $3::vector(${dims}) AS distance
+           FROM code_chunks c
+          WHERE c.project_id = $1 AND c.dims = ${dims} AND ${filter.sql}
+          ORDER BY c.embedding::vector(${dims}) <=> $3::vector(${dims})
+          LIMIT $4
+       ) SELECT "chunkId" FROM nearest ORDER BY distance`,
+      scope.projectId,
+      scope.snapshotId,
+      toSql(vector),
+      limit,
+      ...filter.parameters,
+    );
+  });
+}
+
+/** One level of a full-text ranking: a tsquery and how many of its matches are ranked at most. */
+export type TextLevel = { query: string; cap: number };
+
+/**
+ * Chunks matching tsqueries, level by level (see textRanking in src/search/search-code.ts), ranked by
+ * PostgreSQL's cover density against `rankBy`; a level is looked at only when those before gave
+ * too few.
+ */
+export async function rankByTextLevels(
+  prisma: PrismaClient,
+  scope: ChunkScope,
+  request: { levels: readonly TextLevel[]; rankBy: string; limit: number },
+  options: PlanOptions = {},
+): Promise<Ranked[]> {
+  const { levels, rankBy, limit } = request;
+  const filter = inScope(scope, 5);
+  type Db = Pick<PrismaClient, '$queryRawUnsafe' | '$executeRawUnsafe'>;
+  const run = async (tx: Db): Promise<Ranked[]> => {
+    const ranked: Ranked[] = [];
+    const seen = new Set<string>();
+    for (const level of levels) {
+      const rows = await tx.$queryRawUnsafe<Ranked[]>(
+        `${options.explain ? 'EXPLAIN ' : ''}WITH matched AS MATERIALIZED (
+           SELECT c.id, c.search_text FROM code_chunks c, to_tsquery('simple', $3) q
+            WHERE c.project_id = $1 AND c.search_text @@ q AND ${filter.sql}
+            LIMIT ${level.cap}
+         ) SELECT id AS "chunkId" FROM matched
+            ORDER BY ts_rank_cd(search_text, to_tsquery('simple', $${5 + filter.parameters.length}), 1) DESC, id
+            LIMIT $4`,
+        scope.projectId,
+        scope.snapshotId,
+        level.query,
+        limit + seen.size,
+        ...filter.parameters,
+        rankBy,
+      );
+      if (options.explain) return rows;
+      for (const row of rows) {
+        if (seen.has(row.chunkId) || ranked.length >= limit) continue;
+        seen.add(row.chunkId);
+        ranked.push(row);
+      }
+      if (ranked.length >= limit) break;
+    }
+    return ranked;
+  };
+  // A transaction only to scope the plan settings: searches skip its round trips.
+  if (!options.explain && !options.preferIndexes) return run(prisma);
+  return prisma.$transaction(async (tx) => {
+    await applyPlanOptions(tx, options);
+    return run(tx);
+  });
+}
+
+/** Where chunks occur in a snapshot's files (a chunk can occur in several), with their content. */
+export async function chunkOccurrences(prisma: PrismaClient, scope: ChunkScope, chunkIds: string[]) {
+  const directory = directoryCondition(scope.directory, 4);
+  return prisma.$queryRawUnsafe<
+    Array<{
+      chunkId: string;
+      path: string;
+      blob: string;
+      role: string | null;
+      startLine: number;
+      endLine: number;
+      symbol: string | null;
+      language: string | null;
+      content: string;
+    }>
+  >(
+    `SELECT b.chunk_id AS "chunkId", f.path, f.blob, f.role, b.start_line AS "startLine", b.end_line AS "endLine", b.symbol, b.language,
+    c.content
+       FROM code_blob_chunks b
+       JOIN code_index_files f ON f.project_id = b.project_id AND f.blob = b.blob AND f.variant = b.variant
+       JOIN code_chunks c ON c.project_id = b.project_id AND c.id = b.chunk_id
+      WHERE b.project_id = $1 AND f.snapshot_id = $2::bigint AND b.chunk_id = ANY($3::text[]) AND ${directory.sql}
+      ORDER BY f.path, b.start_line`,
+    scope.projectId,
+    scope.snapshotId,
+    chunkIds,
+    ...directory.parameters,
+  );
+}
+
+/** Characters of code in a directory of a snapshot (each distinct chunk of each file counted once). */
+export async function directorySize(prisma: PrismaClient, scope: ChunkScope): Promise<{ files: number; chars: number }> {
+  const directory = directoryCondition(scope.directory, 3);
+  const [row] = await prisma.$queryRawUnsafe<Array<{ files: bigint; chars: bigint | null }>>(
+    `SELECT count(DISTINCT f.path) AS files, sum(length(c.content)) AS chars
+       FROM code_index_files f
+       JOIN code_blob_chunks b ON b.project_id = f.project_id AND b.blob = f.blob AND b.variant = f.variant
+       JOIN code_chunks c ON c.project_id = b.project_id AND c.id = b.chunk_id
+      WHERE f.project_id = $1 AND f.snapshot_id = $2::bigint AND ${directory.sql}`,
+    scope.projectId,
+    scope.snapshotId,
+    ...directory.parameters,
+  );
+  return { files: Number(row?.files ?? 0), chars: Number(row?.chars ?? 0) };
+}
+
+/** One chunk of one file of a snapshot, in file and chunk order; a file without chunks has one row of nulls. */
+export type FileChunkRow = { path: string; blob: string; language: string | null; startLine: number | null; content: string | null };
+
+/** The chunks of every file in a directory of a snapshot (the whole snapshot for ''). */
+export function directoryChunkRows(prisma: PrismaClient, scope: ChunkScope): Promise<FileChunkRow[]> {
+  const directory = directoryCondition(scope.directory, 3);
+  return prisma.$queryRawUnsafe<FileChunkRow[]>(
+    `SELECT f.path, f.blob, b.language, b.start_line AS "startLine", c.content
+       FROM code_index_files f
+       JOIN code_blob_chunks b ON b.project_id = f.project_id AND b.blob = f.blob AND b.variant = f.variant
+       JOIN code_chunks c ON c.project_id = b.project_id AND c.id = b.chunk_id
+      WHERE f.project_id = $1 AND f.snapshot_id = $2::bigint AND ${directory.sql}
+      ORDER BY f.path, b.seq`,
+    scope.projectId,
+    scope.snapshotId,
+    ...directory.parameters,
+  );
+}
+
+/** The chunks of one file of a snapshot; no rows when the snapshot has no such file. */
+export function fileChunkRows(
+  prisma: PrismaClient,
+  options: { projectId: number; snapshotId: bigint; path: string },
+): Promise<FileChunkRow[]> {
+  return prisma.$queryRawUnsafe<FileChunkRow[]>(
+    `SELECT f.path, f.blob, b.language, b.start_line AS "startLine", c.content
+       FROM code_index_files f
+       LEFT JOIN code_blob_chunks b ON b.project_id = f.project_id AND b.blob = f.blob AND b.variant = f.variant
+       LEFT JOIN code_chunks c ON c.project_id = b.project_id AND c.id = b.chunk_id
+      WHERE f.project_id = $1 AND f.snapshot_id = $2::bigint AND f.path = $3
+      ORDER BY b.seq`,
+    options.projectId,
+    options.snapshotId,
+    options.path,
+  );
+}
+
+/** The distinct parent directories of a snapshot's files (without their ancestors). */
+export async function parentDirectories(prisma: PrismaClient, options: { projectId: number; snapshotId: bigint }): Promise<string[]> {
+  const rows = await prisma.$queryRawUnsafe<Array<{ directory: string }>>(
+    `SELECT DISTINCT regexp_replace(f.path, '/[^/]*$', '') AS directory
+       FROM code_index_files f
+      WHERE f.project_id = $1 AND f.snapshot_id = $2::bigint AND position('/' in f.path) > 0`,
+    options.projectId,
+    options.snapshotId,
+  );
+  return rows.map((row) => row.directory);
+}
