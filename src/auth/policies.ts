@@ -42,48 +42,42 @@ async function readAccessLevel(prisma: PrismaClient, viewer: Viewer, project: Pi
 }
 
 /**
- * GitLab's read rule: public projects for everyone, internal ones for any signed-in user, private
- * ones for members (guest and up) and admins.
+ * GitLab's visibility rule with a minimum role on private projects: public projects for everyone,
+ * internal ones for any signed-in user, private ones for admins and members at `minimum` or above.
  */
-export async function canReadProject(prisma: PrismaClient, viewer: Viewer | null, project: Project): Promise<boolean> {
+async function hasProjectAccess(prisma: PrismaClient, viewer: Viewer | null, project: Project, minimum: number): Promise<boolean> {
   if (project.visibility === 'public') return true;
   if (!viewer) return false;
   if (project.visibility === 'internal' || viewer.user.admin) return true;
-  return (await projectAccessLevel(prisma, viewer, project)) >= ACCESS_LEVELS.guest;
+  return (await projectAccessLevel(prisma, viewer, project)) >= minimum;
 }
+
+async function findProjectWithAccess(
+  prisma: PrismaClient,
+  viewer: Viewer | null,
+  where: { fullPath: string } | { id: number },
+  minimum: number,
+): Promise<Project | null> {
+  const project = await prisma.project.findUnique({ where });
+  if (!project) return null;
+  return (await hasProjectAccess(prisma, viewer, project, minimum)) ? project : null;
+}
+
+/** GitLab's read rule: private projects for members (Guest and up). */
+export const canReadProject = (prisma: PrismaClient, viewer: Viewer | null, project: Project) =>
+  hasProjectAccess(prisma, viewer, project, ACCESS_LEVELS.guest);
 
 /** The project if the viewer may read it; null both when it is missing and when it is hidden. */
-export async function findReadableProject(
-  prisma: PrismaClient,
-  viewer: Viewer | null,
-  where: { fullPath: string } | { id: number },
-): Promise<Project | null> {
-  const project = await prisma.project.findUnique({ where });
-  if (!project) return null;
-  return (await canReadProject(prisma, viewer, project)) ? project : null;
-}
+export const findReadableProject = (prisma: PrismaClient, viewer: Viewer | null, where: { fullPath: string } | { id: number }) =>
+  findProjectWithAccess(prisma, viewer, where, ACCESS_LEVELS.guest);
 
-/**
- * GitLab's read_code: public projects for everyone, internal ones for any signed-in user, private
- * ones for Reporter (20) and up, and admins. A Guest may see a private project but not its code.
- */
-export async function canReadCode(prisma: PrismaClient, viewer: Viewer | null, project: Project): Promise<boolean> {
-  if (project.visibility === 'public') return true;
-  if (!viewer) return false;
-  if (project.visibility === 'internal' || viewer.user.admin) return true;
-  return (await projectAccessLevel(prisma, viewer, project)) >= ACCESS_LEVELS.reporter;
-}
+/** GitLab's read_code: private projects' code for Reporter (20) and up; a Guest may see the project but not its code. */
+export const canReadCode = (prisma: PrismaClient, viewer: Viewer | null, project: Project) =>
+  hasProjectAccess(prisma, viewer, project, ACCESS_LEVELS.reporter);
 
 /** The project if the viewer may read its code; null when it is missing, hidden, or its code is not theirs to read. */
-export async function findCodeReadableProject(
-  prisma: PrismaClient,
-  viewer: Viewer | null,
-  where: { fullPath: string } | { id: number },
-): Promise<Project | null> {
-  const project = await prisma.project.findUnique({ where });
-  if (!project) return null;
-  return (await canReadCode(prisma, viewer, project)) ? project : null;
-}
+export const findCodeReadableProject = (prisma: PrismaClient, viewer: Viewer | null, where: { fullPath: string } | { id: number }) =>
+  findProjectWithAccess(prisma, viewer, where, ACCESS_LEVELS.reporter);
 
 /** The readable project, or NOT_FOUND naming the field: hidden and missing projects get the same answer. */
 export async function requireReadableProject(
