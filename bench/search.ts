@@ -321,7 +321,9 @@ async function makeQuestions(url: string, snapshotId: bigint): Promise<Question[
     return rows;
   });
   const random = createRandom(20261122);
+  // A symbol named only by common words ("every") gives a question the service refuses as having nothing to search for.
   const shuffled = symbols
+    .filter(({ symbol }) => queryTerms(symbol.split('.').at(-1)!).length > 0)
     .map((symbol) => ({ symbol, key: random() }))
     .sort((a, b) => a.key - b.key)
     .map(({ symbol }) => symbol);
