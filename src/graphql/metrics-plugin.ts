@@ -2,23 +2,7 @@ import type { ApolloServerPlugin } from '@apollo/server';
 import { Kind, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
 import { bounded, metrics } from '../metrics/registry';
 import type { GraphQLContext } from './context';
-
-/** The codes errors are labelled by; any other code counts as `other`. */
-const ERROR_CODES: ReadonlySet<string> = new Set([
-  'GRAPHQL_PARSE_FAILED',
-  'GRAPHQL_VALIDATION_FAILED',
-  'BAD_USER_INPUT',
-  'BAD_REQUEST',
-  'PERSISTED_QUERY_NOT_FOUND',
-  'PERSISTED_QUERY_NOT_SUPPORTED',
-  'OPERATION_RESOLUTION_FAILURE',
-  'UNAUTHENTICATED',
-  'FORBIDDEN',
-  'NOT_FOUND',
-  'RATE_LIMITED',
-  'CONFLICT',
-  'INTERNAL_SERVER_ERROR',
-]);
+import { GRAPHQL_ERROR_CODES } from './plugins';
 
 /**
  * The operation's label: its first root field as the schema names it (`aiAction`, `currentUser`).
@@ -50,7 +34,7 @@ export function metricsPlugin(schema: GraphQLSchema): ApolloServerPlugin<GraphQL
           for (const error of errors)
             metrics.graphqlErrors.inc({
               operation: label,
-              code: bounded(typeof error.extensions?.code === 'string' ? error.extensions.code : '', ERROR_CODES),
+              code: bounded(typeof error.extensions?.code === 'string' ? error.extensions.code : '', GRAPHQL_ERROR_CODES),
             });
           metrics.graphqlRequests.inc({ operation_type: operationType, operation: label, outcome: errors.length > 0 ? 'error' : 'ok' });
           metrics.graphqlDuration.observe(

@@ -45,6 +45,9 @@ const PASS_THROUGH_CODES = new Set([
   'RATE_LIMITED',
 ]);
 
+/** Every `extensions.code` the error formatter can answer with (metrics label errors by it). */
+export const GRAPHQL_ERROR_CODES: ReadonlySet<string> = new Set([...PASS_THROUGH_CODES, ...Object.values(GRAPHQL_CODES)]);
+
 function isDeliberate(error: unknown, formattedCode: unknown): boolean {
   const original = unwrapResolverError(error);
   if (isAppError(original)) return original.code !== 'INTERNAL';
