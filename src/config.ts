@@ -93,7 +93,7 @@ const envSchema = z.object({
   WS_MAX_SUBSCRIPTIONS_PER_USER: positiveInt.default(50),
   SOCKET_REAUTH_INTERVAL_MS: positiveInt.default(30_000),
   WEBHOOK_RATE_LIMIT_PER_MINUTE: positiveInt.default(60),
-  PGLITE_SHARED_BUFFERS_MB: positiveInt.min(1).max(4_096, 'must be at most 4096').default(32),
+  PGLITE_SHARED_BUFFERS_MB: positiveInt.min(1).max(4_096, 'must be at most 4096').default(16),
   LLM_PROVIDER: z.enum(['none', 'openai', 'anthropic'], { message: 'must be none, openai or anthropic' }).default('none'),
   LLM_BASE_URL: urlWithProtocol(['http:', 'https:']).optional(),
   LLM_MODEL: z.string().min(1).optional(),

@@ -9,6 +9,7 @@ import { PrismaPGlite } from 'pglite-prisma-adapter';
 import pg from 'pg';
 import { AppError } from '../errors';
 import type { Logger } from '../logger';
+import { embeddedStartParams } from './embedded-settings';
 import { acquireLock, publishSocketPath, readLiveLock, releaseLock } from './embedded-lock';
 import { migrate, type MigrationResult } from './migrate';
 import { PrismaClient } from './prisma';
@@ -39,7 +40,7 @@ export type OpenDatabaseOptions = {
   poolSize?: number;
   /** Called with a PostgreSQL pool once made (metrics watch it). */
   onPool?: (pool: pg.Pool) => void;
-  /** Embedded only: PostgreSQL's shared buffers, in MiB (they count in the process's memory). Default 32. */
+  /** Embedded only: PostgreSQL's shared buffers, in MiB (they count in the process's memory). Default 16. */
   embeddedSharedBuffersMb?: number;
 };
 
@@ -131,9 +132,7 @@ async function openEmbedded(options: OpenDatabaseOptions): Promise<Database> {
     client = await PGlite.create({
       dataDir: path.join(options.dataDir, 'pgdata'),
       extensions: { vector },
-      // PostgreSQL's default 128 MB of shared buffers sits in the process's memory here; the
-      // operating system caches the data files as well, so a smaller pool costs little.
-      startParams: [...PGlite.defaultStartParams, '-c', `shared_buffers=${options.embeddedSharedBuffersMb ?? 32}MB`],
+      startParams: embeddedStartParams(options.embeddedSharedBuffersMb),
     });
   } catch (error) {
     releaseLock(options.dataDir);
