@@ -1,4 +1,5 @@
 import 'reflect-metadata';
+import v8 from 'node:v8';
 import { ConfigError, loadConfig } from './config';
 import { isAppError } from './errors';
 import { DUO_CHAT_PATH } from './http/duo-chat-page';
@@ -15,7 +16,21 @@ function parseRole(argv: string[]): Role {
   return role;
 }
 
+/**
+ * WebAssembly (the embedded PostgreSQL, Prisma's query compiler, tree-sitter grammars) is compiled
+ * on V8's background threads, and its hot functions again by the optimizing compiler, whose
+ * scratch memory runs to tens of MiB for PostgreSQL's largest functions. Each thread frees it into
+ * its own malloc arena, which keeps it: one compilation at a time leaves one such arena, not four
+ * (restart idle RSS about 15–20 MiB lower, and steadier). The event loop is not involved; only
+ * WebAssembly compilation is less parallel. `node --wasm-num-compilation-tasks=N` still wins.
+ */
+function limitWasmCompilation(): void {
+  if (process.execArgv.some((argument) => argument.startsWith('--wasm-num-compilation-tasks'))) return;
+  v8.setFlagsFromString('--wasm-num-compilation-tasks=1');
+}
+
 async function main(): Promise<void> {
+  limitWasmCompilation();
   const role = parseRole(process.argv.slice(2));
   let config;
   try {
