@@ -1,0 +1,50 @@
+// The body of the embedded database's thread (database.ts): PGlite and the Unix socket the service
+// and admin commands reach it through. Every statement runs in WebAssembly here, so none holds up the
+// main thread's event loop. Loads PGlite, pgvector and the socket server, nothing else.
+import { parentPort, workerData } from 'node:worker_threads';
+import { PGlite } from '@electric-sql/pglite';
+import { vector } from '@electric-sql/pglite-pgvector';
+import { servePGlite, type PGliteServer } from './pglite-server';
+
+export type PGliteThreadData = { pgdata: string; socketPath: string; sharedBuffersMb: number };
+/** To the thread: 'close'. From it: */
+export type PGliteThreadReply = { type: 'ready' } | { type: 'failed'; message: string; stack?: string } | { type: 'closed' };
+
+const port = parentPort;
+
+async function open(data: PGliteThreadData): Promise<{ db: PGlite; server: PGliteServer }> {
+  const db = await PGlite.create({
+    dataDir: data.pgdata,
+    extensions: { vector },
+    // PostgreSQL's default 128 MB of shared buffers sits in the process's memory here; the
+    // operating system caches the data files as well, so a smaller pool costs little.
+    startParams: [...PGlite.defaultStartParams, '-c', `shared_buffers=${data.sharedBuffersMb}MB`],
+  });
+  try {
+    return { db, server: await servePGlite(db, data.socketPath) };
+  } catch (error) {
+    await db.close();
+    throw error;
+  }
+}
+
+if (port) {
+  open(workerData as PGliteThreadData).then(
+    ({ db, server }) => {
+      port.once('message', () => {
+        void (async () => {
+          await server.close();
+          await db.close();
+          port.postMessage({ type: 'closed' } satisfies PGliteThreadReply);
+          port.close();
+        })();
+      });
+      port.postMessage({ type: 'ready' } satisfies PGliteThreadReply);
+    },
+    (error: unknown) => {
+      const failure = error instanceof Error ? { message: error.message, stack: error.stack } : { message: String(error) };
+      port.postMessage({ type: 'failed', ...failure } satisfies PGliteThreadReply);
+      port.close();
+    },
+  );
+}
