@@ -32,10 +32,7 @@ type Connection = {
   midExchange: boolean;
 };
 
-type Unit =
-  | { kind: 'reply'; bytes: Buffer }
-  | { kind: 'end' }
-  | { kind: 'statements'; bytes: Buffer; startup: boolean; complete: boolean };
+type Unit = { kind: 'reply'; bytes: Buffer } | { kind: 'end' } | { kind: 'statements'; bytes: Buffer; startup: boolean; complete: boolean };
 
 const SSL_REQUEST = 80877103;
 const GSSENC_REQUEST = 80877104;
@@ -87,7 +84,7 @@ function takeUnit(connection: Connection): Unit | null {
   while (!complete) {
     const length = messageLength(connection, end);
     if (length === null) break;
-    const type = String.fromCharCode(connection.buffer[end]!);
+    const type = String.fromCharCode(connection.buffer[end]);
     if (type === 'X') {
       if (end > 0) break;
       connection.buffer = connection.buffer.subarray(length);

@@ -34,7 +34,7 @@ describe('embedded database in its own thread', () => {
     await client.connect();
     return client;
   };
-  const count = (prisma: Database['prisma'], username: string) => prisma.user.count({ where: { username } });
+  const count = (prisma: Pick<Database['prisma'], 'user'>, username: string) => prisma.user.count({ where: { username } });
 
   it('keeps one transaction from seeing another one uncommitted rows, whichever connection asks', async () => {
     let inserted!: () => void;
@@ -122,11 +122,17 @@ describe('embedded database thread dying', () => {
     const failures: Error[] = [];
     let database: Database | null = null;
     try {
-      database = await openDatabase({ databaseUrl: undefined, dataDir, logger, embeddedRole: 'owner', onFailure: (error) => failures.push(error) });
+      database = await openDatabase({
+        databaseUrl: undefined,
+        dataDir,
+        logger,
+        embeddedRole: 'owner',
+        onFailure: (error) => failures.push(error),
+      });
       spy.mockRestore();
       expect(await database.prisma.$queryRawUnsafe('SELECT 1 AS one')).toEqual([{ one: 1 }]);
       expect(started).toHaveLength(1);
-      await started[0]!.terminate();
+      await started[0].terminate();
       await sleep(50);
       expect(failures).toHaveLength(1);
       await expect(database.prisma.$queryRawUnsafe('SELECT 1 AS one')).rejects.toThrow();
