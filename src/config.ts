@@ -193,8 +193,8 @@ export type Config = Readonly<{
     /** Worker threads that chunk and embed files; 0 does it on the main thread. Default 1. */
     threads: number;
     /**
-     * New chunks written per transaction. Default 4 on the embedded database (each statement runs
-     * on the main thread there, holding up requests), 256 on PostgreSQL.
+     * New chunks written per transaction. Default 8 on the embedded database (one session: requests
+     * wait for the transaction in progress), 256 on PostgreSQL.
      */
     transactionChunks: number;
   }>;
@@ -326,7 +326,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       maxFileBytes: values.INDEX_MAX_FILE_BYTES,
       concurrency: values.INDEX_CONCURRENCY,
       threads: values.INDEX_THREADS,
-      transactionChunks: values.INDEX_TRANSACTION_CHUNKS ?? (values.DATABASE_URL ? 256 : 4),
+      transactionChunks: values.INDEX_TRANSACTION_CHUNKS ?? (values.DATABASE_URL ? 256 : 8),
     }),
     eventLoopWarnMs: values.EVENT_LOOP_WARN_MS,
     authCacheMs: values.AUTH_CACHE_MS,

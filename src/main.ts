@@ -49,11 +49,15 @@ async function main(): Promise<void> {
   let onSignal = (signal: string) => {
     requested ??= signal;
   };
+  let onFatal = () => {
+    requested ??= 'fatal';
+  };
   process.once('SIGINT', () => onSignal('SIGINT'));
   process.once('SIGTERM', () => onSignal('SIGTERM'));
   let service;
   try {
-    service = await startService({ config, logger, role });
+    // The embedded database's thread died: nothing can be served, so stop (non-zero) for a supervisor to restart.
+    service = await startService({ config, logger, role, onFatal: () => onFatal() });
   } catch (error) {
     console.error(`duo-slice could not start: ${isAppError(error) ? error.userMessage : (error as Error).message}`);
     if (!isAppError(error)) logger.error({ event: 'startup_failed', err: error }, 'startup failed');
@@ -82,13 +86,14 @@ async function main(): Promise<void> {
     logger.info({ event: 'shutdown_started', signal }, 'shutting down');
     service
       .close()
-      .then(() => process.exit(0))
+      .then(() => process.exit(signal === 'fatal' ? 1 : 0))
       .catch((error) => {
         logger.error({ event: 'shutdown_failed', err: error }, 'shutdown failed');
         process.exit(1);
       });
   };
   onSignal = stop;
+  onFatal = () => stop('fatal');
   if (requested) stop(requested);
 }
 

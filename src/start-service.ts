@@ -51,6 +51,8 @@ export type StartServiceOptions = {
   logger: Logger;
   /** Which parts run in this process. Default: all. */
   role?: Role;
+  /** Called when the service cannot go on (the embedded database's thread died); the error is logged already. */
+  onFatal?: (error: Error) => void;
 };
 
 export type RunningService = {
@@ -84,6 +86,7 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
       embeddedRole: 'owner',
       embeddedSharedBuffersMb: config.pgliteSharedBuffersMb,
       onPool: observeDatabasePool,
+      onFailure: options.onFatal,
     });
     const migrations = await database.migrate();
     logger.info({ event: 'migrations_checked', applied: migrations.applied, skipped: migrations.skipped.length }, 'database ready');

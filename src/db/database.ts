@@ -2,16 +2,14 @@ import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { PrismaPg } from '@prisma/adapter-pg';
-import { PGlite } from '@electric-sql/pglite';
-import { vector } from '@electric-sql/pglite-pgvector';
-import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
-import { PrismaPGlite } from 'pglite-prisma-adapter';
+import { Worker } from 'node:worker_threads';
 import pg from 'pg';
 import { AppError } from '../errors';
 import type { Logger } from '../logger';
-import { embeddedStartParams } from './embedded-settings';
+import { DEFAULT_EMBEDDED_SHARED_BUFFERS_MB } from './embedded-settings';
 import { acquireLock, publishSocketPath, readLiveLock, releaseLock } from './embedded-lock';
 import { migrate, type MigrationResult } from './migrate';
+import type { PGliteThreadData, PGliteThreadReply } from './pglite.thread';
 import { PrismaClient } from './prisma';
 import type { SqlExecutor } from './sql-executor';
 
@@ -36,12 +34,14 @@ export type OpenDatabaseOptions = {
    * processes; `client` (admin commands) goes through a running owner's socket when there is one.
    */
   embeddedRole: 'owner' | 'client';
-  /** Pool size for PostgreSQL. Default 10. */
+  /** Connections in the pool. Default 10 for PostgreSQL, 4 for the embedded database (one session: they take turns). */
   poolSize?: number;
   /** Called with a PostgreSQL pool once made (metrics watch it). */
   onPool?: (pool: pg.Pool) => void;
   /** Embedded only: PostgreSQL's shared buffers, in MiB (they count in the process's memory). Default 16. */
   embeddedSharedBuffersMb?: number;
+  /** Embedded only: called (after an error is logged) if the database's thread dies while open; every query fails from then on. */
+  onFailure?: (error: Error) => void;
 };
 
 const MIN_PGVECTOR = [0, 8];
@@ -65,12 +65,16 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
 }
 
 async function openPostgres(databaseUrl: string, options: OpenDatabaseOptions): Promise<Database> {
-  const pool = new pg.Pool({ connectionString: databaseUrl, max: options.poolSize ?? 10 });
+  return poolDatabase('postgres', new pg.Pool({ connectionString: databaseUrl, max: options.poolSize ?? 10 }), options);
+}
+
+/** PostgreSQL, or the embedded database's socket: the same pool, Prisma adapter and migrations. */
+function poolDatabase(kind: DatabaseKind, pool: pg.Pool, options: OpenDatabaseOptions): Database {
   pool.on('error', (error) => options.logger.warn({ event: 'database_pool_error', err: error }, 'idle database connection failed'));
   options.onPool?.(pool);
   const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
   return {
-    kind: 'postgres',
+    kind,
     prisma,
     executor: executorFor(pool),
     migrate: async () => {
@@ -124,51 +128,99 @@ async function migrateAndCheck(executor: SqlExecutor): Promise<MigrationResult> 
   return result;
 }
 
+/**
+ * The embedded database: PGlite in a worker thread of its own (pglite.thread.ts), so no statement
+ * holds up this thread's event loop, reached like PostgreSQL (`pg`, one code path) through a Unix
+ * socket in a directory only this user may enter. The owner publishes that socket for admin commands.
+ */
 async function openEmbedded(options: OpenDatabaseOptions): Promise<Database> {
   acquireLock(options.dataDir);
-  let socketServer: PGLiteSocketServer | null = null;
-  let client: PGlite;
+  // PGlite's socket takes any connection without a password: a Unix socket in a directory only
+  // this user may enter (mkdtemp makes it 0700) keeps everyone else on the machine out. In the
+  // temporary directory, because a socket path must be short (about 100 bytes).
+  const socketDir = mkdtempSync(path.join(os.tmpdir(), 'duo-pglite-'));
+  chmodSync(socketDir, 0o700);
+  const socketPath = path.join(socketDir, `.s.PGSQL.${SOCKET_PORT}`);
+  let thread: DatabaseThread;
   try {
-    client = await PGlite.create({
-      dataDir: path.join(options.dataDir, 'pgdata'),
-      extensions: { vector },
-      startParams: embeddedStartParams(options.embeddedSharedBuffersMb),
+    thread = await startDatabaseThread({
+      pgdata: path.join(options.dataDir, 'pgdata'),
+      socketPath,
+      sharedBuffersMb: options.embeddedSharedBuffersMb ?? DEFAULT_EMBEDDED_SHARED_BUFFERS_MB,
     });
   } catch (error) {
+    rmSync(socketDir, { recursive: true, force: true });
     releaseLock(options.dataDir);
     throw new AppError({ code: 'INTERNAL', userMessage: `Cannot open the embedded database in ${options.dataDir}`, cause: error });
   }
-  let socketDir: string | null = null;
-  if (options.embeddedRole === 'owner') {
-    // PGlite's socket takes any connection without a password: a Unix socket in a directory only
-    // this user may enter (mkdtemp makes it 0700) keeps everyone else on the machine out. In the
-    // temporary directory, because a socket path must be short (about 100 bytes).
-    socketDir = mkdtempSync(path.join(os.tmpdir(), 'duo-pglite-'));
-    chmodSync(socketDir, 0o700);
-    const socketPath = path.join(socketDir, `.s.PGSQL.${SOCKET_PORT}`);
-    socketServer = new PGLiteSocketServer({ db: client, path: socketPath, maxConnections: 4 });
-    await socketServer.start();
-    chmodSync(socketPath, 0o600);
-    publishSocketPath(options.dataDir, socketPath);
-  }
-  const executor: SqlExecutor = {
-    query: async (sql, params) => (await client.query(sql, params)).rows as never,
-    exec: async (sql) => {
-      await client.exec(sql);
+  let closing = false;
+  void thread.exited.then((failure) => {
+    if (closing) return;
+    options.logger.error(
+      { event: 'embedded_database_failed', err: failure },
+      'the embedded database thread stopped: every query fails until the service restarts',
+    );
+    options.onFailure?.(failure);
+  });
+  if (options.embeddedRole === 'owner') publishSocketPath(options.dataDir, socketPath);
+  // PGlite is one session: its thread runs one connection's transaction at a time, whatever the pool size.
+  const pool = new pg.Pool({ host: socketDir, port: SOCKET_PORT, user: 'postgres', database: 'postgres', max: options.poolSize ?? 4 });
+  const database = poolDatabase('embedded', pool, options);
+  return {
+    ...database,
+    close: async () => {
+      closing = true;
+      try {
+        await database.close();
+      } finally {
+        await thread.close();
+        rmSync(socketDir, { recursive: true, force: true });
+        releaseLock(options.dataDir);
+      }
     },
   };
-  const prisma = new PrismaClient({ adapter: new PrismaPGlite(client) });
+}
+
+type DatabaseThread = {
+  /** Settles when the thread has gone, with why (an Error whatever the cause). */
+  exited: Promise<Error>;
+  /** Closes PGlite in order (the socket first); stops the thread outright if it takes too long. */
+  close(): Promise<void>;
+};
+
+// Compiled, the thread's file is .js beside this one; run from source (tests, benches) it is .ts and
+// needs the same TypeScript loader the parent was started with.
+const THREAD_FILE = path.join(__dirname, `pglite.thread${path.extname(__filename)}`);
+const THREAD_EXEC_ARGV = path.extname(__filename) === '.ts' ? ['--require', '@swc-node/register'] : [];
+const THREAD_CLOSE_MS = 30_000;
+
+async function startDatabaseThread(data: PGliteThreadData): Promise<DatabaseThread> {
+  const worker = new Worker(THREAD_FILE, { execArgv: THREAD_EXEC_ARGV, name: 'duo-pglite', workerData: data });
+  let lastError: Error | null = null;
+  worker.on('error', (error) => {
+    lastError = error;
+  });
+  const exited = new Promise<Error>((resolve) => {
+    worker.once('exit', (code) => resolve(lastError ?? new Error(`the embedded database thread exited with code ${code}`)));
+  });
+  const answered = new Promise<PGliteThreadReply>((resolve) => worker.once('message', resolve));
+  const first = await Promise.race([answered, exited.then((error) => Promise.reject(error))]).catch(async (error: unknown) => {
+    await worker.terminate();
+    throw error;
+  });
+  if (first.type !== 'ready') {
+    await worker.terminate();
+    const error = new Error(first.type === 'failed' ? first.message : 'the embedded database thread closed before it opened');
+    if (first.type === 'failed' && first.stack) error.stack = first.stack;
+    throw error;
+  }
   return {
-    kind: 'embedded',
-    prisma,
-    executor,
-    migrate: () => migrateAndCheck(executor),
+    exited,
     close: async () => {
-      await prisma.$disconnect();
-      await socketServer?.stop();
-      if (socketDir) rmSync(socketDir, { recursive: true, force: true });
-      await client.close();
-      releaseLock(options.dataDir);
+      worker.postMessage('close');
+      const timer = setTimeout(() => void worker.terminate(), THREAD_CLOSE_MS);
+      await exited;
+      clearTimeout(timer);
     },
   };
 }

@@ -395,9 +395,9 @@ async function indexFreshFiles(
 type WriteGroup = { key: string; ids: string[]; blobChunks: BlobChunkRow[] };
 
 /**
- * Chunks per write transaction. Each transaction holds the project's lock, and on the embedded
- * database (PGlite runs on the main thread) every statement holds up every request until it is
- * done: short transactions keep both waits short.
+ * Chunks per write transaction. Each transaction holds the project's lock, and the embedded
+ * database is one session (PGlite, in its own thread): every request waits for the transaction in
+ * progress. Short transactions keep both waits short.
  */
 const DEFAULT_TRANSACTION_CHUNKS = 64;
 

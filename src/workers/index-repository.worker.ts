@@ -16,7 +16,7 @@ export function indexRepositoryProcessor(services: Pick<Services, 'prisma' | 'lo
         embedder: services.embedder,
         chunker: services.chunker,
         transactionChunks: services.config.indexing.transactionChunks,
-        // Every statement of the embedded database runs on the main thread: smaller batches keep each short.
+        // The embedded database is one session (requests wait for its statement in progress): smaller batches keep each short.
         batchFiles: services.config.databaseUrl ? 200 : 50,
         logger: services.logger,
         dataDir: services.config.dataDir,
