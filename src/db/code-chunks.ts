@@ -12,8 +12,8 @@ import type { Prisma, PrismaClient } from './prisma';
 
 type Db = PrismaClient | Prisma.TransactionClient;
 
-/** A chunk to store, with its embedding. */
-export type NewChunk = { id: string; embedderVersion: string; embedding: number[]; content: string; searchText: string };
+/** A chunk to store, with its embedding: `vector` in pgvector's text form (`[0.1,-0.2,...]`), of `dims` numbers. */
+export type NewChunk = { id: string; embedderVersion: string; dims: number; vector: string; content: string; searchText: string };
 /** Where a chunk sits in a blob cut with one variant. */
 export type BlobChunkRow = {
   blob: string;
@@ -37,8 +37,10 @@ const WRITE_TRANSACTION = { maxWait: 30_000, timeout: 10 * 60_000 } as const;
 // Two ints for pg_advisory_xact_lock: a namespace for code-index locks, then the project.
 const LOCK_NAMESPACE = 7_741_004;
 
-async function lockProject(db: Prisma.TransactionClient, projectId: number): Promise<void> {
-  await db.$executeRawUnsafe('SELECT pg_advisory_xact_lock($1::int, $2::int)', LOCK_NAMESPACE, projectId);
+async function lockProject(db: Prisma.TransactionClient, projectId: number, options: { synchronousCommit?: false } = {}): Promise<void> {
+  // One round trip for both: set_config(..., true) is SET LOCAL, for this transaction only.
+  const settings = options.synchronousCommit === false ? "set_config('synchronous_commit', 'off', true), " : '';
+  await db.$executeRawUnsafe(`SELECT ${settings}pg_advisory_xact_lock($1::int, $2::int)`, LOCK_NAMESPACE, projectId);
 }
 
 /** Which of these `blob|variant` keys already have their chunks stored in the project, with how many. */
@@ -84,7 +86,10 @@ export async function storeBatch(
 ): Promise<void> {
   const { projectId, snapshotId } = batch;
   await prisma.$transaction(async (tx) => {
-    await lockProject(tx, projectId);
+    // Not waiting for the disk at commit: a crash can lose only the last moments of an unfinished
+    // run, whose snapshot is never active (the next run drops it and starts over), and the commit
+    // that activates a snapshot waits for the disk, which writes everything before it too.
+    await lockProject(tx, projectId, { synchronousCommit: false });
     if (batch.chunks.length) {
       await tx.$executeRawUnsafe(
         `INSERT INTO code_chunks (project_id, id, embedder_version, dims, embedding, content, search_text)
@@ -95,8 +100,8 @@ export async function storeBatch(
         projectId,
         batch.chunks.map((chunk) => chunk.id),
         batch.chunks.map((chunk) => chunk.embedderVersion),
-        batch.chunks.map((chunk) => chunk.embedding.length),
-        batch.chunks.map((chunk) => toSql(chunk.embedding) as string),
+        batch.chunks.map((chunk) => chunk.dims),
+        batch.chunks.map((chunk) => chunk.vector),
         batch.chunks.map((chunk) => chunk.content.replace(/\0/g, '')),
         batch.chunks.map((chunk) => chunk.searchText),
       );
