@@ -22,7 +22,16 @@ import { chunkerVersionOf, type ChunkStrategy } from './chunk-file';
 import { inProcessChunker, type FileChunker } from './chunk-pool';
 import { dropCodeIndex } from './code-index.service';
 import { createFileFilter, type FileFilter, type SkipReason } from './file-filter';
-import { changedFiles, isAncestor, listFiles, readBlobs, resolveCommit, validateRef, type GitOptions, type TreeEntry } from './git-reader';
+import {
+  BlobReader,
+  changedFiles,
+  isAncestor,
+  listFiles,
+  resolveCommit,
+  validateRef,
+  type GitOptions,
+  type TreeEntry,
+} from './git-reader';
 import { fileRole } from './file-role';
 import { openRepository, RepositoryUnavailableError } from './repository-location';
 import { chunkEmbeddingText } from './search-text';
@@ -106,9 +115,9 @@ async function resolveRef(git: GitOptions, ref: string): Promise<string | null> 
   return (await resolveCommit(git, `refs/heads/${ref}`)) ?? (await resolveCommit(git, ref));
 }
 
-async function readText(git: GitOptions, blob: string): Promise<string | null> {
-  for await (const { content } of readBlobs(git, [blob])) return content?.toString('utf8') ?? null;
-  return null;
+async function readText(reader: BlobReader, blob: string): Promise<string | null> {
+  const [read] = await reader.read([blob]);
+  return read?.content?.toString('utf8') ?? null;
 }
 
 /**
@@ -239,6 +248,17 @@ async function planFiles(options: BuildOptions, tree: TreeEntry[]): Promise<{ mo
 async function buildSnapshot(
   options: BuildOptions,
 ): Promise<{ progress: IndexProgress; filesRead: number; skipped: Partial<Record<SkipReason, number>> }> {
+  const blobs = new BlobReader(options.git);
+  try {
+    return await buildWithReader({ ...options, blobs });
+  } finally {
+    blobs.close();
+  }
+}
+
+async function buildWithReader(
+  options: BuildOptions & { blobs: BlobReader },
+): Promise<{ progress: IndexProgress; filesRead: number; skipped: Partial<Record<SkipReason, number>> }> {
   const { prisma, git, embedder, projectId } = options;
   const snapshotId = options.snapshot.id;
   const tree = await listFiles(git, options.commit);
@@ -246,7 +266,7 @@ async function buildSnapshot(
   const filter = createFileFilter({
     maxBytes: options.maxFileBytes,
     exclusions: options.exclusions,
-    gitattributes: attributesEntry ? await readText(git, attributesEntry.blob) : null,
+    gitattributes: attributesEntry ? await readText(options.blobs, attributesEntry.blob) : null,
   });
   const { mode, candidates } = await planFiles(options, tree);
   const skipped: Partial<Record<SkipReason, number>> = {};
@@ -334,7 +354,7 @@ type ChunkedFiles = {
  * yet. No database statement: it runs while the batch before is being written.
  */
 async function chunkFreshFiles(
-  options: BuildOptions & { filter: FileFilter; files: Selected[]; skip: (reason: SkipReason) => void },
+  options: BuildOptions & { blobs: BlobReader; filter: FileFilter; files: Selected[]; skip: (reason: SkipReason) => void },
 ): Promise<ChunkedFiles> {
   const { embedder, files } = options;
   const chunksById = new Map<string, EmbeddedChunk>();
@@ -342,7 +362,7 @@ async function chunkFreshFiles(
   const blobs = [...new Set(files.map((file) => file.blob))];
   const contents = new Map<string, Buffer | null>();
   let bytes = 0;
-  for await (const { blob, content } of readBlobs(options.git, blobs)) {
+  for (const { blob, content } of await options.blobs.read(blobs)) {
     contents.set(blob, content);
     bytes += content?.length ?? 0;
   }
