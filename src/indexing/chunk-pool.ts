@@ -35,9 +35,11 @@ type Task = {
 type Slot = { worker: Worker; task: (Task & { id: number }) | null };
 
 // Compiled, the thread's file is .js beside this one; run from source (tests, benches) it is .ts and
-// needs the same TypeScript loader the parent was started with.
+// needs a TypeScript loader: a light one (scripts/thread-register.js), not the parent's, which
+// loads TypeScript's compiler into every thread.
 const THREAD_FILE = path.join(__dirname, `chunk.thread${path.extname(__filename)}`);
-const THREAD_EXEC_ARGV = path.extname(__filename) === '.ts' ? ['--require', '@swc-node/register'] : [];
+const THREAD_EXEC_ARGV =
+  path.extname(__filename) === '.ts' ? ['--require', path.join(__dirname, '..', '..', 'scripts', 'thread-register.js')] : [];
 
 /**
  * A small pool of worker threads that chunk and embed files, so an index run never holds up the
