@@ -180,9 +180,7 @@ export class BlobReader {
     for (const blob of blobs) if (!SHA.test(blob)) throw badInput('blob ids must be full shas', 'blob');
     if (blobs.length === 0) return [];
     if (this.failure) throw this.failure;
-    const contents = blobs.map(
-      (blob) => new Promise<Buffer | null>((resolve, reject) => this.pending.push({ blob, resolve, reject })),
-    );
+    const contents = blobs.map((blob) => new Promise<Buffer | null>((resolve, reject) => this.pending.push({ blob, resolve, reject })));
     this.child.stdin.write(`${blobs.join('\n')}\n`);
     const read = await Promise.all(contents);
     return blobs.map((blob, index) => ({ blob, content: read[index] }));

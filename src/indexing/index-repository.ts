@@ -22,16 +22,7 @@ import { chunkerVersionOf, type ChunkStrategy } from './chunk-file';
 import { inProcessChunker, type FileChunker } from './chunk-pool';
 import { dropCodeIndex } from './code-index.service';
 import { createFileFilter, type FileFilter, type SkipReason } from './file-filter';
-import {
-  BlobReader,
-  changedFiles,
-  isAncestor,
-  listFiles,
-  resolveCommit,
-  validateRef,
-  type GitOptions,
-  type TreeEntry,
-} from './git-reader';
+import { BlobReader, changedFiles, isAncestor, listFiles, resolveCommit, validateRef, type GitOptions, type TreeEntry } from './git-reader';
 import { fileRole } from './file-role';
 import { openRepository, RepositoryUnavailableError } from './repository-location';
 import { chunkEmbeddingText } from './search-text';
