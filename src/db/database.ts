@@ -12,6 +12,7 @@ import type { Logger } from '../logger';
 import { acquireLock, publishSocketPath, readLiveLock, releaseLock } from './embedded-lock';
 import { migrate, type MigrationResult } from './migrate';
 import { PrismaClient } from './prisma';
+import { registerBulkPool } from './bulk-sql';
 import type { SqlExecutor } from './sql-executor';
 
 export type DatabaseKind = 'postgres' | 'embedded' | 'embedded-socket';
@@ -68,6 +69,7 @@ async function openPostgres(databaseUrl: string, options: OpenDatabaseOptions): 
   pool.on('error', (error) => options.logger.warn({ event: 'database_pool_error', err: error }, 'idle database connection failed'));
   options.onPool?.(pool);
   const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
+  registerBulkPool(prisma, pool);
   return {
     kind: 'postgres',
     prisma,
