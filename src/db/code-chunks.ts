@@ -94,7 +94,8 @@ export async function storeBatch(
     statements.push([
       `INSERT INTO code_chunks (project_id, id, embedder_version, dims, embedding, content, search_text)
        SELECT $1, c.id, c.version, c.dims, c.embedding::vector, c.content, to_tsvector('simple', c.search)
-         FROM unnest($2::text[], $3::text[], $4::int[], $5::text[], $6::text[], $7::text[]) AS c(id, version, dims, embedding, content, search)
+         FROM unnest($2::text[], $3::text[], $4::int[], $5::text[], $6::text[], $7::text[])
+           AS c(id, version, dims, embedding, content, search)
        ON CONFLICT (project_id, id) DO NOTHING`,
       [
         projectId,

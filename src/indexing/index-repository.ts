@@ -423,8 +423,8 @@ async function storeChunkedFiles(options: BuildOptions & { chunked: ChunkedFiles
       { signal: options.signal },
     );
     unembedded.forEach((chunk, position) => {
-      chunk.vector = vectorText(vectors[position]!);
-      dims.set(chunk.id, vectors[position]!.length);
+      chunk.vector = vectorText(vectors[position]);
+      dims.set(chunk.id, vectors[position].length);
     });
   }
   const newChunks = new Map<string, NewChunk>(

@@ -11,7 +11,13 @@ describe('bulk transactions on the PostgreSQL pool', () => {
 
   beforeAll(async () => {
     testDatabase = await createTestDatabase();
-    database = await openDatabase({ databaseUrl: testDatabase.url, dataDir: os.tmpdir(), logger: createLogger('silent'), poolSize: 2 });
+    database = await openDatabase({
+      databaseUrl: testDatabase.url,
+      dataDir: os.tmpdir(),
+      logger: createLogger('silent'),
+      embeddedRole: 'client',
+      poolSize: 2,
+    });
     await database.prisma.$executeRawUnsafe('CREATE TABLE bulk_probe (value text NOT NULL)');
   });
   afterAll(async () => {
