@@ -16,8 +16,10 @@ export function indexRepositoryProcessor(services: Pick<Services, 'prisma' | 'lo
         embedder: services.embedder,
         chunker: services.chunker,
         transactionChunks: services.config.indexing.transactionChunks,
-        // Every statement of the embedded database runs on the main thread: smaller batches keep each short.
+        // Every statement of the embedded database runs on the main thread: smaller batches keep each short,
+        // and no chunking beside them (it would take CPU from that thread).
         batchFiles: services.config.databaseUrl ? 200 : 50,
+        pipeline: Boolean(services.config.databaseUrl),
         logger: services.logger,
         dataDir: services.config.dataDir,
         projectId: job.data.projectId,
