@@ -1,4 +1,5 @@
 import { toSql } from 'pgvector';
+import { withBulkTransaction } from './bulk-sql';
 import type { Prisma, PrismaClient } from './prisma';
 
 /**
@@ -12,8 +13,8 @@ import type { Prisma, PrismaClient } from './prisma';
 
 type Db = PrismaClient | Prisma.TransactionClient;
 
-/** A chunk to store, with its embedding. */
-export type NewChunk = { id: string; embedderVersion: string; embedding: number[]; content: string; searchText: string };
+/** A chunk to store, with its embedding: `vector` in pgvector's text form (`[0.1,-0.2,...]`), of `dims` numbers. */
+export type NewChunk = { id: string; embedderVersion: string; dims: number; vector: string; content: string; searchText: string };
 /** Where a chunk sits in a blob cut with one variant. */
 export type BlobChunkRow = {
   blob: string;
@@ -83,32 +84,39 @@ export async function storeBatch(
   },
 ): Promise<void> {
   const { projectId, snapshotId } = batch;
-  await prisma.$transaction(async (tx) => {
-    await lockProject(tx, projectId);
-    if (batch.chunks.length) {
-      await tx.$executeRawUnsafe(
-        `INSERT INTO code_chunks (project_id, id, embedder_version, dims, embedding, content, search_text)
-         SELECT $1, c.id, c.version, c.dims, c.embedding::vector, c.content, to_tsvector('simple', c.search)
-           FROM unnest($2::text[], $3::text[], $4::int[], $5::text[], $6::text[], $7::text[]) AS c(id, version, dims, embedding, content,
-           search)
-         ON CONFLICT (project_id, id) DO NOTHING`,
+  // Not waiting for the disk at commit: a crash can lose only the last moments of an unfinished
+  // run, whose snapshot is never active (the next run drops it and starts over), and the commit
+  // that activates a snapshot waits for the disk, which writes everything before it too.
+  const statements: Array<[string, unknown[]]> = [
+    ["SELECT set_config('synchronous_commit', 'off', true), pg_advisory_xact_lock($1::int, $2::int)", [LOCK_NAMESPACE, projectId]],
+  ];
+  if (batch.chunks.length) {
+    statements.push([
+      `INSERT INTO code_chunks (project_id, id, embedder_version, dims, embedding, content, search_text)
+       SELECT $1, c.id, c.version, c.dims, c.embedding::vector, c.content, to_tsvector('simple', c.search)
+         FROM unnest($2::text[], $3::text[], $4::int[], $5::text[], $6::text[], $7::text[])
+           AS c(id, version, dims, embedding, content, search)
+       ON CONFLICT (project_id, id) DO NOTHING`,
+      [
         projectId,
         batch.chunks.map((chunk) => chunk.id),
         batch.chunks.map((chunk) => chunk.embedderVersion),
-        batch.chunks.map((chunk) => chunk.embedding.length),
-        batch.chunks.map((chunk) => toSql(chunk.embedding) as string),
+        batch.chunks.map((chunk) => chunk.dims),
+        batch.chunks.map((chunk) => chunk.vector),
         batch.chunks.map((chunk) => chunk.content.replace(/\0/g, '')),
         batch.chunks.map((chunk) => chunk.searchText),
-      );
-    }
-    if (batch.blobChunks.length) {
-      const rows = batch.blobChunks;
-      await tx.$executeRawUnsafe(
-        `INSERT INTO code_blob_chunks (project_id, blob, variant, seq, chunk_id, start_line, end_line, kind, symbol, language)
-         SELECT $1, r.blob, r.variant, r.seq, r.chunk_id, r.start_line, r.end_line, r.kind, r.symbol, r.language
-           FROM unnest($2::text[], $3::text[], $4::int[], $5::text[], $6::int[], $7::int[], $8::text[], $9::text[], $10::text[])
-             AS r(blob, variant, seq, chunk_id, start_line, end_line, kind, symbol, language)
-         ON CONFLICT DO NOTHING`,
+      ],
+    ]);
+  }
+  if (batch.blobChunks.length) {
+    const rows = batch.blobChunks;
+    statements.push([
+      `INSERT INTO code_blob_chunks (project_id, blob, variant, seq, chunk_id, start_line, end_line, kind, symbol, language)
+       SELECT $1, r.blob, r.variant, r.seq, r.chunk_id, r.start_line, r.end_line, r.kind, r.symbol, r.language
+         FROM unnest($2::text[], $3::text[], $4::int[], $5::text[], $6::int[], $7::int[], $8::text[], $9::text[], $10::text[])
+           AS r(blob, variant, seq, chunk_id, start_line, end_line, kind, symbol, language)
+       ON CONFLICT DO NOTHING`,
+      [
         projectId,
         rows.map((row) => row.blob),
         rows.map((row) => row.variant),
@@ -119,26 +127,45 @@ export async function storeBatch(
         rows.map((row) => row.kind),
         rows.map((row) => row.symbol),
         rows.map((row) => row.language),
+      ],
+    ]);
+  }
+  if (batch.files.length) statements.push(insertFilesStatement(projectId, snapshotId, batch.files));
+  // Straight to PostgreSQL's pool when there is one (bulk-sql.ts says why), else through Prisma.
+  const direct = await withBulkTransaction(prisma, { timeoutMs: WRITE_TRANSACTION.timeout }, async (statement) => {
+    for (const [sql, params] of statements)
+      await statement(
+        sql,
+        params.map((value) => (typeof value === 'bigint' ? value.toString() : value)),
       );
-    }
-    await insertFiles(tx, projectId, snapshotId, batch.files);
+  });
+  if (direct) return;
+  await prisma.$transaction(async (tx) => {
+    for (const [sql, params] of statements) await tx.$executeRawUnsafe(sql, ...params);
   }, WRITE_TRANSACTION);
 }
 
-async function insertFiles(db: Db, projectId: number, snapshotId: bigint, files: readonly FileRow[]): Promise<void> {
-  if (!files.length) return;
-  await db.$executeRawUnsafe(
+function insertFilesStatement(projectId: number, snapshotId: bigint, files: readonly FileRow[]): [string, unknown[]] {
+  return [
     `INSERT INTO code_index_files (snapshot_id, path, blob, variant, project_id, role)
      SELECT $1::bigint, f.path, f.blob, f.variant, $2, f.role FROM unnest($3::text[], $4::text[], $5::text[], $6::text[]) AS f(path, blob,
      variant, role)
      ON CONFLICT (snapshot_id, path) DO UPDATE SET blob = EXCLUDED.blob, variant = EXCLUDED.variant, role = EXCLUDED.role`,
-    snapshotId,
-    projectId,
-    files.map((file) => file.path),
-    files.map((file) => file.blob),
-    files.map((file) => file.variant),
-    files.map((file) => file.role),
-  );
+    [
+      snapshotId,
+      projectId,
+      files.map((file) => file.path),
+      files.map((file) => file.blob),
+      files.map((file) => file.variant),
+      files.map((file) => file.role),
+    ],
+  ];
+}
+
+async function insertFiles(db: Db, projectId: number, snapshotId: bigint, files: readonly FileRow[]): Promise<void> {
+  if (!files.length) return;
+  const [sql, params] = insertFilesStatement(projectId, snapshotId, files);
+  await db.$executeRawUnsafe(sql, ...params);
 }
 
 /** Manifest lines whose chunks are already stored: no transaction or lock needed, nothing new is referenced. */

@@ -11,6 +11,7 @@ import { acquireLock, publishSocketPath, readLiveLock, releaseLock } from './emb
 import { migrate, type MigrationResult } from './migrate';
 import type { PGliteThreadData, PGliteThreadReply } from './pglite.thread';
 import { PrismaClient } from './prisma';
+import { registerBulkPool } from './bulk-sql';
 import type { SqlExecutor } from './sql-executor';
 
 export type DatabaseKind = 'postgres' | 'embedded' | 'embedded-socket';
@@ -73,6 +74,7 @@ function poolDatabase(kind: DatabaseKind, pool: pg.Pool, options: OpenDatabaseOp
   pool.on('error', (error) => options.logger.warn({ event: 'database_pool_error', err: error }, 'idle database connection failed'));
   options.onPool?.(pool);
   const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
+  registerBulkPool(prisma, pool);
   return {
     kind,
     prisma,

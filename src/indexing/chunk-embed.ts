@@ -1,7 +1,8 @@
 import { LexicalEmbedder, type LexicalEmbedderOptions } from '../llm/embedders/lexical.embedder';
 import type { Embedder } from '../llm/embedders/embedder';
 import { chunkFileWith, chunkId, type Chunk, type ChunkStrategy } from './chunk-file';
-import { chunkEmbeddingText, chunkSearchText } from './search-text';
+import { identifierTerms } from '../llm/embedders/terms';
+import { chunkEmbeddingText, searchTextOfTerms } from './search-text';
 
 /** One file to cut: its path (for the grammar and the chunks' metadata) and its text. */
 export type FileToChunk = { path: string; content: string };
@@ -9,9 +10,16 @@ export type FileToChunk = { path: string; content: string };
 /**
  * A chunk as the index stores it: the chunker's chunk (every field it carries passes through
  * unchanged), its id, its full-text document and, when the embedder could run beside the chunker,
- * its vector (null otherwise: the caller embeds what it does not have yet).
+ * its vector in pgvector's text form (null otherwise: the caller embeds what it does not have yet).
+ * Text, not numbers: a string crosses from a worker thread as one copy, where an array of 512
+ * numbers is cloned number by number and made again as garbage on the main thread.
  */
-export type EmbeddedChunk = Chunk & { id: string; searchText: string; embedding: number[] | null };
+export type EmbeddedChunk = Chunk & { id: string; searchText: string; vector: string | null };
+
+/** A vector as pgvector reads it: `[0.1,-0.2,...]`, each number as JavaScript prints it (as pgvector's toSql does). */
+export function vectorText(vector: readonly number[]): string {
+  return `[${vector.join(',')}]`;
+}
 
 /** How a batch of files is cut and embedded; plain data, so it crosses to a worker thread as it is. */
 export type ChunkEmbedSpec = {
@@ -46,15 +54,17 @@ export async function chunkAndEmbed(files: readonly FileToChunk[], spec: ChunkEm
   const result: EmbeddedChunk[][] = [];
   for (const file of files) {
     const chunks = await chunkFileWith(spec.strategy, file);
-    const texts = chunks.map((chunk) => chunkEmbeddingText(chunk));
-    const vectors = embedder ? await embedder.embed(texts) : null;
     result.push(
-      chunks.map((chunk, position) => ({
-        ...chunk,
-        id: chunkId(chunk, { embedderVersion: spec.embedderVersion }),
-        searchText: chunkSearchText(chunk),
-        embedding: vectors ? vectors[position] : null,
-      })),
+      chunks.map((chunk) => {
+        // One split into terms serves both the full-text document and the lexical vector (search-text.ts).
+        const terms = identifierTerms(chunkEmbeddingText(chunk));
+        return {
+          ...chunk,
+          id: chunkId(chunk, { embedderVersion: spec.embedderVersion }),
+          searchText: searchTextOfTerms(terms),
+          vector: embedder ? vectorText(embedder.embedTerms(terms)) : null,
+        };
+      }),
     );
   }
   return result;

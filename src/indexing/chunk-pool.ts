@@ -35,9 +35,12 @@ type Task = {
 type Slot = { worker: Worker; task: (Task & { id: number }) | null };
 
 // Compiled, the thread's file is .js beside this one; run from source (tests, benches) it is .ts and
-// needs the same TypeScript loader the parent was started with.
+// needs a TypeScript loader: a light one (scripts/thread-register.js), not the parent's, which
+// loads TypeScript's compiler into every thread.
+const THREAD_YOUNG_GENERATION_MB = 8;
 const THREAD_FILE = path.join(__dirname, `chunk.thread${path.extname(__filename)}`);
-const THREAD_EXEC_ARGV = path.extname(__filename) === '.ts' ? ['--require', '@swc-node/register'] : [];
+const THREAD_EXEC_ARGV =
+  path.extname(__filename) === '.ts' ? ['--require', path.join(__dirname, '..', '..', 'scripts', 'thread-register.js')] : [];
 
 /**
  * A small pool of worker threads that chunk and embed files, so an index run never holds up the
@@ -130,7 +133,14 @@ export class ChunkPool implements FileChunker {
   }
 
   private spawn(): Slot {
-    const worker = new Worker(THREAD_FILE, { execArgv: THREAD_EXEC_ARGV, name: 'duo-chunker' });
+    const worker = new Worker(THREAD_FILE, {
+      execArgv: THREAD_EXEC_ARGV,
+      name: 'duo-chunker',
+      // A thread allocates fast (chunks, terms, vector text) and V8 lets the young generation of
+      // such a heap grow to 32 MiB or more; a small one costs a few more scavenges and ~25 MiB
+      // less memory per thread. The old generation is left unbounded (a large file needs it).
+      resourceLimits: { maxYoungGenerationSizeMb: THREAD_YOUNG_GENERATION_MB },
+    });
     const slot: Slot = { worker, task: null };
     worker.on('message', (reply: ChunkTaskReply) => {
       const task = slot.task;

@@ -1,4 +1,4 @@
-import { execFile, spawn } from 'node:child_process';
+import { execFile, spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { AppError, badInput } from '../errors';
 
 /**
@@ -150,5 +150,83 @@ export async function* readBlobs(options: GitOptions, blobs: readonly string[]):
       userMessage: `git cat-file stopped after ${index} of ${blobs.length} objects of the project's repository`,
       internalMessage: `git cat-file stopped after ${index} of ${blobs.length} objects in ${options.repository}`,
     });
+  }
+}
+
+/**
+ * One `git cat-file --batch` process for many reads (an index run's batches): starting a process
+ * from a large Node process costs several milliseconds of the event loop (the fork copies its page
+ * tables), so a run starts one, not one per batch. Reads are answered in the order asked; close()
+ * ends the process.
+ */
+export class BlobReader {
+  private readonly child: ChildProcessWithoutNullStreams;
+  private readonly chunks: Buffer[] = [];
+  private buffered = 0;
+  /** Objects asked for and not yet read, in order. */
+  private readonly pending: Array<{ blob: string; resolve: (content: Buffer | null) => void; reject: (error: Error) => void }> = [];
+  private failure: Error | null = null;
+
+  constructor(private readonly options: GitOptions) {
+    this.child = spawn('git', ['-C', options.repository, 'cat-file', '--batch'], { stdio: ['pipe', 'pipe', 'pipe'] });
+    this.child.stdout.on('data', (chunk: Buffer) => this.receive(chunk));
+    this.child.stdin.on('error', () => undefined);
+    this.child.on('error', (error) => this.fail(error));
+    this.child.on('close', () => this.fail(null));
+  }
+
+  /** The blobs' contents, in the order asked; a missing object gives null. */
+  async read(blobs: readonly string[]): Promise<Array<{ blob: string; content: Buffer | null }>> {
+    for (const blob of blobs) if (!SHA.test(blob)) throw badInput('blob ids must be full shas', 'blob');
+    if (blobs.length === 0) return [];
+    if (this.failure) throw this.failure;
+    const contents = blobs.map((blob) => new Promise<Buffer | null>((resolve, reject) => this.pending.push({ blob, resolve, reject })));
+    this.child.stdin.write(`${blobs.join('\n')}\n`);
+    const read = await Promise.all(contents);
+    return blobs.map((blob, index) => ({ blob, content: read[index] }));
+  }
+
+  close(): void {
+    this.failure ??= new Error('the blob reader is closed');
+    this.child.stdin.end();
+    if (this.child.exitCode === null) this.child.kill();
+  }
+
+  private receive(chunk: Buffer): void {
+    this.chunks.push(chunk);
+    this.buffered += chunk.length;
+    let buffer = this.chunks.length === 1 ? this.chunks[0] : Buffer.concat(this.chunks, this.buffered);
+    let offset = 0;
+    while (this.pending.length) {
+      const newline = buffer.indexOf(10, offset);
+      if (newline === -1) break;
+      const header = buffer.subarray(offset, newline).toString('utf8');
+      if (header.endsWith(' missing')) {
+        offset = newline + 1;
+        this.pending.shift()!.resolve(null);
+        continue;
+      }
+      const size = Number(header.split(' ')[2]);
+      if (buffer.length < newline + 1 + size + 1) break;
+      const content = Buffer.from(buffer.subarray(newline + 1, newline + 1 + size));
+      offset = newline + 1 + size + 1;
+      this.pending.shift()!.resolve(content);
+    }
+    buffer = buffer.subarray(offset);
+    this.chunks.length = 0;
+    this.buffered = buffer.length;
+    if (buffer.length) this.chunks.push(buffer);
+  }
+
+  private fail(error: Error | null): void {
+    const failure =
+      error ??
+      new AppError({
+        code: 'INTERNAL',
+        userMessage: "git cat-file stopped before answering every object asked of the project's repository",
+        internalMessage: `git cat-file stopped with ${this.pending.length} objects unanswered in ${this.options.repository}`,
+      });
+    this.failure ??= failure;
+    for (const waiting of this.pending.splice(0)) waiting.reject(failure);
   }
 }

@@ -23,7 +23,16 @@ function sublinear(terms: readonly string[]): string[] {
  * with repeated words damped (see sublinear).
  */
 export function chunkSearchText(chunk: Pick<Chunk, 'path' | 'symbol' | 'content'>): string {
-  return sublinear(identifierTerms(`${chunk.path}\n${chunk.symbol ?? ''}\n${chunk.content}`)).join(' ');
+  return searchTextOfTerms(identifierTerms(`${chunk.path}\n${chunk.symbol ?? ''}\n${chunk.content}`));
+}
+
+/**
+ * The full-text document from a chunk's identifierTerms. The terms of chunkEmbeddingText are the
+ * same as chunkSearchText's (only the separators between path, symbol and code differ, and no
+ * term spans them), so the indexer splits each chunk once for both.
+ */
+export function searchTextOfTerms(terms: readonly string[]): string {
+  return sublinear(terms).join(' ');
 }
 
 /** What the embedder is given for a chunk: where it is and what it is called help as much as its code. */

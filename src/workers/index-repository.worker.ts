@@ -16,8 +16,10 @@ export function indexRepositoryProcessor(services: Pick<Services, 'prisma' | 'lo
         embedder: services.embedder,
         chunker: services.chunker,
         transactionChunks: services.config.indexing.transactionChunks,
-        // The embedded database is one session (requests wait for its statement in progress): smaller batches keep each short.
+        // The embedded database is one session (requests wait for its statement in progress): smaller batches keep
+        // each short, and no chunking beside them (the chunk thread would take a core from the database's thread).
         batchFiles: services.config.databaseUrl ? 200 : 50,
+        pipeline: Boolean(services.config.databaseUrl),
         logger: services.logger,
         dataDir: services.config.dataDir,
         projectId: job.data.projectId,

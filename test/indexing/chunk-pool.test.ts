@@ -35,7 +35,7 @@ describe('ChunkPool (chunking and embedding in worker threads)', () => {
     expect(threaded).toHaveLength(files.length);
     expect(threaded).toEqual(local);
     expect(threaded.flat().length).toBeGreaterThan(files.length);
-    expect(threaded.flat().every((chunk) => chunk.embedding?.length === 512)).toBe(true);
+    expect(threaded.flat().every((chunk) => (JSON.parse(chunk.vector ?? 'null') as number[] | null)?.length === 512)).toBe(true);
   });
 
   it('leaves vectors to the caller when the embedder is a model', async () => {
@@ -43,7 +43,7 @@ describe('ChunkPool (chunking and embedding in worker threads)', () => {
     const embedder = new OpenAiCompatibleEmbedder({ model: 'm', baseUrl: 'http://127.0.0.1:9/v1', dimensions: 8 });
     const [chunks] = await pool.chunkAndEmbed([{ path: 'a.py', content: 'def f(x):\n    return x\n' }], chunkEmbedSpec(embedder));
     expect(chunks.length).toBe(1);
-    expect(chunks[0]).toMatchObject({ kind: 'function', symbol: 'f', embedding: null });
+    expect(chunks[0]).toMatchObject({ kind: 'function', symbol: 'f', vector: null });
     expect(chunks[0].id).toMatch(/^[0-9a-f]{64}$/);
   });
 

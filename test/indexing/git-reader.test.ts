@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync, mkdirSync, unlinkSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { changedFiles, isAncestor, listFiles, readBlobs, resolveCommit, validateRef } from '../../src/indexing/git-reader';
+import { BlobReader, changedFiles, isAncestor, listFiles, readBlobs, resolveCommit, validateRef } from '../../src/indexing/git-reader';
 
 // A real repository made for the test, read with the real git.
 describe('git reader', () => {
@@ -91,6 +91,29 @@ describe('git reader', () => {
       read.push([blob, content?.toString('utf8') ?? null]);
     expect(read.map(([, content]) => content)).toEqual(['# hello\n', 'export const a = 10;\n', 'export const c = 3;\n', null]);
     expect(read.at(-1)![0]).toBe(missing);
+  });
+
+  it('reads many batches of blobs through one git process, in order, missing ones as null', async () => {
+    const files = await listFiles({ repository }, second);
+    const missing = 'f'.repeat(40);
+    const reader = new BlobReader({ repository });
+    try {
+      const first = await reader.read([files[1].blob, missing, files[0].blob]);
+      expect(first.map(({ blob }) => blob)).toEqual([files[1].blob, missing, files[0].blob]);
+      expect(first.map(({ content }) => content?.toString('utf8') ?? null)).toEqual(['export const a = 10;\n', null, '# hello\n']);
+      const [again] = await reader.read([files[2].blob]);
+      expect(again.content?.toString('utf8')).toBe('export const c = 3;\n');
+      await expect(reader.read(['HEAD'])).rejects.toMatchObject({ code: 'BAD_USER_INPUT' });
+    } finally {
+      reader.close();
+    }
+    await expect(reader.read([files[0].blob])).rejects.toThrow(/closed/);
+  });
+
+  it('fails the reads of a blob reader whose repository cannot be read', async () => {
+    const reader = new BlobReader({ repository: path.join(repository, 'nope') });
+    await expect(reader.read(['a'.repeat(40)])).rejects.toThrow(/git cat-file stopped/);
+    reader.close();
   });
 
   it('refuses ids that are not shas before running git', async () => {

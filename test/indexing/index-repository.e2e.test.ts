@@ -106,6 +106,30 @@ describe('indexRepository (real git, PostgreSQL and pgvector)', () => {
     expect(vector).toEqual({ dims: 512, embedder_version: 'lexical-v1-512' });
   });
 
+  it('writes the same index whether the next batch is chunked while one is written or after, with copies across batches', async () => {
+    // The same blob under several paths, in different batches of one file each, and an empty file.
+    const files = {
+      ...SAMPLE_FILES,
+      'a/copy.ts': SAMPLE_FILES['src/connection.ts'],
+      'z/copy.ts': SAMPLE_FILES['src/connection.ts'],
+      'empty.ts': '',
+    };
+    const outcomes = [];
+    for (const pipeline of [true, false]) {
+      const { run, manifest, symbols, embedder } = await setup(files);
+      const result = await run({ batchFiles: 1, pipeline });
+      outcomes.push({
+        result: { ...result, commitSha: null },
+        manifest: [...(await manifest())],
+        symbols: await symbols(),
+        embedded: embedder.texts.length,
+      });
+    }
+    expect(outcomes[0]).toEqual(outcomes[1]);
+    expect(outcomes[0].result).toMatchObject({ outcome: 'indexed', mode: 'full', files: 7 });
+    expect(outcomes[0].symbols.filter((symbol) => symbol.endsWith('copy.ts#'))).toHaveLength(2);
+  });
+
   it('reads only what changed: add, modify, delete and rename, and a second run of the same commit does nothing', async () => {
     const { repo, project, run, manifest, embedder } = await setup();
     await run();

@@ -71,12 +71,18 @@ export class LexicalEmbedder implements Embedder {
   }
 
   private embedOne(text: string): number[] {
+    return this.embedTerms(identifierTerms(text));
+  }
+
+  /**
+   * The vector of a text from its identifierTerms: what embed gives for the text. The indexer has
+   * the terms already (the full-text document is made of the same ones), so it splits each chunk once.
+   */
+  embedTerms(allTerms: readonly string[]): number[] {
     const terms =
       this.algorithm === 1
-        ? identifierTerms(text).filter((term) => !V1_STOP_WORDS.has(term))
-        : identifierTerms(text)
-            .filter((term) => !STOP_WORDS.has(term))
-            .map(stemWord);
+        ? allTerms.filter((term) => !V1_STOP_WORDS.has(term))
+        : allTerms.filter((term) => !STOP_WORDS.has(term)).map(stemWord);
     const counts = new Map<string, number>();
     const add = (feature: string) => counts.set(feature, (counts.get(feature) ?? 0) + 1);
     terms.forEach((term, index) => {

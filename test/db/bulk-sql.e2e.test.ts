@@ -1,0 +1,60 @@
+import os from 'node:os';
+import { withBulkTransaction } from '../../src/db/bulk-sql';
+import { openDatabase, type Database } from '../../src/db/database';
+import { createLogger } from '../../src/logger';
+import { createTestDatabase, type TestDatabase } from '../helpers/test-database';
+
+// Large index writes go straight to PostgreSQL's pool, in a transaction of their own.
+describe('bulk transactions on the PostgreSQL pool', () => {
+  let testDatabase: TestDatabase;
+  let database: Database;
+
+  beforeAll(async () => {
+    testDatabase = await createTestDatabase();
+    database = await openDatabase({
+      databaseUrl: testDatabase.url,
+      dataDir: os.tmpdir(),
+      logger: createLogger('silent'),
+      embeddedRole: 'client',
+      poolSize: 2,
+    });
+    await database.prisma.$executeRawUnsafe('CREATE TABLE bulk_probe (value text NOT NULL)');
+  });
+  afterAll(async () => {
+    await database.close();
+    await testDatabase.drop();
+  });
+
+  const values = async () =>
+    (await database.prisma.$queryRawUnsafe<Array<{ value: string }>>('SELECT value FROM bulk_probe ORDER BY value')).map(
+      (row) => row.value,
+    );
+
+  it('commits what the work wrote, with arrays and nulls as parameters', async () => {
+    const done = await withBulkTransaction(database.prisma, { timeoutMs: 60_000 }, async (statement) => {
+      await statement('INSERT INTO bulk_probe SELECT coalesce(v, $2) FROM unnest($1::text[]) AS v', [['a', null, 'c"{,}\\'], 'b']);
+      return 'done';
+    });
+    expect(done).toEqual({ value: 'done' });
+    expect(await values()).toEqual(['a', 'b', 'c"{,}\\']);
+  });
+
+  it('rolls everything back when the work fails, and the pool stays usable', async () => {
+    await expect(
+      withBulkTransaction(database.prisma, { timeoutMs: 60_000 }, async (statement) => {
+        await statement("INSERT INTO bulk_probe VALUES ('rolled back')");
+        await statement('SELECT * FROM no_such_table');
+      }),
+    ).rejects.toThrow(/no_such_table/);
+    expect(await values()).not.toContain('rolled back');
+    for (let attempt = 0; attempt < 3; attempt += 1) {
+      expect(await withBulkTransaction(database.prisma, { timeoutMs: 60_000 }, async (statement) => statement('SELECT 1'))).toBeDefined();
+    }
+  });
+
+  it('answers undefined, running nothing, for a client openDatabase did not make (no pool known)', async () => {
+    let ran = false;
+    expect(await withBulkTransaction({}, { timeoutMs: 60_000 }, async () => (ran = true))).toBeUndefined();
+    expect(ran).toBe(false);
+  });
+});
