@@ -9,6 +9,14 @@
  * (TEST_REDIS_URL, default 127.0.0.1:6379), like the tests. Everything it makes (a database
  * duo_bench_<random>, Redis keys under its own prefix, a data folder) is removed at the end.
  *
+ * BENCH_SEARCH_KEEP=<name> keeps the built data for later runs instead: the database
+ * duo_bench_keep_<name> and the data folder duo-bench-keep-<name> under the system temp folder
+ * stay. A later run with the same name and `chunks` finds them and measures size 2 only (no
+ * indexing, no copying, no size 1; its chat too unless chatMessages is 0), after the service's
+ * migrations ran on that database as on any start. A kept database built from other packages or
+ * another `chunks` is dropped and built again. Remove it with
+ * `psql -c 'DROP DATABASE duo_bench_keep_<name>'` and the folder by hand.
+ *
  * 1. Data: a few npm packages are fetched (`npm pack`, cached under the system temp folder) and
  *    committed together as one monorepo (packages/<name>/...), which the real indexer
  *    (indexRepository, lexical embedder, tree-sitter chunks) indexes into one project: the first
@@ -668,14 +676,85 @@ async function measureChat(options: {
   }
 }
 
+const KEEP = process.env.BENCH_SEARCH_KEEP?.trim() || null;
+if (KEEP !== null && !/^[a-z0-9_]{1,30}$/.test(KEEP)) throw new Error('BENCH_SEARCH_KEEP: 1 to 30 of a-z, 0-9 and _');
+/** What a kept database was built from: reused only when it matches this run. */
+const KEPT_FROM = JSON.stringify({ specs: SPECS, chunks: LARGE_CHUNKS });
+
+type Kept = { token: string; projectId: number };
+
+/** The kept database's build, when it holds a finished one made from the same packages and size. */
+async function keptBuild(name: string): Promise<Kept | null> {
+  const exists = await withClient(ADMIN_URL, (client) => client.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]));
+  if (!exists.rowCount) return null;
+  const rows = await withClient(databaseUrl(name), async (client) => {
+    const table = await client.query("SELECT to_regclass('bench_keep') AS name");
+    if (!table.rows[0].name) return [];
+    return (await client.query<{ token: string; project_id: number; built_from: string }>('SELECT * FROM bench_keep')).rows;
+  });
+  const row = rows[0];
+  return row && row.built_from === KEPT_FROM ? { token: row.token, projectId: row.project_id } : null;
+}
+
+async function markKept(url: string, kept: Kept): Promise<void> {
+  await withClient(url, async (client) => {
+    await client.query('CREATE TABLE bench_keep (token text NOT NULL, project_id int NOT NULL, built_from text NOT NULL)');
+    await client.query('INSERT INTO bench_keep VALUES ($1, $2, $3)', [kept.token, kept.projectId, KEPT_FROM]);
+  });
+}
+
+/** A run on a kept database: size 2 as it was left, then its chat unless chatMessages is 0. */
+async function measureKept(options: { url: string; dataDir: string; redisPrefix: string; kept: Kept; benchStarted: number }) {
+  const running = await start({ databaseUrl: options.url, dataDir: options.dataDir, redisPrefix: options.redisPrefix, role: 'api' });
+  let closed = false;
+  try {
+    const { prisma, embedder, queues } = running.services;
+    const project = await prisma.project.findUniqueOrThrow({ where: { id: options.kept.projectId } });
+    const readiness = await indexReadiness({ prisma, queues, project, startIndexing: false });
+    if (readiness.status !== 'ready') throw new Error(`kept index not ready: ${readiness.message}`);
+    const status = execFileSync('git', ['-C', PROJECT_ROOT, 'status', '--porcelain', '--', 'src'], { encoding: 'utf8' }).trim();
+    console.log(
+      `duo-slice codebase search on the kept database ${KEEP} (BENCH_SEARCH_KEEP), ${os.cpus().length} cores, node ` +
+        `${process.version}, embedder ${embedder.version}, revision ${git(PROJECT_ROOT, 'rev-parse', '--short', 'HEAD')}` +
+        `${status ? ' with uncommitted changes to src' : ''}`,
+    );
+    const questions = await makeQuestions(options.url, readiness.scope.snapshotId);
+    console.log(`\nsize 2 (kept): ${await describeData(options.url, readiness.scope.snapshotId)}`);
+    const fixture: Fixture = { running, token: options.kept.token, project, scope: readiness.scope, databaseUrl: options.url };
+    await measureSize(fixture, questions);
+    await running.close();
+    closed = true;
+    if (CHAT_MESSAGES > 0) {
+      console.log('  chat with repository context (role all, the api service stopped)');
+      await measureChat({ databaseUrl: options.url, dataDir: options.dataDir, project, token: options.kept.token, questions });
+    }
+    console.log(`\n${load()}; bench ran ${((performance.now() - options.benchStarted) / 1000).toFixed(0)} s`);
+  } finally {
+    if (!closed) await running.close();
+  }
+}
+
 async function main(): Promise<void> {
   const benchStarted = performance.now();
-  const monorepo = await materializeMonorepo();
-  const name = `duo_bench_${randomBytes(6).toString('hex')}`;
+  const name = KEEP ? `duo_bench_keep_${KEEP}` : `duo_bench_${randomBytes(6).toString('hex')}`;
   const url = databaseUrl(name);
-  await withClient(ADMIN_URL, (client) => client.query(`CREATE DATABASE "${name}"`));
-  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'duo-bench-'));
   const redisPrefix = `duobench:${randomBytes(5).toString('hex')}`;
+  const keptDir = KEEP ? path.join(os.tmpdir(), `duo-bench-keep-${KEEP}`) : null;
+  const kept = KEEP ? await keptBuild(name) : null;
+  if (kept && keptDir && existsSync(keptDir)) {
+    try {
+      await measureKept({ url, dataDir: keptDir, redisPrefix, kept, benchStarted });
+    } finally {
+      await deleteRedisKeys(redisPrefix);
+    }
+    return;
+  }
+  const monorepo = await materializeMonorepo();
+  if (KEEP) await withClient(ADMIN_URL, (client) => client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`));
+  await withClient(ADMIN_URL, (client) => client.query(`CREATE DATABASE "${name}"`));
+  if (keptDir) rmSync(keptDir, { recursive: true, force: true });
+  if (keptDir) mkdirSync(keptDir, { recursive: true });
+  const dataDir = keptDir ?? mkdtempSync(path.join(os.tmpdir(), 'duo-bench-'));
   let running: RunningService | null = null;
   try {
     running = await start({ databaseUrl: url, dataDir, redisPrefix, role: 'api' });
@@ -748,6 +827,7 @@ async function main(): Promise<void> {
     console.log(
       "  (copies share their text: the text ranking's 50 candidates are about 5 chunks × 10 copies, so hit rates here say little)",
     );
+    if (KEEP) await markKept(url, { token, projectId: project.id });
     await measureSize(fixture, questions);
 
     await running.close();
@@ -755,11 +835,14 @@ async function main(): Promise<void> {
     console.log('  chat with repository context (role all, the api service stopped)');
     await measureChat({ databaseUrl: url, dataDir, project, token, questions });
     console.log(`\n${load()}; bench ran ${((performance.now() - benchStarted) / 1000).toFixed(0)} s`);
+    if (KEEP) console.log(`kept for later runs (BENCH_SEARCH_KEEP=${KEEP}): database ${name}, data folder ${dataDir}`);
   } finally {
     await running?.close();
     await deleteRedisKeys(redisPrefix);
-    rmSync(dataDir, { recursive: true, force: true });
-    await withClient(ADMIN_URL, (client) => client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`));
+    if (!KEEP) {
+      rmSync(dataDir, { recursive: true, force: true });
+      await withClient(ADMIN_URL, (client) => client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`));
+    }
   }
 }
 
