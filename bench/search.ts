@@ -64,6 +64,7 @@ import { PROJECT_ROOT } from '../src/paths';
 import { createToken, createUser } from '../src/users/users.service';
 import { createRandom } from '../src/random';
 import { deleteRedisKeys } from '../test/helpers/test-service';
+import { reportFigures } from './lib/figures';
 
 const QUESTIONS = Number(process.argv[2] ?? 200);
 const LARGE_CHUNKS = Number(process.argv[3] ?? 100_000);
@@ -365,7 +366,8 @@ async function searchOverHttp(fixture: Fixture, question: string): Promise<Array
   return body.data.codebaseSearch;
 }
 
-async function measureHttp(fixture: Fixture, questions: Question[]): Promise<void> {
+/** Returns the p95 of one at a time, ms. */
+async function measureHttp(fixture: Fixture, questions: Question[]): Promise<number> {
   for (const question of questions.slice(0, WARM_UP)) await searchOverHttp(fixture, question.text);
   const sequential: number[] = [];
   const byKind: Record<Question['kind'], number[]> = { identifier: [], prose: [] };
@@ -405,9 +407,11 @@ async function measureHttp(fixture: Fixture, questions: Question[]): Promise<voi
   console.log(`      prose questions      ${spread(byKind.prose)}   (${byKind.prose.length})`);
   console.log(`    ${CONCURRENCY} at a time            ${spread(concurrent)}   ${(questions.length / seconds).toFixed(0)} q/s`);
   console.log(`    the symbol's file among the hits: ${found}/${questions.length}; no hits: ${empty}`);
+  return percentile(sequential, 95);
 }
 
-async function measureInProcess(fixture: Fixture, questions: Question[]): Promise<void> {
+/** Returns the p95 of searchCode, ms. */
+async function measureInProcess(fixture: Fixture, questions: Question[]): Promise<number> {
   const { prisma, embedder } = fixture.running.services;
   const parts = { embed: [] as number[], vector: [] as number[], text: [] as number[], total: [] as number[], rest: [] as number[] };
   for (const question of questions.slice(0, WARM_UP)) await searchCode({ prisma, embedder, scope: fixture.scope, query: question.text });
@@ -436,6 +440,7 @@ async function measureInProcess(fixture: Fixture, questions: Question[]): Promis
   console.log(`    textRanking (${CANDIDATES})       ${spread(parts.text)}`);
   console.log(`    searchCode, hybrid     ${spread(parts.total)}`);
   console.log(`    remainder: fusion, hydration, grouping ≈ searchCode − max(embed + vector, text)   ${spread(parts.rest)}`);
+  return percentile(parts.total, 95);
 }
 
 type PlanRow = { 'QUERY PLAN': string };
@@ -523,11 +528,24 @@ const load = () =>
     .map((value) => value.toFixed(1))
     .join(' ')}`;
 
-async function measureSize(fixture: Fixture, questions: Question[]): Promise<void> {
+async function measureSize(fixture: Fixture, questions: Question[]): Promise<{ http: number; inProcess: number }> {
   console.log(`  (${load()} before, on ${os.cpus().length} cores)`);
-  await measureHttp(fixture, questions);
-  await measureInProcess(fixture, questions);
+  const http = await measureHttp(fixture, questions);
+  const inProcess = await measureInProcess(fixture, questions);
   await explainPlans(fixture, questions);
+  return { http, inProcess };
+}
+
+/** The figure of the issue for bench/all.ts, from the large size. */
+function reportLarge(p95: { http: number; inProcess: number }): void {
+  reportFigures([
+    {
+      figure: `codebaseSearch p95 at ${Math.round(LARGE_CHUNKS / 1000)}k chunks, GraphQL / in-process`,
+      target: '40 / 25 ms',
+      result: `${p95.http.toFixed(1)} / ${p95.inProcess.toFixed(1)} ms`,
+      met: p95.http < 40 && p95.inProcess < 25,
+    },
+  ]);
 }
 
 type StubModel = { url: string; arrivals: Array<{ at: number; body: string }>; close(): Promise<void> };
@@ -721,7 +739,7 @@ async function measureKept(options: { url: string; dataDir: string; redisPrefix:
     const questions = await makeQuestions(options.url, readiness.scope.snapshotId);
     console.log(`\nsize 2 (kept): ${await describeData(options.url, readiness.scope.snapshotId)}`);
     const fixture: Fixture = { running, token: options.kept.token, project, scope: readiness.scope, databaseUrl: options.url };
-    await measureSize(fixture, questions);
+    const large = await measureSize(fixture, questions);
     await running.close();
     closed = true;
     if (CHAT_MESSAGES > 0) {
@@ -729,6 +747,7 @@ async function measureKept(options: { url: string; dataDir: string; redisPrefix:
       await measureChat({ databaseUrl: options.url, dataDir: options.dataDir, project, token: options.kept.token, questions });
     }
     console.log(`\n${load()}; bench ran ${((performance.now() - options.benchStarted) / 1000).toFixed(0)} s`);
+    reportLarge(large);
   } finally {
     if (!closed) await running.close();
   }
@@ -828,7 +847,7 @@ async function main(): Promise<void> {
       "  (copies share their text: the text ranking's 50 candidates are about 5 chunks × 10 copies, so hit rates here say little)",
     );
     if (KEEP) await markKept(url, { token, projectId: project.id });
-    await measureSize(fixture, questions);
+    const large = await measureSize(fixture, questions);
 
     await running.close();
     running = null;
@@ -836,6 +855,7 @@ async function main(): Promise<void> {
     await measureChat({ databaseUrl: url, dataDir, project, token, questions });
     console.log(`\n${load()}; bench ran ${((performance.now() - benchStarted) / 1000).toFixed(0)} s`);
     if (KEEP) console.log(`kept for later runs (BENCH_SEARCH_KEEP=${KEEP}): database ${name}, data folder ${dataDir}`);
+    reportLarge(large);
   } finally {
     await running?.close();
     await deleteRedisKeys(redisPrefix);
