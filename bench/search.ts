@@ -31,8 +31,9 @@
  *    "where is Subscriber.next defined"), half prose ("how does retry when work?").
  * 3. At each size: codebaseSearch through GraphQL over HTTP (the real service, role api), one at
  *    a time and 4 at a time; searchCode in this process with its parts timed apart; the plans
- *    (EXPLAIN, no settings forced) of vectorRanking and textRanking for every question, tallied,
- *    with how many chunks each question's text query matches (every match is ranked).
+ *    (EXPLAIN, no settings forced) of vectorRanking and textRanking (every level, one statement)
+ *    for every question, tallied, with how many chunks each question's any-word text query
+ *    matches (a level ranks at most 500 of its matches, 2,000 for the every-word level).
  * 4. Chat, at each size: the real service with role all, the model an OpenAI-compatible stub in
  *    this process that records when each POST /v1/chat/completions arrives and streams "ok" at
  *    once; aiAction with a REPOSITORY item, one message at a time: arrival at the model minus
@@ -316,13 +317,13 @@ const TEMPLATES: Array<{
   { kind: 'prose', make: ({ name }) => `why would ${words(name)} throw an error` },
 ];
 
-/** Questions about randomly chosen named functions, methods and classes of the indexed code. */
+/** Questions about randomly chosen named functions, methods and classes of the indexed packages (not their copies). */
 async function makeQuestions(url: string, snapshotId: bigint): Promise<Question[]> {
   const symbols = await withClient(url, async (client) => {
     const { rows } = await client.query<{ symbol: string; path: string }>(
       `SELECT DISTINCT ON (b.symbol) b.symbol, f.path FROM code_index_files f
          JOIN code_blob_chunks b ON b.project_id = f.project_id AND b.blob = f.blob AND b.variant = f.variant
-        WHERE f.snapshot_id = $1 AND b.kind IN ('function', 'method', 'class') AND b.symbol ~ '^[A-Za-z_$][A-Za-z0-9_$.]*$' AND
+        WHERE f.snapshot_id = $1 AND f.path NOT LIKE 'mirror-%' AND b.kind IN ('function', 'method', 'class') AND b.symbol ~ '^[A-Za-z_$][A-Za-z0-9_$.]*$' AND
         length(b.symbol) >= 4
         ORDER BY b.symbol, f.path`,
       [snapshotId.toString()],
@@ -511,7 +512,7 @@ async function explainPlans(fixture: Fixture, questions: Question[]): Promise<vo
     ).rows[0].count,
   );
   const share = (p: number) => `${percentile(matched, p)} (${((100 * percentile(matched, p)) / total).toFixed(0)}%)`;
-  console.log(`    chunks the text query matches, all of which get ts_rank_cd: p50 ${share(50)}, p95 ${share(95)} of ${total}`);
+  console.log(`    chunks the any-word text query matches (a level ranks at most 500): p50 ${share(50)}, p95 ${share(95)} of ${total}`);
   for (const [name, shapes] of Object.entries(tally)) {
     for (const [shape, count] of [...shapes.entries()].sort((a, b) => b[1] - a[1]))
       console.log(`    ${name} plan ×${String(count).padEnd(4)} ${shape}`);
@@ -706,7 +707,7 @@ async function keptBuild(name: string): Promise<Kept | null> {
   const exists = await withClient(ADMIN_URL, (client) => client.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]));
   if (!exists.rowCount) return null;
   const rows = await withClient(databaseUrl(name), async (client) => {
-    const table = await client.query("SELECT to_regclass('bench_keep') AS name");
+    const table = await client.query<{ name: string | null }>("SELECT to_regclass('bench_keep')::text AS name");
     if (!table.rows[0].name) return [];
     return (await client.query<{ token: string; project_id: number; built_from: string }>('SELECT * FROM bench_keep')).rows;
   });
