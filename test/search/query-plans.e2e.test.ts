@@ -131,4 +131,21 @@ describe('query plans of the retrieval queries', () => {
     expect(ranked).toEqual(expected);
     expect(ranked.length).toBe(limit);
   });
+
+  it('leaves out chunks of the project that the snapshot does not hold, however well they rank', async () => {
+    // A chunk only another ref (or an older snapshot) would reference: in the project, in no file of the snapshot.
+    await prisma.$executeRawUnsafe(
+      `INSERT INTO code_chunks (project_id, id, embedder_version, dims, embedding, content, search_text)
+       SELECT $1, 'elsewhere', 'lexical-v1-512', 512, embedding, 'elsewhere', to_tsvector('simple', 'zq5 zq7 zq11 zq5 zq7 zq11')
+         FROM code_chunks WHERE project_id = $1 LIMIT 1`,
+      scope.projectId,
+    );
+    try {
+      const ranked = (await textRanking(prisma, scope, 'zq5 zq7 zq11', 50)).map((hit) => hit.chunkId);
+      expect(ranked).toHaveLength(50);
+      expect(ranked).not.toContain('elsewhere');
+    } finally {
+      await prisma.$executeRawUnsafe("DELETE FROM code_chunks WHERE project_id = $1 AND id = 'elsewhere'", scope.projectId);
+    }
+  });
 });
