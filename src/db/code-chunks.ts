@@ -273,11 +273,7 @@ export type PlanOptions = { explain?: boolean | 'analyze'; preferIndexes?: boole
 
 /** The EXPLAIN prefix PlanOptions asks for: 'analyze' runs the query and counts buffers. */
 const explainPrefix = (options: PlanOptions) =>
-  options.explain === 'analyze'
-    ? `EXPLAIN (ANALYZE, BUFFERS${process.env.EXPLAIN_JSON ? ', FORMAT JSON' : ''}) `
-    : options.explain
-      ? 'EXPLAIN '
-      : '';
+  options.explain === 'analyze' ? 'EXPLAIN (ANALYZE, BUFFERS) ' : options.explain ? 'EXPLAIN ' : '';
 
 async function applyPlanOptions(tx: { $executeRawUnsafe(query: string): Promise<number> }, options: PlanOptions): Promise<void> {
   if (!options.preferIndexes) return;
@@ -347,10 +343,7 @@ export type TextLevel = { query: string; cap: number };
 /**
  * Chunks matching tsqueries, level by level (see textRanking in src/search/search-code.ts), ranked by
  * PostgreSQL's cover density against `rankBy`; a level is looked at only when those before gave
- * too few. Over a whole snapshot a level ranks up to `cap` of the project's matches and keeps those
- * in the snapshot (the same as capping the snapshot's matches while the project has one indexed
- * ref; with several, chunks only other refs hold take part of the cap); over a directory it
- * ranks up to `cap` of the directory's matches. One statement for every level (one round trip, one plan to EXPLAIN): level i's CTEs
+ * too few. One statement for every level (one round trip, one plan to EXPLAIN): level i's CTEs
  * are read only behind a one-time filter on how many the levels before found, and PostgreSQL
  * computes a CTE only when it is read, so a level that is not needed costs nothing.
  */
@@ -364,11 +357,6 @@ export async function rankByTextLevels(
   if (!levels.length) return [];
   // $1 project, $2 snapshot, $3 limit, $4 rankBy, $5.. the levels' tsqueries, then the directory's bounds.
   const filter = inScope(scope, 5 + levels.length);
-  // Over a whole snapshot nearly every chunk of the project is in scope: the matches are ranked
-  // first and the scope (two index probes a chunk) is checked only down the ranking, for about
-  // `limit` chunks instead of every ranked one. A directory holds few of the project's chunks:
-  // there the scope is checked first, so a level ranks up to its cap of the directory's matches.
-  const late = !scope.directory;
   const ctes: string[] = [];
   const found: string[] = [];
   levels.forEach((level, index) => {
@@ -377,29 +365,12 @@ export async function rankByTextLevels(
     const before = found.length ? found.map((name) => `(SELECT count(*) FROM ${name})`).join(' + ') : '0';
     const taken = found.map((name) => `SELECT id FROM ${name}`).join(' UNION ALL ');
     ctes.push(
-      late
-        ? `matched_${n} AS MATERIALIZED (
-         SELECT c.project_id, c.id, c.search_text FROM code_chunks c
-          WHERE c.project_id = $1 AND c.search_text @@ to_tsquery('simple', $${4 + n})
-          LIMIT ${Number(level.cap)}
-       )`
-        : `matched_${n} AS MATERIALIZED (
+      `matched_${n} AS MATERIALIZED (
          SELECT c.id, c.search_text FROM code_chunks c
           WHERE c.project_id = $1 AND c.search_text @@ to_tsquery('simple', $${4 + n}) AND ${filter.sql}
           LIMIT ${Number(level.cap)}
        )`,
-      // Late: ranked best first, then the scope checked row by row until enough are found (the
-      // subquery's OFFSET 0 keeps its order and keeps the check out of it).
-      late
-        ? `ranked_${n} AS MATERIALIZED (
-         SELECT c.id, c.rank FROM (
-           SELECT project_id, id, ts_rank_cd(search_text, to_tsquery('simple', $4), 1) AS rank FROM matched_${n}
-            ORDER BY rank DESC, id OFFSET 0
-         ) c WHERE ${filter.sql}
-          ORDER BY c.rank DESC, c.id
-          LIMIT $3 + ${before}
-       )`
-        : `ranked_${n} AS MATERIALIZED (
+      `ranked_${n} AS MATERIALIZED (
          SELECT id, ts_rank_cd(search_text, to_tsquery('simple', $4), 1) AS rank FROM matched_${n}
           ORDER BY rank DESC, id
           LIMIT $3 + ${before}
