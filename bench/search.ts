@@ -323,8 +323,8 @@ async function makeQuestions(url: string, snapshotId: bigint): Promise<Question[
     const { rows } = await client.query<{ symbol: string; path: string }>(
       `SELECT DISTINCT ON (b.symbol) b.symbol, f.path FROM code_index_files f
          JOIN code_blob_chunks b ON b.project_id = f.project_id AND b.blob = f.blob AND b.variant = f.variant
-        WHERE f.snapshot_id = $1 AND f.path NOT LIKE 'mirror-%' AND b.kind IN ('function', 'method', 'class') AND b.symbol ~ '^[A-Za-z_$][A-Za-z0-9_$.]*$' AND
-        length(b.symbol) >= 4
+        WHERE f.snapshot_id = $1 AND f.path NOT LIKE 'mirror-%' AND b.kind IN ('function', 'method', 'class') AND
+        b.symbol ~ '^[A-Za-z_$][A-Za-z0-9_$.]*$' AND length(b.symbol) >= 4
         ORDER BY b.symbol, f.path`,
       [snapshotId.toString()],
     );

@@ -384,10 +384,9 @@ export async function rankByTextLevels(
     );
     found.push(`found_${n}`);
   });
+  const hits = found.map((name, index) => `SELECT ${index + 1} AS level, id, rank FROM ${name}`).join(' UNION ALL ');
   const sql =
-    `${explainPrefix(options)}WITH ${ctes.join(',\n')}\n` +
-    `SELECT id AS "chunkId" FROM (${found.map((name, index) => `SELECT ${index + 1} AS level, id, rank FROM ${name}`).join(' UNION ALL ')}) hits ` +
-    'ORDER BY level, rank DESC, id';
+    `${explainPrefix(options)}WITH ${ctes.join(',\n')}\n` + `SELECT id AS "chunkId" FROM (${hits}) hits ORDER BY level, rank DESC, id`;
   const run = (db: Pick<PrismaClient, '$queryRawUnsafe'>) =>
     db.$queryRawUnsafe<Ranked[]>(
       sql,
