@@ -630,6 +630,10 @@ async function measureChat(options: {
   token: string;
   questions: Question[];
 }): Promise<void> {
+  if (CHAT_MESSAGES <= 0) {
+    console.log('    skipped (chatMessages 0)');
+    return;
+  }
   const stub = await startStubModel();
   const redisPrefix = `duobench:${randomBytes(5).toString('hex')}`;
   const running = await start({ databaseUrl: options.databaseUrl, dataDir: options.dataDir, redisPrefix, role: 'all', llmUrl: stub.url });
