@@ -132,6 +132,22 @@ describe('query plans of the retrieval queries', () => {
     expect(ranked.length).toBe(limit);
   });
 
+  // The pairs level is written "first & (any later) | second & (any later) | ..." (fewer nodes for the
+  // GIN scan); it must match exactly the chunks holding at least two of the words, as the list of
+  // every pair did: checked by PostgreSQL itself on every subset of five words, one with synonyms.
+  it('matches with the pairs query exactly the text holding two of the words or more', async () => {
+    const words = ['parse', 'zq5', 'promise', 'queued', 'socket'];
+    const query = toPairsTsQuery(queryTerms(words.join(' ')));
+    const subsets = Array.from({ length: 1 << words.length }, (_, mask) => words.filter((_, bit) => mask & (1 << bit)));
+    const rows = await prisma.$queryRawUnsafe<Array<{ text: string; matched: boolean }>>(
+      `SELECT text, to_tsvector('simple', text) @@ to_tsquery('simple', $1) AS matched FROM unnest($2::text[]) AS text`,
+      query,
+      subsets.map((subset) => subset.join(' ')),
+    );
+    expect(rows.map((row) => row.matched)).toEqual(subsets.map((subset) => subset.length >= 2));
+    expect(toPairsTsQuery(['alpha'])).toBeNull();
+  });
+
   it('leaves out chunks of the project that the snapshot does not hold, however well they rank', async () => {
     // A chunk only another ref (or an older snapshot) would reference: in the project, in no file of the snapshot.
     await prisma.$executeRawUnsafe(
