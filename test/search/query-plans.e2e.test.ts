@@ -132,6 +132,20 @@ describe('query plans of the retrieval queries', () => {
     expect(ranked.length).toBe(limit);
   });
 
+  it('turns synchronized sequential scans off for the text ranking statement alone', async () => {
+    const pool = new PrismaClient({ adapter: new PrismaPg({ connectionString: database.url, max: 1 }) });
+    try {
+      const first = await textRanking(pool, scope, 'zq5 parse connection3', 50);
+      expect(first).toHaveLength(50);
+      expect(await textRanking(pool, scope, 'zq5 parse connection3', 50)).toEqual(first);
+      // One connection: the ranking ran on it, and its session kept the default.
+      const [setting] = await pool.$queryRawUnsafe<Array<{ value: string }>>("SELECT current_setting('synchronize_seqscans') AS value");
+      expect(setting.value).toBe('on');
+    } finally {
+      await pool.$disconnect();
+    }
+  });
+
   // The pairs level is written "first & (any later) | second & (any later) | ..." (fewer nodes for the
   // GIN scan); it must match exactly the chunks holding at least two of the words, as the list of
   // every pair did: checked by PostgreSQL itself on every subset of five words, one with synonyms.
