@@ -376,7 +376,8 @@ export async function rankByTextLevels(
     ctes.push(
       `matched_${n} AS MATERIALIZED (
          SELECT c.id, c.search_text FROM code_chunks c
-          WHERE (SELECT count(*) FROM settings) = 1 AND c.project_id = $1 AND c.search_text @@ to_tsquery('simple', $${4 + n}) AND ${filter.sql}
+          WHERE (SELECT count(*) FROM settings) = 1
+            AND c.project_id = $1 AND c.search_text @@ to_tsquery('simple', $${4 + n}) AND ${filter.sql}
           LIMIT ${Number(level.cap)}
        )`,
       `ranked_${n} AS MATERIALIZED (
@@ -395,7 +396,8 @@ export async function rankByTextLevels(
   });
   const hits = found.map((name, index) => `SELECT ${index + 1} AS level, id, rank FROM ${name}`).join(' UNION ALL ');
   const sql =
-    `${explainPrefix(options)}WITH settings AS MATERIALIZED (SELECT set_config('synchronize_seqscans', 'off', true)),\n${ctes.join(',\n')}\n` +
+    `${explainPrefix(options)}WITH settings AS MATERIALIZED (SELECT set_config('synchronize_seqscans', 'off', true) AS sync),\n` +
+    `${ctes.join(',\n')}\n` +
     `SELECT id AS "chunkId" FROM (${hits}) hits ORDER BY level, rank DESC, id`;
   const run = (db: Pick<PrismaClient, '$queryRawUnsafe'>) =>
     db.$queryRawUnsafe<Ranked[]>(
