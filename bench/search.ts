@@ -9,6 +9,14 @@
  * (TEST_REDIS_URL, default 127.0.0.1:6379), like the tests. Everything it makes (a database
  * duo_bench_<random>, Redis keys under its own prefix, a data folder) is removed at the end.
  *
+ * BENCH_SEARCH_KEEP=<name> keeps the built data for later runs instead: the database
+ * duo_bench_keep_<name> and the data folder duo-bench-keep-<name> under the system temp folder
+ * stay. A later run with the same name and `chunks` finds them and measures size 2 only (no
+ * indexing, no copying, no size 1; its chat too unless chatMessages is 0), after the service's
+ * migrations ran on that database as on any start. A kept database built from other packages or
+ * another `chunks` is dropped and built again. Remove it with
+ * `psql -c 'DROP DATABASE duo_bench_keep_<name>'` and the folder by hand.
+ *
  * 1. Data: a few npm packages are fetched (`npm pack`, cached under the system temp folder) and
  *    committed together as one monorepo (packages/<name>/...), which the real indexer
  *    (indexRepository, lexical embedder, tree-sitter chunks) indexes into one project: the first
@@ -23,8 +31,9 @@
  *    "where is Subscriber.next defined"), half prose ("how does retry when work?").
  * 3. At each size: codebaseSearch through GraphQL over HTTP (the real service, role api), one at
  *    a time and 4 at a time; searchCode in this process with its parts timed apart; the plans
- *    (EXPLAIN, no settings forced) of vectorRanking and textRanking for every question, tallied,
- *    with how many chunks each question's text query matches (every match is ranked).
+ *    (EXPLAIN, no settings forced) of vectorRanking and textRanking (every level, one statement)
+ *    for every question, tallied, with how many chunks each question's any-word text query
+ *    matches (a level ranks at most 500 of its matches, 2,000 for the every-word level).
  * 4. Chat, at each size: the real service with role all, the model an OpenAI-compatible stub in
  *    this process that records when each POST /v1/chat/completions arrives and streams "ok" at
  *    once; aiAction with a REPOSITORY item, one message at a time: arrival at the model minus
@@ -56,6 +65,7 @@ import { PROJECT_ROOT } from '../src/paths';
 import { createToken, createUser } from '../src/users/users.service';
 import { createRandom } from '../src/random';
 import { deleteRedisKeys } from '../test/helpers/test-service';
+import { reportFigures } from './lib/figures';
 
 const QUESTIONS = Number(process.argv[2] ?? 200);
 const LARGE_CHUNKS = Number(process.argv[3] ?? 100_000);
@@ -307,14 +317,14 @@ const TEMPLATES: Array<{
   { kind: 'prose', make: ({ name }) => `why would ${words(name)} throw an error` },
 ];
 
-/** Questions about randomly chosen named functions, methods and classes of the indexed code. */
+/** Questions about randomly chosen named functions, methods and classes of the indexed packages (not their copies). */
 async function makeQuestions(url: string, snapshotId: bigint): Promise<Question[]> {
   const symbols = await withClient(url, async (client) => {
     const { rows } = await client.query<{ symbol: string; path: string }>(
       `SELECT DISTINCT ON (b.symbol) b.symbol, f.path FROM code_index_files f
          JOIN code_blob_chunks b ON b.project_id = f.project_id AND b.blob = f.blob AND b.variant = f.variant
-        WHERE f.snapshot_id = $1 AND b.kind IN ('function', 'method', 'class') AND b.symbol ~ '^[A-Za-z_$][A-Za-z0-9_$.]*$' AND
-        length(b.symbol) >= 4
+        WHERE f.snapshot_id = $1 AND f.path NOT LIKE 'mirror-%' AND b.kind IN ('function', 'method', 'class') AND
+        b.symbol ~ '^[A-Za-z_$][A-Za-z0-9_$.]*$' AND length(b.symbol) >= 4
         ORDER BY b.symbol, f.path`,
       [snapshotId.toString()],
     );
@@ -357,7 +367,8 @@ async function searchOverHttp(fixture: Fixture, question: string): Promise<Array
   return body.data.codebaseSearch;
 }
 
-async function measureHttp(fixture: Fixture, questions: Question[]): Promise<void> {
+/** Returns the p95 of one at a time, ms. */
+async function measureHttp(fixture: Fixture, questions: Question[]): Promise<number> {
   for (const question of questions.slice(0, WARM_UP)) await searchOverHttp(fixture, question.text);
   const sequential: number[] = [];
   const byKind: Record<Question['kind'], number[]> = { identifier: [], prose: [] };
@@ -397,9 +408,11 @@ async function measureHttp(fixture: Fixture, questions: Question[]): Promise<voi
   console.log(`      prose questions      ${spread(byKind.prose)}   (${byKind.prose.length})`);
   console.log(`    ${CONCURRENCY} at a time            ${spread(concurrent)}   ${(questions.length / seconds).toFixed(0)} q/s`);
   console.log(`    the symbol's file among the hits: ${found}/${questions.length}; no hits: ${empty}`);
+  return percentile(sequential, 95);
 }
 
-async function measureInProcess(fixture: Fixture, questions: Question[]): Promise<void> {
+/** Returns the p95 of searchCode, ms. */
+async function measureInProcess(fixture: Fixture, questions: Question[]): Promise<number> {
   const { prisma, embedder } = fixture.running.services;
   const parts = { embed: [] as number[], vector: [] as number[], text: [] as number[], total: [] as number[], rest: [] as number[] };
   for (const question of questions.slice(0, WARM_UP)) await searchCode({ prisma, embedder, scope: fixture.scope, query: question.text });
@@ -428,10 +441,13 @@ async function measureInProcess(fixture: Fixture, questions: Question[]): Promis
   console.log(`    textRanking (${CANDIDATES})       ${spread(parts.text)}`);
   console.log(`    searchCode, hybrid     ${spread(parts.total)}`);
   console.log(`    remainder: fusion, hydration, grouping ≈ searchCode − max(embed + vector, text)   ${spread(parts.rest)}`);
+  return percentile(parts.total, 95);
 }
 
 type PlanRow = { 'QUERY PLAN': string };
-const planLines = (rows: PlanRow[]) => rows.map((row) => row['QUERY PLAN']).filter((line) => /Scan|Index/.test(line));
+// The scans of tables and indexes (a CTE Scan only reads back what one of them found).
+const planLines = (rows: PlanRow[]) =>
+  rows.map((row) => row['QUERY PLAN']).filter((line) => /Scan|Index/.test(line) && !/CTE Scan/.test(line));
 const shapeOf = (lines: string[]) =>
   lines
     .filter((line) => /Scan/.test(line))
@@ -498,7 +514,7 @@ async function explainPlans(fixture: Fixture, questions: Question[]): Promise<vo
     ).rows[0].count,
   );
   const share = (p: number) => `${percentile(matched, p)} (${((100 * percentile(matched, p)) / total).toFixed(0)}%)`;
-  console.log(`    chunks the text query matches, all of which get ts_rank_cd: p50 ${share(50)}, p95 ${share(95)} of ${total}`);
+  console.log(`    chunks the any-word text query matches (a level ranks at most 500): p50 ${share(50)}, p95 ${share(95)} of ${total}`);
   for (const [name, shapes] of Object.entries(tally)) {
     for (const [shape, count] of [...shapes.entries()].sort((a, b) => b[1] - a[1]))
       console.log(`    ${name} plan ×${String(count).padEnd(4)} ${shape}`);
@@ -515,11 +531,24 @@ const load = () =>
     .map((value) => value.toFixed(1))
     .join(' ')}`;
 
-async function measureSize(fixture: Fixture, questions: Question[]): Promise<void> {
+async function measureSize(fixture: Fixture, questions: Question[]): Promise<{ http: number; inProcess: number }> {
   console.log(`  (${load()} before, on ${os.cpus().length} cores)`);
-  await measureHttp(fixture, questions);
-  await measureInProcess(fixture, questions);
+  const http = await measureHttp(fixture, questions);
+  const inProcess = await measureInProcess(fixture, questions);
   await explainPlans(fixture, questions);
+  return { http, inProcess };
+}
+
+/** The figure of the issue for bench/all.ts, from the large size. */
+function reportLarge(p95: { http: number; inProcess: number }): void {
+  reportFigures([
+    {
+      figure: `codebaseSearch p95 at ${Math.round(LARGE_CHUNKS / 1000)}k chunks, GraphQL / in-process`,
+      target: '40 / 25 ms',
+      result: `${p95.http.toFixed(1)} / ${p95.inProcess.toFixed(1)} ms`,
+      met: p95.http < 40 && p95.inProcess < 25,
+    },
+  ]);
 }
 
 type StubModel = { url: string; arrivals: Array<{ at: number; body: string }>; close(): Promise<void> };
@@ -601,6 +630,10 @@ async function measureChat(options: {
   token: string;
   questions: Question[];
 }): Promise<void> {
+  if (CHAT_MESSAGES <= 0) {
+    console.log('    skipped (chatMessages 0)');
+    return;
+  }
   const stub = await startStubModel();
   const redisPrefix = `duobench:${randomBytes(5).toString('hex')}`;
   const running = await start({ databaseUrl: options.databaseUrl, dataDir: options.dataDir, redisPrefix, role: 'all', llmUrl: stub.url });
@@ -668,14 +701,86 @@ async function measureChat(options: {
   }
 }
 
+const KEEP = process.env.BENCH_SEARCH_KEEP?.trim() || null;
+if (KEEP !== null && !/^[a-z0-9_]{1,30}$/.test(KEEP)) throw new Error('BENCH_SEARCH_KEEP: 1 to 30 of a-z, 0-9 and _');
+/** What a kept database was built from: reused only when it matches this run. */
+const KEPT_FROM = JSON.stringify({ specs: SPECS, chunks: LARGE_CHUNKS });
+
+type Kept = { token: string; projectId: number };
+
+/** The kept database's build, when it holds a finished one made from the same packages and size. */
+async function keptBuild(name: string): Promise<Kept | null> {
+  const exists = await withClient(ADMIN_URL, (client) => client.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]));
+  if (!exists.rowCount) return null;
+  const rows = await withClient(databaseUrl(name), async (client) => {
+    const table = await client.query<{ name: string | null }>("SELECT to_regclass('bench_keep')::text AS name");
+    if (!table.rows[0].name) return [];
+    return (await client.query<{ token: string; project_id: number; built_from: string }>('SELECT * FROM bench_keep')).rows;
+  });
+  const row = rows[0];
+  return row && row.built_from === KEPT_FROM ? { token: row.token, projectId: row.project_id } : null;
+}
+
+async function markKept(url: string, kept: Kept): Promise<void> {
+  await withClient(url, async (client) => {
+    await client.query('CREATE TABLE bench_keep (token text NOT NULL, project_id int NOT NULL, built_from text NOT NULL)');
+    await client.query('INSERT INTO bench_keep VALUES ($1, $2, $3)', [kept.token, kept.projectId, KEPT_FROM]);
+  });
+}
+
+/** A run on a kept database: size 2 as it was left, then its chat unless chatMessages is 0. */
+async function measureKept(options: { url: string; dataDir: string; redisPrefix: string; kept: Kept; benchStarted: number }) {
+  const running = await start({ databaseUrl: options.url, dataDir: options.dataDir, redisPrefix: options.redisPrefix, role: 'api' });
+  let closed = false;
+  try {
+    const { prisma, embedder, queues } = running.services;
+    const project = await prisma.project.findUniqueOrThrow({ where: { id: options.kept.projectId } });
+    const readiness = await indexReadiness({ prisma, queues, project, startIndexing: false });
+    if (readiness.status !== 'ready') throw new Error(`kept index not ready: ${readiness.message}`);
+    const status = execFileSync('git', ['-C', PROJECT_ROOT, 'status', '--porcelain', '--', 'src'], { encoding: 'utf8' }).trim();
+    console.log(
+      `duo-slice codebase search on the kept database ${KEEP} (BENCH_SEARCH_KEEP), ${os.cpus().length} cores, node ` +
+        `${process.version}, embedder ${embedder.version}, revision ${git(PROJECT_ROOT, 'rev-parse', '--short', 'HEAD')}` +
+        `${status ? ' with uncommitted changes to src' : ''}`,
+    );
+    const questions = await makeQuestions(options.url, readiness.scope.snapshotId);
+    console.log(`\nsize 2 (kept): ${await describeData(options.url, readiness.scope.snapshotId)}`);
+    const fixture: Fixture = { running, token: options.kept.token, project, scope: readiness.scope, databaseUrl: options.url };
+    const large = await measureSize(fixture, questions);
+    await running.close();
+    closed = true;
+    if (CHAT_MESSAGES > 0) {
+      console.log('  chat with repository context (role all, the api service stopped)');
+      await measureChat({ databaseUrl: options.url, dataDir: options.dataDir, project, token: options.kept.token, questions });
+    }
+    console.log(`\n${load()}; bench ran ${((performance.now() - options.benchStarted) / 1000).toFixed(0)} s`);
+    reportLarge(large);
+  } finally {
+    if (!closed) await running.close();
+  }
+}
+
 async function main(): Promise<void> {
   const benchStarted = performance.now();
-  const monorepo = await materializeMonorepo();
-  const name = `duo_bench_${randomBytes(6).toString('hex')}`;
+  const name = KEEP ? `duo_bench_keep_${KEEP}` : `duo_bench_${randomBytes(6).toString('hex')}`;
   const url = databaseUrl(name);
-  await withClient(ADMIN_URL, (client) => client.query(`CREATE DATABASE "${name}"`));
-  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'duo-bench-'));
   const redisPrefix = `duobench:${randomBytes(5).toString('hex')}`;
+  const keptDir = KEEP ? path.join(os.tmpdir(), `duo-bench-keep-${KEEP}`) : null;
+  const kept = KEEP ? await keptBuild(name) : null;
+  if (kept && keptDir && existsSync(keptDir)) {
+    try {
+      await measureKept({ url, dataDir: keptDir, redisPrefix, kept, benchStarted });
+    } finally {
+      await deleteRedisKeys(redisPrefix);
+    }
+    return;
+  }
+  const monorepo = await materializeMonorepo();
+  if (KEEP) await withClient(ADMIN_URL, (client) => client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`));
+  await withClient(ADMIN_URL, (client) => client.query(`CREATE DATABASE "${name}"`));
+  if (keptDir) rmSync(keptDir, { recursive: true, force: true });
+  if (keptDir) mkdirSync(keptDir, { recursive: true });
+  const dataDir = keptDir ?? mkdtempSync(path.join(os.tmpdir(), 'duo-bench-'));
   let running: RunningService | null = null;
   try {
     running = await start({ databaseUrl: url, dataDir, redisPrefix, role: 'api' });
@@ -748,18 +853,23 @@ async function main(): Promise<void> {
     console.log(
       "  (copies share their text: the text ranking's 50 candidates are about 5 chunks × 10 copies, so hit rates here say little)",
     );
-    await measureSize(fixture, questions);
+    if (KEEP) await markKept(url, { token, projectId: project.id });
+    const large = await measureSize(fixture, questions);
 
     await running.close();
     running = null;
     console.log('  chat with repository context (role all, the api service stopped)');
     await measureChat({ databaseUrl: url, dataDir, project, token, questions });
     console.log(`\n${load()}; bench ran ${((performance.now() - benchStarted) / 1000).toFixed(0)} s`);
+    if (KEEP) console.log(`kept for later runs (BENCH_SEARCH_KEEP=${KEEP}): database ${name}, data folder ${dataDir}`);
+    reportLarge(large);
   } finally {
     await running?.close();
     await deleteRedisKeys(redisPrefix);
-    rmSync(dataDir, { recursive: true, force: true });
-    await withClient(ADMIN_URL, (client) => client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`));
+    if (!KEEP) {
+      rmSync(dataDir, { recursive: true, force: true });
+      await withClient(ADMIN_URL, (client) => client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`));
+    }
   }
 }
 

@@ -32,16 +32,20 @@ export async function indexReadiness(options: ReadinessOptions): Promise<IndexRe
   const { prisma, project } = options;
   const ref = validateRef(options.ref?.trim() || project.defaultBranch);
   const directory = options.directory ?? '';
-  const index = await prisma.codeIndex.findUnique({
-    where: { projectId_ref: { projectId: project.id, ref } },
-    include: { activeSnapshot: true },
-  });
-  const snapshot = index?.activeSnapshot;
+  // The index and its active snapshot read side by side (one round trip's wait instead of two, as
+  // an include would make); a run that switches the snapshot between the two reads is caught by the
+  // id check, and the snapshot the index names is read then.
+  const [index, active] = await Promise.all([
+    prisma.codeIndex.findUnique({ where: { projectId_ref: { projectId: project.id, ref } } }),
+    prisma.codeIndexSnapshot.findFirst({ where: { activeOf: { some: { projectId: project.id, ref } } } }),
+  ]);
+  const activeId = index?.activeSnapshotId ?? null;
+  const snapshot =
+    activeId === null ? null : active?.id === activeId ? active : await prisma.codeIndexSnapshot.findUnique({ where: { id: activeId } });
   if (index && snapshot) {
-    const { activeSnapshot: _snapshot, ...row } = index;
     return {
       status: 'ready',
-      index: row,
+      index,
       commitSha: snapshot.commitSha,
       scope: {
         projectId: project.id,

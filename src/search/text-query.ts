@@ -58,23 +58,29 @@ export function toTsQuery(terms: readonly string[]): string {
   return [...new Set(terms.map(termGroup))].join(' | ');
 }
 
-/**
- * A tsquery matching chunks that hold at least two of the terms (any pair of the first
- * `maxTerms`), or null for fewer than two. Far fewer chunks match it than the any-term query, so
- * ranking them stays cheap however common one of the words is.
- */
 /** A tsquery matching chunks that hold every one of three or more terms; null for fewer terms (the pairs query covers them). */
 export function toAllTsQuery(terms: readonly string[]): string | null {
   const groups = [...new Set(terms.map(termGroup))];
   return groups.length >= 3 ? groups.join(' & ') : null;
 }
 
+/**
+ * A tsquery matching chunks that hold at least two of the terms (any two of the first `maxTerms`),
+ * or null for fewer than two. Far fewer chunks match it than the any-term query, so ranking them
+ * stays cheap however common one of the words is.
+ *
+ * Written as "the first and any later one, or the second and any later one, ...":
+ * `(a & (b | c | d)) | (b & (c | d)) | (c & d)`. It matches exactly the chunks the list of every
+ * pair, `(a & b) | (a & c) | ...`, matches, with fewer nodes (for eight terms 35 terms and 14
+ * operators instead of 56 and 55) for the GIN index scan to evaluate for every candidate chunk.
+ */
 export function toPairsTsQuery(terms: readonly string[], maxTerms = 8): string | null {
   const groups = [...new Set(terms.map(termGroup))].slice(0, maxTerms);
   if (groups.length < 2) return null;
-  const pairs: string[] = [];
-  for (let first = 0; first < groups.length; first += 1) {
-    for (let second = first + 1; second < groups.length; second += 1) pairs.push(`(${groups[first]} & ${groups[second]})`);
+  const parts: string[] = [];
+  for (let first = 0; first < groups.length - 1; first += 1) {
+    const later = groups.slice(first + 1);
+    parts.push(`(${groups[first]} & ${later.length === 1 ? later[0] : `(${later.join(' | ')})`})`);
   }
-  return pairs.join(' | ');
+  return parts.join(' | ');
 }

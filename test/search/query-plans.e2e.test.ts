@@ -2,6 +2,7 @@ import { PrismaPg } from '@prisma/adapter-pg';
 import { PrismaClient } from '../../src/db/prisma';
 import { createGroup, createProject } from '../../src/namespaces/namespaces.service';
 import { textRanking, vectorRanking } from '../../src/search/search-code';
+import { queryTerms, toAllTsQuery, toPairsTsQuery, toTsQuery } from '../../src/search/text-query';
 import { unique } from '../helpers/fixtures';
 import { createTestDatabase, type TestDatabase } from '../helpers/test-database';
 
@@ -85,5 +86,96 @@ describe('query plans of the retrieval queries', () => {
     expect(await plan(textRanking(prisma, scope, 'zq96', 50, { explain: true, preferIndexes: true }))).toContain(
       'code_chunks_search_text_idx',
     );
+  });
+
+  it('sets the HNSW scan settings for the ranking statement alone', async () => {
+    const pool = new PrismaClient({ adapter: new PrismaPg({ connectionString: database.url, max: 1 }) });
+    try {
+      const vector = Array.from({ length: 512 }, (_, index) => Math.cos(index));
+      expect(await vectorRanking(pool, scope, vector, 50)).toHaveLength(50);
+      // One connection: the ranking ran on it, and its session kept the defaults.
+      const [settings] = await pool.$queryRawUnsafe<Array<{ scan: string; ef: string }>>(
+        "SELECT current_setting('hnsw.iterative_scan') AS scan, current_setting('hnsw.ef_search') AS ef",
+      );
+      expect(settings).toEqual({ scan: 'off', ef: '40' });
+      // 200 wanted: more than the default ef_search of 40 gives, so the statement's settings were in force.
+      expect(await vectorRanking(pool, scope, vector, 200)).toHaveLength(200);
+    } finally {
+      await pool.$disconnect();
+    }
+  });
+
+  // The levels in one statement give what one query per level gave, merged in order without repeats.
+  it.each([
+    ['zq5 zq7 zq11', 50],
+    ['zq5 zq7 connection3', 50],
+    ['zq5 parse connection3', 10],
+  ])('ranks text level by level as separate queries would: %s', async (question, limit) => {
+    const terms = queryTerms(question);
+    const rankBy = toTsQuery(terms);
+    const levels = [toAllTsQuery(terms), toPairsTsQuery(terms), rankBy].filter((level): level is string => level !== null);
+    const expected: string[] = [];
+    for (const level of levels) {
+      if (expected.length >= limit) break;
+      const rows = await prisma.$queryRawUnsafe<Array<{ id: string }>>(
+        `SELECT c.id FROM code_chunks c WHERE c.project_id = $1 AND c.search_text @@ to_tsquery('simple', $2)
+          ORDER BY ts_rank_cd(c.search_text, to_tsquery('simple', $3), 1) DESC, c.id LIMIT $4`,
+        scope.projectId,
+        level,
+        rankBy,
+        limit + expected.length,
+      );
+      for (const { id } of rows) if (!expected.includes(id) && expected.length < limit) expected.push(id);
+    }
+    const ranked = (await textRanking(prisma, scope, question, limit)).map((hit) => hit.chunkId);
+    expect(ranked).toEqual(expected);
+    expect(ranked.length).toBe(limit);
+  });
+
+  it('turns synchronized sequential scans off for the text ranking statement alone', async () => {
+    const pool = new PrismaClient({ adapter: new PrismaPg({ connectionString: database.url, max: 1 }) });
+    try {
+      const first = await textRanking(pool, scope, 'zq5 parse connection3', 50);
+      expect(first).toHaveLength(50);
+      expect(await textRanking(pool, scope, 'zq5 parse connection3', 50)).toEqual(first);
+      // One connection: the ranking ran on it, and its session kept the default.
+      const [setting] = await pool.$queryRawUnsafe<Array<{ value: string }>>("SELECT current_setting('synchronize_seqscans') AS value");
+      expect(setting.value).toBe('on');
+    } finally {
+      await pool.$disconnect();
+    }
+  });
+
+  // The pairs level is written "first & (any later) | second & (any later) | ..." (fewer nodes for the
+  // GIN scan); it must match exactly the chunks holding at least two of the words, as the list of
+  // every pair did: checked by PostgreSQL itself on every subset of five words, one with synonyms.
+  it('matches with the pairs query exactly the text holding two of the words or more', async () => {
+    const words = ['parse', 'zq5', 'promise', 'queued', 'socket'];
+    const query = toPairsTsQuery(queryTerms(words.join(' ')));
+    const subsets = Array.from({ length: 1 << words.length }, (_, mask) => words.filter((_, bit) => mask & (1 << bit)));
+    const rows = await prisma.$queryRawUnsafe<Array<{ text: string; matched: boolean }>>(
+      `SELECT text, to_tsvector('simple', text) @@ to_tsquery('simple', $1) AS matched FROM unnest($2::text[]) AS text`,
+      query,
+      subsets.map((subset) => subset.join(' ')),
+    );
+    expect(rows.map((row) => row.matched)).toEqual(subsets.map((subset) => subset.length >= 2));
+    expect(toPairsTsQuery(['alpha'])).toBeNull();
+  });
+
+  it('leaves out chunks of the project that the snapshot does not hold, however well they rank', async () => {
+    // A chunk only another ref (or an older snapshot) would reference: in the project, in no file of the snapshot.
+    await prisma.$executeRawUnsafe(
+      `INSERT INTO code_chunks (project_id, id, embedder_version, dims, embedding, content, search_text)
+       SELECT $1, 'elsewhere', 'lexical-v1-512', 512, embedding, 'elsewhere', to_tsvector('simple', 'zq5 zq7 zq11 zq5 zq7 zq11')
+         FROM code_chunks WHERE project_id = $1 LIMIT 1`,
+      scope.projectId,
+    );
+    try {
+      const ranked = (await textRanking(prisma, scope, 'zq5 zq7 zq11', 50)).map((hit) => hit.chunkId);
+      expect(ranked).toHaveLength(50);
+      expect(ranked).not.toContain('elsewhere');
+    } finally {
+      await prisma.$executeRawUnsafe("DELETE FROM code_chunks WHERE project_id = $1 AND id = 'elsewhere'", scope.projectId);
+    }
   });
 });
