@@ -10,6 +10,9 @@ export type ConversationType = 'duo_chat_legacy' | 'duo_code_review' | 'duo_quic
 const WITH_ITEMS = { contextItems: { orderBy: { position: 'asc' } } } as const;
 type MessageWithItems = Prisma.AiMessageGetPayload<{ include: typeof WITH_ITEMS }>;
 
+/** A message just created without context items, in the shape a read with its items has. */
+const withoutItems = (record: Omit<MessageWithItems, 'contextItems'>): MessageWithItems => ({ ...record, contextItems: [] });
+
 /** Where a message belongs: a thread, or the user's legacy (thread-less) conversation. */
 export type Conversation = { userId: number; threadId: number | null };
 
@@ -55,20 +58,26 @@ export type NewUserMessage = Conversation & {
 
 /** Stores the user's message, its context items and its new thread (if any) together, or nothing. */
 export async function createUserMessage(prisma: PrismaClient, message: NewUserMessage): Promise<ChatMessageEvent> {
-  const create = (client: Prisma.TransactionClient, threadId: number | null) =>
-    client.aiMessage.create({
+  const data = (threadId: number | null) => ({
+    id: randomUUID(),
+    userId: message.userId,
+    threadId,
+    requestId: message.requestId,
+    role: 'user' as const,
+    content: message.content,
+    clientSubscriptionId: message.clientSubscriptionId,
+    platformOrigin: message.platformOrigin,
+    agentVersionId: message.agentVersionId,
+    resourceId: message.resourceId,
+    projectId: message.projectId,
+  });
+  const create = async (client: Prisma.TransactionClient, threadId: number | null): Promise<MessageWithItems> => {
+    // Without context items the message is one INSERT … RETURNING; Prisma would otherwise wrap a
+    // nested create and its re-read (message, then items) in a transaction: five round trips.
+    if (message.contextItems.length === 0) return withoutItems(await client.aiMessage.create({ data: data(threadId) }));
+    return client.aiMessage.create({
       data: {
-        id: randomUUID(),
-        userId: message.userId,
-        threadId,
-        requestId: message.requestId,
-        role: 'user',
-        content: message.content,
-        clientSubscriptionId: message.clientSubscriptionId,
-        platformOrigin: message.platformOrigin,
-        agentVersionId: message.agentVersionId,
-        resourceId: message.resourceId,
-        projectId: message.projectId,
+        ...data(threadId),
         contextItems: {
           create: message.contextItems.map((item, position) => ({
             position,
@@ -85,6 +94,7 @@ export async function createUserMessage(prisma: PrismaClient, message: NewUserMe
       },
       include: WITH_ITEMS,
     });
+  };
   // Without a thread, old or new, there is one write (Prisma keeps its nested item inserts
   // together): no interactive transaction, which costs a round trip each for BEGIN and COMMIT.
   if (message.threadId === null && !message.newThread) return toChatEvent(await create(prisma, null));
@@ -132,9 +142,9 @@ export async function saveAssistantMessage(
         agentVersionId: message.agentVersionId,
         clientSubscriptionId: message.clientSubscriptionId,
       },
-      include: WITH_ITEMS,
     });
-    return { event: toChatEvent(record), created: true };
+    // An answer has no context items of its own: one INSERT … RETURNING, no re-read of items.
+    return { event: toChatEvent(withoutItems(record)), created: true };
   } catch (error) {
     if (!isUniqueViolation(error)) throw error;
     const existing = await findAnswer(prisma, message.requestId);
@@ -150,6 +160,23 @@ export async function findAnswer(prisma: PrismaClient, requestId: string): Promi
 
 export async function findUserMessage(prisma: PrismaClient, options: { userId: number; requestId: string }) {
   return prisma.aiMessage.findFirst({ where: { userId: options.userId, requestId: options.requestId, role: 'user' }, include: WITH_ITEMS });
+}
+
+/**
+ * What a chat job starts from, in one read: the user's message of the request (as
+ * `findUserMessage`) and its answer if one is stored already (as `findAnswer`).
+ */
+export async function findRequest(
+  prisma: PrismaClient,
+  options: { userId: number; requestId: string },
+): Promise<{ userMessage: MessageWithItems | null; answer: ChatMessageEvent | null }> {
+  const records = await prisma.aiMessage.findMany({
+    where: { requestId: options.requestId, OR: [{ role: 'assistant' }, { role: 'user', userId: options.userId }] },
+    orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
+    include: WITH_ITEMS,
+  });
+  const answer = records.find((record) => record.role === 'assistant');
+  return { userMessage: records.find((record) => record.role === 'user') ?? null, answer: answer ? toChatEvent(answer) : null };
 }
 
 export type MessageFilter = Conversation & {
@@ -174,14 +201,20 @@ export async function listMessages(prisma: PrismaClient, filter: MessageFilter):
   return records.map(toChatEvent);
 }
 
-/** The turns a prompt may use: the conversation after its last /reset, without the given requests. */
+/** A turn of the conversation as a prompt uses it. */
+export type HistoryTurn = Pick<ChatMessageEvent, 'role' | 'content'>;
+
+/**
+ * The turns a prompt may use: the conversation after its last /reset, without the given requests.
+ * Only role and content are read (a prompt uses nothing else): no context items, no extras.
+ */
 export async function conversationHistory(
   prisma: PrismaClient,
   conversation: Conversation,
   excludeRequestIds: string[],
   limit = 200,
-): Promise<ChatMessageEvent[]> {
-  const records = await prisma.aiMessage.findMany({
+): Promise<HistoryTurn[]> {
+  const newestFirst = await prisma.aiMessage.findMany({
     where: {
       userId: conversation.userId,
       threadId: conversation.threadId,
@@ -190,9 +223,8 @@ export async function conversationHistory(
     },
     orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
     take: limit,
-    include: WITH_ITEMS,
+    select: { role: true, content: true },
   });
-  const newestFirst = records.map(toChatEvent);
   const reset = newestFirst.findIndex((message) => message.role === 'user' && message.content.trim() === '/reset');
   return (reset === -1 ? newestFirst : newestFirst.slice(0, reset)).reverse();
 }
