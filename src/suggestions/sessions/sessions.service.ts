@@ -92,6 +92,8 @@ export class SuggestionSessions {
         ? await this.options.prisma.codeSuggestionSession.update({
             where: { id: input.sessionId, userId: viewer.user.id, lastActiveAt: { gte: new Date(Date.now() - this.idleMs) } },
             data: { content: input.content, cursorOffset: input.cursorOffset, revision: { increment: 1 }, lastActiveAt: new Date() },
+            // Not the document: the caller has it, and reading it back would double what each keystroke burst moves.
+            select: { id: true, fileName: true, projectPath: true, revision: true },
           })
         : null;
     } catch (error) {
@@ -150,6 +152,7 @@ export class SuggestionSessions {
         generationType: suggestion.generationType,
         text: suggestion.text,
       },
+      select: { id: true },
     });
   }
 }
