@@ -9,7 +9,9 @@
  *     for a trivial query (`{ currentUser { id } }`) on the same server, and their ratio;
  *  2. the pipeline's own overhead: from sending the mutation to the first chunk arriving over
  *     ActionCable, one request at a time.
- * Each figure is the median over `runs` runs. Prompts are clear questions; the first-chunk measure
+ * Each figure is the median over `runs` runs. Beside the latencies it prints the CPU time per
+ * request of this process (API, the bench's clients and the stub model) and of the worker process:
+ * on a shared machine these vary far less than wall time. Prompts are clear questions; the first-chunk measure
  * skips the gatekeeper (it is the worker pipeline's figure), and a first chunk that arrives before
  * the mutation's answer (the gatekeeper answers in the API) is still matched to its request id.
  * Every wait has a time limit and says what never arrived.
@@ -29,7 +31,7 @@ import { QUEUE_NAMES } from '../src/queues';
 import { bullPrefix } from '../src/redis-keys';
 import { Queue } from 'bullmq';
 import { startStubLlmServer } from '../test/helpers/stub-llm-server';
-import { exitWhenFlushed, machineLoad, QUICK, reportFigures, within } from './lib/figures';
+import { cpuMs, exitWhenFlushed, machineLoad, QUICK, reportFigures, within } from './lib/figures';
 
 const SECONDS = Number(process.argv[2] ?? (QUICK ? 2 : 5));
 const RUNS = Number(process.argv[3] ?? (QUICK ? 1 : 3));
@@ -44,10 +46,12 @@ const percentile = (values: number[], p: number) => {
 };
 const median = (values: number[]) => percentile(values, 50);
 
-type Load = { p50: number; p99: number; perSecond: number };
+/** CPU per request of this process (API, bench clients and the stub model) and of the worker process. */
+type Load = { p50: number; p99: number; perSecond: number; apiCpu: number; workerCpu: number };
 
-async function load(request: () => Promise<void>): Promise<Load> {
+async function load(request: () => Promise<void>, workerPid: number | undefined): Promise<Load> {
   const latencies: number[] = [];
+  const [api, worker] = [cpuMs(), workerPid === undefined ? Number.NaN : cpuMs(workerPid)];
   const deadline = performance.now() + SECONDS * 1000;
   await Promise.all(
     Array.from({ length: CONCURRENCY }, async () => {
@@ -58,7 +62,14 @@ async function load(request: () => Promise<void>): Promise<Load> {
       }
     }),
   );
-  return { p50: percentile(latencies, 50), p99: percentile(latencies, 99), perSecond: latencies.length / SECONDS };
+  const perRequest = (used: number) => used / latencies.length;
+  return {
+    p50: percentile(latencies, 50),
+    p99: percentile(latencies, 99),
+    perSecond: latencies.length / SECONDS,
+    apiCpu: perRequest(cpuMs() - api),
+    workerCpu: workerPid === undefined ? Number.NaN : perRequest(cpuMs(workerPid) - worker),
+  };
 }
 
 function graphql(url: string, token: string, query: string, variables: Record<string, unknown> = {}) {
@@ -199,8 +210,8 @@ async function main(): Promise<void> {
     const action: Load[] = [];
     const overhead: number[][] = [];
     for (let run = 0; run < RUNS; run += 1) {
-      trivial.push(await load(graphql(url, token, '{ currentUser { id } }')));
-      action.push(await load(graphql(url, token, CHAT, { q: QUESTION, c: null })));
+      trivial.push(await load(graphql(url, token, '{ currentUser { id } }'), worker.pid));
+      action.push(await load(graphql(url, token, CHAT, { q: QUESTION, c: null }), worker.pid));
       await drained();
       overhead.push(await firstChunkOverhead(service, token, user.id, SAMPLES));
     }
@@ -211,7 +222,9 @@ async function main(): Promise<void> {
         .toFixed(1)
         .padStart(6)} ms   ${median(loads.map((l) => l.perSecond))
         .toFixed(0)
-        .padStart(5)} req/s`;
+        .padStart(5)} req/s   CPU per request: this process ${median(loads.map((l) => l.apiCpu)).toFixed(2)} ms, worker ${median(
+        loads.map((l) => l.workerCpu),
+      ).toFixed(2)} ms`;
     console.log(
       `duo-slice chat bench: ${CONCURRENCY} concurrent clients, ${SECONDS} s per measure, median of ${RUNS} runs, node ` +
         `${process.version}; ${machineLoad()}`,

@@ -6,14 +6,15 @@
  * Runs the real service on PostgreSQL and Redis with a stub model that answers at once, opens 50
  * sessions with a graphql-ws subscription each, and sends one update per session per round, all
  * sessions at once: prints p50/p99 of the time from sending the update to its first STREAMING
- * event, and the same less the debounce (150 ms), i.e. the pipeline's own overhead.
+ * event, and the same less the debounce (150 ms), i.e. the pipeline's own overhead, and the CPU
+ * time per update (everything runs in this process; steadier than wall time on a shared machine).
  */
 import { wsClient } from '../test/helpers/chat-client';
 import { groupWithSeat, userWithToken } from '../test/helpers/fixtures';
 import { startStubLlmServer } from '../test/helpers/stub-llm-server';
 import { startTestService } from '../test/helpers/test-service';
 import { DEFAULT_SESSION_TIMING } from '../src/suggestions/sessions/session-runner';
-import { exitWhenFlushed, machineLoad, QUICK, reportFigures, within } from './lib/figures';
+import { cpuMs, exitWhenFlushed, machineLoad, QUICK, reportFigures, within } from './lib/figures';
 
 const ROUNDS = Number(process.argv[2] ?? (QUICK ? 4 : 10));
 const SESSIONS = 50;
@@ -60,6 +61,7 @@ async function main() {
     );
     await new Promise((resolve) => setTimeout(resolve, 500));
     const latencies: number[] = [];
+    const cpuBefore = cpuMs();
     for (let round = 1; round <= ROUNDS; round += 1) {
       await Promise.all(
         sessions.map(async (session) => {
@@ -78,11 +80,14 @@ async function main() {
         }),
       );
     }
+    // Service, clients and stub model share this process: everything a round does is in this figure.
+    const cpuPerUpdate = (cpuMs() - cpuBefore) / (ROUNDS * SESSIONS);
     const debounce = DEFAULT_SESSION_TIMING.debounceMs;
     const fmt = (value: number) => `${value.toFixed(1)} ms`;
     console.log(`update -> first STREAMING at ${SESSIONS} concurrent sessions, ${latencies.length} updates`);
     console.log(`  p50 ${fmt(percentile(latencies, 50))}  p99 ${fmt(percentile(latencies, 99))}  (debounce ${debounce} ms included)`);
     console.log(`  less debounce: p50 ${fmt(percentile(latencies, 50) - debounce)}  p99 ${fmt(percentile(latencies, 99) - debounce)}`);
+    console.log(`  CPU per update (service, clients and stub model in this process): ${cpuPerUpdate.toFixed(2)} ms`);
     console.log(`  ${machineLoad()}`);
     const beyond = percentile(latencies, 50) - debounce;
     reportFigures([

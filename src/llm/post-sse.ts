@@ -195,7 +195,8 @@ function networkReason(error: unknown): string {
   let current = error as { code?: unknown; message?: unknown; cause?: unknown; errors?: unknown } | undefined;
   for (let depth = 0; depth < 4 && typeof current === 'object' && current !== null; depth += 1) {
     // node:http says a connection the server closed early is "aborted" (mid-body) or "socket hang up" (before the headers).
-    if (current.code === 'ECONNRESET' && (current.message === 'aborted' || current.message === 'socket hang up')) return 'other side closed';
+    if (current.code === 'ECONNRESET' && (current.message === 'aborted' || current.message === 'socket hang up'))
+      return 'other side closed';
     if (typeof current.code === 'string' && !current.code.startsWith('UND_ERR_')) return current.code;
     const nested: unknown = Array.isArray(current.errors) ? (current.errors as unknown[])[0] : current.cause;
     if (nested === undefined) return typeof current.message === 'string' ? safeReason(current.message) : 'unknown network error';
