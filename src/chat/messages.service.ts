@@ -13,6 +13,42 @@ type MessageWithItems = Prisma.AiMessageGetPayload<{ include: typeof WITH_ITEMS 
 /** A message just created without context items, in the shape a read with its items has. */
 const withoutItems = (record: Omit<MessageWithItems, 'contextItems'>): MessageWithItems => ({ ...record, contextItems: [] });
 
+type NewMessageRow = {
+  userId: number;
+  threadId: number | null;
+  requestId: string;
+  role: 'user' | 'assistant';
+  content: string;
+  errors: string[];
+  extras: Record<string, unknown>;
+  clientSubscriptionId: string | null;
+  platformOrigin: string | null;
+  agentVersionId: string | null;
+  resourceId: string | null;
+  projectId: number | null;
+};
+
+/**
+ * One message without context items as a raw INSERT … RETURNING of every column, under the names
+ * Prisma's create returns them. Prisma's create of the same row cost about 1.05 ms of CPU against
+ * 0.66 ms for this (measured alone), and every aiAction makes two (the question in the API, the
+ * answer in the worker). The values are Prisma's: a new UUID, the time taken here (as @default(now())
+ * does, not the database's clock), the columns' defaults for the rest.
+ */
+async function insertMessage(client: Prisma.TransactionClient, row: NewMessageRow): Promise<MessageWithItems> {
+  const [record] = await client.$queryRaw<Array<Omit<MessageWithItems, 'contextItems'>>>`
+    INSERT INTO ai_messages (id, user_id, thread_id, request_id, role, content, errors, extras, client_subscription_id,
+      platform_origin, agent_version_id, resource_id, project_id, created_at)
+    VALUES (${randomUUID()}::uuid, ${row.userId}, ${row.threadId}, ${row.requestId}::uuid, ${row.role}::ai_message_role,
+      ${row.content}, ${row.errors}::text[], ${JSON.stringify(row.extras)}::jsonb, ${row.clientSubscriptionId},
+      ${row.platformOrigin}, ${row.agentVersionId}, ${row.resourceId}, ${row.projectId}, ${new Date()}::timestamptz)
+    RETURNING id::text AS id, user_id AS "userId", thread_id AS "threadId", request_id::text AS "requestId", role::text AS role,
+      content, errors, extras, ai_action AS "aiAction", client_subscription_id AS "clientSubscriptionId",
+      platform_origin AS "platformOrigin", agent_version_id AS "agentVersionId", resource_id AS "resourceId",
+      project_id AS "projectId", has_feedback AS "hasFeedback", created_at AS "createdAt"`;
+  return withoutItems(record);
+}
+
 /** Where a message belongs: a thread, or the user's legacy (thread-less) conversation. */
 export type Conversation = { userId: number; threadId: number | null };
 
@@ -74,7 +110,10 @@ export async function createUserMessage(prisma: PrismaClient, message: NewUserMe
   const create = async (client: Prisma.TransactionClient, threadId: number | null): Promise<MessageWithItems> => {
     // Without context items the message is one INSERT … RETURNING; Prisma would otherwise wrap a
     // nested create and its re-read (message, then items) in a transaction: five round trips.
-    if (message.contextItems.length === 0) return withoutItems(await client.aiMessage.create({ data: data(threadId) }));
+    if (message.contextItems.length === 0) {
+      const { id: _id, ...row } = data(threadId);
+      return insertMessage(client, { ...row, errors: [], extras: {} });
+    }
     return client.aiMessage.create({
       data: {
         ...data(threadId),
@@ -129,22 +168,22 @@ export async function saveAssistantMessage(
   message: NewAssistantMessage,
 ): Promise<{ event: ChatMessageEvent; created: boolean }> {
   try {
-    const record = await prisma.aiMessage.create({
-      data: {
-        id: randomUUID(),
-        userId: message.userId,
-        threadId: message.threadId,
-        requestId: message.requestId,
-        role: 'assistant',
-        content: message.content,
-        errors: message.errors,
-        extras: message.extras as Prisma.InputJsonValue,
-        agentVersionId: message.agentVersionId,
-        clientSubscriptionId: message.clientSubscriptionId,
-      },
-    });
     // An answer has no context items of its own: one INSERT … RETURNING, no re-read of items.
-    return { event: toChatEvent(withoutItems(record)), created: true };
+    const record = await insertMessage(prisma, {
+      userId: message.userId,
+      threadId: message.threadId,
+      requestId: message.requestId,
+      role: 'assistant',
+      content: message.content,
+      errors: message.errors,
+      extras: message.extras as Record<string, unknown>,
+      clientSubscriptionId: message.clientSubscriptionId,
+      platformOrigin: null,
+      agentVersionId: message.agentVersionId,
+      resourceId: null,
+      projectId: null,
+    });
+    return { event: toChatEvent(record), created: true };
   } catch (error) {
     if (!isUniqueViolation(error)) throw error;
     const existing = await findAnswer(prisma, message.requestId);
