@@ -181,7 +181,12 @@ async function main(): Promise<void> {
   // The API migrates the new database before it serves; the worker starts after it.
   const api = await startServiceProcess('api', env);
   const worker = await startServiceProcess('worker', env);
-  const database = await openDatabase({ databaseUrl: env.DATABASE_URL, dataDir: env.DATA_DIR, logger: createLogger('error'), embeddedRole: 'client' });
+  const database = await openDatabase({
+    databaseUrl: env.DATABASE_URL,
+    dataDir: env.DATA_DIR,
+    logger: createLogger('error'),
+    embeddedRole: 'client',
+  });
   const redis = new Redis(config.redisUrl);
   const chatQueue = new Queue(QUEUE_NAMES.chat, { connection: redis, prefix: bullPrefix(config.redisPrefix) });
   const drained = async () => {
