@@ -221,8 +221,12 @@ async function main(): Promise<void> {
     const overhead: number[][] = [];
     for (let run = 0; run < RUNS; run += 1) {
       trivial.push(await load(graphql(url, token, '{ currentUser { id } }'), api.pid, worker.pid));
+      const windowStart = process.hrtime.bigint();
       action.push(await load(graphql(url, token, CHAT, { q: QUESTION, c: null }), api.pid, worker.pid));
       await drained();
+      // For reading a CPU profile (BENCH_CPU_PROF) over the aiAction phase only: CLOCK_MONOTONIC, µs.
+      if (process.env.BENCH_CPU_PROF)
+        console.log(`  aiAction window (monotonic µs): ${windowStart / 1000n} ${process.hrtime.bigint() / 1000n}`);
       overhead.push(await firstChunkOverhead(url, token, user.id, SAMPLES));
     }
     const row = (label: string, loads: Load[]) =>
