@@ -176,7 +176,7 @@ export async function saveAssistantMessage(
       role: 'assistant',
       content: message.content,
       errors: message.errors,
-      extras: message.extras as Record<string, unknown>,
+      extras: message.extras,
       clientSubscriptionId: message.clientSubscriptionId,
       platformOrigin: null,
       agentVersionId: message.agentVersionId,

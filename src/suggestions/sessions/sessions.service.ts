@@ -94,7 +94,8 @@ export class SuggestionSessions {
           UPDATE code_suggestion_sessions
           SET content = ${input.content}, cursor_offset = ${input.cursorOffset}, revision = revision + 1,
             last_active_at = ${new Date(now)}::timestamptz
-          WHERE id = ${input.sessionId}::uuid AND user_id = ${viewer.user.id} AND last_active_at >= ${new Date(now - this.idleMs)}::timestamptz
+          WHERE id = ${input.sessionId}::uuid AND user_id = ${viewer.user.id}
+            AND last_active_at >= ${new Date(now - this.idleMs)}::timestamptz
           RETURNING id::text AS id, file_name AS "fileName", project_path AS "projectPath", revision`
       : [];
     if (!updated) throw new AppError({ code: 'NOT_FOUND', userMessage: SESSION_NOT_AVAILABLE, field: 'sessionId' });
