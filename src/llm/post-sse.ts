@@ -38,6 +38,7 @@ export async function* postSse(options: PostSseOptions): AsyncGenerator<SseEvent
   const onAbort = () => controller.abort(signal?.reason);
   signal?.addEventListener('abort', onAbort, { once: true });
   const watchdog = new IdleWatchdog(options.timeoutMs, () => controller.abort());
+  let response: http.IncomingMessage | undefined;
 
   /** When we ended the request ourselves, that (not the resulting fetch error) is what callers need to know. */
   const endedByUs = (error: unknown): LlmError | undefined => {
@@ -49,7 +50,6 @@ export async function* postSse(options: PostSseOptions): AsyncGenerator<SseEvent
 
   try {
     watchdog.arm();
-    let response: http.IncomingMessage;
     try {
       response = await post(options.url, options.headers, JSON.stringify(options.body), controller.signal);
     } catch (error) {
@@ -74,7 +74,8 @@ export async function* postSse(options: PostSseOptions): AsyncGenerator<SseEvent
     }
 
     const watchedBytes = watchBytes(
-      response,
+      // Not destroyed when the caller stops early: the finally below decides (see there).
+      response.iterator({ destroyOnReturn: false }) as AsyncIterable<Uint8Array>,
       watchdog,
       (error) =>
         endedByUs(error) ??
@@ -84,9 +85,16 @@ export async function* postSse(options: PostSseOptions): AsyncGenerator<SseEvent
   } finally {
     watchdog.disarm();
     signal?.removeEventListener('abort', onAbort);
-    // Leaving the body loop early already cancels the body; aborting as well makes sure no way out
-    // of here leaves the request open. A no-op once the body was read to the end.
-    controller.abort();
+    if (response?.complete && !response.destroyed) {
+      // The whole answer has arrived (callers stop at the end marker, just before the response's
+      // own end is read): read that end, so the keep-alive socket goes back to the pool instead of
+      // being destroyed (which made every model call a new connection).
+      response.resume();
+    } else {
+      // Anything else (left early, failed, timed out, aborted): end the request and its connection.
+      response?.destroy();
+      controller.abort();
+    }
   }
 }
 
