@@ -3,33 +3,37 @@
  *
  *   node -r @swc-node/register bench/chat.ts [seconds=5] [runs=3]
  *
- * Runs the real service on PostgreSQL and Redis, the API in this process and the workers in
- * another (as `npm run start:worker`), with a stub model that streams its answer at once, and measures:
+ * Runs the real service on PostgreSQL and Redis, the API and the workers each in a process of its
+ * own (as `npm start -- --role=api` and `npm run start:worker`), with a stub model that streams its
+ * answer at once in this process with the clients (a real model is remote: its CPU is not the
+ * service's), and measures:
  *  1. aiAction latency (p50/p99) and throughput at 16 concurrent clients, beside the same figures
  *     for a trivial query (`{ currentUser { id } }`) on the same server, and their ratio;
  *  2. the pipeline's own overhead: from sending the mutation to the first chunk arriving over
  *     ActionCable, one request at a time.
- * Each figure is the median over `runs` runs. Prompts are clear questions; the first-chunk measure
+ * Each figure is the median over `runs` runs. Beside the latencies it prints the CPU time per
+ * request of the API process and of the worker process (not the bench's clients nor the stub):
+ * on a shared machine these vary far less than wall time. BENCH_CPU_PROF=<dir> writes a CPU profile
+ * of each service process there. Prompts are clear questions; the first-chunk measure
  * skips the gatekeeper (it is the worker pipeline's figure), and a first chunk that arrives before
  * the mutation's answer (the gatekeeper answers in the API) is still matched to its request id.
  * Every wait has a time limit and says what never arrived.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import path from 'node:path';
+import { Redis } from 'ioredis';
 import pg from 'pg';
 import WebSocket from 'ws';
 import { loadConfig } from '../src/config';
 import { createLogger } from '../src/logger';
 import { assignSeat, buyAddOn, createGroup } from '../src/namespaces/namespaces.service';
-import { startService, type RunningService } from '../src/start-service';
 import { createToken, createUser } from '../src/users/users.service';
-import { PROJECT_ROOT } from '../src/paths';
+import { openDatabase } from '../src/db/database';
 import { QUEUE_NAMES } from '../src/queues';
 import { bullPrefix } from '../src/redis-keys';
 import { Queue } from 'bullmq';
 import { startStubLlmServer } from '../test/helpers/stub-llm-server';
-import { exitWhenFlushed, machineLoad, QUICK, reportFigures, within } from './lib/figures';
+import { cpuMs, exitWhenFlushed, machineLoad, QUICK, reportFigures, within } from './lib/figures';
+import { startServiceProcess } from './lib/service-process';
 
 const SECONDS = Number(process.argv[2] ?? (QUICK ? 2 : 5));
 const RUNS = Number(process.argv[3] ?? (QUICK ? 1 : 3));
@@ -44,10 +48,12 @@ const percentile = (values: number[], p: number) => {
 };
 const median = (values: number[]) => percentile(values, 50);
 
-type Load = { p50: number; p99: number; perSecond: number };
+/** CPU per request of the API process and of the worker process. */
+type Load = { p50: number; p99: number; perSecond: number; apiCpu: number; workerCpu: number };
 
-async function load(request: () => Promise<void>): Promise<Load> {
+async function load(request: () => Promise<void>, apiPid: number, workerPid: number): Promise<Load> {
   const latencies: number[] = [];
+  const [api, worker] = [cpuMs(apiPid), cpuMs(workerPid)];
   const deadline = performance.now() + SECONDS * 1000;
   await Promise.all(
     Array.from({ length: CONCURRENCY }, async () => {
@@ -58,7 +64,14 @@ async function load(request: () => Promise<void>): Promise<Load> {
       }
     }),
   );
-  return { p50: percentile(latencies, 50), p99: percentile(latencies, 99), perSecond: latencies.length / SECONDS };
+  const perRequest = (used: number) => used / latencies.length;
+  return {
+    p50: percentile(latencies, 50),
+    p99: percentile(latencies, 99),
+    perSecond: latencies.length / SECONDS,
+    apiCpu: perRequest(cpuMs(apiPid) - api),
+    workerCpu: perRequest(cpuMs(workerPid) - worker),
+  };
 }
 
 function graphql(url: string, token: string, query: string, variables: Record<string, unknown> = {}) {
@@ -83,8 +96,7 @@ const SUBSCRIPTION =
   'requestId chunkId content } }';
 
 /** Mutation to first chunk over ActionCable, one request at a time, in milliseconds. */
-async function firstChunkOverhead(service: RunningService, token: string, userId: number, samples: number): Promise<number[]> {
-  const url = service.url!;
+async function firstChunkOverhead(url: string, token: string, userId: number, samples: number): Promise<number[]> {
   const socket = new WebSocket(`${url.replace(/^http/, 'ws')}/-/cable`, ['actioncable-v1-json'], {
     headers: { Authorization: `Bearer ${token}` },
   });
@@ -166,13 +178,17 @@ async function main(): Promise<void> {
     DATA_DIR: `/tmp/duo-bench-chat-${process.pid}`,
   };
   const config = loadConfig(env);
-  const service = await startService({ config, logger: createLogger('error'), role: 'api' });
-  const worker: ChildProcess = spawn(process.execPath, ['-r', '@swc-node/register', path.join('src', 'main.ts'), '--role=worker'], {
-    cwd: PROJECT_ROOT,
-    env: { ...process.env, ...env },
-    stdio: 'inherit',
+  // The API migrates the new database before it serves; the worker starts after it.
+  const api = await startServiceProcess('api', env);
+  const worker = await startServiceProcess('worker', env);
+  const database = await openDatabase({
+    databaseUrl: env.DATABASE_URL,
+    dataDir: env.DATA_DIR,
+    logger: createLogger('error'),
+    embeddedRole: 'client',
   });
-  const chatQueue = new Queue(QUEUE_NAMES.chat, { connection: service.services.redis, prefix: bullPrefix(config.redisPrefix) });
+  const redis = new Redis(config.redisUrl);
+  const chatQueue = new Queue(QUEUE_NAMES.chat, { connection: redis, prefix: bullPrefix(config.redisPrefix) });
   const drained = async () => {
     const deadline = performance.now() + 5 * 60_000;
     for (;;) {
@@ -183,26 +199,35 @@ async function main(): Promise<void> {
     }
   };
   try {
-    const prisma = service.services.prisma;
+    const prisma = database.prisma;
     const user = await createUser(prisma, { username: 'bench' });
     const group = await createGroup(prisma, { path: 'bench', plan: 'ultimate' });
     await buyAddOn(prisma, { groupPath: group.fullPath, addOn: 'duo_enterprise', seats: 1 });
     await assignSeat(prisma, { groupPath: group.fullPath, addOn: 'duo_enterprise', username: user.username });
     const { token } = await createToken(prisma, { username: user.username });
-    const url = service.url!;
+    const url = api.url!;
     // Warm up both paths; the worker process is starting meanwhile (the first chunk waits for it).
     await graphql(url, token, '{ currentUser { id } }')();
     await graphql(url, token, CHAT, { q: QUESTION, c: null })();
-    await within(firstChunkOverhead(service, token, user.id, 1), 120_000, 'the worker process answered no chat request');
+    await within(firstChunkOverhead(url, token, user.id, 1), 120_000, 'the worker process answered no chat request');
+    // One load phase of each, not measured: otherwise the first measure (the trivial query) runs on
+    // code not yet optimised and the ratio comes out flattering, most of all in the quick mode.
+    await load(graphql(url, token, '{ currentUser { id } }'), api.pid, worker.pid);
+    await load(graphql(url, token, CHAT, { q: QUESTION, c: null }), api.pid, worker.pid);
+    await drained();
 
     const trivial: Load[] = [];
     const action: Load[] = [];
     const overhead: number[][] = [];
     for (let run = 0; run < RUNS; run += 1) {
-      trivial.push(await load(graphql(url, token, '{ currentUser { id } }')));
-      action.push(await load(graphql(url, token, CHAT, { q: QUESTION, c: null })));
+      trivial.push(await load(graphql(url, token, '{ currentUser { id } }'), api.pid, worker.pid));
+      const windowStart = process.hrtime.bigint();
+      action.push(await load(graphql(url, token, CHAT, { q: QUESTION, c: null }), api.pid, worker.pid));
       await drained();
-      overhead.push(await firstChunkOverhead(service, token, user.id, SAMPLES));
+      // For reading a CPU profile (BENCH_CPU_PROF) over the aiAction phase only: CLOCK_MONOTONIC, µs.
+      if (process.env.BENCH_CPU_PROF)
+        console.log(`  aiAction window (monotonic µs): ${windowStart / 1000n} ${process.hrtime.bigint() / 1000n}`);
+      overhead.push(await firstChunkOverhead(url, token, user.id, SAMPLES));
     }
     const row = (label: string, loads: Load[]) =>
       `  ${label.padEnd(28)} p50 ${median(loads.map((l) => l.p50))
@@ -211,7 +236,9 @@ async function main(): Promise<void> {
         .toFixed(1)
         .padStart(6)} ms   ${median(loads.map((l) => l.perSecond))
         .toFixed(0)
-        .padStart(5)} req/s`;
+        .padStart(5)} req/s   CPU per request: API ${median(loads.map((l) => l.apiCpu)).toFixed(2)} ms, worker ${median(
+        loads.map((l) => l.workerCpu),
+      ).toFixed(2)} ms`;
     console.log(
       `duo-slice chat bench: ${CONCURRENCY} concurrent clients, ${SECONDS} s per measure, median of ${RUNS} runs, node ` +
         `${process.version}; ${machineLoad()}`,
@@ -245,10 +272,10 @@ async function main(): Promise<void> {
     ]);
   } finally {
     await chatQueue.close();
-    const exited = new Promise((resolve) => worker.once('exit', resolve));
-    worker.kill('SIGTERM');
-    await exited;
-    await service.close();
+    redis.disconnect();
+    await worker.close();
+    await api.close();
+    await database.close();
     await stub.close();
     await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
     await admin.end();

@@ -2,6 +2,7 @@
  * What the benches share: percentiles, time limits with a clear message, the machine's load, and
  * the one line each bench prints for `npm run bench` (bench/all.ts) to gather into its table.
  */
+import { readFileSync } from 'node:fs';
 import os from 'node:os';
 
 /** One figure of the table: its name, the target as text, the measured value, and whether it met the target. */
@@ -47,4 +48,23 @@ export const QUICK = process.env.BENCH_QUICK === '1';
 /** Exits once stdout is flushed: through a pipe (bench/all.ts) writes are asynchronous and process.exit would cut them. */
 export function exitWhenFlushed(code: number): void {
   process.stdout.write('', () => process.exit(code));
+}
+
+/**
+ * CPU time (user + system, ms) a process has used so far: this one by default, another by pid
+ * (Linux /proc; NaN elsewhere). On a shared machine CPU per request survives the load better than
+ * wall time: compare it between runs when latencies are noisy.
+ */
+export function cpuMs(pid?: number): number {
+  if (pid === undefined || pid === process.pid) {
+    const usage = process.cpuUsage();
+    return (usage.user + usage.system) / 1000;
+  }
+  try {
+    // Fields after the command name: utime and stime are the 12th and 13th, in clock ticks (100 a second).
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return Number.NaN;
+  }
 }

@@ -15,7 +15,7 @@ export type PromptOptions = {
   contextItems: ContextItem[];
   currentFile: CurrentFile | null;
   /** Earlier turns, oldest first. */
-  history: ChatMessageEvent[];
+  history: Array<Pick<ChatMessageEvent, 'role' | 'content'>>;
   /** Tokens for the whole prompt; history is dropped (oldest first) to fit. Default 24,000. */
   maxPromptTokens?: number;
   /** The gatekeeper's intent (EXPLAIN_CODE, FIX_CODE, ...): adds its task to the system prompt. */

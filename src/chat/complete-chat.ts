@@ -17,7 +17,7 @@ import { buildPrompt, type CurrentFile } from './build-prompt';
 import { commandQuestion, commandTarget, parseSlashCommand } from './slash-commands';
 import type { ChatEventBus, ChatMessageEvent } from './chat-events';
 import type { GenerationRegistry } from './generation-registry';
-import { conversationHistory, findAnswer, findUserMessage, saveAssistantMessage, toChatEvent } from './messages.service';
+import { conversationHistory, findRequest, findUserMessage, saveAssistantMessage, toChatEvent } from './messages.service';
 import { activeChatRequestKey } from '../redis-keys';
 import { topicsFor, type TopicSource } from './topics';
 import { numericIdOf } from '../global-id';
@@ -84,8 +84,7 @@ export function noModelAnswer(contextItemCount: number): string {
  */
 export async function completeChat(options: CompleteChatOptions): Promise<CompleteChatOutcome> {
   const { prisma, job, logger } = options;
-  const existing = await findAnswer(prisma, job.requestId);
-  const userRecord = await findUserMessage(prisma, { userId: job.userId, requestId: job.requestId });
+  const { userMessage: userRecord, answer: existing } = await findRequest(prisma, { userId: job.userId, requestId: job.requestId });
   if (!userRecord) return 'missing';
   const source: TopicSource = {
     userId: job.userId,

@@ -1,3 +1,5 @@
+import http from 'node:http';
+import https from 'node:https';
 import { httpError, safeReason } from './provider-errors';
 import { readSseEvents, type SseEvent } from './sse';
 import { LlmError } from './types';
@@ -36,6 +38,7 @@ export async function* postSse(options: PostSseOptions): AsyncGenerator<SseEvent
   const onAbort = () => controller.abort(signal?.reason);
   signal?.addEventListener('abort', onAbort, { once: true });
   const watchdog = new IdleWatchdog(options.timeoutMs, () => controller.abort());
+  let response: http.IncomingMessage | undefined;
 
   /** When we ended the request ourselves, that (not the resulting fetch error) is what callers need to know. */
   const endedByUs = (error: unknown): LlmError | undefined => {
@@ -47,14 +50,8 @@ export async function* postSse(options: PostSseOptions): AsyncGenerator<SseEvent
 
   try {
     watchdog.arm();
-    let response: Response;
     try {
-      response = await fetch(options.url, {
-        method: 'POST',
-        headers: options.headers,
-        body: JSON.stringify(options.body),
-        signal: controller.signal,
-      });
+      response = await post(options.url, options.headers, JSON.stringify(options.body), controller.signal);
     } catch (error) {
       throw (
         endedByUs(error) ??
@@ -63,7 +60,8 @@ export async function* postSse(options: PostSseOptions): AsyncGenerator<SseEvent
     }
     watchdog.phase = 'body';
 
-    if (!response.ok) {
+    const status = response.statusCode ?? 0;
+    if (status < 200 || status > 299) {
       let bodyText = '';
       try {
         bodyText = await readErrorBody(response, watchdog);
@@ -72,12 +70,12 @@ export async function* postSse(options: PostSseOptions): AsyncGenerator<SseEvent
         const ours = endedByUs(error);
         if (ours) throw ours;
       }
-      throw httpError({ providerName, status: response.status, headers: response.headers, bodyText, secret: options.secret });
+      throw httpError({ providerName, status, headers: headersOf(response), bodyText, secret: options.secret });
     }
-    if (!response.body) throw new LlmError({ kind: 'stream', message: `${providerName} answered without a body` });
 
     const watchedBytes = watchBytes(
-      response.body,
+      // Not destroyed when the caller stops early: the finally below decides (see there).
+      response.iterator({ destroyOnReturn: false }) as AsyncIterable<Uint8Array>,
       watchdog,
       (error) =>
         endedByUs(error) ??
@@ -87,10 +85,56 @@ export async function* postSse(options: PostSseOptions): AsyncGenerator<SseEvent
   } finally {
     watchdog.disarm();
     signal?.removeEventListener('abort', onAbort);
-    // Leaving the body loop early already cancels the body; aborting as well makes sure no way out
-    // of here leaves the request open. A no-op once the body was read to the end.
-    controller.abort();
+    if (response?.complete && !response.destroyed) {
+      // The whole answer has arrived (callers stop at the end marker, just before the response's
+      // own end is read): read that end, so the keep-alive socket goes back to the pool instead of
+      // being destroyed (which made every model call a new connection).
+      response.resume();
+    } else {
+      // Anything else (left early, failed, timed out, aborted): end the request and its connection.
+      response?.destroy();
+      controller.abort();
+    }
   }
+}
+
+/**
+ * Keep-alive connections per protocol, as fetch keeps them. node:http rather than fetch: a
+ * streamed call through fetch (undici, web streams) costs about three times the CPU (bench/session.ts
+ * makes 50 at once; see docs/performance.md).
+ */
+const AGENTS = { 'http:': new http.Agent({ keepAlive: true }), 'https:': new https.Agent({ keepAlive: true }) };
+
+/** POSTs `body` and resolves with the response once its headers arrived; aborting `signal` destroys the request. */
+function post(url: string, headers: Record<string, string>, body: string, signal: AbortSignal): Promise<http.IncomingMessage> {
+  const target = new URL(url);
+  const protocol = target.protocol === 'https:' ? 'https:' : 'http:';
+  if (target.protocol !== protocol) return Promise.reject(new TypeError(`unsupported protocol ${target.protocol}`));
+  const send = protocol === 'https:' ? https.request : http.request;
+  return new Promise((resolve, reject) => {
+    const request = send(
+      target,
+      {
+        method: 'POST',
+        agent: AGENTS[protocol],
+        signal,
+        headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) },
+      },
+      resolve,
+    );
+    request.on('error', reject);
+    request.end(body);
+  });
+}
+
+/** The response's headers as a fetch Headers (what httpError reads retry hints from). */
+function headersOf(response: http.IncomingMessage): Headers {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(response.headers)) {
+    if (value === undefined) continue;
+    for (const one of Array.isArray(value) ? value : [value]) headers.append(name, one);
+  }
+  return headers;
 }
 
 /** Restarts on every chunk and is paused while our caller handles one, so a slow caller is no timeout. */
@@ -134,12 +178,11 @@ async function* watchBytes(
   }
 }
 
-async function readErrorBody(response: Response, watchdog: IdleWatchdog): Promise<string> {
-  if (!response.body) return '';
+async function readErrorBody(response: AsyncIterable<Uint8Array>, watchdog: IdleWatchdog): Promise<string> {
   const decoder = new TextDecoder();
   let text = '';
   let bytes = 0;
-  for await (const chunk of response.body as AsyncIterable<Uint8Array>) {
+  for await (const chunk of response) {
     watchdog.arm();
     text += decoder.decode(chunk, { stream: true });
     bytes += chunk.byteLength;
@@ -153,12 +196,15 @@ function abortedError(providerName: string, cause: unknown): LlmError {
 }
 
 /**
- * undici hides the useful part ("ECONNREFUSED", "other side closed") in `cause`, sometimes in an
+ * The useful part of a network error. undici hides it ("ECONNREFUSED", "other side closed") in `cause`, sometimes in an
  * AggregateError. Duck-typed, because its errors come from another realm than ours under jest.
  */
 function networkReason(error: unknown): string {
   let current = error as { code?: unknown; message?: unknown; cause?: unknown; errors?: unknown } | undefined;
   for (let depth = 0; depth < 4 && typeof current === 'object' && current !== null; depth += 1) {
+    // node:http says a connection the server closed early is "aborted" (mid-body) or "socket hang up" (before the headers).
+    if (current.code === 'ECONNRESET' && (current.message === 'aborted' || current.message === 'socket hang up'))
+      return 'other side closed';
     if (typeof current.code === 'string' && !current.code.startsWith('UND_ERR_')) return current.code;
     const nested: unknown = Array.isArray(current.errors) ? (current.errors as unknown[])[0] : current.cause;
     if (nested === undefined) return typeof current.message === 'string' ? safeReason(current.message) : 'unknown network error';

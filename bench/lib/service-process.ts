@@ -1,0 +1,61 @@
+/**
+ * The service in a process of its own (`src/main.ts --role=…`, as `npm start` runs it), so a
+ * bench's clients and stub model do not share its CPU and its CPU time can be read on its own (by
+ * pid, see cpuMs). With BENCH_CPU_PROF=<dir> the process writes a V8 CPU profile there when it
+ * stops (`node --cpu-prof`).
+ */
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import type { Role } from '../../src/start-service';
+import { PROJECT_ROOT } from '../../src/paths';
+import { within } from './figures';
+
+export type ServiceProcess = {
+  /** The HTTP base URL; null for the worker role (it serves no HTTP). */
+  url: string | null;
+  pid: number;
+  close(): Promise<void>;
+};
+
+const STARTED = /GraphQL playground: (\S+)\/api\/graphql/;
+
+export async function startServiceProcess(role: Role, env: Record<string, string>, timeoutMs = 120_000): Promise<ServiceProcess> {
+  const profileDir = process.env.BENCH_CPU_PROF;
+  const child = spawn(
+    process.execPath,
+    [
+      '-r',
+      '@swc-node/register',
+      ...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []),
+      path.join('src', 'main.ts'),
+      `--role=${role}`,
+    ],
+    { cwd: PROJECT_ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] },
+  );
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  let output = '';
+  const url =
+    role === 'worker'
+      ? null
+      : await within(
+          new Promise<string>((resolve, reject) => {
+            child.stdout.on('data', (data: Buffer) => {
+              output += data.toString('utf8');
+              const match = STARTED.exec(output);
+              if (match) resolve(match[1]);
+            });
+            void exited.then((code) => reject(new Error(`the ${role} process exited with ${code} before serving:\n${output}`)));
+          }),
+          timeoutMs,
+          `the ${role} process did not start`,
+        );
+  child.stdout.resume();
+  return {
+    url,
+    pid: child.pid!,
+    close: async () => {
+      if (child.exitCode === null) child.kill('SIGTERM');
+      await within(exited, 30_000, `the ${role} process did not stop`);
+    },
+  };
+}
