@@ -4,7 +4,8 @@
  *
  *   node -r @swc-node/register bench/startup.ts [runs=3]
  *
- * Measures `node dist/src/main.js` (run `npm run build` first): the time from spawn until
+ * Measures the service as `npm start` runs it, `scripts/run-service.sh` (node dist/src/main.js with
+ * MALLOC_ARENA_MAX=2 unless the environment sets it; run `npm run build` first): the time from spawn until
  * /-/readiness answers 200, for a first start (empty data directory: initdb, migrations, demo
  * data) and a restart; then the process's RSS after 5 s idle, and its peak RSS (VmHWM).
  */
@@ -18,6 +19,8 @@ import { exitWhenFlushed, machineLoad, median as medianOf, QUICK, reportFigures 
 
 const RUNS = Number(process.argv[2] ?? (QUICK ? 1 : 3));
 const MAIN = path.join(PROJECT_ROOT, 'dist', 'src', 'main.js');
+// The script execs node, so the child's pid is the service's own (its /proc status is read below).
+const RUN_SERVICE = path.join(PROJECT_ROOT, 'scripts', 'run-service.sh');
 // A random high port: other benches and services may run on this machine.
 const PORT = 20_000 + Math.floor(Math.random() * 40_000);
 const ADMIN_URL = process.env.TEST_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
@@ -30,7 +33,7 @@ const memory = (pid: number, field: 'VmRSS' | 'VmHWM') =>
 
 async function startOnce(env: Record<string, string>, port: number): Promise<Sample> {
   const started = performance.now();
-  const child = spawn(process.execPath, [MAIN], {
+  const child = spawn('sh', [RUN_SERVICE], {
     env: { ...process.env, LOG_LEVEL: 'warn', PORT: String(port), ...env },
     stdio: 'ignore',
   });
