@@ -1,8 +1,7 @@
 import { Router, type Request } from 'express';
-import { resolveDuoAccess } from '../auth/duo-access';
 import { AppError, badInput, isAppError, unauthenticated } from '../errors';
-import { codebaseSearch } from '../search/codebase.service';
-import { directoryPathProblem, presentSemanticResults, SEMANTIC_SEARCH_LIMITS } from '../search/semantic-code-results';
+import { directoryPathProblem, SEMANTIC_SEARCH_LIMITS } from '../search/semantic-code-results';
+import { semanticCodeSearch } from '../search/semantic-code-search';
 import { requireSearchableQuery } from '../search/text-query';
 import type { Services } from '../services';
 import { locals } from './locals';
@@ -55,18 +54,14 @@ export function semanticSearchRoutes(services: Services): Router {
     const parameters = parseSemanticSearchParameters(request);
     requireSearchableQuery(parameters.query, 'q');
     const project = String(request.params.id);
-    const access = resolveDuoAccess({
-      prisma: services.prisma,
-      userId: viewer.user.id,
-      disabledCategories: services.config.disabledContextCategories,
-    });
     try {
-      const result = await codebaseSearch({
+      const answer = await semanticCodeSearch({
         prisma: services.prisma,
         queues: services.queues,
         embedder: services.embedder,
+        disabledCategories: services.config.disabledContextCategories,
+        externalUrl: publicUrl(services.config, request),
         viewer,
-        access,
         project,
         query: parameters.query,
         directory: parameters.directory,
@@ -74,7 +69,7 @@ export function semanticSearchRoutes(services: Services): Router {
         limit: parameters.limit,
         candidates: parameters.knn,
       });
-      response.json(presentSemanticResults({ result, externalUrl: publicUrl(services.config, request) }));
+      response.json(answer);
     } catch (error) {
       // GitLab answers 422 while a project has no embeddings (indexing starts on the first search).
       if (isAppError(error) && error.code === 'CONFLICT') {

@@ -2,15 +2,10 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import type { Viewer } from '../auth/viewer';
-import { resolveDuoAccess } from '../auth/duo-access';
 import { isAppError } from '../errors';
-import { codebaseSearch, codeIndexStatus } from '../search/codebase.service';
-import {
-  directoryPathProblem,
-  formatSemanticResultsText,
-  presentSemanticResults,
-  SEMANTIC_SEARCH_LIMITS,
-} from '../search/semantic-code-results';
+import { codeIndexStatus } from '../search/codebase.service';
+import { directoryPathProblem, formatSemanticResultsText, SEMANTIC_SEARCH_LIMITS } from '../search/semantic-code-results';
+import { semanticCodeSearch } from '../search/semantic-code-search';
 import type { Services } from '../services';
 
 export type McpServerOptions = {
@@ -122,18 +117,14 @@ export function createMcpServer(options: McpServerOptions): McpServer {
       run('semantic_code_search', async () => {
         const problem = args.directory_path === undefined ? null : directoryPathProblem(args.directory_path);
         if (problem) return toolError(`Tool execution failed: ${problem}`, problem);
-        const access = resolveDuoAccess({
-          prisma: services.prisma,
-          userId: viewer.user.id,
-          disabledCategories: services.config.disabledContextCategories,
-        });
         try {
-          const result = await codebaseSearch({
+          const answer = await semanticCodeSearch({
             prisma: services.prisma,
             queues: services.queues,
             embedder: services.embedder,
+            disabledCategories: services.config.disabledContextCategories,
+            externalUrl: options.externalUrl,
             viewer,
-            access,
             project: String(args.project_id),
             query: args.semantic_query,
             directory: args.directory_path ?? null,
@@ -141,7 +132,6 @@ export function createMcpServer(options: McpServerOptions): McpServer {
             limit: args.limit,
             candidates: args.knn,
           });
-          const answer = presentSemanticResults({ result, externalUrl: options.externalUrl });
           return {
             content: [{ type: 'text', text: formatSemanticResultsText(answer) }],
             structuredContent: {
