@@ -20,11 +20,11 @@ import { seedDemo } from '../src/demo/seed-demo';
 import { startTestService } from '../test/helpers/test-service';
 import { CHROMIUM_PATH } from '../test/helpers/test-env';
 import { builtChatPage } from '../test/helpers/web-page';
+import { median } from './lib/figures';
 
 const RUNS = Number(process.argv[2] ?? 5);
 const LIMIT_MS = 5 * 60_000;
 
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 const kb = (bytes: number) => `${(bytes / 1024).toFixed(0)} KiB`;
 
 function sizes(files: string[]): { raw: number; gzip: number } {

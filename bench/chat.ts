@@ -32,7 +32,7 @@ import { QUEUE_NAMES } from '../src/queues';
 import { bullPrefix } from '../src/redis-keys';
 import { Queue } from 'bullmq';
 import { startStubLlmServer } from '../test/helpers/stub-llm-server';
-import { cpuMs, exitWhenFlushed, machineLoad, QUICK, reportFigures, within } from './lib/figures';
+import { cpuMs, exitWhenFlushed, machineLoad, median, percentile, QUICK, reportFigures, within } from './lib/figures';
 import { startServiceProcess } from './lib/service-process';
 
 const SECONDS = Number(process.argv[2] ?? (QUICK ? 2 : 5));
@@ -41,12 +41,6 @@ const SAMPLES = QUICK ? 30 : 100;
 const WAIT_MS = 30_000;
 const CONCURRENCY = 16;
 const ADMIN_URL = process.env.TEST_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
-
-const percentile = (values: number[], p: number) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
-};
-const median = (values: number[]) => percentile(values, 50);
 
 /** CPU per request of the API process and of the worker process. */
 type Load = { p50: number; p99: number; perSecond: number; apiCpu: number; workerCpu: number };

@@ -11,6 +11,7 @@ import path from 'node:path';
 import { chunkFile } from '../src/indexing/chunk-file';
 import { LexicalEmbedder } from '../src/llm/embedders/lexical.embedder';
 import { PROJECT_ROOT } from '../src/paths';
+import { median } from './lib/figures';
 
 const RUNS = Number(process.argv[2] ?? 5);
 const FIXTURES = path.join(PROJECT_ROOT, 'test', 'indexing', 'fixtures');
@@ -19,8 +20,6 @@ const FILES: Array<[string, string]> = [
   ['rate_limiter.py', 'rate_limiter.py'],
   ['indexing-guide.md', 'indexing-guide.md'],
 ];
-
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
 async function main(): Promise<void> {
   const embedder = new LexicalEmbedder();

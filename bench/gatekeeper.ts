@@ -14,14 +14,9 @@ import { GATEKEEPER_DATA_DIR } from '../src/gatekeeper/files';
 import { NO_CONTEXT, type GatekeeperContext } from '../src/gatekeeper/context';
 import { loadGatekeeper } from '../src/gatekeeper/load-gatekeeper';
 import { CODE_SNIPPETS, STACK_TRACES } from '../src/gatekeeper/training/data-generator/snippets';
+import { median, percentile } from './lib/figures';
 
 const ROUNDS = Number(process.argv[2] ?? 3);
-
-const percentile = (values: number[], p: number) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
-};
-const median = (values: number[]) => percentile(values, 50);
 
 function benchPrompts(): string[] {
   const texts = readDataset(GATEKEEPER_DATA_DIR).map((prompt) => prompt.text);

@@ -38,7 +38,7 @@ import { startService } from '../src/start-service';
 import { createToken, createUser } from '../src/users/users.service';
 import { deleteRedisKeys } from '../test/helpers/test-service';
 import { ChunkPool } from '../src/indexing/chunk-pool';
-import { exitWhenFlushed, machineLoad, QUICK, reportFigures, type Figure } from './lib/figures';
+import { exitWhenFlushed, machineLoad, median, QUICK, reportFigures, type Figure } from './lib/figures';
 
 const RUNS = Number(process.argv[2] ?? (QUICK ? 2 : 3));
 const SPEC = process.argv[3] ?? 'rxjs@7.8.1';
@@ -58,7 +58,6 @@ const GIT_ENV = {
 type Indexed = Extract<IndexRunResult, { outcome: 'indexed' | 'unchanged' }>;
 type Run = { result: Indexed; seconds: number; peakRssMb: number; startRssMb: number };
 
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 const mb = (bytes: number) => bytes / 1_000_000;
 const git = (repository: string, ...args: string[]) =>
   execFileSync('git', ['-C', repository, ...args], { encoding: 'utf8', env: GIT_ENV }).trim();

@@ -65,7 +65,7 @@ import { PROJECT_ROOT } from '../src/paths';
 import { createToken, createUser } from '../src/users/users.service';
 import { createRandom } from '../src/random';
 import { deleteRedisKeys } from '../test/helpers/test-service';
-import { reportFigures } from './lib/figures';
+import { percentile, reportFigures } from './lib/figures';
 
 const QUESTIONS = Number(process.argv[2] ?? 200);
 const LARGE_CHUNKS = Number(process.argv[3] ?? 100_000);
@@ -93,10 +93,6 @@ type Question = { text: string; kind: 'identifier' | 'prose'; path: string };
 type ReadyScope = Extract<IndexReadiness, { status: 'ready' }>['scope'];
 type Fixture = { running: RunningService; token: string; project: Project; scope: ReadyScope; databaseUrl: string };
 
-const percentile = (values: readonly number[], p: number) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
-};
 const ms = (value: number) => `${value.toFixed(1).padStart(6)} ms`;
 const spread = (values: readonly number[]) =>
   `p50 ${ms(percentile(values, 50))}   p95 ${ms(percentile(values, 95))}   p99 ${ms(percentile(values, 99))}`;

@@ -22,17 +22,12 @@ import { deleteRedisKeys } from '../test/helpers/test-service';
 import { openDatabase } from '../src/db/database';
 import { createLogger } from '../src/logger';
 import { DEFAULT_SESSION_TIMING } from '../src/suggestions/sessions/session-runner';
-import { cpuMs, exitWhenFlushed, machineLoad, QUICK, reportFigures, within } from './lib/figures';
+import { cpuMs, exitWhenFlushed, machineLoad, percentile, QUICK, reportFigures, within } from './lib/figures';
 import { startServiceProcess } from './lib/service-process';
 
 const ROUNDS = Number(process.argv[2] ?? (QUICK ? 4 : 10));
 const SESSIONS = 50;
 const FILE = 'import os\nimport sys\nimport json\nimport time\n\ndef total(items):\n    result = 0\n    ';
-
-const percentile = (values: number[], p: number) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
-};
 
 async function main() {
   const stub = await startStubLlmServer({ defaultBehaviour: { kind: 'stream', pieces: ['return ', 'result'] } });

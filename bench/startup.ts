@@ -15,7 +15,7 @@ import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { PROJECT_ROOT } from '../src/paths';
-import { exitWhenFlushed, machineLoad, median as medianOf, QUICK, reportFigures } from './lib/figures';
+import { exitWhenFlushed, machineLoad, median, QUICK, reportFigures } from './lib/figures';
 
 const RUNS = Number(process.argv[2] ?? (QUICK ? 1 : 3));
 const MAIN = path.join(PROJECT_ROOT, 'dist', 'src', 'main.js');
@@ -27,7 +27,6 @@ const ADMIN_URL = process.env.TEST_DATABASE_URL ?? 'postgresql://postgres@127.0.
 
 type Sample = { readyMs: number; idleRssMb: number; peakRssMb: number };
 
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 const memory = (pid: number, field: 'VmRSS' | 'VmHWM') =>
   Number(new RegExp(`${field}:\\s+(\\d+)`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024;
 
@@ -125,13 +124,13 @@ async function main(): Promise<void> {
   }
   report('PostgreSQL, first start (migrations)', postgres);
   console.log(machineLoad());
-  const idle = medianOf(restart.map((sample) => sample.idleRssMb));
+  const idle = median(restart.map((sample) => sample.idleRssMb));
   reportFigures([
     { figure: 'idle RSS, embedded (restart, 5 s idle)', target: '300 MiB', result: `${idle.toFixed(0)} MiB`, met: idle < 300 },
     {
       figure: 'idle RSS, PostgreSQL',
       target: 'none',
-      result: `${medianOf(postgres.map((sample) => sample.idleRssMb)).toFixed(0)} MiB`,
+      result: `${median(postgres.map((sample) => sample.idleRssMb)).toFixed(0)} MiB`,
       met: null,
     },
   ]);
