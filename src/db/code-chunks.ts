@@ -1,5 +1,5 @@
 import { toSql } from 'pgvector';
-import { withBulkTransaction } from './bulk-sql';
+import { directRead, withBulkTransaction } from './bulk-sql';
 import type { Prisma, PrismaClient } from './prisma';
 
 /**
@@ -352,7 +352,7 @@ function occurrencesOfRanked(ranked: string, directory: string): string {
 }
 
 /** The ranking and occurrences of rows from occurrencesOfRanked (every ranked chunk has one: its scope check is the same). */
-function toRankedOccurrences(rows: Array<ChunkOccurrence & { position: bigint | number }>): RankedOccurrences {
+function toRankedOccurrences(rows: Array<ChunkOccurrence & { position: bigint | number | string }>): RankedOccurrences {
   const ranking: string[] = [];
   for (const row of rows) if (ranking[ranking.length - 1] !== row.chunkId) ranking.push(row.chunkId);
   return { ranking, occurrences: rows.map(({ position: _position, ...occurrence }) => occurrence) };
@@ -420,15 +420,21 @@ function vectorStatement(scope: ChunkScope, vector: number[], limit: number, occ
 
 type Statement = { sql: string; parameters: unknown[] };
 
-/** Runs a ranking statement as PlanOptions ask (EXPLAIN it, or price sequential scans and sorts out in a transaction). */
+/**
+ * Runs a ranking statement: straight on the client's pool when it has one (bulk-sql.ts), else
+ * through Prisma; EXPLAIN through Prisma, and with preferIndexes in a transaction that prices
+ * sequential scans and sorts out.
+ */
 async function runRanking<T>(prisma: PrismaClient, statement: Statement, options: PlanOptions): Promise<T> {
   const run = (db: Pick<PrismaClient, '$queryRawUnsafe'>) =>
     db.$queryRawUnsafe<T>(`${explainPrefix(options)}${statement.sql}`, ...statement.parameters);
-  if (!options.preferIndexes) return run(prisma);
-  return prisma.$transaction(async (tx) => {
-    await applyPlanOptions(tx, options);
-    return run(tx);
-  });
+  if (options.preferIndexes)
+    return prisma.$transaction(async (tx) => {
+      await applyPlanOptions(tx, options);
+      return run(tx);
+    });
+  const rows = options.explain ? undefined : await directRead(prisma, statement.sql, statement.parameters);
+  return rows ? (rows as T) : run(prisma);
 }
 
 /** One level of a full-text ranking: a tsquery and how many of its matches are ranked at most. */

@@ -1,5 +1,8 @@
 import { PrismaPg } from '@prisma/adapter-pg';
+import os from 'node:os';
+import { openDatabase } from '../../src/db/database';
 import { PrismaClient } from '../../src/db/prisma';
+import { createLogger } from '../../src/logger';
 import { createGroup, createProject } from '../../src/namespaces/namespaces.service';
 import {
   compareCodePoints,
@@ -225,5 +228,33 @@ describe('query plans of the retrieval queries', () => {
       strings,
     );
     expect([...strings].sort(compareCodePoints)).toEqual(rows.map((row) => row.value));
+  });
+  // The service's client (openDatabase) runs the ranking statements straight on its pool, without
+  // Prisma: the same rankings and occurrences as through Prisma (this suite's client has no pool known).
+  it('ranks the same straight on the pool as through Prisma', async () => {
+    const direct = await openDatabase({
+      databaseUrl: database.url,
+      dataDir: os.tmpdir(),
+      logger: createLogger('silent'),
+      embeddedRole: 'client',
+    });
+    try {
+      const vector = Array.from({ length: 512 }, (_, index) => Math.cos(index + 1));
+      for (const directory of ['', 'src/']) {
+        const scoped = { ...scope, directory };
+        for (const question of ['zq5 parse connection3', 'zq5 zq7 zq11', 'parse']) {
+          expect(await textRankingWithOccurrences(direct.prisma, scoped, question, 50)).toEqual(
+            await textRankingWithOccurrences(prisma, scoped, question, 50),
+          );
+          expect(await textRanking(direct.prisma, scoped, question, 50)).toEqual(await textRanking(prisma, scoped, question, 50));
+        }
+        expect(await vectorRankingWithOccurrences(direct.prisma, scoped, vector, 50)).toEqual(
+          await vectorRankingWithOccurrences(prisma, scoped, vector, 50),
+        );
+        expect(await vectorRanking(direct.prisma, scoped, vector, 50)).toEqual(await vectorRanking(prisma, scoped, vector, 50));
+      }
+    } finally {
+      await direct.close();
+    }
   });
 });
