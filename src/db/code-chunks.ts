@@ -341,9 +341,10 @@ export type RankedOccurrences = { ranking: string[]; occurrences: ChunkOccurrenc
  * parameter numbers ($1 project, $2 snapshot). Rows come by position, then path and line.
  */
 function occurrencesOfRanked(ranked: string, directory: string): string {
-  return `SELECT r.position, b.chunk_id AS "chunkId", f.path, f.blob, f.role, b.start_line AS "startLine", b.end_line AS "endLine",
+  return `ranked_chunks AS MATERIALIZED (${ranked})
+     SELECT r.position, b.chunk_id AS "chunkId", f.path, f.blob, f.role, b.start_line AS "startLine", b.end_line AS "endLine",
     b.symbol, b.language, c.content
-       FROM (${ranked}) r
+       FROM ranked_chunks r
        JOIN code_blob_chunks b ON b.project_id = $1 AND b.chunk_id = r.id
        JOIN code_index_files f ON f.project_id = b.project_id AND f.blob = b.blob AND f.variant = b.variant
        JOIN code_chunks c ON c.project_id = b.project_id AND c.id = b.chunk_id
@@ -413,7 +414,7 @@ function vectorStatement(scope: ChunkScope, vector: number[], limit: number, occ
           WHERE (SELECT count(*) FROM settings) = 1 AND c.project_id = $1 AND c.dims = ${dims} AND ${filter.sql}
           ORDER BY c.embedding::vector(${dims}) <=> $3::vector(${dims})
           LIMIT $4
-       ) ${ranked}`,
+       )${occurrences ? ',' : ''} ${ranked}`,
     parameters: [scope.projectId, scope.snapshotId, toSql(vector), limit, String(efSearch), ...filter.parameters],
   };
 }
@@ -520,7 +521,7 @@ function textLevelsStatement(scope: ChunkScope, request: TextLevelsRequest, occu
       )
     : `SELECT id AS "chunkId" FROM (${hits}) hits ORDER BY level, rank DESC, id`;
   return {
-    sql: `WITH settings AS MATERIALIZED (SELECT set_config('synchronize_seqscans', 'off', true) AS sync),\n${ctes.join(',\n')}\n${ranked}`,
+    sql: `WITH settings AS MATERIALIZED (SELECT set_config('synchronize_seqscans', 'off', true) AS sync),\n${ctes.join(',\n')}${occurrences ? ',' : ''}\n${ranked}`,
     parameters: [scope.projectId, scope.snapshotId, limit, rankBy, ...levels.map((level) => level.query), ...filter.parameters],
   };
 }
