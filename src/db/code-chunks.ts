@@ -520,8 +520,9 @@ function textLevelsStatement(scope: ChunkScope, request: TextLevelsRequest, occu
         directoryCondition(scope.directory, 5 + levels.length).sql,
       )
     : `SELECT id AS "chunkId" FROM (${hits}) hits ORDER BY level, rank DESC, id`;
+  const settings = "settings AS MATERIALIZED (SELECT set_config('synchronize_seqscans', 'off', true) AS sync)";
   return {
-    sql: `WITH settings AS MATERIALIZED (SELECT set_config('synchronize_seqscans', 'off', true) AS sync),\n${ctes.join(',\n')}${occurrences ? ',' : ''}\n${ranked}`,
+    sql: `WITH ${settings},\n${ctes.join(',\n')}${occurrences ? ',' : ''}\n${ranked}`,
     parameters: [scope.projectId, scope.snapshotId, limit, rankBy, ...levels.map((level) => level.query), ...filter.parameters],
   };
 }
