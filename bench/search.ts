@@ -31,7 +31,8 @@
  *    "where is Subscriber.next defined"), half prose ("how does retry when work?").
  * 3. At each size: codebaseSearch through GraphQL over HTTP (the real service, role api), one at
  *    a time and 4 at a time; searchCode in this process with its parts timed apart; the plans
- *    (EXPLAIN, no settings forced) of vectorRanking and textRanking (every level, one statement)
+ *    (EXPLAIN, no settings forced) of vectorRanking and textRanking (every level, one statement) as
+ *    searchCode runs them (with the ranked chunks' occurrences)
  *    for every question, tallied, with how many chunks each question's any-word text query
  *    matches (a level ranks at most 500 of its matches, 2,000 for the every-word level).
  * 4. Chat, at each size: the real service with role all, the model an OpenAI-compatible stub in
@@ -58,7 +59,13 @@ import { indexRepository, type IndexRepositoryOptions, type IndexRunResult } fro
 import { createLogger } from '../src/logger';
 import { addMember, assignSeat, buyAddOn, createGroup, createProject } from '../src/namespaces/namespaces.service';
 import { indexReadiness, type IndexReadiness } from '../src/search/index-readiness';
-import { searchCode, textRanking, vectorRanking } from '../src/search/search-code';
+import {
+  searchCode,
+  textRanking,
+  textRankingWithOccurrences,
+  vectorRanking,
+  vectorRankingWithOccurrences,
+} from '../src/search/search-code';
 import { queryTerms, toTsQuery } from '../src/search/text-query';
 import { startService, type Role, type RunningService } from '../src/start-service';
 import { PROJECT_ROOT } from '../src/paths';
@@ -469,10 +476,10 @@ async function explainPlans(fixture: Fixture, questions: Question[]): Promise<vo
   for (const [index, question] of questions.entries()) {
     const [vector] = await embedder.embed([question.text]);
     const vectorPlan = planLines(
-      (await vectorRanking(prisma, fixture.scope, vector, CANDIDATES, { explain: true })) as unknown as PlanRow[],
+      (await vectorRankingWithOccurrences(prisma, fixture.scope, vector, CANDIDATES, { explain: true })) as unknown as PlanRow[],
     );
     const textPlan = planLines(
-      (await textRanking(prisma, fixture.scope, question.text, CANDIDATES, { explain: true })) as unknown as PlanRow[],
+      (await textRankingWithOccurrences(prisma, fixture.scope, question.text, CANDIDATES, { explain: true })) as unknown as PlanRow[],
     );
     const terms = queryTerms(question.text);
     if (terms.length)

@@ -1,5 +1,5 @@
 import { toSql } from 'pgvector';
-import { withBulkTransaction } from './bulk-sql';
+import { directRead, withBulkTransaction } from './bulk-sql';
 import type { Prisma, PrismaClient } from './prisma';
 
 /**
@@ -319,6 +319,46 @@ function inScope(scope: ChunkScope, firstParameter: number) {
   };
 }
 
+/** Where a ranked chunk occurs in the searched snapshot's files (a chunk can occur in several), with its content. */
+export type ChunkOccurrence = {
+  chunkId: string;
+  path: string;
+  blob: string;
+  role: string | null;
+  startLine: number;
+  endLine: number;
+  symbol: string | null;
+  language: string | null;
+  content: string;
+};
+
+/** A ranking (chunk ids, best first) with where each of its chunks occurs in the scope. */
+export type RankedOccurrences = { ranking: string[]; occurrences: ChunkOccurrence[] };
+
+/**
+ * The occurrences of ranked chunks, read by the ranking's own statement: `ranked` is a query of
+ * (id, position) and `directory` the scope's directory condition on f with the statement's
+ * parameter numbers ($1 project, $2 snapshot). Rows come by position, then path and line.
+ */
+function occurrencesOfRanked(ranked: string, directory: string): string {
+  return `ranked_chunks AS MATERIALIZED (${ranked})
+     SELECT r.position, b.chunk_id AS "chunkId", f.path, f.blob, f.role, b.start_line AS "startLine", b.end_line AS "endLine",
+    b.symbol, b.language, c.content
+       FROM ranked_chunks r
+       JOIN code_blob_chunks b ON b.project_id = $1 AND b.chunk_id = r.id
+       JOIN code_index_files f ON f.project_id = b.project_id AND f.blob = b.blob AND f.variant = b.variant
+       JOIN code_chunks c ON c.project_id = b.project_id AND c.id = b.chunk_id
+      WHERE f.snapshot_id = $2::bigint AND ${directory}
+      ORDER BY r.position, f.path, b.start_line`;
+}
+
+/** The ranking and occurrences of rows from occurrencesOfRanked (every ranked chunk has one: its scope check is the same). */
+function toRankedOccurrences(rows: Array<ChunkOccurrence & { position: bigint | number | string }>): RankedOccurrences {
+  const ranking: string[] = [];
+  for (const row of rows) if (ranking[ranking.length - 1] !== row.chunkId) ranking.push(row.chunkId);
+  return { ranking, occurrences: rows.map(({ position: _position, ...occurrence }) => occurrence) };
+}
+
 /**
  * Nearest chunks by cosine distance through the HNSW index of the vector size, with pgvector's
  * iterative scan so the project, snapshot and directory filter never leaves the list short.
@@ -335,13 +375,38 @@ export async function rankByVector(
   limit: number,
   options: PlanOptions = {},
 ): Promise<Ranked[]> {
+  return runRanking<Ranked[]>(prisma, vectorStatement(scope, vector, limit, false), options);
+}
+
+/** rankByVector with where each ranked chunk occurs (occurrencesOfRanked), in the same statement. */
+export async function rankByVectorWithOccurrences(
+  prisma: PrismaClient,
+  scope: ChunkScope,
+  vector: number[],
+  limit: number,
+  options: PlanOptions = {},
+): Promise<RankedOccurrences> {
+  const rows = await runRanking<Array<ChunkOccurrence & { position: bigint }>>(
+    prisma,
+    vectorStatement(scope, vector, limit, true),
+    options,
+  );
+  return options.explain ? (rows as never) : toRankedOccurrences(rows);
+}
+
+function vectorStatement(scope: ChunkScope, vector: number[], limit: number, occurrences: boolean): Statement {
   const dims = vector.length;
   const filter = inScope(scope, 6);
   const efSearch = Math.max(40, Math.min(1000, limit * 2));
   // relaxed_order may return neighbours slightly out of order: the outer query sorts them exactly.
-  const run = (db: Pick<PrismaClient, '$queryRawUnsafe'>) =>
-    db.$queryRawUnsafe<Ranked[]>(
-      `${explainPrefix(options)}WITH settings AS MATERIALIZED (
+  const ranked = occurrences
+    ? occurrencesOfRanked(
+        'SELECT "chunkId" AS id, row_number() OVER (ORDER BY distance) AS position FROM nearest',
+        directoryCondition(scope.directory, 6).sql,
+      )
+    : 'SELECT "chunkId" FROM nearest ORDER BY distance';
+  return {
+    sql: `WITH settings AS MATERIALIZED (
          SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true) AS scan, set_config('hnsw.ef_search', $5, true) AS ef_search
        ), nearest AS MATERIALIZED (
          SELECT c.id AS "chunkId", c.embedding::vector(${dims}) <=> $3::vector(${dims}) AS distance
@@ -349,19 +414,28 @@ export async function rankByVector(
           WHERE (SELECT count(*) FROM settings) = 1 AND c.project_id = $1 AND c.dims = ${dims} AND ${filter.sql}
           ORDER BY c.embedding::vector(${dims}) <=> $3::vector(${dims})
           LIMIT $4
-       ) SELECT "chunkId" FROM nearest ORDER BY distance`,
-      scope.projectId,
-      scope.snapshotId,
-      toSql(vector),
-      limit,
-      String(efSearch),
-      ...filter.parameters,
-    );
-  if (!options.preferIndexes) return run(prisma);
-  return prisma.$transaction(async (tx) => {
-    await applyPlanOptions(tx, options);
-    return run(tx);
-  });
+       )${occurrences ? ',' : ''} ${ranked}`,
+    parameters: [scope.projectId, scope.snapshotId, toSql(vector), limit, String(efSearch), ...filter.parameters],
+  };
+}
+
+type Statement = { sql: string; parameters: unknown[] };
+
+/**
+ * Runs a ranking statement: straight on the client's pool when it has one (bulk-sql.ts), else
+ * through Prisma; EXPLAIN through Prisma, and with preferIndexes in a transaction that prices
+ * sequential scans and sorts out.
+ */
+async function runRanking<T>(prisma: PrismaClient, statement: Statement, options: PlanOptions): Promise<T> {
+  const run = (db: Pick<PrismaClient, '$queryRawUnsafe'>) =>
+    db.$queryRawUnsafe<T>(`${explainPrefix(options)}${statement.sql}`, ...statement.parameters);
+  if (options.preferIndexes)
+    return prisma.$transaction(async (tx) => {
+      await applyPlanOptions(tx, options);
+      return run(tx);
+    });
+  const rows = options.explain ? undefined : await directRead(prisma, statement.sql, statement.parameters);
+  return rows ? (rows as T) : run(prisma);
 }
 
 /** One level of a full-text ranking: a tsquery and how many of its matches are ranked at most. */
@@ -386,11 +460,29 @@ export type TextLevel = { query: string; cap: number };
 export async function rankByTextLevels(
   prisma: PrismaClient,
   scope: ChunkScope,
-  request: { levels: readonly TextLevel[]; rankBy: string; limit: number },
+  request: TextLevelsRequest,
   options: PlanOptions = {},
 ): Promise<Ranked[]> {
+  if (!request.levels.length) return [];
+  return runRanking<Ranked[]>(prisma, textLevelsStatement(scope, request, false), options);
+}
+
+/** rankByTextLevels with where each ranked chunk occurs (occurrencesOfRanked), in the same statement. */
+export async function rankByTextLevelsWithOccurrences(
+  prisma: PrismaClient,
+  scope: ChunkScope,
+  request: TextLevelsRequest,
+  options: PlanOptions = {},
+): Promise<RankedOccurrences> {
+  if (!request.levels.length) return { ranking: [], occurrences: [] };
+  const rows = await runRanking<Array<ChunkOccurrence & { position: bigint }>>(prisma, textLevelsStatement(scope, request, true), options);
+  return options.explain ? (rows as never) : toRankedOccurrences(rows);
+}
+
+export type TextLevelsRequest = { levels: readonly TextLevel[]; rankBy: string; limit: number };
+
+function textLevelsStatement(scope: ChunkScope, request: TextLevelsRequest, occurrences: boolean): Statement {
   const { levels, rankBy, limit } = request;
-  if (!levels.length) return [];
   // $1 project, $2 snapshot, $3 limit, $4 rankBy, $5.. the levels' tsqueries, then the directory's bounds.
   const filter = inScope(scope, 5 + levels.length);
   const ctes: string[] = [];
@@ -422,56 +514,17 @@ export async function rankByTextLevels(
     found.push(`found_${n}`);
   });
   const hits = found.map((name, index) => `SELECT ${index + 1} AS level, id, rank FROM ${name}`).join(' UNION ALL ');
-  const sql =
-    `${explainPrefix(options)}WITH settings AS MATERIALIZED (SELECT set_config('synchronize_seqscans', 'off', true) AS sync),\n` +
-    `${ctes.join(',\n')}\n` +
-    `SELECT id AS "chunkId" FROM (${hits}) hits ORDER BY level, rank DESC, id`;
-  const run = (db: Pick<PrismaClient, '$queryRawUnsafe'>) =>
-    db.$queryRawUnsafe<Ranked[]>(
-      sql,
-      scope.projectId,
-      scope.snapshotId,
-      limit,
-      rankBy,
-      ...levels.map((level) => level.query),
-      ...filter.parameters,
-    );
-  if (options.preferIndexes)
-    return prisma.$transaction(async (tx) => {
-      await applyPlanOptions(tx, options);
-      return run(tx);
-    });
-  return run(prisma);
-}
-
-/** Where chunks occur in a snapshot's files (a chunk can occur in several), with their content. */
-export async function chunkOccurrences(prisma: PrismaClient, scope: ChunkScope, chunkIds: string[]) {
-  const directory = directoryCondition(scope.directory, 4);
-  return prisma.$queryRawUnsafe<
-    Array<{
-      chunkId: string;
-      path: string;
-      blob: string;
-      role: string | null;
-      startLine: number;
-      endLine: number;
-      symbol: string | null;
-      language: string | null;
-      content: string;
-    }>
-  >(
-    `SELECT b.chunk_id AS "chunkId", f.path, f.blob, f.role, b.start_line AS "startLine", b.end_line AS "endLine", b.symbol, b.language,
-    c.content
-       FROM code_blob_chunks b
-       JOIN code_index_files f ON f.project_id = b.project_id AND f.blob = b.blob AND f.variant = b.variant
-       JOIN code_chunks c ON c.project_id = b.project_id AND c.id = b.chunk_id
-      WHERE b.project_id = $1 AND f.snapshot_id = $2::bigint AND b.chunk_id = ANY($3::text[]) AND ${directory.sql}
-      ORDER BY f.path, b.start_line`,
-    scope.projectId,
-    scope.snapshotId,
-    chunkIds,
-    ...directory.parameters,
-  );
+  const ranked = occurrences
+    ? occurrencesOfRanked(
+        `SELECT id, row_number() OVER (ORDER BY level, rank DESC, id) AS position FROM (${hits}) hits`,
+        directoryCondition(scope.directory, 5 + levels.length).sql,
+      )
+    : `SELECT id AS "chunkId" FROM (${hits}) hits ORDER BY level, rank DESC, id`;
+  const settings = "settings AS MATERIALIZED (SELECT set_config('synchronize_seqscans', 'off', true) AS sync)";
+  return {
+    sql: `WITH ${settings},\n${ctes.join(',\n')}${occurrences ? ',' : ''}\n${ranked}`,
+    parameters: [scope.projectId, scope.snapshotId, limit, rankBy, ...levels.map((level) => level.query), ...filter.parameters],
+  };
 }
 
 /** Characters of code in a directory of a snapshot (each distinct chunk of each file counted once). */

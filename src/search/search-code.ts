@@ -3,7 +3,17 @@ import { embedderForVersion } from '../llm/embedders/create-embedder';
 import type { Embedder } from '../llm/embedders/embedder';
 import { fuseRankings } from './fuse-rankings';
 import { groupHits, type ChunkHit, type FileHits } from './group-hits';
-import { chunkOccurrences, rankByTextLevels, rankByVector, type PlanOptions, type Ranked } from '../db/code-chunks';
+import {
+  rankByTextLevels,
+  rankByTextLevelsWithOccurrences,
+  rankByVector,
+  rankByVectorWithOccurrences,
+  type ChunkOccurrence,
+  type PlanOptions,
+  type Ranked,
+  type RankedOccurrences,
+  type TextLevelsRequest,
+} from '../db/code-chunks';
 import type { SearchScope } from './search-scope';
 import { queryTerms, toAllTsQuery, toPairsTsQuery, toTsQuery } from './text-query';
 import { rankFiles } from './file-ranking';
@@ -59,16 +69,37 @@ export async function textRanking(
   limit: number,
   options: PlanOptions = {},
 ): Promise<Ranked[]> {
+  const request = textLevels(question, limit);
+  return request ? rankByTextLevels(prisma, scope, request, options) : [];
+}
+
+/** textRanking with where each ranked chunk occurs in the scope, read by the same statement (what searchCode runs). */
+export async function textRankingWithOccurrences(
+  prisma: PrismaClient,
+  scope: SearchScope,
+  question: string,
+  limit: number,
+  options: PlanOptions = {},
+): Promise<RankedOccurrences> {
+  const request = textLevels(question, limit);
+  return request ? rankByTextLevelsWithOccurrences(prisma, scope, request, options) : { ranking: [], occurrences: [] };
+}
+
+/** The levels of textRanking for a question; null when it has no words to search for. */
+function textLevels(question: string, limit: number): TextLevelsRequest | null {
   const terms = queryTerms(question);
-  if (!terms.length) return [];
+  if (!terms.length) return null;
   const rankBy = toTsQuery(terms);
   const levels = [
     { query: toAllTsQuery(terms), cap: TEXT_RANK_CAP_ALL },
     { query: toPairsTsQuery(terms), cap: TEXT_RANK_CAP },
     { query: rankBy, cap: TEXT_RANK_CAP },
   ].filter((level): level is { query: string; cap: number } => level.query !== null);
-  return rankByTextLevels(prisma, scope, { levels, rankBy, limit }, options);
+  return { levels, rankBy, limit };
 }
+
+/** rankByVector with occurrences, as searchCode runs it. */
+export const vectorRankingWithOccurrences = rankByVectorWithOccurrences;
 
 function confidenceOf(top: { ranks: Array<number | null> } | undefined, lists: number): Confidence {
   if (!top) return 'low';
@@ -114,16 +145,18 @@ export async function searchCode(options: SearchCodeOptions): Promise<SearchCode
   const terms = queryTerms(options.query);
   // The lexical embedder's bag of words gets the synonyms full text matches too; a model reads the question as written.
   const vectorQuestion = embedder?.name === 'lexical' ? expandQuestion(options.query, terms) : options.query;
+  // Each ranking's statement also reads where its chunks occur, so no round trip follows the two.
+  const none: RankedOccurrences = { ranking: [], occurrences: [] };
   const [vector, text] = await Promise.all([
     wantVector
-      ? embedder!.embed([vectorQuestion]).then(([embedding]) => vectorRanking(prisma, scope, embedding, candidates))
-      : Promise.resolve([]),
-    wantText ? textRanking(prisma, scope, options.query, candidates) : Promise.resolve([]),
+      ? embedder!.embed([vectorQuestion]).then(([embedding]) => vectorRankingWithOccurrences(prisma, scope, embedding, candidates))
+      : Promise.resolve(none),
+    wantText ? textRankingWithOccurrences(prisma, scope, options.query, candidates) : Promise.resolve(none),
   ]);
   const weights = fusionWeights(embedder);
   const lists = [
-    wantVector ? { ranking: vector.map((hit) => hit.chunkId), weight: weights.vector } : null,
-    wantText ? { ranking: text.map((hit) => hit.chunkId), weight: weights.text } : null,
+    wantVector ? { ranking: vector.ranking, weight: weights.vector } : null,
+    wantText ? { ranking: text.ranking, weight: weights.text } : null,
   ].filter((list): list is { ranking: string[]; weight: number } => list !== null);
   const rankings = lists.map((list) => list.ranking);
   const fused = fuseRankings(rankings, { k: FUSION_K, weights: lists.map((list) => list.weight) });
@@ -131,13 +164,7 @@ export async function searchCode(options: SearchCodeOptions): Promise<SearchCode
   const chosen = fused.slice(0, Math.max(limit * 3, CHUNKS_FOR_FILES));
   const scoreOf = new Map(chosen.map((hit) => [hit.chunkId, hit.score]));
   const excluded = scope.exclusions?.length ? ignore().add([...scope.exclusions]) : null;
-  const found = (
-    await chunkOccurrences(
-      prisma,
-      scope,
-      chosen.map((hit) => hit.chunkId),
-    )
-  )
+  const found = occurrencesOf(scoreOf, [vector.occurrences, text.occurrences])
     .filter((row) => !excluded?.ignores(row.path))
     .map((row): ChunkHit & { role: string | null } => ({ ...row, score: scoreOf.get(row.chunkId) ?? 0 }))
     .sort((a, b) => b.score - a.score || a.path.localeCompare(b.path) || a.startLine - b.startLine);
@@ -153,3 +180,37 @@ export async function searchCode(options: SearchCodeOptions): Promise<SearchCode
   }
   return { files: limited, confidence: confidenceOf(fused[0], rankings.length), used: mode };
 }
+
+/**
+ * The occurrences of the chosen chunks (each chunk's rows once, whichever ranking read them), in
+ * path and line order as PostgreSQL sorts them (paths are C-collated: code point order).
+ */
+function occurrencesOf(chosen: ReadonlyMap<string, unknown>, lists: ReadonlyArray<readonly ChunkOccurrence[]>): ChunkOccurrence[] {
+  const rows: ChunkOccurrence[] = [];
+  const taken = new Set<string>();
+  for (const occurrences of lists) {
+    const fromThisList = new Set<string>();
+    for (const row of occurrences) {
+      if (!chosen.has(row.chunkId) || (taken.has(row.chunkId) && !fromThisList.has(row.chunkId))) continue;
+      taken.add(row.chunkId);
+      fromThisList.add(row.chunkId);
+      rows.push(row);
+    }
+  }
+  return rows.sort((a, b) => compareCodePoints(a.path, b.path) || a.startLine - b.startLine);
+}
+
+/** Strings in code point order (PostgreSQL's C collation of UTF-8), where JavaScript's < compares UTF-16 code units. */
+export function compareCodePoints(a: string, b: string): number {
+  if (a === b) return 0;
+  const length = Math.min(a.length, b.length);
+  for (let index = 0; index < length; index += 1) {
+    const x = a.charCodeAt(index);
+    const y = b.charCodeAt(index);
+    if (x !== y) return codePointOrder(x) - codePointOrder(y);
+  }
+  return a.length - b.length;
+}
+
+// Surrogates (characters above U+FFFF) sort after U+E000–U+FFFF in code point order, before them as code units.
+const codePointOrder = (unit: number) => (unit >= 0xd800 && unit <= 0xdfff ? unit + 0x2000 : unit >= 0xe000 ? unit - 0x800 : unit);

@@ -1,5 +1,5 @@
 import os from 'node:os';
-import { withBulkTransaction } from '../../src/db/bulk-sql';
+import { directRead, withBulkTransaction } from '../../src/db/bulk-sql';
 import { openDatabase, type Database } from '../../src/db/database';
 import { createLogger } from '../../src/logger';
 import { createTestDatabase, type TestDatabase } from '../helpers/test-database';
@@ -56,5 +56,11 @@ describe('bulk transactions on the PostgreSQL pool', () => {
     let ran = false;
     expect(await withBulkTransaction({}, { timeoutMs: 60_000 }, async () => (ran = true))).toBeUndefined();
     expect(ran).toBe(false);
+  });
+  it('reads straight on the pool, a bigint parameter as text; undefined for a client with no pool known', async () => {
+    expect(await directRead(database.prisma, 'SELECT $1::bigint + 1 AS next, $2::text AS label', [9007199254740993n, 'x'])).toEqual([
+      { next: '9007199254740994', label: 'x' },
+    ]);
+    expect(await directRead({}, 'SELECT 1', [])).toBeUndefined();
   });
 });

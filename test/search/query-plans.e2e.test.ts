@@ -1,7 +1,16 @@
 import { PrismaPg } from '@prisma/adapter-pg';
+import os from 'node:os';
+import { openDatabase } from '../../src/db/database';
 import { PrismaClient } from '../../src/db/prisma';
+import { createLogger } from '../../src/logger';
 import { createGroup, createProject } from '../../src/namespaces/namespaces.service';
-import { textRanking, vectorRanking } from '../../src/search/search-code';
+import {
+  compareCodePoints,
+  textRanking,
+  textRankingWithOccurrences,
+  vectorRanking,
+  vectorRankingWithOccurrences,
+} from '../../src/search/search-code';
 import { queryTerms, toAllTsQuery, toPairsTsQuery, toTsQuery } from '../../src/search/text-query';
 import { unique } from '../helpers/fixtures';
 import { createTestDatabase, type TestDatabase } from '../helpers/test-database';
@@ -176,6 +185,76 @@ describe('query plans of the retrieval queries', () => {
       expect(ranked).not.toContain('elsewhere');
     } finally {
       await prisma.$executeRawUnsafe("DELETE FROM code_chunks WHERE project_id = $1 AND id = 'elsewhere'", scope.projectId);
+    }
+  });
+  // searchCode reads where the ranked chunks occur in the rankings' own statements (no round trip
+  // after them): the same ranking as the plain statement, and the same rows a separate read of the
+  // snapshot's files gives, for the whole repository and for a directory.
+  it('reads the occurrences of the ranked chunks with the ranking, as a separate read would', async () => {
+    const vector = Array.from({ length: 512 }, (_, index) => Math.sin(index + 1));
+    const occurrences = (chunkIds: string[], directory: string) =>
+      prisma.$queryRawUnsafe<unknown[]>(
+        `SELECT b.chunk_id AS "chunkId", f.path, f.blob, f.role, b.start_line AS "startLine", b.end_line AS "endLine", b.symbol,
+                b.language, c.content
+           FROM code_blob_chunks b
+           JOIN code_index_files f ON f.project_id = b.project_id AND f.blob = b.blob AND f.variant = b.variant
+           JOIN code_chunks c ON c.project_id = b.project_id AND c.id = b.chunk_id
+          WHERE b.project_id = $1 AND f.snapshot_id = $2::bigint AND b.chunk_id = ANY($3::text[]) AND f.path LIKE $4
+          ORDER BY array_position($3::text[], b.chunk_id), f.path, b.start_line`,
+        scope.projectId,
+        scope.snapshotId,
+        chunkIds,
+        `${directory}%`,
+      );
+    for (const directory of ['', 'src/']) {
+      const scoped = { ...scope, directory };
+      const text = await textRankingWithOccurrences(prisma, scoped, 'zq5 parse connection3', 50);
+      expect(text.ranking).toEqual((await textRanking(prisma, scoped, 'zq5 parse connection3', 50)).map((hit) => hit.chunkId));
+      expect(text.ranking).toHaveLength(50);
+      expect(text.occurrences).toEqual(await occurrences(text.ranking, directory));
+      const nearest = await vectorRankingWithOccurrences(prisma, scoped, vector, 50);
+      expect(nearest.ranking).toEqual((await vectorRanking(prisma, scoped, vector, 50)).map((hit) => hit.chunkId));
+      expect(nearest.ranking).toHaveLength(50);
+      expect(nearest.occurrences).toEqual(await occurrences(nearest.ranking, directory));
+    }
+    expect((await textRankingWithOccurrences(prisma, { ...scope, directory: 'elsewhere/' }, 'zq5', 50)).occurrences).toEqual([]);
+  });
+
+  // Occurrences of both rankings are put in path order in JavaScript, as PostgreSQL's C collation orders them.
+  it('orders strings by code point as the C collation does', async () => {
+    const strings = ['a/b.ts', 'a-b.ts', 'a/B.ts', 'é.ts', 'e\u0301.ts', '\uffff.ts', '\u{1f600}.ts', '\ue000.ts', 'a/b', ''];
+    const rows = await prisma.$queryRawUnsafe<Array<{ value: string }>>(
+      'SELECT value FROM unnest($1::text[]) AS value ORDER BY value COLLATE "C"',
+      strings,
+    );
+    expect([...strings].sort(compareCodePoints)).toEqual(rows.map((row) => row.value));
+  });
+  // The service's client (openDatabase) runs the ranking statements straight on its pool, without
+  // Prisma: the same rankings and occurrences as through Prisma (this suite's client has no pool known).
+  it('ranks the same straight on the pool as through Prisma', async () => {
+    const direct = await openDatabase({
+      databaseUrl: database.url,
+      dataDir: os.tmpdir(),
+      logger: createLogger('silent'),
+      embeddedRole: 'client',
+    });
+    try {
+      const vector = Array.from({ length: 512 }, (_, index) => Math.cos(index + 1));
+      for (const directory of ['', 'src/']) {
+        const scoped = { ...scope, directory };
+        for (const question of ['zq5 parse connection3', 'zq5 zq7 zq11', 'parse']) {
+          expect(await textRankingWithOccurrences(direct.prisma, scoped, question, 50)).toEqual(
+            await textRankingWithOccurrences(prisma, scoped, question, 50),
+          );
+          expect(await textRanking(direct.prisma, scoped, question, 50)).toEqual(await textRanking(prisma, scoped, question, 50));
+        }
+        expect(await vectorRankingWithOccurrences(direct.prisma, scoped, vector, 50)).toEqual(
+          await vectorRankingWithOccurrences(prisma, scoped, vector, 50),
+        );
+        expect(await vectorRanking(direct.prisma, scoped, vector, 50)).toEqual(await vectorRanking(prisma, scoped, vector, 50));
+      }
+    } finally {
+      await direct.close();
     }
   });
 });
