@@ -1,0 +1,101 @@
+import os from 'node:os';
+import { randomUUID } from 'node:crypto';
+import {
+  conversationHistory,
+  createUserMessage,
+  findRequest,
+  saveAssistantMessage,
+  type NewAssistantMessage,
+} from '../../src/chat/messages.service';
+import { openDatabase, type Database } from '../../src/db/database';
+import type { PrismaClient } from '../../src/db/prisma';
+import { createLogger } from '../../src/logger';
+import { createUser } from '../../src/users/users.service';
+import { createTestDatabase, type TestDatabase } from '../helpers/test-database';
+
+// A chat request's hot statements go straight to the pool of the client openDatabase made, and
+// through Prisma's raw query for any other client (a transaction's): the rows must be the same.
+describe('chat message rows, on the pool and through Prisma', () => {
+  let testDatabase: TestDatabase;
+  let database: Database;
+  let userId: number;
+
+  beforeAll(async () => {
+    testDatabase = await createTestDatabase();
+    database = await openDatabase({
+      databaseUrl: testDatabase.url,
+      dataDir: os.tmpdir(),
+      logger: createLogger('silent'),
+      embeddedRole: 'client',
+      poolSize: 2,
+    });
+    userId = (await createUser(database.prisma, { username: 'rows' })).id;
+  });
+  afterAll(async () => {
+    await database.close();
+    await testDatabase.drop();
+  });
+
+  /** Runs `read` with a transaction's client: no pool is known for it, so Prisma's $queryRaw answers. */
+  const throughPrisma = <T>(read: (client: PrismaClient) => Promise<T>) =>
+    database.prisma.$transaction(async (transaction) => read(transaction as unknown as PrismaClient));
+
+  it('reads a request and the history the same way on either path, with the types Prisma gives', async () => {
+    const requestId = randomUUID();
+    await createUserMessage(database.prisma, {
+      userId,
+      threadId: null,
+      requestId,
+      content: 'What is a "monad"? {a,b}',
+      contextItems: [],
+      clientSubscriptionId: 'sub-1',
+      platformOrigin: 'vs_code_extension',
+      agentVersionId: null,
+      resourceId: 'gid://gitlab/Project/7',
+      projectId: null,
+    });
+    const answer: NewAssistantMessage = {
+      userId,
+      threadId: null,
+      requestId,
+      content: 'A monoid in the category of endofunctors.',
+      errors: [],
+      extras: { sources: [{ path: 'a.ts' }], contextItemIds: [] },
+      agentVersionId: null,
+      clientSubscriptionId: 'sub-1',
+    };
+    expect((await saveAssistantMessage(database.prisma, answer)).created).toBe(true);
+
+    const onPool = await findRequest(database.prisma, { userId, requestId });
+    const viaPrisma = await throughPrisma((client) => findRequest(client, { userId, requestId }));
+    expect(onPool).toEqual(viaPrisma);
+    expect(onPool.userMessage).toMatchObject({ userId, threadId: null, errors: [], extras: {}, hasFeedback: false, contextItems: [] });
+    expect(onPool.userMessage?.createdAt).toBeInstanceOf(Date);
+    expect(onPool.answer).toMatchObject({ role: 'assistant', extras: { sources: [{ path: 'a.ts' }] }, errors: [] });
+
+    const history = await conversationHistory(database.prisma, { userId, threadId: null }, [randomUUID()]);
+    expect(history).toEqual(await throughPrisma((client) => conversationHistory(client, { userId, threadId: null }, [randomUUID()])));
+    expect(history).toEqual([
+      { role: 'user', content: 'What is a "monad"? {a,b}' },
+      { role: 'assistant', content: 'A monoid in the category of endofunctors.' },
+    ]);
+    expect(await conversationHistory(database.prisma, { userId, threadId: null }, [requestId])).toEqual([]);
+  });
+
+  it('gives back the stored answer when a second one is saved for the request (unique violation on the pool)', async () => {
+    const requestId = randomUUID();
+    const answer = (content: string): NewAssistantMessage => ({
+      userId,
+      threadId: null,
+      requestId,
+      content,
+      errors: [],
+      extras: {},
+      agentVersionId: null,
+      clientSubscriptionId: null,
+    });
+    const first = await saveAssistantMessage(database.prisma, answer('first'));
+    const second = await saveAssistantMessage(database.prisma, answer('second'));
+    expect(second).toEqual({ event: first.event, created: false });
+  });
+});
