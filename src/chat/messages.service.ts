@@ -280,6 +280,11 @@ export async function conversationHistory(
   // Raw SQL: every chat job reads up to 200 rows here, and Prisma's mapping of them cost about
   // twice the CPU of the query itself (1.45 vs 0.75 ms a call). The same filter as findMany's
   // { userId, threadId, requestId: { notIn }, errors: { isEmpty: true } }, the same order.
+  // thread_id leads the ORDER BY (one value among these rows, so the order is unchanged): the
+  // order is then the index's, (user_id, thread_id, created_at, id), read backwards, and
+  // PostgreSQL stops after `limit` rows. Without it (`IS NULL` is not an equality the planner can
+  // drop from the index's order) it read and sorted the whole conversation whenever its statistics
+  // were stale (see the 20261123050000 migration).
   const thread = conversation.threadId === null ? Prisma.sql`thread_id IS NULL` : Prisma.sql`thread_id = ${conversation.threadId}`;
   const excluded = excludeRequestIds.filter((id) => UUID.test(id));
   const newestFirst = await queryRows<HistoryTurn>(
@@ -288,7 +293,7 @@ export async function conversationHistory(
     SELECT role::text AS role, content FROM ai_messages
     WHERE user_id = ${conversation.userId} AND ${thread}
       AND request_id <> ALL(${excluded}::uuid[]) AND errors = '{}'
-    ORDER BY created_at DESC, id DESC
+    ORDER BY thread_id DESC, created_at DESC, id DESC
     LIMIT ${limit}`,
   );
   const reset = newestFirst.findIndex((message) => message.role === 'user' && message.content.trim() === '/reset');

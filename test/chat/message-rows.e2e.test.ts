@@ -1,4 +1,5 @@
 import os from 'node:os';
+import type pg from 'pg';
 import { randomUUID } from 'node:crypto';
 import {
   conversationHistory,
@@ -18,6 +19,7 @@ import { createTestDatabase, type TestDatabase } from '../helpers/test-database'
 describe('chat message rows, on the pool and through Prisma', () => {
   let testDatabase: TestDatabase;
   let database: Database;
+  let pool: pg.Pool;
   let userId: number;
 
   beforeAll(async () => {
@@ -28,6 +30,7 @@ describe('chat message rows, on the pool and through Prisma', () => {
       logger: createLogger('silent'),
       embeddedRole: 'client',
       poolSize: 2,
+      onPool: (made) => (pool = made),
     });
     userId = (await createUser(database.prisma, { username: 'rows' })).id;
   });
@@ -97,5 +100,34 @@ describe('chat message rows, on the pool and through Prisma', () => {
     const first = await saveAssistantMessage(database.prisma, answer('first'));
     const second = await saveAssistantMessage(database.prisma, answer('second'));
     expect(second).toEqual({ event: first.event, created: false });
+  });
+
+  it('reads the newest turns of a long conversation backwards on the index, without sorting it all', async () => {
+    const other = (await createUser(database.prisma, { username: 'long' })).id;
+    await database.prisma.$executeRaw`
+      INSERT INTO ai_messages (id, user_id, thread_id, request_id, role, content, created_at)
+      SELECT gen_random_uuid(), ${other}, NULL, gen_random_uuid(), 'user', 'turn ' || n, now() - n * interval '1 second'
+      FROM generate_series(1, 1000) AS n`;
+    // The statement as it is sent, explained with the same parameters (the table's statistics are stale, as in a busy conversation).
+    const sent: Array<{ text: string; values: unknown[] }> = [];
+    const query = pool.query.bind(pool);
+    const spy = jest.spyOn(pool, 'query').mockImplementation(((text: string, values: unknown[]) => {
+      sent.push({ text, values });
+      return query(text, values);
+    }) as never);
+    let history: Awaited<ReturnType<typeof conversationHistory>>;
+    try {
+      history = await conversationHistory(database.prisma, { userId: other, threadId: null }, []);
+    } finally {
+      spy.mockRestore();
+    }
+    expect(history).toHaveLength(200);
+    expect(history.at(-1)).toEqual({ role: 'user', content: 'turn 1' });
+    expect(sent).toHaveLength(1);
+    const plan = await pool.query<{ 'QUERY PLAN': string }>(`EXPLAIN (ANALYZE, COSTS OFF) ${sent[0].text}`, sent[0].values);
+    const text = plan.rows.map((row) => row['QUERY PLAN']).join('\n');
+    expect(text).toMatch(/Index Scan Backward using ai_messages_user_id_thread_id_created_at_id_idx/);
+    expect(text).not.toMatch(/Sort/);
+    expect(text).toMatch(/rows=200 loops=1\)\n\s+Index Cond/);
   });
 });
