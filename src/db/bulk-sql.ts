@@ -63,5 +63,24 @@ export async function withBulkTransaction<T>(
 export async function queryRows<Row>(client: Prisma.TransactionClient, statement: Prisma.Sql): Promise<Row[]> {
   const pool = pools.get(client);
   if (!pool) return client.$queryRaw<Row[]>(statement);
-  return (await pool.query(statement.text, statement.values)).rows as Row[];
+  return (await pool.query({ name: preparedName(statement.text), text: statement.text, values: statement.values })).rows as Row[];
+}
+
+/** Statement texts queryRows has named, and their names: the same text has the same name on every connection. */
+const preparedNames = new Map<string, string>();
+/** More texts than this are sent unnamed: a caller that built its text from its data must not grow every connection without end. */
+const MAX_PREPARED = 64;
+
+/**
+ * A named statement is parsed and analysed once per connection, and its plan is cached (PostgreSQL
+ * keeps a generic one once it is no worse than the custom ones): planning was 0.15–0.3 ms of
+ * database CPU per chat statement, about as much as running it.
+ */
+function preparedName(text: string): string | undefined {
+  let name = preparedNames.get(text);
+  if (name === undefined && preparedNames.size < MAX_PREPARED) {
+    name = `duo_${preparedNames.size}`;
+    preparedNames.set(text, name);
+  }
+  return name;
 }

@@ -111,9 +111,9 @@ describe('chat message rows, on the pool and through Prisma', () => {
     // The statement as it is sent, explained with the same parameters (the table's statistics are stale, as in a busy conversation).
     const sent: Array<{ text: string; values: unknown[] }> = [];
     const query = pool.query.bind(pool);
-    const spy = jest.spyOn(pool, 'query').mockImplementation(((text: string, values: unknown[]) => {
-      sent.push({ text, values });
-      return query(text, values);
+    const spy = jest.spyOn(pool, 'query').mockImplementation(((config: { text: string; values: unknown[] }) => {
+      sent.push({ text: config.text, values: config.values });
+      return query(config);
     }) as never);
     let history: Awaited<ReturnType<typeof conversationHistory>>;
     try {
@@ -129,5 +129,30 @@ describe('chat message rows, on the pool and through Prisma', () => {
     expect(text).toMatch(/Index Scan Backward using ai_messages_user_id_thread_id_created_at_id_idx/);
     expect(text).not.toMatch(/Sort/);
     expect(text).toMatch(/rows=200 loops=1\)\n\s+Index Cond/);
+  });
+
+  it('prepares each statement once per connection and runs it again by name', async () => {
+    let single: pg.Pool | undefined;
+    const one = await openDatabase({
+      databaseUrl: testDatabase.url,
+      dataDir: os.tmpdir(),
+      logger: createLogger('silent'),
+      embeddedRole: 'client',
+      poolSize: 1,
+      onPool: (made) => (single = made),
+    });
+    try {
+      for (let round = 0; round < 3; round += 1) {
+        await conversationHistory(one.prisma, { userId, threadId: null }, [randomUUID()]);
+        await conversationHistory(one.prisma, { userId, threadId: 12345 }, []);
+      }
+      // The same connection (the pool has one): two texts (legacy conversation, thread), two statements.
+      const prepared = await single!.query<{ name: string }>(
+        "SELECT name FROM pg_prepared_statements WHERE statement LIKE '%FROM ai_messages%' ORDER BY name",
+      );
+      expect(prepared.rows).toHaveLength(2);
+    } finally {
+      await one.close();
+    }
   });
 });
