@@ -11,10 +11,17 @@ import type { Prisma } from './prisma';
  * a client made elsewhere (no pool known) keeps writing through Prisma.
  */
 const pools = new WeakMap<object, pg.Pool>();
+/**
+ * Pools whose connections are sessions of their own (PostgreSQL's), where queryRows may name its
+ * statements. The embedded database's connections all share PGlite's one session: a statement
+ * one of them prepared already exists for the next, which would fail to prepare it again.
+ */
+const ownSessions = new WeakSet<pg.Pool>();
 
 /** Called by openDatabase for the client it makes over a pool (PostgreSQL's, or the embedded database's socket). */
-export function registerBulkPool(prisma: object, pool: pg.Pool): void {
+export function registerBulkPool(prisma: object, pool: pg.Pool, options: { sessionPerConnection: boolean }): void {
   pools.set(prisma, pool);
+  if (options.sessionPerConnection) ownSessions.add(pool);
 }
 
 /** One statement with positional parameters, on the transaction's connection. */
@@ -63,7 +70,8 @@ export async function withBulkTransaction<T>(
 export async function queryRows<Row>(client: Prisma.TransactionClient, statement: Prisma.Sql): Promise<Row[]> {
   const pool = pools.get(client);
   if (!pool) return client.$queryRaw<Row[]>(statement);
-  return (await pool.query({ name: preparedName(statement.text), text: statement.text, values: statement.values })).rows as Row[];
+  const name = ownSessions.has(pool) ? preparedName(statement.text) : undefined;
+  return (await pool.query({ name, text: statement.text, values: statement.values })).rows as Row[];
 }
 
 /** Statement texts queryRows has named, and their names: the same text has the same name on every connection. */
@@ -74,7 +82,7 @@ const MAX_PREPARED = 64;
 /**
  * A named statement is parsed and analysed once per connection, and its plan is cached (PostgreSQL
  * keeps a generic one once it is no worse than the custom ones): planning was 0.15–0.3 ms of
- * database CPU per chat statement, about as much as running it.
+ * database CPU per chat statement, about as much as running it. PostgreSQL's pool only (see ownSessions).
  */
 function preparedName(text: string): string | undefined {
   let name = preparedNames.get(text);

@@ -1,4 +1,6 @@
+import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
+import path from 'node:path';
 import type pg from 'pg';
 import { randomUUID } from 'node:crypto';
 import {
@@ -155,4 +157,23 @@ describe('chat message rows, on the pool and through Prisma', () => {
       await one.close();
     }
   });
+
+  it('names no statement on the embedded database, whose connections share one session', async () => {
+    const dataDir = mkdtempSync(path.join(os.tmpdir(), 'duo-message-rows-'));
+    const embedded = await openDatabase({ databaseUrl: undefined, dataDir, logger: createLogger('silent'), embeddedRole: 'owner' });
+    try {
+      await embedded.migrate();
+      const owner = (await createUser(embedded.prisma, { username: 'embedded' })).id;
+      // Several connections at once, twice: a statement named by one would already exist for the others.
+      for (let round = 0; round < 2; round += 1) {
+        const reads = Array.from({ length: 6 }, () =>
+          conversationHistory(embedded.prisma, { userId: owner, threadId: null }, [randomUUID()]),
+        );
+        expect(await Promise.all(reads)).toEqual(Array.from({ length: 6 }, () => []));
+      }
+    } finally {
+      await embedded.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  }, 120_000);
 });
