@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { ContextCategory } from '../config';
+import { queryRows } from '../db/bulk-sql';
 import { isUniqueViolation } from '../db/errors';
 import { Prisma, type PrismaClient } from '../db/prisma';
 import type { ChatMessageEvent } from './chat-events';
@@ -44,13 +45,16 @@ const MESSAGE_COLUMNS = Prisma.raw(
  * does, not the database's clock), the columns' defaults for the rest.
  */
 async function insertMessage(client: Prisma.TransactionClient, row: NewMessageRow): Promise<MessageWithItems> {
-  const [record] = await client.$queryRaw<Array<Omit<MessageWithItems, 'contextItems'>>>`
+  const [record] = await queryRows<Omit<MessageWithItems, 'contextItems'>>(
+    client,
+    Prisma.sql`
     INSERT INTO ai_messages AS m (id, user_id, thread_id, request_id, role, content, errors, extras, client_subscription_id,
       platform_origin, agent_version_id, resource_id, project_id, created_at)
     VALUES (${randomUUID()}::uuid, ${row.userId}, ${row.threadId}, ${row.requestId}::uuid, ${row.role}::ai_message_role,
       ${row.content}, ${row.errors}::text[], ${JSON.stringify(row.extras)}::jsonb, ${row.clientSubscriptionId},
       ${row.platformOrigin}, ${row.agentVersionId}, ${row.resourceId}, ${row.projectId}, ${new Date()}::timestamptz)
-    RETURNING ${MESSAGE_COLUMNS}`;
+    RETURNING ${MESSAGE_COLUMNS}`,
+  );
   return withoutItems(record);
 }
 
@@ -218,7 +222,9 @@ export async function findRequest(
   // queries, then the mapping) cost more CPU than the job's other reads. The same filter and order
   // as { requestId, OR: [{ role: 'assistant' }, { role: 'user', userId }] }, the items in position
   // order under the names Prisma gives them.
-  const records = await prisma.$queryRaw<MessageWithItems[]>`
+  const records = await queryRows<MessageWithItems>(
+    prisma,
+    Prisma.sql`
     SELECT ${MESSAGE_COLUMNS},
       COALESCE((
         SELECT jsonb_agg(jsonb_build_object('id', i.id, 'messageId', i.message_id, 'position', i.position, 'itemId', i.item_id,
@@ -228,7 +234,8 @@ export async function findRequest(
       ), '[]'::jsonb) AS "contextItems"
     FROM ai_messages m
     WHERE m.request_id = ${options.requestId}::uuid AND (m.role = 'assistant' OR (m.role = 'user' AND m.user_id = ${options.userId}))
-    ORDER BY m.created_at ASC, m.id ASC`;
+    ORDER BY m.created_at ASC, m.id ASC`,
+  );
   const answer = records.find((record) => record.role === 'assistant');
   return { userMessage: records.find((record) => record.role === 'user') ?? null, answer: answer ? toChatEvent(answer) : null };
 }
@@ -273,14 +280,22 @@ export async function conversationHistory(
   // Raw SQL: every chat job reads up to 200 rows here, and Prisma's mapping of them cost about
   // twice the CPU of the query itself (1.45 vs 0.75 ms a call). The same filter as findMany's
   // { userId, threadId, requestId: { notIn }, errors: { isEmpty: true } }, the same order.
+  // thread_id leads the ORDER BY (one value among these rows, so the order is unchanged): the
+  // order is then the index's, (user_id, thread_id, created_at, id), read backwards, and
+  // PostgreSQL stops after `limit` rows. Without it (`IS NULL` is not an equality the planner can
+  // drop from the index's order) it read and sorted the whole conversation whenever its statistics
+  // were stale (see the 20261123050000 migration).
   const thread = conversation.threadId === null ? Prisma.sql`thread_id IS NULL` : Prisma.sql`thread_id = ${conversation.threadId}`;
   const excluded = excludeRequestIds.filter((id) => UUID.test(id));
-  const newestFirst = await prisma.$queryRaw<HistoryTurn[]>`
+  const newestFirst = await queryRows<HistoryTurn>(
+    prisma,
+    Prisma.sql`
     SELECT role::text AS role, content FROM ai_messages
     WHERE user_id = ${conversation.userId} AND ${thread}
       AND request_id <> ALL(${excluded}::uuid[]) AND errors = '{}'
-    ORDER BY created_at DESC, id DESC
-    LIMIT ${limit}`;
+    ORDER BY thread_id DESC, created_at DESC, id DESC
+    LIMIT ${limit}`,
+  );
   const reset = newestFirst.findIndex((message) => message.role === 'user' && message.content.trim() === '/reset');
   return (reset === -1 ? newestFirst : newestFirst.slice(0, reset)).reverse();
 }

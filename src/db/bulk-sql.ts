@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import type { Prisma } from './prisma';
 
 /**
  * Large writes (an index run's chunks: megabytes of code, vectors and full-text documents per
@@ -10,10 +11,17 @@ import type pg from 'pg';
  * a client made elsewhere (no pool known) keeps writing through Prisma.
  */
 const pools = new WeakMap<object, pg.Pool>();
+/**
+ * Pools whose connections are sessions of their own (PostgreSQL's), where queryRows may name its
+ * statements. The embedded database's connections all share PGlite's one session: a statement
+ * one of them prepared already exists for the next, which would fail to prepare it again.
+ */
+const ownSessions = new WeakSet<pg.Pool>();
 
 /** Called by openDatabase for the client it makes over a pool (PostgreSQL's, or the embedded database's socket). */
-export function registerBulkPool(prisma: object, pool: pg.Pool): void {
+export function registerBulkPool(prisma: object, pool: pg.Pool, options: { sessionPerConnection: boolean }): void {
   pools.set(prisma, pool);
+  if (options.sessionPerConnection) ownSessions.add(pool);
 }
 
 /** One statement with positional parameters, on the transaction's connection. */
@@ -51,17 +59,55 @@ export async function withBulkTransaction<T>(
 }
 
 /**
- * A read straight on the client's pool (search's ranking statements, about 50–100 rows with code
- * each, on the path of every search), or undefined (without running it) when the client has no
- * pool. Through Prisma, each such statement also passes its parameters and rows through Prisma's
- * query compiler and result mapping: measured on bench/search.ts's questions at 100k chunks, about
- * 0.8 ms of this process's CPU per search (4.8 → 4.0 ms at the median). Same SQL, same connection
- * pool, same plans (PostgreSQL plans an unnamed statement for its parameters either way).
- * Parameters as Prisma takes them (a bigint is sent as text); int8 results come back as text.
+ * The rows of one statement straight on the client's pool, or undefined (without running it) when
+ * the client has no pool (a transaction's client, or a client made elsewhere). Through Prisma, each
+ * statement's parameters and rows also pass through its query compiler, tracing and result mapping:
+ * about 0.2 ms of CPU per chat statement, and about 0.8 ms per search at 100k chunks (its ranking
+ * statements carry 50–100 rows of code). Same SQL, same pool. Parameters as Prisma takes them (a
+ * bigint is sent as text); int8 and numeric results come back as `pg` gives them (text), where
+ * Prisma gives bigint and Decimal. Errors are `pg`'s (see isUniqueViolation). `prepare` names the
+ * statement (see preparedName): only for fixed texts, and only where a generic plan is as good as
+ * a custom one (search's text statements are not: their tail grew with generic plans).
  */
-export async function directRead<Row>(prisma: object, sql: string, parameters: readonly unknown[]): Promise<Row[] | undefined> {
-  const pool = pools.get(prisma);
+export async function poolRows<Row>(
+  client: object,
+  text: string,
+  parameters: readonly unknown[],
+  options: { prepare?: boolean } = {},
+): Promise<Row[] | undefined> {
+  const pool = pools.get(client);
   if (!pool) return undefined;
+  const name = options.prepare && ownSessions.has(pool) ? preparedName(text) : undefined;
   const values = parameters.map((value) => (typeof value === 'bigint' ? value.toString() : value));
-  return (await pool.query(sql, values)).rows as Row[];
+  return (await pool.query({ name, text, values })).rows as Row[];
+}
+
+/**
+ * A raw read or INSERT … RETURNING of the hot paths (every chat request makes three or four),
+ * prepared on the client's pool when it has one (poolRows), else through Prisma's $queryRaw. The
+ * rows are the same either way for the types these statements return (int4, text, bool, text[],
+ * jsonb, timestamptz): both parse them to the same JavaScript values.
+ */
+export async function queryRows<Row>(client: Prisma.TransactionClient, statement: Prisma.Sql): Promise<Row[]> {
+  const rows = await poolRows<Row>(client, statement.text, statement.values, { prepare: true });
+  return rows ?? client.$queryRaw<Row[]>(statement);
+}
+
+/** Statement texts queryRows has named, and their names: the same text has the same name on every connection. */
+const preparedNames = new Map<string, string>();
+/** More texts than this are sent unnamed: a caller that built its text from its data must not grow every connection without end. */
+const MAX_PREPARED = 64;
+
+/**
+ * A named statement is parsed and analysed once per connection, and its plan is cached (PostgreSQL
+ * keeps a generic one once it is no worse than the custom ones): planning was 0.15–0.3 ms of
+ * database CPU per chat statement, about as much as running it. PostgreSQL's pool only (see ownSessions).
+ */
+function preparedName(text: string): string | undefined {
+  let name = preparedNames.get(text);
+  if (name === undefined && preparedNames.size < MAX_PREPARED) {
+    name = `duo_${preparedNames.size}`;
+    preparedNames.set(text, name);
+  }
+  return name;
 }

@@ -1,5 +1,5 @@
 import { toSql } from 'pgvector';
-import { directRead, withBulkTransaction } from './bulk-sql';
+import { poolRows, withBulkTransaction } from './bulk-sql';
 import type { Prisma, PrismaClient } from './prisma';
 
 /**
@@ -434,7 +434,7 @@ async function runRanking<T>(prisma: PrismaClient, statement: Statement, options
       await applyPlanOptions(tx, options);
       return run(tx);
     });
-  const rows = options.explain ? undefined : await directRead(prisma, statement.sql, statement.parameters);
+  const rows = options.explain ? undefined : await poolRows(prisma, statement.sql, statement.parameters);
   return rows ? (rows as T) : run(prisma);
 }
 

@@ -56,17 +56,17 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
     options.logger.debug({ event: 'embedded_database_via_socket', pid: owner.pid }, 'using the running service database');
     // pg finds a Unix socket as <host directory>/.s.PGSQL.<port>.
     const socketDir = path.dirname(owner.socketPath);
-    const database = await openPostgres(`postgresql://postgres@localhost:${SOCKET_PORT}/postgres?host=${encodeURIComponent(socketDir)}`, {
-      ...options,
-      poolSize: 1,
-    });
-    return { ...database, kind: 'embedded-socket' };
+    return openPostgres(
+      `postgresql://postgres@localhost:${SOCKET_PORT}/postgres?host=${encodeURIComponent(socketDir)}`,
+      { ...options, poolSize: 1 },
+      'embedded-socket',
+    );
   }
   return openEmbedded(options);
 }
 
-async function openPostgres(databaseUrl: string, options: OpenDatabaseOptions): Promise<Database> {
-  return poolDatabase('postgres', new pg.Pool({ connectionString: databaseUrl, max: options.poolSize ?? 10 }), options);
+async function openPostgres(databaseUrl: string, options: OpenDatabaseOptions, kind: DatabaseKind = 'postgres'): Promise<Database> {
+  return poolDatabase(kind, new pg.Pool({ connectionString: databaseUrl, max: options.poolSize ?? 10 }), options);
 }
 
 /** PostgreSQL, or the embedded database's socket: the same pool, Prisma adapter and migrations. */
@@ -74,7 +74,7 @@ function poolDatabase(kind: DatabaseKind, pool: pg.Pool, options: OpenDatabaseOp
   pool.on('error', (error) => options.logger.warn({ event: 'database_pool_error', err: error }, 'idle database connection failed'));
   options.onPool?.(pool);
   const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
-  registerBulkPool(prisma, pool);
+  registerBulkPool(prisma, pool, { sessionPerConnection: kind === 'postgres' });
   return {
     kind,
     prisma,

@@ -1,5 +1,5 @@
 import os from 'node:os';
-import { directRead, withBulkTransaction } from '../../src/db/bulk-sql';
+import { poolRows, withBulkTransaction } from '../../src/db/bulk-sql';
 import { openDatabase, type Database } from '../../src/db/database';
 import { createLogger } from '../../src/logger';
 import { createTestDatabase, type TestDatabase } from '../helpers/test-database';
@@ -58,9 +58,9 @@ describe('bulk transactions on the PostgreSQL pool', () => {
     expect(ran).toBe(false);
   });
   it('reads straight on the pool, a bigint parameter as text; undefined for a client with no pool known', async () => {
-    expect(await directRead(database.prisma, 'SELECT $1::bigint + 1 AS next, $2::text AS label', [9007199254740993n, 'x'])).toEqual([
+    expect(await poolRows(database.prisma, 'SELECT $1::bigint + 1 AS next, $2::text AS label', [9007199254740993n, 'x'])).toEqual([
       { next: '9007199254740994', label: 'x' },
     ]);
-    expect(await directRead({}, 'SELECT 1', [])).toBeUndefined();
+    expect(await poolRows({}, 'SELECT 1', [])).toBeUndefined();
   });
 });

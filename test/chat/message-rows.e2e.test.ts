@@ -1,0 +1,179 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type pg from 'pg';
+import { randomUUID } from 'node:crypto';
+import {
+  conversationHistory,
+  createUserMessage,
+  findRequest,
+  saveAssistantMessage,
+  type NewAssistantMessage,
+} from '../../src/chat/messages.service';
+import { openDatabase, type Database } from '../../src/db/database';
+import type { PrismaClient } from '../../src/db/prisma';
+import { createLogger } from '../../src/logger';
+import { createUser } from '../../src/users/users.service';
+import { createTestDatabase, type TestDatabase } from '../helpers/test-database';
+
+// A chat request's hot statements go straight to the pool of the client openDatabase made, and
+// through Prisma's raw query for any other client (a transaction's): the rows must be the same.
+describe('chat message rows, on the pool and through Prisma', () => {
+  let testDatabase: TestDatabase;
+  let database: Database;
+  let pool: pg.Pool;
+  let userId: number;
+
+  beforeAll(async () => {
+    testDatabase = await createTestDatabase();
+    database = await openDatabase({
+      databaseUrl: testDatabase.url,
+      dataDir: os.tmpdir(),
+      logger: createLogger('silent'),
+      embeddedRole: 'client',
+      poolSize: 2,
+      onPool: (made) => (pool = made),
+    });
+    userId = (await createUser(database.prisma, { username: 'rows' })).id;
+  });
+  afterAll(async () => {
+    await database.close();
+    await testDatabase.drop();
+  });
+
+  /** Runs `read` with a transaction's client: no pool is known for it, so Prisma's $queryRaw answers. */
+  const throughPrisma = <T>(read: (client: PrismaClient) => Promise<T>) =>
+    database.prisma.$transaction(async (transaction) => read(transaction as unknown as PrismaClient));
+
+  it('reads a request and the history the same way on either path, with the types Prisma gives', async () => {
+    const requestId = randomUUID();
+    await createUserMessage(database.prisma, {
+      userId,
+      threadId: null,
+      requestId,
+      content: 'What is a "monad"? {a,b}',
+      contextItems: [],
+      clientSubscriptionId: 'sub-1',
+      platformOrigin: 'vs_code_extension',
+      agentVersionId: null,
+      resourceId: 'gid://gitlab/Project/7',
+      projectId: null,
+    });
+    const answer: NewAssistantMessage = {
+      userId,
+      threadId: null,
+      requestId,
+      content: 'A monoid in the category of endofunctors.',
+      errors: [],
+      extras: { sources: [{ path: 'a.ts' }], contextItemIds: [] },
+      agentVersionId: null,
+      clientSubscriptionId: 'sub-1',
+    };
+    expect((await saveAssistantMessage(database.prisma, answer)).created).toBe(true);
+
+    const onPool = await findRequest(database.prisma, { userId, requestId });
+    const viaPrisma = await throughPrisma((client) => findRequest(client, { userId, requestId }));
+    expect(onPool).toEqual(viaPrisma);
+    expect(onPool.userMessage).toMatchObject({ userId, threadId: null, errors: [], extras: {}, hasFeedback: false, contextItems: [] });
+    expect(onPool.userMessage?.createdAt).toBeInstanceOf(Date);
+    expect(onPool.answer).toMatchObject({ role: 'assistant', extras: { sources: [{ path: 'a.ts' }] }, errors: [] });
+
+    const history = await conversationHistory(database.prisma, { userId, threadId: null }, [randomUUID()]);
+    expect(history).toEqual(await throughPrisma((client) => conversationHistory(client, { userId, threadId: null }, [randomUUID()])));
+    expect(history).toEqual([
+      { role: 'user', content: 'What is a "monad"? {a,b}' },
+      { role: 'assistant', content: 'A monoid in the category of endofunctors.' },
+    ]);
+    expect(await conversationHistory(database.prisma, { userId, threadId: null }, [requestId])).toEqual([]);
+  });
+
+  it('gives back the stored answer when a second one is saved for the request (unique violation on the pool)', async () => {
+    const requestId = randomUUID();
+    const answer = (content: string): NewAssistantMessage => ({
+      userId,
+      threadId: null,
+      requestId,
+      content,
+      errors: [],
+      extras: {},
+      agentVersionId: null,
+      clientSubscriptionId: null,
+    });
+    const first = await saveAssistantMessage(database.prisma, answer('first'));
+    const second = await saveAssistantMessage(database.prisma, answer('second'));
+    expect(second).toEqual({ event: first.event, created: false });
+  });
+
+  it('reads the newest turns of a long conversation backwards on the index, without sorting it all', async () => {
+    const other = (await createUser(database.prisma, { username: 'long' })).id;
+    await database.prisma.$executeRaw`
+      INSERT INTO ai_messages (id, user_id, thread_id, request_id, role, content, created_at)
+      SELECT gen_random_uuid(), ${other}, NULL, gen_random_uuid(), 'user', 'turn ' || n, now() - n * interval '1 second'
+      FROM generate_series(1, 1000) AS n`;
+    // The statement as it is sent, explained with the same parameters (the table's statistics are stale, as in a busy conversation).
+    const sent: Array<{ text: string; values: unknown[] }> = [];
+    const query = pool.query.bind(pool);
+    const spy = jest.spyOn(pool, 'query').mockImplementation(((config: { text: string; values: unknown[] }) => {
+      sent.push({ text: config.text, values: config.values });
+      return query(config);
+    }) as never);
+    let history: Awaited<ReturnType<typeof conversationHistory>>;
+    try {
+      history = await conversationHistory(database.prisma, { userId: other, threadId: null }, []);
+    } finally {
+      spy.mockRestore();
+    }
+    expect(history).toHaveLength(200);
+    expect(history.at(-1)).toEqual({ role: 'user', content: 'turn 1' });
+    expect(sent).toHaveLength(1);
+    const plan = await pool.query<{ 'QUERY PLAN': string }>(`EXPLAIN (ANALYZE, COSTS OFF) ${sent[0].text}`, sent[0].values);
+    const text = plan.rows.map((row) => row['QUERY PLAN']).join('\n');
+    expect(text).toMatch(/Index Scan Backward using ai_messages_user_id_thread_id_created_at_id_idx/);
+    expect(text).not.toMatch(/Sort/);
+    expect(text).toMatch(/rows=200 loops=1\)\n\s+Index Cond/);
+  });
+
+  it('prepares each statement once per connection and runs it again by name', async () => {
+    let single: pg.Pool | undefined;
+    const one = await openDatabase({
+      databaseUrl: testDatabase.url,
+      dataDir: os.tmpdir(),
+      logger: createLogger('silent'),
+      embeddedRole: 'client',
+      poolSize: 1,
+      onPool: (made) => (single = made),
+    });
+    try {
+      for (let round = 0; round < 3; round += 1) {
+        await conversationHistory(one.prisma, { userId, threadId: null }, [randomUUID()]);
+        await conversationHistory(one.prisma, { userId, threadId: 12345 }, []);
+      }
+      // The same connection (the pool has one): two texts (legacy conversation, thread), two statements.
+      const prepared = await single!.query<{ name: string }>(
+        "SELECT name FROM pg_prepared_statements WHERE statement LIKE '%FROM ai_messages%' ORDER BY name",
+      );
+      expect(prepared.rows).toHaveLength(2);
+    } finally {
+      await one.close();
+    }
+  });
+
+  it('names no statement on the embedded database, whose connections share one session', async () => {
+    const dataDir = mkdtempSync(path.join(os.tmpdir(), 'duo-message-rows-'));
+    const embedded = await openDatabase({ databaseUrl: undefined, dataDir, logger: createLogger('silent'), embeddedRole: 'owner' });
+    try {
+      await embedded.migrate();
+      const owner = (await createUser(embedded.prisma, { username: 'embedded' })).id;
+      // Several connections at once, twice: a statement named by one would already exist for the others.
+      for (let round = 0; round < 2; round += 1) {
+        const reads = Array.from({ length: 6 }, () =>
+          conversationHistory(embedded.prisma, { userId: owner, threadId: null }, [randomUUID()]),
+        );
+        expect(await Promise.all(reads)).toEqual(Array.from({ length: 6 }, () => []));
+      }
+    } finally {
+      await embedded.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  }, 120_000);
+});
