@@ -287,8 +287,14 @@ async function buildWithReader(
   options.onProgress?.(progress);
   let filesRead = 0;
   const batchFiles = options.batchFiles ?? 200;
+  const pipeline = options.pipeline ?? true;
   const batches: Selected[][] = [];
-  for (let start = 0; start < selected.length; start += batchFiles) batches.push(selected.slice(start, start + batchFiles));
+  // Pipelined, the database waits for the first batch to be read and chunked: the first batches are
+  // small (FIRST_BATCH_FILES, then twice as many each time up to batchFiles) so its writes start soon.
+  for (let start = 0, size = pipeline ? Math.min(batchFiles, FIRST_BATCH_FILES) : batchFiles; start < selected.length; start += size) {
+    if (batches.length) size = Math.min(batchFiles, size * 2);
+    batches.push(selected.slice(start, start + size));
+  }
   // Blobs (cut one way) chunked by an earlier batch of this run, with their chunk counts: that
   // batch is stored before the next one is, so they count as stored, as the database would say.
   const chunkedInRun = new Map<string, number>();
@@ -306,7 +312,6 @@ async function buildWithReader(
     chunking.catch(() => undefined);
     return { batch, reuse, reuseChunks: reuse.reduce((sum, file) => sum + storedChunks(file)!, 0), fresh, chunking };
   };
-  const pipeline = options.pipeline ?? true;
   let next = batches.length ? await plan(batches[0]) : null;
   for (let position = 0; next; position += 1) {
     options.signal?.throwIfAborted();
@@ -332,6 +337,9 @@ async function buildWithReader(
   }
   return { progress, filesRead, skipped };
 }
+
+/** The first batch of a pipelined run (see buildWithReader). */
+const FIRST_BATCH_FILES = 25;
 
 const keyOf = (file: Pick<Selected, 'blob' | 'variant'>) => `${file.blob}|${file.variant}`;
 
