@@ -454,7 +454,7 @@ async function storeChunkedFiles(options: BuildOptions & { chunked: ChunkedFiles
         dims: dims.get(chunk.id) ?? embedder.dimensions,
         vector: chunk.vector!,
         content: chunk.content,
-        searchText: chunk.searchText,
+        searchDocument: chunk.searchDocument,
       },
     ]),
   );
