@@ -290,10 +290,15 @@ async function buildWithReader(
   const pipeline = options.pipeline ?? true;
   const batches: Selected[][] = [];
   // Pipelined, the database waits for the first batch to be read and chunked: the first batches are
-  // small (FIRST_BATCH_FILES, then twice as many each time up to batchFiles) so its writes start soon.
-  for (let start = 0, size = pipeline ? Math.min(batchFiles, FIRST_BATCH_FILES) : batchFiles; start < selected.length; start += size) {
+  // small (FIRST_BATCH_FILES, then twice as many each time up to batchFiles), and large files come
+  // last, so its writes start soon. No stored row changes: the paths of one blob have one size, so
+  // they keep their order, and the first of them is still the one whose chunks are cut.
+  const ordered = pipeline
+    ? [...selected.filter((file) => file.size <= LARGE_FILE_BYTES), ...selected.filter((file) => file.size > LARGE_FILE_BYTES)]
+    : selected;
+  for (let start = 0, size = pipeline ? Math.min(batchFiles, FIRST_BATCH_FILES) : batchFiles; start < ordered.length; start += size) {
     if (batches.length) size = Math.min(batchFiles, size * 2);
-    batches.push(selected.slice(start, start + size));
+    batches.push(ordered.slice(start, start + size));
   }
   // Blobs (cut one way) chunked by an earlier batch of this run, with their chunk counts: that
   // batch is stored before the next one is, so they count as stored, as the database would say.
@@ -338,8 +343,9 @@ async function buildWithReader(
   return { progress, filesRead, skipped };
 }
 
-/** The first batch of a pipelined run (see buildWithReader). */
+/** The first batch of a pipelined run, and the files it writes last (see buildWithReader). */
 const FIRST_BATCH_FILES = 25;
+const LARGE_FILE_BYTES = 65_536;
 
 const keyOf = (file: Pick<Selected, 'blob' | 'variant'>) => `${file.blob}|${file.variant}`;
 
