@@ -5,12 +5,29 @@ export { identifierTerms } from './terms';
 
 // FNV-1a: fast, stable across runs and machines, good enough to spread terms over buckets.
 function hash(text: string): number {
-  let value = 0x811c9dc5;
+  return hashOn(0x811c9dc5, text);
+}
+
+/** FNV-1a of `text` continued from another text's hash: hashOn(hash(a), b) is hash(a + b). */
+function hashOn(start: number, text: string): number {
+  let value = start;
   for (let index = 0; index < text.length; index += 1) {
     value ^= text.charCodeAt(index);
     value = Math.imul(value, 0x01000193);
   }
   return value >>> 0;
+}
+
+// Stems of the words seen so far (stemWord is pure and code repeats its words); emptied when large.
+const STEM_CACHE_LIMIT = 50_000;
+const stems = new Map<string, string>();
+function cachedStem(word: string): string {
+  let stem = stems.get(word);
+  if (stem === undefined) {
+    if (stems.size >= STEM_CACHE_LIMIT) stems.clear();
+    stems.set(word, (stem = stemWord(word)));
+  }
+  return stem;
 }
 
 // The first version's few stop words; version 2 shares the full-text index's list and stems.
@@ -82,18 +99,39 @@ export class LexicalEmbedder implements Embedder {
     const terms =
       this.algorithm === 1
         ? allTerms.filter((term) => !V1_STOP_WORDS.has(term))
-        : allTerms.filter((term) => !STOP_WORDS.has(term)).map(stemWord);
-    const counts = new Map<string, number>();
-    const add = (feature: string) => counts.set(feature, (counts.get(feature) ?? 0) + 1);
-    terms.forEach((term, index) => {
-      add(term);
-      if (index > 0) add(`${terms[index - 1]} ${term}`);
+        : allTerms.filter((term) => !STOP_WORDS.has(term)).map(cachedStem);
+    // The features are each term and each pair of neighbouring terms (`${previous} ${term}`),
+    // counted in the order they first occur. The distinct terms are numbered, so a feature is a
+    // number (a term's, or `distinct + previous * distinct + term` for a pair) rather than a string.
+    const numbers = new Map<string, number>();
+    const distinct: string[] = [];
+    const sequence = terms.map((term) => {
+      let number = numbers.get(term);
+      if (number === undefined) {
+        numbers.set(term, (number = distinct.length));
+        distinct.push(term);
+      }
+      return number;
     });
+    const size = distinct.length;
+    const counts = new Map<number, number>();
+    for (let index = 0; index < sequence.length; index += 1) {
+      const term = sequence[index];
+      counts.set(term, (counts.get(term) ?? 0) + 1);
+      if (index > 0) {
+        const pair = size + sequence[index - 1] * size + term;
+        counts.set(pair, (counts.get(pair) ?? 0) + 1);
+      }
+    }
+    const hashes = distinct.map(hash);
     const vector = new Array<number>(this.dimensions).fill(0);
+    // Each feature's hash is the hash of its text (a pair's: the first term's, then ' ' and the second).
     for (const [feature, count] of counts) {
-      const bucket = hash(feature);
+      const pair = feature >= size;
+      const first = pair ? Math.floor((feature - size) / size) : feature;
+      const bucket = pair ? hashOn(hashOn(hashes[first], ' '), distinct[feature - size - first * size]) : hashes[feature];
       const sign = bucket & 0x80000000 ? -1 : 1;
-      vector[bucket % this.dimensions] += sign * (1 + Math.log(count)) * (feature.includes(' ') ? 0.5 : 1);
+      vector[bucket % this.dimensions] += sign * (1 + Math.log(count)) * (pair ? 0.5 : 1);
     }
     return normalize(vector);
   }
