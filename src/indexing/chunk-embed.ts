@@ -53,17 +53,20 @@ function lexicalFor(options: Required<LexicalEmbedderOptions>): LexicalEmbedder 
 export async function chunkAndEmbed(files: readonly FileToChunk[], spec: ChunkEmbedSpec): Promise<EmbeddedChunk[][]> {
   const embedder = spec.lexical ? lexicalFor(spec.lexical) : null;
   const result: EmbeddedChunk[][] = [];
+  // Each word's terms and each term's stem, for the rest of this job (its files repeat their words).
+  const words = new Map<string, readonly string[]>();
+  const stems = new Map<string, string>();
   for (const file of files) {
     const chunks = await chunkFileWith(spec.strategy, file);
     result.push(
       chunks.map((chunk) => {
         // One split into terms serves both the full-text document and the lexical vector (search-text.ts).
-        const terms = identifierTerms(chunkEmbeddingText(chunk));
+        const terms = identifierTerms(chunkEmbeddingText(chunk), words);
         return {
           ...chunk,
           id: chunkId(chunk, { embedderVersion: spec.embedderVersion }),
           searchDocument: tsvectorOfSearchText(searchTextOfTerms(terms)),
-          vector: embedder ? vectorText(embedder.embedTerms(terms)) : null,
+          vector: embedder ? vectorText(embedder.embedTerms(terms, stems)) : null,
         };
       }),
     );

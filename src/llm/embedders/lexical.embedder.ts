@@ -18,18 +18,6 @@ function hashOn(start: number, text: string): number {
   return value >>> 0;
 }
 
-// Stems of the words seen so far (stemWord is pure and code repeats its words); emptied when large.
-const STEM_CACHE_LIMIT = 50_000;
-const stems = new Map<string, string>();
-function cachedStem(word: string): string {
-  let stem = stems.get(word);
-  if (stem === undefined) {
-    if (stems.size >= STEM_CACHE_LIMIT) stems.clear();
-    stems.set(word, (stem = stemWord(word)));
-  }
-  return stem;
-}
-
 // The first version's few stop words; version 2 shares the full-text index's list and stems.
 const V1_STOP_WORDS = new Set([
   'the',
@@ -84,22 +72,29 @@ export class LexicalEmbedder implements Embedder {
   }
 
   async embed(texts: readonly string[]): Promise<number[][]> {
-    return texts.map((text) => this.embedOne(text));
-  }
-
-  private embedOne(text: string): number[] {
-    return this.embedTerms(identifierTerms(text));
+    const words = new Map<string, readonly string[]>();
+    const stems = new Map<string, string>();
+    return texts.map((text) => this.embedTerms(identifierTerms(text, words), stems));
   }
 
   /**
    * The vector of a text from its identifierTerms: what embed gives for the text. The indexer has
    * the terms already (the full-text document is made of the same ones), so it splits each chunk once.
+   * `stems` keeps each term's stem for the next chunks of the same job.
    */
-  embedTerms(allTerms: readonly string[]): number[] {
+  embedTerms(allTerms: readonly string[], stems?: Map<string, string>): number[] {
+    const stem = (term: string) => {
+      let stemmed = stems?.get(term);
+      if (stemmed === undefined) {
+        stemmed = stemWord(term);
+        stems?.set(term, stemmed);
+      }
+      return stemmed;
+    };
     const terms =
       this.algorithm === 1
         ? allTerms.filter((term) => !V1_STOP_WORDS.has(term))
-        : allTerms.filter((term) => !STOP_WORDS.has(term)).map(cachedStem);
+        : allTerms.filter((term) => !STOP_WORDS.has(term)).map(stem);
     // The features are each term and each pair of neighbouring terms (`${previous} ${term}`),
     // counted in the order they first occur. The distinct terms are numbered, so a feature is a
     // number (a term's, or `distinct + previous * distinct + term` for a pair) rather than a string.
