@@ -13,8 +13,11 @@ import type { Prisma, PrismaClient } from './prisma';
 
 type Db = PrismaClient | Prisma.TransactionClient;
 
-/** A chunk to store, with its embedding: `vector` in pgvector's text form (`[0.1,-0.2,...]`), of `dims` numbers. */
-export type NewChunk = { id: string; embedderVersion: string; dims: number; vector: string; content: string; searchText: string };
+/**
+ * A chunk to store, with its embedding: `vector` in pgvector's text form (`[0.1,-0.2,...]`), of `dims` numbers,
+ * and `searchDocument` its full-text document in tsvector's text form (`'parse':1 'connection':2`).
+ */
+export type NewChunk = { id: string; embedderVersion: string; dims: number; vector: string; content: string; searchDocument: string };
 /** Where a chunk sits in a blob cut with one variant. */
 export type BlobChunkRow = {
   blob: string;
@@ -93,7 +96,7 @@ export async function storeBatch(
   if (batch.chunks.length) {
     statements.push([
       `INSERT INTO code_chunks (project_id, id, embedder_version, dims, embedding, content, search_text)
-       SELECT $1, c.id, c.version, c.dims, c.embedding::vector, c.content, to_tsvector('simple', c.search)
+       SELECT $1, c.id, c.version, c.dims, c.embedding::vector, c.content, c.search::tsvector
          FROM unnest($2::text[], $3::text[], $4::int[], $5::text[], $6::text[], $7::text[])
            AS c(id, version, dims, embedding, content, search)
        ON CONFLICT (project_id, id) DO NOTHING`,
@@ -104,7 +107,7 @@ export async function storeBatch(
         batch.chunks.map((chunk) => chunk.dims),
         batch.chunks.map((chunk) => chunk.vector),
         batch.chunks.map((chunk) => chunk.content.replace(/\0/g, '')),
-        batch.chunks.map((chunk) => chunk.searchText),
+        batch.chunks.map((chunk) => chunk.searchDocument),
       ],
     ]);
   }

@@ -2,19 +2,20 @@ import { LexicalEmbedder, type LexicalEmbedderOptions } from '../llm/embedders/l
 import type { Embedder } from '../llm/embedders/embedder';
 import { chunkFileWith, chunkId, type Chunk, type ChunkStrategy } from './chunk-file';
 import { identifierTerms } from '../llm/embedders/terms';
-import { chunkEmbeddingText, searchTextOfTerms } from './search-text';
+import { chunkEmbeddingText, searchTextOfTerms, tsvectorOfSearchText } from './search-text';
 
 /** One file to cut: its path (for the grammar and the chunks' metadata) and its text. */
 export type FileToChunk = { path: string; content: string };
 
 /**
  * A chunk as the index stores it: the chunker's chunk (every field it carries passes through
- * unchanged), its id, its full-text document and, when the embedder could run beside the chunker,
+ * unchanged), its id, its full-text document (in tsvector's text form: the database reads it instead of
+ * parsing the words itself, search-text.ts) and, when the embedder could run beside the chunker,
  * its vector in pgvector's text form (null otherwise: the caller embeds what it does not have yet).
  * Text, not numbers: a string crosses from a worker thread as one copy, where an array of 512
  * numbers is cloned number by number and made again as garbage on the main thread.
  */
-export type EmbeddedChunk = Chunk & { id: string; searchText: string; vector: string | null };
+export type EmbeddedChunk = Chunk & { id: string; searchDocument: string; vector: string | null };
 
 /** A vector as pgvector reads it: `[0.1,-0.2,...]`, each number as JavaScript prints it (as pgvector's toSql does). */
 export function vectorText(vector: readonly number[]): string {
@@ -52,17 +53,20 @@ function lexicalFor(options: Required<LexicalEmbedderOptions>): LexicalEmbedder 
 export async function chunkAndEmbed(files: readonly FileToChunk[], spec: ChunkEmbedSpec): Promise<EmbeddedChunk[][]> {
   const embedder = spec.lexical ? lexicalFor(spec.lexical) : null;
   const result: EmbeddedChunk[][] = [];
+  // Each word's terms and each term's stem, for the rest of this job (its files repeat their words).
+  const words = new Map<string, readonly string[]>();
+  const stems = new Map<string, string>();
   for (const file of files) {
     const chunks = await chunkFileWith(spec.strategy, file);
     result.push(
       chunks.map((chunk) => {
         // One split into terms serves both the full-text document and the lexical vector (search-text.ts).
-        const terms = identifierTerms(chunkEmbeddingText(chunk));
+        const terms = identifierTerms(chunkEmbeddingText(chunk), words);
         return {
           ...chunk,
           id: chunkId(chunk, { embedderVersion: spec.embedderVersion }),
-          searchText: searchTextOfTerms(terms),
-          vector: embedder ? vectorText(embedder.embedTerms(terms)) : null,
+          searchDocument: tsvectorOfSearchText(searchTextOfTerms(terms)),
+          vector: embedder ? vectorText(embedder.embedTerms(terms, stems)) : null,
         };
       }),
     );

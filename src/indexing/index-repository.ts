@@ -287,8 +287,19 @@ async function buildWithReader(
   options.onProgress?.(progress);
   let filesRead = 0;
   const batchFiles = options.batchFiles ?? 200;
+  const pipeline = options.pipeline ?? true;
   const batches: Selected[][] = [];
-  for (let start = 0; start < selected.length; start += batchFiles) batches.push(selected.slice(start, start + batchFiles));
+  // Pipelined, the database waits for the first batch to be read and chunked: the first batches are
+  // small (FIRST_BATCH_FILES, then twice as many each time up to batchFiles), and large files come
+  // last, so its writes start soon. No stored row changes: the paths of one blob have one size, so
+  // they keep their order, and the first of them is still the one whose chunks are cut.
+  const ordered = pipeline
+    ? [...selected.filter((file) => file.size <= LARGE_FILE_BYTES), ...selected.filter((file) => file.size > LARGE_FILE_BYTES)]
+    : selected;
+  for (let start = 0, size = pipeline ? Math.min(batchFiles, FIRST_BATCH_FILES) : batchFiles; start < ordered.length; start += size) {
+    if (batches.length) size = Math.min(batchFiles, size * 2);
+    batches.push(ordered.slice(start, start + size));
+  }
   // Blobs (cut one way) chunked by an earlier batch of this run, with their chunk counts: that
   // batch is stored before the next one is, so they count as stored, as the database would say.
   const chunkedInRun = new Map<string, number>();
@@ -306,7 +317,6 @@ async function buildWithReader(
     chunking.catch(() => undefined);
     return { batch, reuse, reuseChunks: reuse.reduce((sum, file) => sum + storedChunks(file)!, 0), fresh, chunking };
   };
-  const pipeline = options.pipeline ?? true;
   let next = batches.length ? await plan(batches[0]) : null;
   for (let position = 0; next; position += 1) {
     options.signal?.throwIfAborted();
@@ -332,6 +342,10 @@ async function buildWithReader(
   }
   return { progress, filesRead, skipped };
 }
+
+/** The first batch of a pipelined run, and the files it writes last (see buildWithReader). */
+const FIRST_BATCH_FILES = 25;
+const LARGE_FILE_BYTES = 65_536;
 
 const keyOf = (file: Pick<Selected, 'blob' | 'variant'>) => `${file.blob}|${file.variant}`;
 
@@ -446,7 +460,7 @@ async function storeChunkedFiles(options: BuildOptions & { chunked: ChunkedFiles
         dims: dims.get(chunk.id) ?? embedder.dimensions,
         vector: chunk.vector!,
         content: chunk.content,
-        searchText: chunk.searchText,
+        searchDocument: chunk.searchDocument,
       },
     ]),
   );

@@ -39,3 +39,42 @@ export function searchTextOfTerms(terms: readonly string[]): string {
 export function chunkEmbeddingText(chunk: Pick<Chunk, 'path' | 'symbol' | 'content'>): string {
   return `${chunk.path}${chunk.symbol ? ` ${chunk.symbol}` : ''}\n${chunk.content}`;
 }
+
+// PostgreSQL's limits on a tsvector (tsearch/ts_type.h): a lexeme is shorter than 2,048 bytes,
+// positions stop at 16,383, and a lexeme keeps at most 255 of them.
+const MAX_LEXEME_BYTES = 2_047;
+const MAX_POSITION = 16_383;
+const MAX_POSITIONS = 255;
+// PostgreSQL's default parser reads `1e5x` as the number 1e5 and then the word x.
+const EXPONENT_THEN_LETTER = /^\d+e\d+(?=[a-z])/;
+
+/**
+ * The full-text document PostgreSQL's to_tsvector('simple', text) makes of a searchTextOfTerms
+ * text, in tsvector's input form (`'parse':1,4 'connection':2`), so the database reads it instead
+ * of parsing the text. Such a text is lower-case words of [a-z0-9_] separated by spaces, where the
+ * default parser sees only words split at `_`, numbers, and numbers in scientific notation;
+ * the simple configuration keeps every word as it is, numbered from 1 in order.
+ */
+export function tsvectorOfSearchText(text: string): string {
+  const positions = new Map<string, number[]>();
+  let position = 0;
+  const add = (lexeme: string) => {
+    if (lexeme.length > MAX_LEXEME_BYTES) return;
+    position += 1;
+    const at = Math.min(position, MAX_POSITION);
+    const list = positions.get(lexeme);
+    if (!list) positions.set(lexeme, [at]);
+    else if (list.length < MAX_POSITIONS && list[list.length - 1] !== at) list.push(at);
+  };
+  for (const word of text.split(/[ _]+/)) {
+    let rest = word;
+    for (let match = EXPONENT_THEN_LETTER.exec(rest); match; match = EXPONENT_THEN_LETTER.exec(rest)) {
+      add(match[0]);
+      rest = rest.slice(match[0].length);
+    }
+    if (rest) add(rest);
+  }
+  let document = '';
+  for (const [lexeme, list] of positions) document += `${document ? ' ' : ''}'${lexeme}':${list.join(',')}`;
+  return document;
+}

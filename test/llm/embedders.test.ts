@@ -1,7 +1,10 @@
+import { readdirSync, readFileSync } from 'node:fs';
 import http from 'node:http';
+import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { embedderForVersion } from '../../src/llm/embedders/create-embedder';
 import { identifierTerms, LexicalEmbedder } from '../../src/llm/embedders/lexical.embedder';
+import { stemWord, STOP_WORDS } from '../../src/llm/embedders/terms';
 import { OpenAiCompatibleEmbedder } from '../../src/llm/embedders/openai-compatible.embedder';
 
 const cosine = (a: number[], b: number[]) => a.reduce((sum, value, index) => sum + value * b[index], 0);
@@ -36,6 +39,42 @@ describe('lexical embedder (the default, no model)', () => {
     expect(embedderForVersion(embedder, 'lexical-v1-256')).toMatchObject({ version: 'lexical-v1-256', dimensions: 256 });
     expect(embedderForVersion(embedder, 'lexical-v2-512')).toBe(embedder);
     expect(embedderForVersion(embedder, 'openai:text-embedding-3-small:1536')).toBeNull();
+  });
+
+  // The algorithm as first written (features as strings, each hashed whole): the embedder's faster
+  // code must give the very same numbers, or every stored index would need embedding again.
+  function referenceVector(text: string, dimensions: number): number[] {
+    const hash = (feature: string) => {
+      let value = 0x811c9dc5;
+      for (let index = 0; index < feature.length; index += 1) value = Math.imul(value ^ feature.charCodeAt(index), 0x01000193);
+      return value >>> 0;
+    };
+    const terms = identifierTerms(text)
+      .filter((term) => !STOP_WORDS.has(term))
+      .map(stemWord);
+    const counts = new Map<string, number>();
+    const add = (feature: string) => counts.set(feature, (counts.get(feature) ?? 0) + 1);
+    terms.forEach((term, index) => {
+      add(term);
+      if (index > 0) add(`${terms[index - 1]} ${term}`);
+    });
+    const vector = new Array<number>(dimensions).fill(0);
+    for (const [feature, count] of counts) {
+      const bucket = hash(feature);
+      vector[bucket % dimensions] += (bucket & 0x80000000 ? -1 : 1) * (1 + Math.log(count)) * (feature.includes(' ') ? 0.5 : 1);
+    }
+    const norm = Math.sqrt(vector.reduce((sum, value) => sum + value * value, 0));
+    return norm === 0 ? vector : vector.map((value) => value * (1 / norm));
+  }
+
+  it('gives exactly the numbers of the algorithm as first written, for whole files of code', async () => {
+    const directory = path.join(__dirname, '..', 'indexing', 'fixtures');
+    const texts = [...readdirSync(directory).map((name) => readFileSync(path.join(directory, name), 'utf8')), 'the of', 'x x x x', ''];
+    for (const dimensions of [512, 100]) {
+      const sized = new LexicalEmbedder({ dimensions });
+      const vectors = await sized.embed(texts);
+      vectors.forEach((vector, index) => expect(vector).toEqual(referenceVector(texts[index], dimensions)));
+    }
   });
 
   it('puts a question near the code that shares its identifiers', async () => {

@@ -1,20 +1,32 @@
 /** The words of code and of questions about it, as both the full-text index and the lexical embedder see them. */
 
-/** Identifier pieces: `parseConnection`, `parse_connection` and `parse-connection` all give parse + connection. */
-export function identifierTerms(text: string): string[] {
+/**
+ * Identifier pieces: `parseConnection`, `parse_connection` and `parse-connection` all give parse + connection.
+ * `cache` keeps each word's terms for the next texts of the same job (code repeats its words); it
+ * holds pieces of the texts, so it should live no longer than they do.
+ */
+export function identifierTerms(text: string, cache?: Map<string, readonly string[]>): string[] {
   const terms: string[] = [];
   for (const word of text.match(/[A-Za-z_$][A-Za-z0-9_$]*|\d+/g) ?? []) {
-    const parts = word
-      .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
-      .replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2')
-      .split(/[\s_$]+/)
-      .map((part) => part.toLowerCase())
-      .filter((part) => part.length > 1);
-    terms.push(...parts);
-    // The whole identifier too, so an exact symbol name weighs more than its pieces.
-    if (parts.length > 1) terms.push(parts.join('_'));
+    let wordTerms = cache?.get(word);
+    if (wordTerms === undefined) {
+      wordTerms = termsOfWord(word);
+      cache?.set(word, wordTerms);
+    }
+    for (const term of wordTerms) terms.push(term);
   }
   return terms;
+}
+
+function termsOfWord(word: string): readonly string[] {
+  const parts = word
+    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+    .replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2')
+    .split(/[\s_$]+/)
+    .map((part) => part.toLowerCase())
+    .filter((part) => part.length > 1);
+  // The whole identifier too, so an exact symbol name weighs more than its pieces.
+  return parts.length > 1 ? [...parts, parts.join('_')] : parts;
 }
 
 // Words that say nothing about which code answers a question: function words, question fillers,
