@@ -82,8 +82,25 @@ export class SuggestionSessions {
     return { sessionId: session.id };
   }
 
-  /** Takes the whole latest document, supersedes the generation in flight and schedules the next one. */
-  async update(viewer: Viewer, input: SessionDocument & { sessionId: string }): Promise<{ sessionId: string; revision: number }> {
+  /**
+   * Takes the whole latest document, supersedes the generation in flight and schedules the next
+   * one, the debounce counted from `arrivedAt` (performance.now() when the update arrived; default now).
+   */
+  async update(
+    viewer: Viewer,
+    input: SessionDocument & { sessionId: string; arrivedAt?: number },
+  ): Promise<{ sessionId: string; revision: number }> {
+    const arrivedAt = input.arrivedAt ?? performance.now();
+    // Until this update is taken or refused, the session's debounce does not end (see SessionRunner).
+    const taken = this.runner.arriving(input.sessionId.toLowerCase());
+    try {
+      return await this.take(viewer, input, arrivedAt);
+    } finally {
+      taken();
+    }
+  }
+
+  private async take(viewer: Viewer, input: SessionDocument & { sessionId: string }, arrivedAt: number) {
     checkDocument(input);
     // One round trip per keystroke burst: the ownership and expiry checks are part of the update.
     // Raw SQL: it runs on every keystroke burst, and Prisma's update cost more CPU than the query.
@@ -100,13 +117,17 @@ export class SuggestionSessions {
       : [];
     if (!updated) throw new AppError({ code: 'NOT_FOUND', userMessage: SESSION_NOT_AVAILABLE, field: 'sessionId' });
     const session = updated;
-    this.runner.update(session.id, {
-      fileName: updated.fileName,
-      projectPath: updated.projectPath,
-      content: input.content,
-      cursorOffset: input.cursorOffset,
-      revision: updated.revision,
-    });
+    this.runner.update(
+      session.id,
+      {
+        fileName: updated.fileName,
+        projectPath: updated.projectPath,
+        content: input.content,
+        cursorOffset: input.cursorOffset,
+        revision: updated.revision,
+      },
+      arrivedAt,
+    );
     return { sessionId: session.id, revision: updated.revision };
   }
 
