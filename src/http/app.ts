@@ -102,7 +102,7 @@ export async function createHttpApp(services: Services, httpServer: Server): Pro
   app.use(
     GRAPHQL_PATH,
     expressMiddleware(apollo, {
-      context: async ({ res }) => createGraphQLContext(services, locals(res).viewer, locals(res).requestId),
+      context: async ({ res }) => createGraphQLContext(services, locals(res).viewer, locals(res).requestId, locals(res).receivedAt),
     }),
   );
   app.use('/api', (request, response) => sendError(request, response, 404, '404 Not Found'));

@@ -62,6 +62,7 @@ export class CodeSuggestionSessionResolver {
       sessionId: input.sessionId,
       content: input.content,
       cursorOffset: input.cursorOffset,
+      arrivedAt: context.receivedAt,
     });
   }
 

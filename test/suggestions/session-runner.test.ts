@@ -31,3 +31,57 @@ describe('SessionRunner', () => {
     runner.close();
   });
 });
+
+describe('SessionRunner debounce from arrival', () => {
+  const runnerFor = (generated: number[]) =>
+    new SessionRunner({
+      debounceMs: 40,
+      generate: async (job) => void generated.push(job.state.revision),
+      publish: async () => undefined,
+      onError: () => undefined,
+    });
+
+  it('counts the quiet time from when the update arrived, not from when it was taken', async () => {
+    const generated: number[] = [];
+    const runner = runnerFor(generated);
+    // Taken 35 ms after it arrived (its checks and write took that long): 5 ms of quiet time are left.
+    runner.update('s', state(1), performance.now() - 35);
+    await sleep(15);
+    expect(generated).toEqual([1]);
+    // Taken later than the debounce: the generation starts at once.
+    runner.update('s', state(2), performance.now() - 100);
+    await sleep(5);
+    expect(generated).toEqual([1, 2]);
+    runner.close();
+  });
+
+  it('holds an ended debounce while another update of the session is being taken in', async () => {
+    const generated: number[] = [];
+    const runner = runnerFor(generated);
+    runner.update('s', state(1));
+    const second = runner.arriving('s');
+    await sleep(60);
+    expect(generated).toEqual([]);
+    // Taken: it restarts the debounce, and the burst makes one generation of the newest.
+    runner.update('s', state(2), performance.now() - 10);
+    second();
+    await sleep(15);
+    expect(generated).toEqual([]);
+    await sleep(30);
+    expect(generated).toEqual([2]);
+
+    runner.update('s', state(3));
+    const refused = runner.arriving('s');
+    const other = runner.arriving('t');
+    await sleep(60);
+    expect(generated).toEqual([2]);
+    other();
+    expect(generated).toEqual([2]);
+    // Refused (never taken): the held generation runs now, for the newest state taken.
+    refused();
+    refused();
+    await sleep(5);
+    expect(generated).toEqual([2, 3]);
+    runner.close();
+  });
+});

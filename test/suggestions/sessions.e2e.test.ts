@@ -137,6 +137,33 @@ describe('continuous code suggestions over graphql-ws', () => {
     stream.stop();
   });
 
+  it('counts the debounce from when the update arrived, not from when it was stored', async () => {
+    const sessionId = await start();
+    const stream = collect(client, sessionId);
+    await subscribed();
+    // The session's row is locked for 400 ms, so storing the update waits that long: longer than the
+    // debounce (150 ms), which has ended by then, so the generation starts as soon as it is stored.
+    let sent = 0;
+    let answered: Promise<unknown> = Promise.resolve();
+    await service.prisma.$transaction(
+      async (tx) => {
+        await tx.$queryRaw`SELECT id FROM code_suggestion_sessions WHERE id = ${sessionId}::uuid FOR UPDATE`;
+        sent = Date.now();
+        answered = update(sessionId, `${FILE}q`);
+        await new Promise((resolve) => setTimeout(resolve, 400));
+      },
+      { timeout: 5_000 },
+    );
+    await answered;
+    await stream.until(() => stream.updates.some((event) => event.status === 'COMPLETE'));
+    expect(stub.requests).toHaveLength(1);
+    const waited = stub.requests[0].receivedAt - sent;
+    expect(waited).toBeGreaterThanOrEqual(400);
+    // From the end of its storing, it would be 400 + 150 ms.
+    expect(waited).toBeLessThan(400 + 100);
+    stream.stop();
+  });
+
   it('says EMPTY when the model has only whitespace', async () => {
     const sessionId = await start();
     const stream = collect(client, sessionId);

@@ -25,6 +25,8 @@ export type SessionRunnerOptions = SessionTimingOptions & {
 type LiveSession = {
   latest: SessionState;
   debounce: NodeJS.Timeout | null;
+  /** The debounce ended while another update of the session was being taken in: its outcome decides. */
+  held: boolean;
   idle: NodeJS.Timeout;
   inFlight: { suggestionId: string; revision: number; controller: AbortController } | null;
 };
@@ -34,9 +36,17 @@ type LiveSession = {
  * generation in flight and an idle timer each. An update supersedes the generation in flight at
  * once (SUPERSEDED is published right after its abort, so nothing of it follows) and restarts the
  * debounce; when the debounce fires, one generation runs for the newest state.
+ *
+ * The debounce counts from the update's arrival, not from the end of its own processing
+ * (authentication, the database write): that work happens during the quiet time instead of before
+ * it. So that a burst still makes one generation when an update takes long to be taken in, a
+ * debounce that ends while another update of its session is on its way (see `arriving`) waits for
+ * that update: taken, it restarts the debounce; refused, the generation runs then.
  */
 export class SessionRunner {
   private readonly live = new Map<string, LiveSession>();
+  /** Updates being taken in (arrived, not yet taken or refused), by session. */
+  private readonly pending = new Map<string, number>();
   private readonly debounceMs: number;
   private readonly idleMs: number;
 
@@ -45,8 +55,29 @@ export class SessionRunner {
     this.idleMs = options.idleMs ?? DEFAULT_SESSION_TIMING.idleMs;
   }
 
-  /** Takes the newest state of a session and schedules its generation. */
-  update(sessionId: string, state: SessionState): void {
+  /**
+   * An update of the session arrived and is being checked and stored: until the returned function
+   * is called (after `update`, or when the update was refused), the session's debounce does not end.
+   */
+  arriving(sessionId: string): () => void {
+    this.pending.set(sessionId, (this.pending.get(sessionId) ?? 0) + 1);
+    let done = false;
+    return () => {
+      if (done) return;
+      done = true;
+      const left = this.pending.get(sessionId)! - 1;
+      if (left > 0) return void this.pending.set(sessionId, left);
+      this.pending.delete(sessionId);
+      const session = this.live.get(sessionId);
+      if (session?.held) this.fire(sessionId);
+    };
+  }
+
+  /**
+   * Takes the newest state of a session and schedules its generation, `debounceMs` after
+   * `arrivedAt` (performance.now() when the update arrived; default now).
+   */
+  update(sessionId: string, state: SessionState, arrivedAt: number = performance.now()): void {
     let session = this.live.get(sessionId);
     if (session) {
       // Updates may arrive out of order when a client pipelines them: keep the newest.
@@ -55,12 +86,13 @@ export class SessionRunner {
       clearTimeout(session.idle);
       session.idle = this.idleTimer(sessionId);
     } else {
-      session = { latest: state, debounce: null, idle: this.idleTimer(sessionId), inFlight: null };
+      session = { latest: state, debounce: null, held: false, idle: this.idleTimer(sessionId), inFlight: null };
       this.live.set(sessionId, session);
     }
     this.supersede(sessionId, session);
     if (session.debounce) clearTimeout(session.debounce);
-    session.debounce = setTimeout(() => this.fire(sessionId), this.debounceMs);
+    session.held = false;
+    session.debounce = setTimeout(() => this.fire(sessionId), Math.max(0, arrivedAt + this.debounceMs - performance.now()));
   }
 
   /** Sessions with live state here (for tests and metrics). */
@@ -77,6 +109,8 @@ export class SessionRunner {
     const session = this.live.get(sessionId);
     if (!session) return;
     session.debounce = null;
+    session.held = this.pending.has(sessionId);
+    if (session.held) return;
     const controller = new AbortController();
     const inFlight = { suggestionId: randomUUID(), revision: session.latest.revision, controller };
     session.inFlight = inFlight;

@@ -82,12 +82,34 @@ export class SuggestionSessions {
     return { sessionId: session.id };
   }
 
-  /** Takes the whole latest document, supersedes the generation in flight and schedules the next one. */
-  async update(viewer: Viewer, input: SessionDocument & { sessionId: string }): Promise<{ sessionId: string; revision: number }> {
+  /**
+   * Takes the whole latest document, supersedes the generation in flight and schedules the next
+   * one, the debounce counted from `arrivedAt` (performance.now() when the update arrived; default now).
+   */
+  async update(
+    viewer: Viewer,
+    input: SessionDocument & { sessionId: string; arrivedAt?: number },
+  ): Promise<{ sessionId: string; revision: number }> {
+    const arrivedAt = input.arrivedAt ?? performance.now();
+    // Until this update is taken or refused, the session's debounce does not end (see SessionRunner).
+    const taken = this.runner.arriving(input.sessionId.toLowerCase());
+    try {
+      return await this.take(viewer, input, arrivedAt);
+    } finally {
+      taken();
+    }
+  }
+
+  private async take(viewer: Viewer, input: SessionDocument & { sessionId: string }, arrivedAt: number) {
     checkDocument(input);
     // One round trip per keystroke burst: the ownership and expiry checks are part of the update.
     // Raw SQL: it runs on every keystroke burst, and Prisma's update cost more CPU than the query.
     // Not the document back: the caller has it, and reading it back would double what each burst moves.
+    // Committed asynchronously (synchronous_commit off for this statement's transaction only): the
+    // document is sent whole on every update, so not waiting for the WAL flush (1-3 ms each, and
+    // the 50 updates of a burst of sessions queue for it) costs at most the last fraction of a
+    // second of updates if PostgreSQL itself crashes, which the client's next update replaces (a
+    // revision number may then be given again, to the newer content).
     const now = Date.now();
     const [updated] = isUuid(input.sessionId)
       ? await this.options.prisma.$queryRaw<Array<{ id: string; fileName: string; projectPath: string | null; revision: number }>>`
@@ -96,17 +118,22 @@ export class SuggestionSessions {
             last_active_at = ${new Date(now)}::timestamptz
           WHERE id = ${input.sessionId}::uuid AND user_id = ${viewer.user.id}
             AND last_active_at >= ${new Date(now - this.idleMs)}::timestamptz
+            AND set_config('synchronous_commit', 'off', true) IS NOT NULL
           RETURNING id::text AS id, file_name AS "fileName", project_path AS "projectPath", revision`
       : [];
     if (!updated) throw new AppError({ code: 'NOT_FOUND', userMessage: SESSION_NOT_AVAILABLE, field: 'sessionId' });
     const session = updated;
-    this.runner.update(session.id, {
-      fileName: updated.fileName,
-      projectPath: updated.projectPath,
-      content: input.content,
-      cursorOffset: input.cursorOffset,
-      revision: updated.revision,
-    });
+    this.runner.update(
+      session.id,
+      {
+        fileName: updated.fileName,
+        projectPath: updated.projectPath,
+        content: input.content,
+        cursorOffset: input.cursorOffset,
+        revision: updated.revision,
+      },
+      arrivedAt,
+    );
     return { sessionId: session.id, revision: updated.revision };
   }
 
