@@ -14,7 +14,7 @@ import { openDatabase, type Database } from '../../src/db/database';
 import type { PrismaClient } from '../../src/db/prisma';
 import { createLogger } from '../../src/logger';
 import { createUser } from '../../src/users/users.service';
-import { createTestDatabase, type TestDatabase } from '../helpers/test-database';
+import { createTestDatabase, openTestDatabase, type TestDatabase } from '../helpers/test-database';
 
 // A chat request's hot statements go straight to the pool of the client openDatabase made, and
 // through Prisma's raw query for any other client (a transaction's): the rows must be the same.
@@ -26,14 +26,7 @@ describe('chat message rows, on the pool and through Prisma', () => {
 
   beforeAll(async () => {
     testDatabase = await createTestDatabase();
-    database = await openDatabase({
-      databaseUrl: testDatabase.url,
-      dataDir: os.tmpdir(),
-      logger: createLogger('silent'),
-      embeddedRole: 'client',
-      poolSize: 2,
-      onPool: (made) => (pool = made),
-    });
+    database = await openTestDatabase(testDatabase, { poolSize: 2, onPool: (made) => (pool = made) });
     userId = (await createUser(database.prisma, { username: 'rows' })).id;
   });
   afterAll(async () => {
@@ -135,14 +128,7 @@ describe('chat message rows, on the pool and through Prisma', () => {
 
   it('prepares each statement once per connection and runs it again by name', async () => {
     let single: pg.Pool | undefined;
-    const one = await openDatabase({
-      databaseUrl: testDatabase.url,
-      dataDir: os.tmpdir(),
-      logger: createLogger('silent'),
-      embeddedRole: 'client',
-      poolSize: 1,
-      onPool: (made) => (single = made),
-    });
+    const one = await openTestDatabase(testDatabase, { poolSize: 1, onPool: (made) => (single = made) });
     try {
       for (let round = 0; round < 3; round += 1) {
         await conversationHistory(one.prisma, { userId, threadId: null }, [randomUUID()]);

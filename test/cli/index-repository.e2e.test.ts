@@ -2,13 +2,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { formatDuration, ProgressBar } from '../../src/progress-bar';
-import { openDatabase, type Database } from '../../src/db/database';
-import { createLogger } from '../../src/logger';
+import type { Database } from '../../src/db/database';
 import { createGroup, createProject } from '../../src/namespaces/namespaces.service';
 import { unique } from '../helpers/fixtures';
 import { createGitRepo, SAMPLE_FILES, type GitRepo } from '../helpers/git-repo';
 import { runCli } from '../helpers/run-cli';
-import { createTestDatabase, type TestDatabase } from '../helpers/test-database';
+import { createTestDatabase, openTestDatabase, type TestDatabase } from '../helpers/test-database';
 
 // `npm run index` as an operator runs it: a process on a real repository and database, progress
 // and a summary on stderr, one JSON line on stdout, a clear error and a non-zero exit otherwise.
@@ -25,7 +24,7 @@ describe('npm run index', () => {
     database = await createTestDatabase();
     dataDir = mkdtempSync(path.join(os.tmpdir(), 'duo-index-cli-'));
     env = { DATABASE_URL: database.url, DATA_DIR: dataDir };
-    db = await openDatabase({ databaseUrl: database.url, dataDir, logger: createLogger('silent'), embeddedRole: 'client', poolSize: 1 });
+    db = await openTestDatabase(database, { dataDir, poolSize: 1 });
     repo = createGitRepo({
       ...SAMPLE_FILES,
       'package-lock.json': '{"lockfileVersion": 3}\n',

@@ -1,8 +1,6 @@
-import os from 'node:os';
 import { poolRows, withBulkTransaction } from '../../src/db/bulk-sql';
-import { openDatabase, type Database } from '../../src/db/database';
-import { createLogger } from '../../src/logger';
-import { createTestDatabase, type TestDatabase } from '../helpers/test-database';
+import type { Database } from '../../src/db/database';
+import { createTestDatabase, openTestDatabase, type TestDatabase } from '../helpers/test-database';
 
 // Large index writes go straight to PostgreSQL's pool, in a transaction of their own.
 describe('bulk transactions on the PostgreSQL pool', () => {
@@ -11,13 +9,7 @@ describe('bulk transactions on the PostgreSQL pool', () => {
 
   beforeAll(async () => {
     testDatabase = await createTestDatabase();
-    database = await openDatabase({
-      databaseUrl: testDatabase.url,
-      dataDir: os.tmpdir(),
-      logger: createLogger('silent'),
-      embeddedRole: 'client',
-      poolSize: 2,
-    });
+    database = await openTestDatabase(testDatabase, { poolSize: 2 });
     await database.prisma.$executeRawUnsafe('CREATE TABLE bulk_probe (value text NOT NULL)');
   });
   afterAll(async () => {

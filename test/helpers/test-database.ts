@@ -1,5 +1,8 @@
 import { randomBytes } from 'node:crypto';
+import os from 'node:os';
 import pg from 'pg';
+import { openDatabase, type Database, type OpenDatabaseOptions } from '../../src/db/database';
+import { createLogger } from '../../src/logger';
 import { databaseUrl, templateDatabaseName, TEST_ADMIN_DATABASE_URL } from './test-env';
 
 export type TestDatabase = { name: string; url: string; drop(): Promise<void> };
@@ -25,4 +28,18 @@ export async function createTestDatabase(options: { empty?: boolean } = {}): Pro
     url: databaseUrl(name),
     drop: () => withAdmin((client) => client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`)).then(() => undefined),
   };
+}
+
+/** The service's own client (Prisma over a `pg` pool) on a test database, as an admin command opens it, without logs. */
+export function openTestDatabase(
+  database: Pick<TestDatabase, 'url'>,
+  options: Partial<Pick<OpenDatabaseOptions, 'dataDir' | 'poolSize' | 'onPool'>> = {},
+): Promise<Database> {
+  return openDatabase({
+    dataDir: os.tmpdir(),
+    ...options,
+    databaseUrl: database.url,
+    logger: createLogger('silent'),
+    embeddedRole: 'client',
+  });
 }

@@ -1,8 +1,5 @@
 import { PrismaPg } from '@prisma/adapter-pg';
-import os from 'node:os';
-import { openDatabase } from '../../src/db/database';
 import { PrismaClient } from '../../src/db/prisma';
-import { createLogger } from '../../src/logger';
 import { createGroup, createProject } from '../../src/namespaces/namespaces.service';
 import {
   compareCodePoints,
@@ -13,7 +10,7 @@ import {
 } from '../../src/search/search-code';
 import { queryTerms, toAllTsQuery, toPairsTsQuery, toTsQuery } from '../../src/search/text-query';
 import { unique } from '../helpers/fixtures';
-import { createTestDatabase, type TestDatabase } from '../helpers/test-database';
+import { createTestDatabase, openTestDatabase, type TestDatabase } from '../helpers/test-database';
 
 const plan = async (rows: Promise<unknown>) => ((await rows) as Array<{ 'QUERY PLAN': string }>).map((row) => row['QUERY PLAN']).join('\n');
 
@@ -232,12 +229,7 @@ describe('query plans of the retrieval queries', () => {
   // The service's client (openDatabase) runs the ranking statements straight on its pool, without
   // Prisma: the same rankings and occurrences as through Prisma (this suite's client has no pool known).
   it('ranks the same straight on the pool as through Prisma', async () => {
-    const direct = await openDatabase({
-      databaseUrl: database.url,
-      dataDir: os.tmpdir(),
-      logger: createLogger('silent'),
-      embeddedRole: 'client',
-    });
+    const direct = await openTestDatabase(database);
     try {
       const vector = Array.from({ length: 512 }, (_, index) => Math.cos(index + 1));
       for (const directory of ['', 'src/']) {
