@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { findReadableProject } from '../../auth/policies';
 import type { Viewer } from '../../auth/viewer';
-import type { PrismaClient } from '../../db/prisma';
+import { queryRows } from '../../db/bulk-sql';
+import { Prisma, type PrismaClient } from '../../db/prisma';
 import { AppError, badInput } from '../../errors';
 import type { LlmProvider } from '../../llm/types';
 import type { Logger } from '../../logger';
@@ -103,7 +104,8 @@ export class SuggestionSessions {
   private async take(viewer: Viewer, input: SessionDocument & { sessionId: string }, arrivedAt: number) {
     checkDocument(input);
     // One round trip per keystroke burst: the ownership and expiry checks are part of the update.
-    // Raw SQL: it runs on every keystroke burst, and Prisma's update cost more CPU than the query.
+    // Raw SQL straight on the pool, prepared (queryRows): it runs on every keystroke burst, and
+    // Prisma's update cost more CPU than the query.
     // Not the document back: the caller has it, and reading it back would double what each burst moves.
     // Committed asynchronously (synchronous_commit off for this statement's transaction only): the
     // document is sent whole on every update, so not waiting for the WAL flush (1-3 ms each, and
@@ -112,14 +114,17 @@ export class SuggestionSessions {
     // revision number may then be given again, to the newer content).
     const now = Date.now();
     const [updated] = isUuid(input.sessionId)
-      ? await this.options.prisma.$queryRaw<Array<{ id: string; fileName: string; projectPath: string | null; revision: number }>>`
+      ? await queryRows<{ id: string; fileName: string; projectPath: string | null; revision: number }>(
+          this.options.prisma,
+          Prisma.sql`
           UPDATE code_suggestion_sessions
           SET content = ${input.content}, cursor_offset = ${input.cursorOffset}, revision = revision + 1,
             last_active_at = ${new Date(now)}::timestamptz
           WHERE id = ${input.sessionId}::uuid AND user_id = ${viewer.user.id}
             AND last_active_at >= ${new Date(now - this.idleMs)}::timestamptz
             AND set_config('synchronous_commit', 'off', true) IS NOT NULL
-          RETURNING id::text AS id, file_name AS "fileName", project_path AS "projectPath", revision`
+          RETURNING id::text AS id, file_name AS "fileName", project_path AS "projectPath", revision`,
+        )
       : [];
     if (!updated) throw new AppError({ code: 'NOT_FOUND', userMessage: SESSION_NOT_AVAILABLE, field: 'sessionId' });
     const session = updated;
@@ -165,12 +170,15 @@ export class SuggestionSessions {
   }
 
   private async store(suggestion: CompletedSuggestion): Promise<void> {
-    // Raw SQL, as in update: one per generation. created_at is taken here, as Prisma's @default(now()) does.
-    await this.options.prisma.$executeRaw`
+    // Raw SQL on the pool, prepared, as in update: one per generation. created_at is taken here, as Prisma's @default(now()) does.
+    await queryRows(
+      this.options.prisma,
+      Prisma.sql`
       INSERT INTO code_suggestions (id, session_id, revision, content, cursor_offset, language, intent, generation_type, text, created_at)
       VALUES (${suggestion.id}::uuid, ${suggestion.sessionId}::uuid, ${suggestion.state.revision}, ${suggestion.state.content},
         ${suggestion.state.cursorOffset}, ${suggestion.language}, ${suggestion.intent}, ${suggestion.generationType}, ${suggestion.text},
-        ${new Date()}::timestamptz)`;
+        ${new Date()}::timestamptz)`,
+    );
   }
 }
 
