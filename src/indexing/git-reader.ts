@@ -112,45 +112,22 @@ export async function isAncestor(options: GitOptions, ancestor: string, descenda
 }
 
 /**
- * The contents of many blobs through one `git cat-file --batch` process, in the order asked.
- * A missing object yields null content rather than failing the whole batch.
+ * The contents of many blobs through one `git cat-file --batch` process (a BlobReader for this one
+ * read), in the order asked. A missing object yields null content rather than failing the whole batch.
  */
 export async function* readBlobs(options: GitOptions, blobs: readonly string[]): AsyncGenerator<{ blob: string; content: Buffer | null }> {
-  for (const blob of blobs) if (!SHA.test(blob)) throw badInput('blob ids must be full shas', 'blob');
+  checkBlobIds(blobs);
   if (blobs.length === 0) return;
-  const child = spawn('git', ['-C', options.repository, 'cat-file', '--batch'], { stdio: ['pipe', 'pipe', 'pipe'] });
-  child.stdin.end(`${blobs.join('\n')}\n`);
-  let buffer: Buffer = Buffer.alloc(0);
-  let index = 0;
+  const reader = new BlobReader(options);
   try {
-    for await (const chunk of child.stdout as AsyncIterable<Buffer>) {
-      buffer = buffer.length ? Buffer.concat([buffer, chunk]) : chunk;
-      for (;;) {
-        const newline = buffer.indexOf(10);
-        if (newline === -1) break;
-        const header = buffer.subarray(0, newline).toString('utf8');
-        if (header.endsWith(' missing')) {
-          buffer = buffer.subarray(newline + 1);
-          yield { blob: blobs[index++], content: null };
-          continue;
-        }
-        const size = Number(header.split(' ')[2]);
-        if (buffer.length < newline + 1 + size + 1) break;
-        const content = Buffer.from(buffer.subarray(newline + 1, newline + 1 + size));
-        buffer = buffer.subarray(newline + 1 + size + 1);
-        yield { blob: blobs[index++], content };
-      }
-    }
+    yield* await reader.read(blobs);
   } finally {
-    if (child.exitCode === null) child.kill();
+    reader.close();
   }
-  if (index < blobs.length) {
-    throw new AppError({
-      code: 'INTERNAL',
-      userMessage: `git cat-file stopped after ${index} of ${blobs.length} objects of the project's repository`,
-      internalMessage: `git cat-file stopped after ${index} of ${blobs.length} objects in ${options.repository}`,
-    });
-  }
+}
+
+function checkBlobIds(blobs: readonly string[]): void {
+  for (const blob of blobs) if (!SHA.test(blob)) throw badInput('blob ids must be full shas', 'blob');
 }
 
 /**
@@ -177,7 +154,7 @@ export class BlobReader {
 
   /** The blobs' contents, in the order asked; a missing object gives null. */
   async read(blobs: readonly string[]): Promise<Array<{ blob: string; content: Buffer | null }>> {
-    for (const blob of blobs) if (!SHA.test(blob)) throw badInput('blob ids must be full shas', 'blob');
+    checkBlobIds(blobs);
     if (blobs.length === 0) return [];
     if (this.failure) throw this.failure;
     const contents = blobs.map((blob) => new Promise<Buffer | null>((resolve, reject) => this.pending.push({ blob, resolve, reject })));
