@@ -2,6 +2,9 @@ import type pg from 'pg';
 import type { Prisma } from './prisma';
 
 /**
+ * Statements sent straight to the client's `pg` pool, past Prisma: an index run's large writes
+ * (withBulkTransaction) and the hot paths' reads and inserts (poolRows, queryRows).
+ *
  * Large writes (an index run's chunks: megabytes of code, vectors and full-text documents per
  * statement) go straight to the PostgreSQL pool when there is one. Through Prisma, every raw
  * statement's parameters also pass through its query compiler, and the process kept about 3 MiB
@@ -24,7 +27,7 @@ export function registerBulkPool(prisma: object, pool: pg.Pool, options: { sessi
   if (options.sessionPerConnection) ownSessions.add(pool);
 }
 
-/** One statement with positional parameters, on the transaction's connection. */
+/** One statement with positional parameters (as Prisma takes them: a bigint is sent as text), on the transaction's connection. */
 export type BulkStatement = (sql: string, params?: unknown[]) => Promise<unknown>;
 
 /**
@@ -45,7 +48,7 @@ export async function withBulkTransaction<T>(
     await client.query('BEGIN');
     try {
       await client.query("SELECT set_config('statement_timeout', $1, true)", [String(options.timeoutMs)]);
-      const value = await work(async (sql, params) => client.query(sql, params));
+      const value = await work(async (sql, params) => client.query(sql, params && pgValues(params)));
       await client.query('COMMIT');
       return { value };
     } catch (error) {
@@ -78,8 +81,12 @@ export async function poolRows<Row>(
   const pool = pools.get(client);
   if (!pool) return undefined;
   const name = options.prepare && ownSessions.has(pool) ? preparedName(text) : undefined;
-  const values = parameters.map((value) => (typeof value === 'bigint' ? value.toString() : value));
-  return (await pool.query({ name, text, values })).rows as Row[];
+  return (await pool.query({ name, text, values: pgValues(parameters) })).rows as Row[];
+}
+
+/** Parameters as Prisma takes them, for `pg`: a bigint (which `pg` cannot send) as its text. */
+function pgValues(parameters: readonly unknown[]): unknown[] {
+  return parameters.map((value) => (typeof value === 'bigint' ? value.toString() : value));
 }
 
 /**

@@ -136,11 +136,7 @@ export async function storeBatch(
   if (batch.files.length) statements.push(insertFilesStatement(projectId, snapshotId, batch.files));
   // Straight to PostgreSQL's pool when there is one (bulk-sql.ts says why), else through Prisma.
   const direct = await withBulkTransaction(prisma, { timeoutMs: WRITE_TRANSACTION.timeout }, async (statement) => {
-    for (const [sql, params] of statements)
-      await statement(
-        sql,
-        params.map((value) => (typeof value === 'bigint' ? value.toString() : value)),
-      );
+    for (const [sql, params] of statements) await statement(sql, params);
   });
   if (direct) return;
   await prisma.$transaction(async (tx) => {

@@ -66,9 +66,9 @@ export type IndexRepositoryOptions = {
   chunker?: FileChunker;
   /**
    * Read and chunk the next batch while this one is written. Default true. The service turns it off
-   * on the embedded database, whose statements run on the thread that serves requests: a chunk
-   * thread working beside them takes CPU from that thread (measured on a busy 2-core machine: the
-   * median request while indexing doubled).
+   * on the embedded database, one session that every request waits on: a chunk thread working beside
+   * it takes a core from the database's thread (re-measured with PGlite in its own thread: about 5 %
+   * faster runs for a longer tail of request latency; docs/performance.md).
    */
   pipeline?: boolean;
   /** New chunks written per transaction. Default 64 (the service passes INDEX_TRANSACTION_CHUNKS). */
