@@ -2,6 +2,10 @@ import { badInput } from './errors';
 
 const PATH_SEGMENT = /^[a-zA-Z0-9_][a-zA-Z0-9_.-]{0,254}$/;
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** A UUID in its text form (what a uuid column takes without an error). */
+export const isUuid = (value: string): boolean => UUID.test(value);
 
 /** A username or a group/project path segment, GitLab's characters. */
 export function requirePathSegment(value: string | undefined, field: string): string {

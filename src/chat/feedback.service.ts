@@ -1,6 +1,6 @@
 import type { Prisma, PrismaClient } from '../db/prisma';
 import { AppError, NOT_AVAILABLE } from '../errors';
-import { INPUT_LIMITS, requireMaxJsonBytes, requireMaxLength } from '../validation';
+import { INPUT_LIMITS, isUuid, requireMaxJsonBytes, requireMaxLength } from '../validation';
 
 export type FeedbackInput = {
   userId: number;
@@ -16,7 +16,7 @@ export async function recordFeedback(prisma: PrismaClient, input: FeedbackInput)
   for (const key of ['category', 'action', 'label', 'property'] as const) {
     requireMaxLength(input.trackingEvent?.[key], `trackingEvent.${key}`, INPUT_LIMITS.trackingEventField);
   }
-  const message = /^[0-9a-f-]{36}$/i.test(input.messageId)
+  const message = isUuid(input.messageId)
     ? await prisma.aiMessage.findFirst({ where: { id: input.messageId, userId: input.userId } })
     : null;
   if (!message) throw new AppError({ code: 'NOT_FOUND', userMessage: NOT_AVAILABLE, field: 'aiMessageId' });

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { ContextCategory } from '../config';
 import { queryRows } from '../db/bulk-sql';
 import { isUniqueViolation } from '../db/errors';
+import { isUuid } from '../validation';
 import { Prisma, type PrismaClient } from '../db/prisma';
 import type { ChatMessageEvent } from './chat-events';
 import type { ContextItem } from './context-items';
@@ -252,7 +253,7 @@ export async function listMessages(prisma: PrismaClient, filter: MessageFilter):
     where: {
       userId: filter.userId,
       threadId: filter.threadId,
-      ...(filter.requestIds ? { requestId: { in: filter.requestIds.filter((id) => /^[0-9a-f-]{36}$/i.test(id)) } } : {}),
+      ...(filter.requestIds ? { requestId: { in: filter.requestIds.filter((id) => isUuid(id)) } } : {}),
       ...(filter.roles ? { role: { in: filter.roles } } : {}),
     },
     orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
@@ -261,8 +262,6 @@ export async function listMessages(prisma: PrismaClient, filter: MessageFilter):
   });
   return records.map(toChatEvent);
 }
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** A turn of the conversation as a prompt uses it. */
 export type HistoryTurn = Pick<ChatMessageEvent, 'role' | 'content'>;
@@ -286,7 +285,7 @@ export async function conversationHistory(
   // drop from the index's order) it read and sorted the whole conversation whenever its statistics
   // were stale (see the 20261123050000 migration).
   const thread = conversation.threadId === null ? Prisma.sql`thread_id IS NULL` : Prisma.sql`thread_id = ${conversation.threadId}`;
-  const excluded = excludeRequestIds.filter((id) => UUID.test(id));
+  const excluded = excludeRequestIds.filter((id) => isUuid(id));
   const newestFirst = await queryRows<HistoryTurn>(
     prisma,
     Prisma.sql`

@@ -13,7 +13,8 @@ import { DEFAULT_SESSION_TIMING, SessionRunner, type SessionTimingOptions } from
 import { listenerIterator, type EventBus } from '../../events/event-bus';
 import { suggestionSessionChannel } from '../../redis-keys';
 import type { CodeSuggestionUpdateEvent } from './session-update';
-import { isUuid, SESSION_NOT_AVAILABLE } from './suggestion-feedback';
+import { SESSION_NOT_AVAILABLE } from './suggestion-feedback';
+import { isUuid } from '../../validation';
 
 export type SuggestionSessionsOptions = SessionTimingOptions & {
   prisma: PrismaClient;

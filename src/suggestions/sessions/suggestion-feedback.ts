@@ -1,14 +1,12 @@
 import type { PrismaClient } from '../../db/prisma';
 import { AppError, NOT_AVAILABLE } from '../../errors';
+import { isUuid } from '../../validation';
 
 export const SUGGESTION_FEEDBACK_EVENTS = ['ACCEPTED', 'REJECTED', 'EXECUTED'] as const;
 export type SuggestionFeedbackEvent = (typeof SUGGESTION_FEEDBACK_EVENTS)[number];
 
 /** The same answer for a missing session or suggestion and for someone else's. */
 export const SESSION_NOT_AVAILABLE = NOT_AVAILABLE;
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-export const isUuid = (value: string) => UUID.test(value);
 
 export type SuggestionFeedbackInput = {
   userId: number;
