@@ -1,6 +1,7 @@
 import { isIP } from 'node:net';
 import path from 'node:path';
 import { z } from 'zod';
+import { DEFAULT_EMBEDDED_SHARED_BUFFERS_MB } from './db/embedded-settings';
 import { PROJECT_ROOT } from './paths';
 
 /** Chat context categories, in GitLab's order (lowercase internal values). */
@@ -93,7 +94,7 @@ const envSchema = z.object({
   WS_MAX_SUBSCRIPTIONS_PER_USER: positiveInt.default(50),
   SOCKET_REAUTH_INTERVAL_MS: positiveInt.default(30_000),
   WEBHOOK_RATE_LIMIT_PER_MINUTE: positiveInt.default(60),
-  PGLITE_SHARED_BUFFERS_MB: positiveInt.min(1).max(4_096, 'must be at most 4096').default(16),
+  PGLITE_SHARED_BUFFERS_MB: positiveInt.min(1).max(4_096, 'must be at most 4096').default(DEFAULT_EMBEDDED_SHARED_BUFFERS_MB),
   LLM_PROVIDER: z.enum(['none', 'openai', 'anthropic'], { message: 'must be none, openai or anthropic' }).default('none'),
   LLM_BASE_URL: urlWithProtocol(['http:', 'https:']).optional(),
   LLM_MODEL: z.string().min(1).optional(),
