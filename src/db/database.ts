@@ -6,6 +6,7 @@ import { Worker } from 'node:worker_threads';
 import pg from 'pg';
 import { AppError } from '../errors';
 import type { Logger } from '../logger';
+import { threadFile } from '../paths';
 import { DEFAULT_EMBEDDED_SHARED_BUFFERS_MB } from './embedded-settings';
 import { acquireLock, publishSocketPath, readLiveLock, releaseLock } from './embedded-lock';
 import { migrate, type MigrationResult } from './migrate';
@@ -190,14 +191,11 @@ type DatabaseThread = {
   close(): Promise<void>;
 };
 
-// Compiled, the thread's file is .js beside this one; run from source (tests, benches) it is .ts and
-// needs the same TypeScript loader the parent was started with.
-const THREAD_FILE = path.join(__dirname, `pglite.thread${path.extname(__filename)}`);
-const THREAD_EXEC_ARGV = path.extname(__filename) === '.ts' ? ['--require', '@swc-node/register'] : [];
+const THREAD = threadFile(__filename, 'pglite.thread');
 const THREAD_CLOSE_MS = 30_000;
 
 async function startDatabaseThread(data: PGliteThreadData): Promise<DatabaseThread> {
-  const worker = new Worker(THREAD_FILE, { execArgv: THREAD_EXEC_ARGV, name: 'duo-pglite', workerData: data });
+  const worker = new Worker(THREAD.file, { execArgv: THREAD.execArgv, name: 'duo-pglite', workerData: data });
   let lastError: Error | null = null;
   worker.on('error', (error) => {
     lastError = error;

@@ -1,6 +1,6 @@
-import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { Logger } from '../logger';
+import { threadFile } from '../paths';
 import { chunkAndEmbed, type ChunkEmbedSpec, type EmbeddedChunk, type FileToChunk } from './chunk-embed';
 import type { ChunkTaskMessage, ChunkTaskReply } from './chunk.thread';
 
@@ -34,13 +34,8 @@ type Task = {
 
 type Slot = { worker: Worker; task: (Task & { id: number }) | null };
 
-// Compiled, the thread's file is .js beside this one; run from source (tests, benches) it is .ts and
-// needs a TypeScript loader: a light one (scripts/thread-register.js), not the parent's, which
-// loads TypeScript's compiler into every thread.
 const THREAD_YOUNG_GENERATION_MB = 8;
-const THREAD_FILE = path.join(__dirname, `chunk.thread${path.extname(__filename)}`);
-const THREAD_EXEC_ARGV =
-  path.extname(__filename) === '.ts' ? ['--require', path.join(__dirname, '..', '..', 'scripts', 'thread-register.js')] : [];
+const THREAD = threadFile(__filename, 'chunk.thread');
 
 /**
  * A small pool of worker threads that chunk and embed files, so an index run never holds up the
@@ -133,8 +128,8 @@ export class ChunkPool implements FileChunker {
   }
 
   private spawn(): Slot {
-    const worker = new Worker(THREAD_FILE, {
-      execArgv: THREAD_EXEC_ARGV,
+    const worker = new Worker(THREAD.file, {
+      execArgv: THREAD.execArgv,
       name: 'duo-chunker',
       // A thread allocates fast (chunks, terms, vector text) and V8 lets the young generation of
       // such a heap grow to 32 MiB or more; a small one costs a few more scavenges and ~25 MiB
