@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { ContextCategory } from '../config';
-import { queryRows } from '../db/bulk-sql';
+import { hasPool, queryRows } from '../db/bulk-sql';
+import { turnBatch } from '../db/turn-batch';
 import { isUniqueViolation } from '../db/errors';
 import { isUuid } from '../validation';
 import { Prisma, type PrismaClient } from '../db/prisma';
@@ -38,25 +39,70 @@ const MESSAGE_COLUMNS = Prisma.raw(
     'm.project_id AS "projectId", m.has_feedback AS "hasFeedback", m.created_at AS "createdAt"',
 );
 
+/** A message row with the values taken when it was asked for (its UUID, its time), ready to insert. */
+type MessageRowToInsert = NewMessageRow & { id: string; createdAt: Date };
+
 /**
  * One message without context items as a raw INSERT … RETURNING of every column, under the names
  * Prisma's create returns them. Prisma's create of the same row cost about 1.05 ms of CPU against
  * 0.66 ms for this (measured alone), and every aiAction makes two (the question in the API, the
  * answer in the worker). The values are Prisma's: a new UUID, the time taken here (as @default(now())
- * does, not the database's clock), the columns' defaults for the rest.
+ * does, not the database's clock), the columns' defaults for the rest. On the pool, the messages
+ * asked for in one turn of the event loop are stored by one statement (insertMessages, turnBatch).
  */
 async function insertMessage(client: Prisma.TransactionClient, row: NewMessageRow): Promise<MessageWithItems> {
+  const toInsert = { ...row, id: randomUUID(), createdAt: new Date() };
+  if (!hasPool(client)) return insertOneMessage(client, toInsert);
+  let batch = insertBatches.get(client);
+  if (!batch) {
+    batch = turnBatch({ runOne: (one) => insertOneMessage(client, one), runMany: (many) => insertMessages(client, many) });
+    insertBatches.set(client, batch);
+  }
+  return batch(toInsert);
+}
+
+const insertBatches = new WeakMap<object, (row: MessageRowToInsert) => Promise<MessageWithItems>>();
+
+async function insertOneMessage(client: Prisma.TransactionClient, row: MessageRowToInsert): Promise<MessageWithItems> {
   const [record] = await queryRows<Omit<MessageWithItems, 'contextItems'>>(
     client,
     Prisma.sql`
     INSERT INTO ai_messages AS m (id, user_id, thread_id, request_id, role, content, errors, extras, client_subscription_id,
       platform_origin, agent_version_id, resource_id, project_id, created_at)
-    VALUES (${randomUUID()}::uuid, ${row.userId}, ${row.threadId}, ${row.requestId}::uuid, ${row.role}::ai_message_role,
+    VALUES (${row.id}::uuid, ${row.userId}, ${row.threadId}, ${row.requestId}::uuid, ${row.role}::ai_message_role,
       ${row.content}, ${row.errors}::text[], ${JSON.stringify(row.extras)}::jsonb, ${row.clientSubscriptionId},
-      ${row.platformOrigin}, ${row.agentVersionId}, ${row.resourceId}, ${row.projectId}, ${new Date()}::timestamptz)
+      ${row.platformOrigin}, ${row.agentVersionId}, ${row.resourceId}, ${row.projectId}, ${row.createdAt}::timestamptz)
     RETURNING ${MESSAGE_COLUMNS}`,
   );
   return withoutItems(record);
+}
+
+/**
+ * Several messages in one INSERT … SELECT FROM unnest(…) RETURNING, one fixed (prepared) text
+ * whatever their number: one statement, one commit. Each row's errors travel as a JSON array (an
+ * array of text arrays cannot be unnested row by row). Rows are matched to inputs by their id.
+ */
+async function insertMessages(client: Prisma.TransactionClient, rows: MessageRowToInsert[]): Promise<MessageWithItems[]> {
+  const column = <Value>(pick: (row: MessageRowToInsert) => Value) => rows.map(pick);
+  const records = await queryRows<Omit<MessageWithItems, 'contextItems'>>(
+    client,
+    Prisma.sql`
+    INSERT INTO ai_messages AS m (id, user_id, thread_id, request_id, role, content, errors, extras, client_subscription_id,
+      platform_origin, agent_version_id, resource_id, project_id, created_at)
+    SELECT r.id, r.user_id, r.thread_id, r.request_id, r.role, r.content, ARRAY(SELECT jsonb_array_elements_text(r.errors)), r.extras,
+      r.client_subscription_id, r.platform_origin, r.agent_version_id, r.resource_id, r.project_id, r.created_at
+    FROM unnest(${column((row) => row.id)}::uuid[], ${column((row) => row.userId)}::int[], ${column((row) => row.threadId)}::int[],
+      ${column((row) => row.requestId)}::uuid[], ${column((row) => row.role)}::ai_message_role[], ${column((row) => row.content)}::text[],
+      ${column((row) => JSON.stringify(row.errors))}::jsonb[], ${column((row) => JSON.stringify(row.extras))}::jsonb[],
+      ${column((row) => row.clientSubscriptionId)}::text[], ${column((row) => row.platformOrigin)}::text[],
+      ${column((row) => row.agentVersionId)}::text[], ${column((row) => row.resourceId)}::text[], ${column((row) => row.projectId)}::int[],
+      ${column((row) => row.createdAt)}::timestamptz[])
+      AS r(id, user_id, thread_id, request_id, role, content, errors, extras, client_subscription_id, platform_origin,
+        agent_version_id, resource_id, project_id, created_at)
+    RETURNING ${MESSAGE_COLUMNS}`,
+  );
+  const byId = new Map(records.map((record) => [record.id, record]));
+  return rows.map((row) => withoutItems(byId.get(row.id)!));
 }
 
 /** Where a message belongs: a thread, or the user's legacy (thread-less) conversation. */
@@ -213,17 +259,42 @@ export async function findUserMessage(prisma: PrismaClient, options: { userId: n
 
 /**
  * What a chat job starts from, in one read: the user's message of the request (as
- * `findUserMessage`) and its answer if one is stored already (as `findAnswer`).
+ * `findUserMessage`) and its answer if one is stored already (as `findAnswer`). On the pool, the
+ * jobs that start in one turn of the event loop read theirs with one statement (turnBatch).
  */
 export async function findRequest(
   prisma: PrismaClient,
-  options: { userId: number; requestId: string },
+  options: RequestKey,
 ): Promise<{ userMessage: MessageWithItems | null; answer: ChatMessageEvent | null }> {
-  // Raw SQL, one query: every chat job starts here, and Prisma's findMany with its items (two
-  // queries, then the mapping) cost more CPU than the job's other reads. The same filter and order
-  // as { requestId, OR: [{ role: 'assistant' }, { role: 'user', userId }] }, the items in position
-  // order under the names Prisma gives them.
-  const records = await queryRows<MessageWithItems>(
+  let batch = findRequestBatches.get(prisma);
+  if (!batch) {
+    batch = hasPool(prisma)
+      ? turnBatch({
+          runOne: (key) => readRequests(prisma, [key]),
+          runMany: (keys) => readRequests(prisma, keys).then((found) => keys.map(() => found)),
+        })
+      : (key) => readRequests(prisma, [key]);
+    findRequestBatches.set(prisma, batch);
+  }
+  const records = (await batch(options)).filter(
+    (record) => record.requestId === options.requestId && (record.role === 'assistant' || record.userId === options.userId),
+  );
+  const answer = records.find((record) => record.role === 'assistant');
+  return { userMessage: records.find((record) => record.role === 'user') ?? null, answer: answer ? toChatEvent(answer) : null };
+}
+
+type RequestKey = { userId: number; requestId: string };
+const findRequestBatches = new WeakMap<object, (key: RequestKey) => Promise<MessageWithItems[]>>();
+
+/**
+ * The user messages and answers of the given requests, oldest first: the filter of
+ * { requestId, OR: [{ role: 'assistant' }, { role: 'user', userId }] } for each key (findRequest
+ * keeps each key's own rows), the items in position order under the names Prisma gives them. Raw
+ * SQL, one query: every chat job starts here, and Prisma's findMany with its items (two queries,
+ * then the mapping) cost more CPU than the job's other reads.
+ */
+async function readRequests(prisma: PrismaClient, keys: RequestKey[]): Promise<MessageWithItems[]> {
+  return queryRows<MessageWithItems>(
     prisma,
     Prisma.sql`
     SELECT ${MESSAGE_COLUMNS},
@@ -234,11 +305,10 @@ export async function findRequest(
         FROM ai_message_context_items i WHERE i.message_id = m.id
       ), '[]'::jsonb) AS "contextItems"
     FROM ai_messages m
-    WHERE m.request_id = ${options.requestId}::uuid AND (m.role = 'assistant' OR (m.role = 'user' AND m.user_id = ${options.userId}))
+    WHERE m.request_id = ANY(${keys.map((key) => key.requestId)}::uuid[])
+      AND (m.role = 'assistant' OR (m.role = 'user' AND m.user_id = ANY(${keys.map((key) => key.userId)}::int[])))
     ORDER BY m.created_at ASC, m.id ASC`,
   );
-  const answer = records.find((record) => record.role === 'assistant');
-  return { userMessage: records.find((record) => record.role === 'user') ?? null, answer: answer ? toChatEvent(answer) : null };
 }
 
 export type MessageFilter = Conversation & {

@@ -27,6 +27,9 @@ export function registerBulkPool(prisma: object, pool: pg.Pool, options: { sessi
   if (options.sessionPerConnection) ownSessions.add(pool);
 }
 
+/** Whether the client has a pool of its own (poolRows runs on it), as a transaction's client has not. */
+export const hasPool = (client: object): boolean => pools.has(client);
+
 /** One statement with positional parameters (as Prisma takes them: a bigint is sent as text), on the transaction's connection. */
 export type BulkStatement = (sql: string, params?: unknown[]) => Promise<unknown>;
 

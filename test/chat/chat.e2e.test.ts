@@ -213,6 +213,30 @@ describe('Duo Chat end to end: the language server over HTTP and graphql-ws, a s
     });
   });
 
+  it('answers aiActions sent together each on its own, and a refused one among them stores nothing', async () => {
+    const echo = await subscribe(client, { htmlResponse: false, userId: userGid(), aiAction: 'CHAT' });
+    const before = await service.prisma.aiMessage.count({ where: { role: 'user' } });
+    const questions = ['First of many?', '   ', 'Second of many?', 'Third of many?'];
+    const answers = await Promise.all(questions.map((question) => chat({ question, clientSubscriptionId: null })));
+    expect(answers[1].body.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
+    const accepted = answers.filter((_answer, index) => index !== 1).map((answer) => answer.body.data!.aiAction!.requestId);
+    expect(new Set(accepted).size).toBe(3);
+    for (const [index, requestId] of accepted.entries()) {
+      await echo.untilFinal(requestId);
+      const mine = echo.messages.filter((message) => message.requestId === requestId);
+      const asked = questions.filter((question) => question.trim())[index];
+      expect(mine.map((message) => [message.role, message.chunkId])).toEqual([
+        ['USER', null],
+        ['ASSISTANT', null],
+      ]);
+      expect(mine[0].content).toBe(asked);
+      expect(mine[1].content).toContain(asked);
+    }
+    expect(await service.prisma.aiMessage.count({ where: { role: 'user' } })).toBe(before + 3);
+    expect(await service.prisma.aiMessage.count({ where: { requestId: { in: accepted } } })).toBe(6);
+    echo.stop();
+  });
+
   it('refuses mutations over graphql-ws, where token scopes are not checked', async () => {
     const reader = await userWithToken(service.prisma, { scopes: ['read_api'] });
     const readerClient = wsClient(service.url, reader.token);

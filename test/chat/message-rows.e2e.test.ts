@@ -97,6 +97,122 @@ describe('chat message rows, on the pool and through Prisma', () => {
     expect(second).toEqual({ event: first.event, created: false });
   });
 
+  /** The statements sent to the pool while `work` runs. */
+  async function statementsOf<T>(work: () => Promise<T>): Promise<{ result: T; texts: string[] }> {
+    const texts: string[] = [];
+    const query = pool.query.bind(pool);
+    const spy = jest.spyOn(pool, 'query').mockImplementation(((config: { text: string }) => {
+      texts.push(config.text);
+      return query(config);
+    }) as never);
+    try {
+      return { result: await work(), texts };
+    } finally {
+      spy.mockRestore();
+    }
+  }
+
+  const question = (overrides: Partial<Parameters<typeof createUserMessage>[1]> = {}) => ({
+    userId,
+    threadId: null,
+    requestId: randomUUID(),
+    content: 'Why?',
+    contextItems: [],
+    clientSubscriptionId: null,
+    platformOrigin: null,
+    agentVersionId: null,
+    resourceId: null,
+    projectId: null,
+    ...overrides,
+  });
+
+  it('stores the messages asked for in one turn with one statement, each with its own values', async () => {
+    const asked = [
+      question({ content: 'one "quoted" \\ {a,b}', clientSubscriptionId: 'sub-a' }),
+      question({ content: 'two', platformOrigin: 'web', resourceId: 'gid://gitlab/Project/3', projectId: null }),
+      question({ content: 'three', agentVersionId: 'gid://gitlab/Ai::AgentVersion/1' }),
+    ];
+    const { result: stored, texts } = await statementsOf(() =>
+      Promise.all(asked.map((message) => createUserMessage(database.prisma, message))),
+    );
+    expect(texts.filter((text) => text.includes('INSERT INTO ai_messages'))).toHaveLength(1);
+    for (const [index, message] of asked.entries()) {
+      expect(stored[index]).toMatchObject({
+        requestId: message.requestId,
+        role: 'user',
+        content: message.content,
+        errors: [],
+        contextItems: [],
+      });
+      // What a later read gives is what the insert answered.
+      const read = await findRequest(database.prisma, { userId, requestId: message.requestId });
+      expect(read.userMessage).toMatchObject({
+        content: message.content,
+        clientSubscriptionId: message.clientSubscriptionId,
+        platformOrigin: message.platformOrigin,
+        agentVersionId: message.agentVersionId,
+        resourceId: message.resourceId,
+        extras: {},
+      });
+      expect(read.userMessage!.createdAt.toISOString()).toBe(stored[index].timestamp);
+    }
+  });
+
+  it('fails only the message whose row is refused when several are stored together', async () => {
+    const good = [question({ content: 'kept 1' }), question({ content: 'kept 2' })];
+    const refused = question({ userId: 999_999, content: 'no such user' });
+    const outcomes = await Promise.allSettled([good[0], refused, good[1]].map((message) => createUserMessage(database.prisma, message)));
+    expect(outcomes.map((outcome) => outcome.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    for (const message of good)
+      expect((await findRequest(database.prisma, { userId, requestId: message.requestId })).userMessage).not.toBeNull();
+    expect(await database.prisma.aiMessage.count({ where: { requestId: refused.requestId } })).toBe(0);
+  });
+
+  it('answers stored together: a request already answered gets its answer back, the others are stored', async () => {
+    const answered = randomUUID();
+    const answer = (requestId: string, content: string, errors: string[] = []): NewAssistantMessage => ({
+      userId,
+      threadId: null,
+      requestId,
+      content,
+      errors,
+      extras: { sources: [] },
+      agentVersionId: null,
+      clientSubscriptionId: null,
+    });
+    const first = await saveAssistantMessage(database.prisma, answer(answered, 'first'));
+    const fresh = [randomUUID(), randomUUID()];
+    const { result, texts } = await statementsOf(() =>
+      Promise.all([
+        saveAssistantMessage(database.prisma, answer(fresh[0], 'fresh 0')),
+        saveAssistantMessage(database.prisma, answer(answered, 'again')),
+        saveAssistantMessage(database.prisma, answer(fresh[1], 'fresh 1', ['Error code: A1000'])),
+      ]),
+    );
+    expect(texts.filter((text) => text.includes('INSERT INTO ai_messages'))[0]).toMatch(/unnest/);
+    expect(result[1]).toEqual({ event: first.event, created: false });
+    expect(result[0]).toMatchObject({ created: true, event: { requestId: fresh[0], content: 'fresh 0', errors: [] } });
+    expect(result[2]).toMatchObject({ created: true, event: { requestId: fresh[1], content: 'fresh 1', errors: ['Error code: A1000'] } });
+    expect(await database.prisma.aiMessage.count({ where: { requestId: answered } })).toBe(1);
+  });
+
+  it('reads the requests of jobs that start together with one statement, each its own', async () => {
+    const other = (await createUser(database.prisma, { username: 'other-reader' })).id;
+    const mine = question({ content: 'mine' });
+    const theirs = question({ userId: other, content: 'theirs' });
+    await Promise.all([createUserMessage(database.prisma, mine), createUserMessage(database.prisma, theirs)]);
+    const { result, texts } = await statementsOf(() =>
+      Promise.all([
+        findRequest(database.prisma, { userId, requestId: mine.requestId }),
+        findRequest(database.prisma, { userId, requestId: theirs.requestId }),
+        findRequest(database.prisma, { userId: other, requestId: theirs.requestId }),
+        findRequest(database.prisma, { userId, requestId: randomUUID() }),
+      ]),
+    );
+    expect(texts).toHaveLength(1);
+    expect(result.map((found) => found.userMessage?.content ?? null)).toEqual(['mine', null, 'theirs', null]);
+  });
+
   it('reads the newest turns of a long conversation backwards on the index, without sorting it all', async () => {
     const other = (await createUser(database.prisma, { username: 'long' })).id;
     await database.prisma.$executeRaw`
