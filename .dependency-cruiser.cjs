@@ -20,6 +20,7 @@ const FOUNDATION_FILES = [
   'progress-bar',
   'instance',
   'event-loop-monitor',
+  'turn-batch',
 ].join('|');
 const FOUNDATION = `^src/(db/|(${FOUNDATION_FILES})\\.ts$)`;
 

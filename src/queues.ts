@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { Queue, type ConnectionOptions } from 'bullmq';
 import { bullPrefix } from './redis-keys';
+import { turnBatch } from './turn-batch';
 import type { Logger } from './logger';
 
 /** Queue names; processors live in src/workers, services enqueue through this module. */
@@ -51,7 +52,11 @@ export type Queues = {
    * while a run is active leaves exactly one job to run after it.
    */
   enqueueIndex(job: IndexJob, options?: { debounceMs?: number }): Promise<string>;
-  /** Enqueues the answer to a stored user message; the request id is the job id, so a repeat is a no-op. */
+  /**
+   * Enqueues the answer to a stored user message; the request id is the job id, so a repeat is a
+   * no-op. The jobs enqueued in one turn of the event loop go to Redis together (addBulk: one
+   * write of their scripts); each caller still resolves only once its own job is in the queue.
+   */
   enqueueChat(job: ChatJob): Promise<void>;
   close(): Promise<void>;
 };
@@ -83,6 +88,12 @@ export function createQueues(options: QueueOptions): Queues {
     // The outcome of a run is kept on the index row (state, lastError), not in Redis.
     defaultJobOptions: { removeOnComplete: true, removeOnFail: true, attempts: 4, backoff: { type: 'exponential', delay: 2000 } },
   });
+  // A group that failed runs each job again alone: an add whose job is already there (the group
+  // added it before another failed) is a no-op, as the job id is the request id.
+  const enqueueChatJob = turnBatch<ChatJob, unknown>({
+    runOne: (job) => chat.add(CHAT_JOB_NAME, job, { jobId: job.requestId }),
+    runMany: (jobs) => chat.addBulk(jobs.map((job) => ({ name: CHAT_JOB_NAME, data: job, opts: { jobId: job.requestId } }))),
+  });
   for (const queue of [maintenance, chat, indexing] as Queue[]) {
     queue.on('error', (error) => options.logger.warn({ event: 'queue_error', queue: queue.name, err: error }, 'queue error'));
   }
@@ -105,7 +116,7 @@ export function createQueues(options: QueueOptions): Queues {
       return added.id!;
     },
     enqueueChat: async (job) => {
-      await chat.add(CHAT_JOB_NAME, job, { jobId: job.requestId });
+      await enqueueChatJob(job);
     },
     close: async () => {
       await Promise.all([maintenance.close(), chat.close(), indexing.close()]);

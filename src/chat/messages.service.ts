@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { ContextCategory } from '../config';
 import { hasPool, queryRows } from '../db/bulk-sql';
-import { turnBatch } from '../db/turn-batch';
+import { turnBatch } from '../turn-batch';
 import { isUniqueViolation } from '../db/errors';
 import { isUuid } from '../validation';
 import { Prisma, type PrismaClient } from '../db/prisma';
