@@ -273,6 +273,13 @@ describe('chat message rows, on the pool and through Prisma', () => {
         );
         expect(await Promise.all(reads)).toEqual(Array.from({ length: 6 }, () => []));
       }
+      // Messages stored and requests read together (one statement each) work there too.
+      const asked = [question({ userId: owner, content: 'e1' }), question({ userId: owner, content: 'e2' })];
+      await Promise.all(asked.map((message) => createUserMessage(embedded.prisma, message)));
+      const found = await Promise.all(
+        asked.map((message) => findRequest(embedded.prisma, { userId: owner, requestId: message.requestId })),
+      );
+      expect(found.map((one) => one.userMessage?.content)).toEqual(['e1', 'e2']);
     } finally {
       await embedded.close();
       rmSync(dataDir, { recursive: true, force: true });
