@@ -226,6 +226,30 @@ describe('query plans of the retrieval queries', () => {
     );
     expect([...strings].sort(compareCodePoints)).toEqual(rows.map((row) => row.value));
   });
+  // Migration 20261123071500_search_join_statistics: the manifest's blob column keeps a short list of common values, so planning
+  // a search's joins on blob does not compare two lists of 100 pairwise. Statistics change plans' estimates, never answers.
+  it('keeps few common values of manifest blobs, and ranks the same as with the default statistics', async () => {
+    const target = () =>
+      prisma.$queryRawUnsafe<Array<{ target: number }>>(
+        "SELECT attstattarget AS target FROM pg_attribute WHERE attrelid = 'code_index_files'::regclass AND attname = 'blob'",
+      );
+    expect(await target()).toEqual([{ target: 10 }]);
+    const vector = Array.from({ length: 512 }, (_, index) => Math.sin(index + 2));
+    const answers = async () =>
+      Promise.all([
+        ...['zq5 parse connection3', 'zq5 zq7 zq11', 'parse'].map((question) => textRankingWithOccurrences(prisma, scope, question, 50)),
+        vectorRankingWithOccurrences(prisma, scope, vector, 50),
+      ]);
+    const withTarget10 = await answers();
+    await prisma.$executeRawUnsafe('ALTER TABLE code_index_files ALTER COLUMN blob SET STATISTICS -1');
+    await prisma.$executeRawUnsafe('ANALYZE code_index_files (blob)');
+    try {
+      expect(await answers()).toEqual(withTarget10);
+    } finally {
+      await prisma.$executeRawUnsafe('ALTER TABLE code_index_files ALTER COLUMN blob SET STATISTICS 10');
+      await prisma.$executeRawUnsafe('ANALYZE code_index_files (blob)');
+    }
+  });
   // The service's client (openDatabase) runs the ranking statements straight on its pool, without
   // Prisma: the same rankings and occurrences as through Prisma (this suite's client has no pool known).
   it('ranks the same straight on the pool as through Prisma', async () => {
