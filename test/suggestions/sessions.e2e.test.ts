@@ -164,6 +164,40 @@ describe('continuous code suggestions over graphql-ws', () => {
     stream.stop();
   });
 
+  it('stores the suggestions of sessions updated together, each with its own document; one whose session went says EMPTY', async () => {
+    const sessionIds = await Promise.all([start(), start(), start(), start()]);
+    const streams = sessionIds.map((sessionId) => collect(client, sessionId));
+    await subscribed();
+    // The four answers come in together, so their suggestions complete together and are stored in
+    // one statement; the last session's row is deleted while its answer streams, so its row fails.
+    stub.script(...sessionIds.map(() => ({ kind: 'stream' as const, pieces: ['return ', 'sum(items)'], delayMs: 200 })));
+    const contents = sessionIds.map((_, index) => `${FILE}${'x'.repeat(index + 1)}`);
+    await Promise.all(sessionIds.map((sessionId, index) => update(sessionId, contents[index])));
+    const gone = streams[3];
+    await gone.until(() => gone.updates.some((event) => event.status === 'STREAMING'));
+    await service.prisma.$executeRaw`DELETE FROM code_suggestion_sessions WHERE id = ${sessionIds[3]}::uuid`;
+    await Promise.all(
+      streams.map((stream) => stream.until(() => stream.updates.some((event) => ['COMPLETE', 'EMPTY'].includes(event.status)))),
+    );
+    expect(streams.map((stream) => stream.updates.at(-1)!.status)).toEqual(['COMPLETE', 'COMPLETE', 'COMPLETE', 'EMPTY']);
+    const stored = await service.prisma.codeSuggestion.findMany({ where: { sessionId: { in: sessionIds } } });
+    expect(stored).toHaveLength(3);
+    for (const [index, stream] of streams.slice(0, 3).entries()) {
+      const complete = stream.updates.at(-1)!;
+      expect(stored.find((row) => row.id === complete.suggestionId)).toMatchObject({
+        sessionId: sessionIds[index],
+        revision: 1,
+        content: contents[index],
+        cursorOffset: contents[index].length,
+        language: 'python',
+        intent: 'completion',
+        generationType: null,
+        text: 'return sum(items)',
+      });
+    }
+    for (const stream of streams) stream.stop();
+  });
+
   it('says EMPTY when the model has only whitespace', async () => {
     const sessionId = await start();
     const stream = collect(client, sessionId);
