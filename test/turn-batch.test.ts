@@ -15,7 +15,7 @@ function recorded(fails: (inputs: string[]) => boolean = () => false, maxSize?: 
 }
 
 describe('turnBatch', () => {
-  it('runs the calls of one event-loop turn as one statement, in order, and those of the next turn apart; each caller gets its own answer', async () => {
+  it('runs the calls of one turn as one statement, in order, and those of the next turn apart; each gets its own answer', async () => {
     const { call, statements } = recorded();
     const first = [call('a'), call('b'), call('c')];
     await nextTurn();
