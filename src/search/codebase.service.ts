@@ -1,4 +1,10 @@
-import { authorizeCodebase, findCodeReadableProject, projectWhere, type CodebaseCategory } from '../auth/policies';
+import {
+  authorizeCodebaseProject,
+  codebaseProjectWhere,
+  findCodeReadableProject,
+  projectWhere,
+  type CodebaseCategory,
+} from '../auth/policies';
 import type { Viewer } from '../auth/viewer';
 import type { CodeIndex, PrismaClient, Project } from '../db/prisma';
 import type { DuoAccess } from '../auth/duo-access';
@@ -8,6 +14,7 @@ import type { Embedder } from '../llm/embedders/embedder';
 import type { Queues } from '../queues';
 import { indexReadiness } from './index-readiness';
 import { searchCode, type RetrievalMode, type SearchCodeResult } from './search-code';
+import { readCodebase } from './read-codebase';
 import { normalizeDirectory } from './search-scope';
 
 export type CodebaseSearchOptions = {
@@ -31,8 +38,18 @@ export async function codebaseSearch(
   options: CodebaseSearchOptions,
 ): Promise<SearchCodeResult & { commitSha: string; ref: string; project: Project }> {
   const category: CodebaseCategory = options.directory?.trim() ? 'directory' : 'repository';
-  const project = await authorizeCodebase({ ...options, category, field: 'projectPath' });
-  const readiness = await indexReadiness({ ...options, project, directory: normalizeDirectory(options.directory, 'directory') });
+  // The project, its ref's index and active snapshot in one statement (beside the Duo access); nothing it read is used before
+  // the policy passed.
+  const where = codebaseProjectWhere(options.project);
+  const read = where ? readCodebase(options.prisma, { where, ref: options.ref?.trim() }) : Promise.resolve(null);
+  const project = await authorizeCodebaseProject({
+    ...options,
+    project: read.then((found) => found?.project ?? null),
+    category,
+    field: 'projectPath',
+  });
+  const directory = normalizeDirectory(options.directory, 'directory');
+  const readiness = await indexReadiness({ ...options, project, directory, read: await read });
   if (readiness.status !== 'ready') throw new AppError({ code: 'CONFLICT', userMessage: readiness.message });
   const result = await searchCode({
     prisma: options.prisma,
