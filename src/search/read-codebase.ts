@@ -1,3 +1,4 @@
+import { authorizeCodebaseProject, codebaseProjectWhere, type AuthorizeCodebaseOptions } from '../auth/policies';
 import { queryRows } from '../db/bulk-sql';
 import { validateRef } from '../indexing/git-reader';
 import { Prisma, type CodeIndex, type CodeIndexSnapshot, type CodeIndexState, type PrismaClient, type Project } from '../db/prisma';
@@ -129,6 +130,18 @@ export async function readCodebase(prisma: PrismaClient, options: ReadCodebaseOp
           createdAt: row.snapshotCreatedAt!,
         };
   return { project, ref: row.ref, index, snapshot };
+}
+
+/**
+ * authorizeCodebase over readCodebase's one statement: the request's project with its ref's index
+ * and active snapshot, once the policy let the viewer use it (the same errors, in the same order, as
+ * authorizeCodebase). The read runs beside the Duo access; pass it to indexReadiness as `read`.
+ */
+export async function authorizeCodebaseRead(options: AuthorizeCodebaseOptions & { ref?: string | null }): Promise<CodebaseRead> {
+  const where = codebaseProjectWhere(options.project);
+  const read = where ? readCodebase(options.prisma, { where, ref: options.ref?.trim() }) : Promise.resolve(null);
+  const project = await authorizeCodebaseProject({ ...options, project: read.then((found) => found?.project ?? null) });
+  return { ...(await read)!, project };
 }
 
 function isValidRef(ref: string): boolean {
