@@ -29,8 +29,11 @@
  *    pending list, which a plain ANALYZE does not).
  * 2. Questions: generated from symbol names in the indexed code, half identifiers ("switchMap",
  *    "where is Subscriber.next defined"), half prose ("how does retry when work?").
- * 3. At each size: codebaseSearch through GraphQL over HTTP (the real service, role api), one at
- *    a time and 4 at a time; searchCode in this process with its parts timed apart; the plans
+ * 3. At each size, after WARM_UP other questions asked both ways untimed: codebaseSearch through
+ *    GraphQL over HTTP (the real service, role api) and searchCode in this process, one question
+ *    at a time, each question both ways back to back with the first way alternating (so neither
+ *    way is timed on a warmer process, buffers or machine than the other); then GraphQL 4 at a
+ *    time; searchCode's parts timed apart; the plans
  *    (EXPLAIN, no settings forced) of vectorRanking and textRanking (every level, one statement) as
  *    searchCode runs them (with the ranked chunks' occurrences)
  *    for every question, tallied, with how many chunks each question's any-word text query
@@ -81,7 +84,13 @@ const SPECS = ['rxjs@7.8.1', 'typescript@5.6.3', '@types/node@22.7.5', 'lodash@4
 const ADMIN_URL = process.env.TEST_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
 const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const CONCURRENCY = 4;
-const WARM_UP = 20;
+/**
+ * Questions asked both ways, untimed, before anything is timed (others than the timed ones): a
+ * started service's GraphQL path (Express, Apollo, graphql-js, Prisma) spends about twice its
+ * steady CPU per request for its first ~100 requests while V8 compiles it, much more than searchCode
+ * alone, which it also runs.
+ */
+const WARM_UP = 100;
 const HITS = 10;
 const CANDIDATES = 50;
 const VECTOR_INDEX = 'code_chunks_embedding_512_idx';
@@ -97,6 +106,7 @@ const GIT_ENV = {
 };
 
 type Question = { text: string; kind: 'identifier' | 'prose'; path: string };
+type Questions = { timed: Question[]; warmUp: Question[] };
 type ReadyScope = Extract<IndexReadiness, { status: 'ready' }>['scope'];
 type Fixture = { running: RunningService; token: string; project: Project; scope: ReadyScope; databaseUrl: string };
 
@@ -320,8 +330,11 @@ const TEMPLATES: Array<{
   { kind: 'prose', make: ({ name }) => `why would ${words(name)} throw an error` },
 ];
 
-/** Questions about randomly chosen named functions, methods and classes of the indexed packages (not their copies). */
-async function makeQuestions(url: string, snapshotId: bigint): Promise<Question[]> {
+/**
+ * Questions about randomly chosen named functions, methods and classes of the indexed packages
+ * (not their copies): `timed` ones, and WARM_UP others for the warm-up.
+ */
+async function makeQuestions(url: string, snapshotId: bigint): Promise<Questions> {
   const symbols = await withClient(url, async (client) => {
     const { rows } = await client.query<{ symbol: string; path: string }>(
       `SELECT DISTINCT ON (b.symbol) b.symbol, f.path FROM code_index_files f
@@ -340,7 +353,7 @@ async function makeQuestions(url: string, snapshotId: bigint): Promise<Question[
     .map((symbol) => ({ symbol, key: random() }))
     .sort((a, b) => a.key - b.key)
     .map(({ symbol }) => symbol);
-  return shuffled.slice(0, QUESTIONS).map(({ symbol, path: file }, index) => {
+  const questions = shuffled.slice(0, QUESTIONS + WARM_UP).map(({ symbol, path: file }, index): Question => {
     const parts = symbol.split('.');
     const template = TEMPLATES[index % TEMPLATES.length];
     const name = parts.at(-1)!;
@@ -352,6 +365,7 @@ async function makeQuestions(url: string, snapshotId: bigint): Promise<Question[
     });
     return { text, kind: template.kind, path: file };
   });
+  return { timed: questions.slice(0, QUESTIONS), warmUp: questions.slice(QUESTIONS) };
 }
 
 const SEARCH = `query($project: ID!, $query: String!, $first: Int!) {
@@ -370,22 +384,78 @@ async function searchOverHttp(fixture: Fixture, question: string): Promise<Array
   return body.data.codebaseSearch;
 }
 
-/** Returns the p95 of one at a time, ms. */
-async function measureHttp(fixture: Fixture, questions: Question[]): Promise<number> {
-  for (const question of questions.slice(0, WARM_UP)) await searchOverHttp(fixture, question.text);
-  const sequential: number[] = [];
+const searchInProcess = (fixture: Fixture, question: string) =>
+  searchCode({ ...fixture.running.services, scope: fixture.scope, query: question, limit: HITS, candidates: CANDIDATES });
+
+/** Every warm-up question asked both ways, untimed (see WARM_UP). */
+async function warmUp(fixture: Fixture, questions: Question[]): Promise<void> {
+  for (const question of questions) {
+    await searchOverHttp(fixture, question.text);
+    await searchInProcess(fixture, question.text);
+  }
+}
+
+/** This process's CPU time (every thread), ms. */
+const cpuMs = () => {
+  const usage = process.cpuUsage();
+  return (usage.user + usage.system) / 1000;
+};
+
+/**
+ * codebaseSearch over HTTP and searchCode in this process, one question at a time: each question
+ * both ways back to back, which way goes first alternating, so each way meets a question first
+ * (PostgreSQL's buffers without its pages) for half the questions and both see the same moments of
+ * the machine. Returns both p95s and each question's searchCode time, ms.
+ */
+async function measureSequential(
+  fixture: Fixture,
+  questions: Question[],
+): Promise<{ http: number; inProcess: number; searchCodeMs: number[] }> {
+  const http: number[] = [];
+  const inProcess: number[] = [];
+  const cpu = { http: 0, inProcess: 0 };
   const byKind: Record<Question['kind'], number[]> = { identifier: [], prose: [] };
   let found = 0;
   let empty = 0;
-  for (const question of questions) {
-    const started = performance.now();
-    const hits = await searchOverHttp(fixture, question.text);
-    const elapsed = performance.now() - started;
-    sequential.push(elapsed);
-    byKind[question.kind].push(elapsed);
-    if (hits.some((hit) => hit.path === question.path || hit.path.endsWith(`/${question.path}`))) found += 1;
-    if (!hits.length) empty += 1;
+  for (const [index, question] of questions.entries()) {
+    const overHttp = async () => {
+      const [started, startedCpu] = [performance.now(), cpuMs()];
+      const hits = await searchOverHttp(fixture, question.text);
+      const elapsed = performance.now() - started;
+      cpu.http += cpuMs() - startedCpu;
+      http.push(elapsed);
+      byKind[question.kind].push(elapsed);
+      if (hits.some((hit) => hit.path === question.path || hit.path.endsWith(`/${question.path}`))) found += 1;
+      if (!hits.length) empty += 1;
+    };
+    const here = async () => {
+      const [started, startedCpu] = [performance.now(), cpuMs()];
+      await searchInProcess(fixture, question.text);
+      inProcess.push(performance.now() - started);
+      cpu.inProcess += cpuMs() - startedCpu;
+    };
+    for (const way of index % 2 === 0 ? [overHttp, here] : [here, overHttp]) await way();
   }
+  const perQuestion = (total: number) => `${(total / questions.length).toFixed(1)} ms`;
+  console.log(
+    `  ${questions.length} questions one at a time after ${WARM_UP} others untimed, each both ways back to back, which goes first ` +
+      `alternating; CPU is this process's (the service's and, over HTTP, the client's)`,
+  );
+  console.log(`  codebaseSearch over HTTP (GraphQL, first: ${HITS}, content included)`);
+  console.log(
+    `    one at a time          ${spread(http)}   ` +
+      `${(questions.length / (http.reduce((a, b) => a + b, 0) / 1000)).toFixed(0)} q/s, CPU ${perQuestion(cpu.http)} a question`,
+  );
+  console.log(`      identifier questions ${spread(byKind.identifier)}   (${byKind.identifier.length})`);
+  console.log(`      prose questions      ${spread(byKind.prose)}   (${byKind.prose.length})`);
+  console.log(`    the symbol's file among the hits: ${found}/${questions.length}; no hits: ${empty}`);
+  console.log(`  searchCode in this process (same pool as the service)`);
+  console.log(`    searchCode, hybrid     ${spread(inProcess)}   CPU ${perQuestion(cpu.inProcess)} a question`);
+  return { http: percentile(http, 95), inProcess: percentile(inProcess, 95), searchCodeMs: inProcess };
+}
+
+/** codebaseSearch over HTTP, CONCURRENCY at a time. */
+async function measureConcurrent(fixture: Fixture, questions: Question[]): Promise<void> {
   const concurrent: number[] = [];
   let next = 0;
   const started = performance.now();
@@ -400,26 +470,15 @@ async function measureHttp(fixture: Fixture, questions: Question[]): Promise<num
     }),
   );
   const seconds = (performance.now() - started) / 1000;
-  console.log(
-    `  codebaseSearch over HTTP (GraphQL, first: ${HITS}, content included), ${questions.length} questions after ${WARM_UP} untimed`,
-  );
-  console.log(
-    `    one at a time          ${spread(sequential)}   ` +
-      `${(questions.length / (sequential.reduce((a, b) => a + b, 0) / 1000)).toFixed(0)} q/s`,
-  );
-  console.log(`      identifier questions ${spread(byKind.identifier)}   (${byKind.identifier.length})`);
-  console.log(`      prose questions      ${spread(byKind.prose)}   (${byKind.prose.length})`);
+  console.log(`  codebaseSearch over HTTP, ${CONCURRENCY} at a time`);
   console.log(`    ${CONCURRENCY} at a time            ${spread(concurrent)}   ${(questions.length / seconds).toFixed(0)} q/s`);
-  console.log(`    the symbol's file among the hits: ${found}/${questions.length}; no hits: ${empty}`);
-  return percentile(sequential, 95);
 }
 
-/** Returns the p95 of searchCode, ms. */
-async function measureInProcess(fixture: Fixture, questions: Question[]): Promise<number> {
+/** searchCode's parts, each alone, after the timed passes; the remainder is against each question's searchCode time there. */
+async function measureParts(fixture: Fixture, questions: Question[], searchCodeMs: number[]): Promise<void> {
   const { prisma, embedder } = fixture.running.services;
-  const parts = { embed: [] as number[], vector: [] as number[], text: [] as number[], total: [] as number[], rest: [] as number[] };
-  for (const question of questions.slice(0, WARM_UP)) await searchCode({ prisma, embedder, scope: fixture.scope, query: question.text });
-  for (const question of questions) {
+  const parts = { embed: [] as number[], vector: [] as number[], text: [] as number[], rest: [] as number[] };
+  for (const [index, question] of questions.entries()) {
     let started = performance.now();
     const [vector] = await embedder.embed([question.text]);
     const embed = performance.now() - started;
@@ -429,22 +488,16 @@ async function measureInProcess(fixture: Fixture, questions: Question[]): Promis
     started = performance.now();
     await textRanking(prisma, fixture.scope, question.text, CANDIDATES);
     const textMs = performance.now() - started;
-    started = performance.now();
-    await searchCode({ prisma, embedder, scope: fixture.scope, query: question.text, limit: HITS, candidates: CANDIDATES });
-    const total = performance.now() - started;
     parts.embed.push(embed);
     parts.vector.push(vectorMs);
     parts.text.push(textMs);
-    parts.total.push(total);
-    parts.rest.push(Math.max(0, total - Math.max(embed + vectorMs, textMs)));
+    parts.rest.push(Math.max(0, searchCodeMs[index] - Math.max(embed + vectorMs, textMs)));
   }
-  console.log(`  searchCode in this process (same pool as the service), each part alone, ${questions.length} questions`);
+  console.log(`  searchCode's parts, each alone, afterwards (the questions' pages are in the buffers by now)`);
   console.log(`    embed question         ${spread(parts.embed)}`);
   console.log(`    vectorRanking (${CANDIDATES})     ${spread(parts.vector)}`);
   console.log(`    textRanking (${CANDIDATES})       ${spread(parts.text)}`);
-  console.log(`    searchCode, hybrid     ${spread(parts.total)}`);
   console.log(`    remainder: fusion, hydration, grouping ≈ searchCode − max(embed + vector, text)   ${spread(parts.rest)}`);
-  return percentile(parts.total, 95);
 }
 
 type PlanRow = { 'QUERY PLAN': string };
@@ -534,11 +587,13 @@ const load = () =>
     .map((value) => value.toFixed(1))
     .join(' ')}`;
 
-async function measureSize(fixture: Fixture, questions: Question[]): Promise<{ http: number; inProcess: number }> {
+async function measureSize(fixture: Fixture, questions: Questions): Promise<{ http: number; inProcess: number }> {
   console.log(`  (${load()} before, on ${os.cpus().length} cores)`);
-  const http = await measureHttp(fixture, questions);
-  const inProcess = await measureInProcess(fixture, questions);
-  await explainPlans(fixture, questions);
+  await warmUp(fixture, questions.warmUp);
+  const { http, inProcess, searchCodeMs } = await measureSequential(fixture, questions.timed);
+  await measureConcurrent(fixture, questions.timed);
+  await measureParts(fixture, questions.timed, searchCodeMs);
+  await explainPlans(fixture, questions.timed);
   return { http, inProcess };
 }
 
@@ -754,7 +809,13 @@ async function measureKept(options: { url: string; dataDir: string; redisPrefix:
     closed = true;
     if (CHAT_MESSAGES > 0) {
       console.log('  chat with repository context (role all, the api service stopped)');
-      await measureChat({ databaseUrl: options.url, dataDir: options.dataDir, project, token: options.kept.token, questions });
+      await measureChat({
+        databaseUrl: options.url,
+        dataDir: options.dataDir,
+        project,
+        token: options.kept.token,
+        questions: questions.timed,
+      });
     }
     console.log(`\n${load()}; bench ran ${((performance.now() - options.benchStarted) / 1000).toFixed(0)} s`);
     reportLarge(large);
@@ -827,7 +888,7 @@ async function main(): Promise<void> {
     await vacuumAnalyze(url);
     const questions = await makeQuestions(url, readiness.scope.snapshotId);
     console.log(
-      `  ${questions.length} questions from symbol names, e.g. ${questions
+      `  ${questions.timed.length} questions from symbol names (and ${questions.warmUp.length} for the warm-up), e.g. ${questions.timed
         .slice(0, 6)
         .map((question) => JSON.stringify(question.text))
         .join(', ')}`,
@@ -836,7 +897,7 @@ async function main(): Promise<void> {
     console.log(`\nsize 1: ${await describeData(url, readiness.scope.snapshotId)}`);
     await measureSize(fixture, questions);
     console.log('  chat with repository context (the service with role all beside this one, same database)');
-    await measureChat({ databaseUrl: url, dataDir, project, token, questions });
+    await measureChat({ databaseUrl: url, dataDir, project, token, questions: questions.timed });
 
     const realChunks = Number(
       (await withClient(url, (client) => client.query<{ count: string }>('SELECT count(*) AS count FROM code_chunks'))).rows[0].count,
@@ -862,7 +923,7 @@ async function main(): Promise<void> {
     await running.close();
     running = null;
     console.log('  chat with repository context (role all, the api service stopped)');
-    await measureChat({ databaseUrl: url, dataDir, project, token, questions });
+    await measureChat({ databaseUrl: url, dataDir, project, token, questions: questions.timed });
     console.log(`\n${load()}; bench ran ${((performance.now() - benchStarted) / 1000).toFixed(0)} s`);
     if (KEEP) console.log(`kept for later runs (BENCH_SEARCH_KEEP=${KEEP}): database ${name}, data folder ${dataDir}`);
     reportLarge(large);

@@ -147,18 +147,34 @@ export function projectWhere(reference: string): { id: number } | { fullPath: st
   return /^\d+$/.test(trimmed) && trimmed.length < 16 ? { id: Number(trimmed) } : { fullPath: trimmed.replace(/^\/+|\/+$/g, '') };
 }
 
+/** The project a codebase request names (a full path or a numeric id); null when it names none (blank, control characters, too long). */
+export function codebaseProjectWhere(reference: string): { id: number } | { fullPath: string } | null {
+  // Control characters (a NUL among them) name no project: the same answer as a missing one.
+  return /[\x00-\x1f\x7f]/.test(reference) || reference.length > 2000 ? null : projectWhere(reference);
+}
+
 /**
  * Who may search a project's code: the user may read its code (read_code: Reporter and up on a
  * private project; a hidden project, or one whose code is not theirs, answers exactly like a
  * missing one), the project has Duo features on, and the user has the context feature.
  */
 export async function authorizeCodebase(options: AuthorizeCodebaseOptions): Promise<Project> {
-  // Control characters (a NUL among them) name no project: the same answer as a missing one.
-  const where = /[\x00-\x1f\x7f]/.test(options.project) || options.project.length > 2000 ? null : projectWhere(options.project);
-  const [access, project] = await Promise.all([
-    options.access,
-    where ? findCodeReadableProject(options.prisma, options.viewer, where) : null,
-  ]);
+  const where = codebaseProjectWhere(options.project);
+  return authorizeCodebaseProject({ ...options, project: where ? options.prisma.project.findUnique({ where }) : null });
+}
+
+/**
+ * authorizeCodebase over a project row the caller reads itself (with what else it needs in the
+ * same statement): `project` is the row its reference (codebaseProjectWhere) names, null when
+ * none does. Same checks, same answers.
+ */
+export async function authorizeCodebaseProject(
+  options: Omit<AuthorizeCodebaseOptions, 'project'> & { project: Project | null | Promise<Project | null> },
+): Promise<Project> {
+  const readable = Promise.resolve(options.project).then(async (found) =>
+    found && (await canReadCode(options.prisma, options.viewer, found)) ? found : null,
+  );
+  const [access, project] = await Promise.all([options.access, readable]);
   // A directory is part of the repository: either feature lets the user search one.
   const allowed =
     access.chatContextCategories.includes(options.category) ||

@@ -4,8 +4,8 @@ import type { PrismaClient } from '../db/prisma';
 import type { DuoAccess } from '../auth/duo-access';
 import type { Queues } from '../queues';
 import { AppError, badInput } from '../errors';
-import { authorizeCodebase } from '../auth/policies';
 import { indexReadiness } from './index-readiness';
+import { authorizeCodebaseRead } from './read-codebase';
 import { readSnapshotFile, snapshotDirectories, type SnapshotFile } from './snapshot-files';
 
 export type BrowseOptions = {
@@ -40,13 +40,15 @@ export async function readIndexedFile(
   options: BrowseOptions & { path: string },
 ): Promise<SnapshotFile & { commitSha: string; ref: string }> {
   const path = normalizeFilePath(options.path);
-  const project = await authorizeCodebase({ ...options, category: 'repository', field: 'id' });
+  const read = await authorizeCodebaseRead({ ...options, category: 'repository', field: 'id' });
+  const { project } = read;
   const readiness = await indexReadiness({
     prisma: options.prisma,
     queues: options.queues,
     project,
     ref: options.ref,
     startIndexing: false,
+    read,
   });
   // Excluded files stay out of view as they stay out of search (gitignore patterns, as search-code reads them).
   const excluded =
@@ -64,13 +66,15 @@ export async function readIndexedFile(
 
 /** The directories of a ref's indexed snapshot for a directory picker; empty while nothing is indexed. */
 export async function listIndexedDirectories(options: BrowseOptions & { search?: string | null; limit: number }): Promise<string[]> {
-  const project = await authorizeCodebase({ ...options, category: 'directory', field: 'directories' });
+  const read = await authorizeCodebaseRead({ ...options, category: 'directory', field: 'directories' });
+  const { project } = read;
   const readiness = await indexReadiness({
     prisma: options.prisma,
     queues: options.queues,
     project,
     ref: options.ref,
     startIndexing: false,
+    read,
   });
   if (readiness.status !== 'ready') return [];
   return snapshotDirectories(options.prisma, {

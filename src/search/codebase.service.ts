@@ -1,4 +1,4 @@
-import { authorizeCodebase, findCodeReadableProject, projectWhere, type CodebaseCategory } from '../auth/policies';
+import { findCodeReadableProject, projectWhere, type CodebaseCategory } from '../auth/policies';
 import type { Viewer } from '../auth/viewer';
 import type { CodeIndex, PrismaClient, Project } from '../db/prisma';
 import type { DuoAccess } from '../auth/duo-access';
@@ -8,6 +8,7 @@ import type { Embedder } from '../llm/embedders/embedder';
 import type { Queues } from '../queues';
 import { indexReadiness } from './index-readiness';
 import { searchCode, type RetrievalMode, type SearchCodeResult } from './search-code';
+import { authorizeCodebaseRead } from './read-codebase';
 import { normalizeDirectory } from './search-scope';
 
 export type CodebaseSearchOptions = {
@@ -31,8 +32,10 @@ export async function codebaseSearch(
   options: CodebaseSearchOptions,
 ): Promise<SearchCodeResult & { commitSha: string; ref: string; project: Project }> {
   const category: CodebaseCategory = options.directory?.trim() ? 'directory' : 'repository';
-  const project = await authorizeCodebase({ ...options, category, field: 'projectPath' });
-  const readiness = await indexReadiness({ ...options, project, directory: normalizeDirectory(options.directory, 'directory') });
+  // The project, its ref's index and active snapshot in one statement; the policy first, then the directory and the ref.
+  const read = await authorizeCodebaseRead({ ...options, category, field: 'projectPath' });
+  const { project } = read;
+  const readiness = await indexReadiness({ ...options, project, directory: normalizeDirectory(options.directory, 'directory'), read });
   if (readiness.status !== 'ready') throw new AppError({ code: 'CONFLICT', userMessage: readiness.message });
   const result = await searchCode({
     prisma: options.prisma,

@@ -3,6 +3,7 @@ import { withoutServerPaths } from '../errors';
 import { requestIndexRun } from '../indexing/code-index.service';
 import { validateRef } from '../indexing/git-reader';
 import type { Queues } from '../queues';
+import type { CodebaseRead } from './read-codebase';
 import type { SearchScope } from './search-scope';
 
 /** A ref's index as search needs it: searchable, or why not (with words for the user). */
@@ -25,23 +26,33 @@ export type ReadinessOptions = {
   directory?: string;
   /** Start indexing when the ref has no index (lazy indexing, as GitLab's ad-hoc indexing). Default true. */
   startIndexing?: boolean;
+  /** What the caller read with the project (readCodebase): its index and snapshot are used when they are this project's and ref's. */
+  read?: CodebaseRead | null;
 };
+
+/**
+ * A ref's index and its active snapshot, read side by side (one round trip's wait instead of two,
+ * as an include would make); a run that switches the snapshot between the two reads is caught by
+ * the id check, and the snapshot the index names is read then.
+ */
+async function readIndex(prisma: PrismaClient, projectId: number, ref: string): Promise<Pick<CodebaseRead, 'index' | 'snapshot'>> {
+  const [index, active] = await Promise.all([
+    prisma.codeIndex.findUnique({ where: { projectId_ref: { projectId, ref } } }),
+    prisma.codeIndexSnapshot.findFirst({ where: { activeOf: { some: { projectId, ref } } } }),
+  ]);
+  const activeId = index?.activeSnapshotId ?? null;
+  const snapshot =
+    activeId === null ? null : active?.id === activeId ? active : await prisma.codeIndexSnapshot.findUnique({ where: { id: activeId } });
+  return { index, snapshot };
+}
 
 /** Finds the snapshot search should read, starting an index run for a ref that has none. */
 export async function indexReadiness(options: ReadinessOptions): Promise<IndexReadiness> {
   const { prisma, project } = options;
   const ref = validateRef(options.ref?.trim() || project.defaultBranch);
   const directory = options.directory ?? '';
-  // The index and its active snapshot read side by side (one round trip's wait instead of two, as
-  // an include would make); a run that switches the snapshot between the two reads is caught by the
-  // id check, and the snapshot the index names is read then.
-  const [index, active] = await Promise.all([
-    prisma.codeIndex.findUnique({ where: { projectId_ref: { projectId: project.id, ref } } }),
-    prisma.codeIndexSnapshot.findFirst({ where: { activeOf: { some: { projectId: project.id, ref } } } }),
-  ]);
-  const activeId = index?.activeSnapshotId ?? null;
-  const snapshot =
-    activeId === null ? null : active?.id === activeId ? active : await prisma.codeIndexSnapshot.findUnique({ where: { id: activeId } });
+  const known = options.read?.project.id === project.id && options.read.ref === ref ? options.read : null;
+  const { index, snapshot } = known ?? (await readIndex(prisma, project.id, ref));
   if (index && snapshot) {
     return {
       status: 'ready',

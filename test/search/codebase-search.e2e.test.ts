@@ -1,5 +1,6 @@
 import type { Project } from '../../src/db/prisma';
 import { addMember, createProject } from '../../src/namespaces/namespaces.service';
+import { readCodebase } from '../../src/search/read-codebase';
 import { groupWithSeat, unique, userWithToken, type UserWithToken } from '../helpers/fixtures';
 import { BILLING_FILES, createGitRepo, type GitRepo } from '../helpers/git-repo';
 import { readJson } from '../helpers/http';
@@ -104,6 +105,11 @@ describe('codebaseSearch and /projects/:id/search/semantic', () => {
     expect(hidden.body.errors?.[0]?.extensions?.code).toBe('NOT_FOUND');
     expect(hidden.body.errors?.[0]?.message).toBe(missing.body.errors?.[0]?.message);
     expect(hidden.body.data?.codebaseSearch ?? null).toBeNull();
+    // The policy answers before the directory and ref are looked at: a hidden project's answer says nothing about them.
+    for (const variables of [{ directory: '../' }, { ref: 'a..b' }]) {
+      const probe = await search({ query: 'invoice', ...variables }, stranger.token);
+      expect(probe.body.errors?.[0]).toMatchObject({ message: missing.body.errors?.[0]?.message, extensions: { code: 'NOT_FOUND' } });
+    }
 
     const noSeat = await userWithToken(service.prisma);
     await addMember(service.prisma, { fullPath: project.fullPath, username: noSeat.username, accessLevel: 'developer' });
@@ -126,6 +132,35 @@ describe('codebaseSearch and /projects/:id/search/semantic', () => {
     } finally {
       await service.prisma.project.update({ where: { id: project.id }, data: { contextExclusions: [] } });
     }
+  });
+
+  it('refuses a ref that is not a valid git ref, whatever it holds', async () => {
+    for (const ref of ['a..b', '-x', 'ma\u0000in']) {
+      const refused = await search({ query: 'invoice', ref });
+      expect(refused.body.errors?.[0]?.extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'ref' });
+    }
+  });
+
+  it("reads the project, its ref's index and the active snapshot in one statement as Prisma reads them", async () => {
+    const index = await service.prisma.codeIndex.findUniqueOrThrow({ where: { projectId_ref: { projectId: project.id, ref: 'main' } } });
+    const expected = {
+      project: await service.prisma.project.findUniqueOrThrow({ where: { id: project.id } }),
+      ref: 'main',
+      index,
+      snapshot: await service.prisma.codeIndexSnapshot.findUniqueOrThrow({ where: { id: index.activeSnapshotId! } }),
+    };
+    expect(expected.snapshot.id).toEqual(expect.any(BigInt));
+    expect(await readCodebase(service.prisma, { where: { fullPath: project.fullPath } })).toEqual(expected);
+    expect(await readCodebase(service.prisma, { where: { id: project.id }, ref: 'main' })).toEqual(expected);
+    // A ref indexReadiness refuses is not looked up: the default branch's row comes back, which it then ignores.
+    expect(await readCodebase(service.prisma, { where: { id: project.id }, ref: 'a..b' })).toEqual(expected);
+    expect(await readCodebase(service.prisma, { where: { id: project.id }, ref: 'no-such-branch' })).toEqual({
+      project: expected.project,
+      ref: 'no-such-branch',
+      index: null,
+      snapshot: null,
+    });
+    expect(await readCodebase(service.prisma, { where: { fullPath: `${groupPath}/does-not-exist` } })).toBeNull();
   });
 
   it('searches a branch on its own', async () => {
