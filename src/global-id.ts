@@ -13,9 +13,19 @@ export function parseGlobalId(value: string): GlobalId | null {
   return match ? { model: match[1], id: match[2] } : null;
 }
 
-/** The numeric id of a gid for a model with integer ids, or null. */
+/** The largest id an integer (int4) primary key holds: a larger number names no row. */
+const MAX_ROW_ID = 2_147_483_647;
+
+/** A row id written in decimal digits, or null when the text is not one or no row can have it (beyond int4). */
+export function rowId(text: string): number | null {
+  if (!/^\d{1,10}$/.test(text)) return null;
+  const id = Number(text);
+  return id <= MAX_ROW_ID ? id : null;
+}
+
+/** The numeric id of a gid for a model with integer ids, or null (also when no row can have it). */
 export function numericId(globalId: GlobalId): number | null {
-  return /^\d+$/.test(globalId.id) && globalId.id.length < 16 ? Number(globalId.id) : null;
+  return rowId(globalId.id);
 }
 
 /** The numeric id of a gid naming one model (`gid://gitlab/Project/7` for "Project"), or null. */

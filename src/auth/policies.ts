@@ -1,6 +1,6 @@
 import type { PrismaClient, Project } from '../db/prisma';
 import { AppError, forbidden, NOT_AVAILABLE } from '../errors';
-import { numericId, toGlobalId, type GlobalId } from '../global-id';
+import { numericId, rowId, toGlobalId, type GlobalId } from '../global-id';
 import type { DuoAccess } from './duo-access';
 import { hasScope, type Viewer } from './viewer';
 import { authCaches } from './auth-cache';
@@ -140,11 +140,15 @@ export type AuthorizeCodebaseOptions = {
   field: string;
 };
 
-/** A project reference as GitLab takes one (a numeric id, or a full path); null when blank. */
+/**
+ * A project reference as GitLab takes one (a numeric id, or a full path); null when blank. Digits
+ * beyond any row id are looked up as a path, which no project has: not found, like any missing one.
+ */
 export function projectWhere(reference: string): { id: number } | { fullPath: string } | null {
   const trimmed = reference.trim();
   if (!trimmed) return null;
-  return /^\d+$/.test(trimmed) && trimmed.length < 16 ? { id: Number(trimmed) } : { fullPath: trimmed.replace(/^\/+|\/+$/g, '') };
+  const id = rowId(trimmed);
+  return id !== null ? { id } : { fullPath: trimmed.replace(/^\/+|\/+$/g, '') };
 }
 
 /** The project a codebase request names (a full path or a numeric id); null when it names none (blank, control characters, too long). */

@@ -1,6 +1,7 @@
 import { Router } from 'express';
 import type { Services } from '../services';
 import { findUserInitials } from '../users/users.service';
+import { rowId } from '../global-id';
 
 const PALETTE = ['#6666c4', '#4e9a06', '#c17d11', '#a33b74', '#3465a4', '#cc0000', '#2e8f83'];
 
@@ -13,7 +14,7 @@ const escapeXml = (text: string) => text.replace(/[<>&"']/g, (char) => `&#${char
 export function avatarRoutes(services: Pick<Services, 'prisma'>): Router {
   const router = Router();
   router.get('/uploads/-/system/user/avatar/:id/avatar.svg', async (request, response) => {
-    const id = /^\d{1,10}$/.test(request.params.id) ? Number(request.params.id) : null;
+    const id = rowId(request.params.id);
     const initials = id === null ? null : await findUserInitials(services.prisma, id);
     if (initials === null) {
       response.status(404).type('text/plain').send('404 Not Found');

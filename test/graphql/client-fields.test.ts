@@ -65,6 +65,7 @@ describe('fields GitLab clients read', () => {
     expect(await response.text()).toContain(`>${alice.username[0].toUpperCase()}</text>`);
     expect((await fetch(`${service.url}/uploads/-/system/user/avatar/999999/avatar.svg`)).status).toBe(404);
     expect((await fetch(`${service.url}/uploads/-/system/user/avatar/x1/avatar.svg`)).status).toBe(404);
+    expect((await fetch(`${service.url}/uploads/-/system/user/avatar/9999999999/avatar.svg`)).status).toBe(404); // beyond int4
   });
 
   it('codeSuggestionsContexts: GitLab names with a seat and the instance flag, none without a seat', async () => {

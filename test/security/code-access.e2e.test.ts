@@ -129,6 +129,18 @@ describe('read_code: who may read a project code', () => {
     expect((await directory({ projectPath: project.fullPath }, reporter.token)).body.errors).toBeUndefined();
   });
 
+  it('a numeric project id beyond any row id (int4) gets the answer a missing project gets, not a server error', async () => {
+    const missing = await search(`${groupPath}/does-not-exist`, reporter.token);
+    expect((await search('2147483648', reporter.token)).body).toEqual(missing.body);
+    expect((await search('99999999999999', reporter.token)).body).toEqual(missing.body);
+    const rest = await semantic('2147483648', reporter.token);
+    expect(rest.status).toBe(404);
+    expect(await readJson(rest)).toEqual(await readJson(await semantic('999999', reporter.token)));
+    const asChat = await chat('gid://gitlab/Project/2147483648', reporter.token);
+    expect(asChat.body.errors?.[0]?.extensions?.code).toBe('NOT_FOUND');
+    expect(asChat.body.errors?.[0]?.message).toBe((await chat(`${groupPath}/does-not-exist`, reporter.token)).body.errors?.[0]?.message);
+  });
+
   it('codeIndex (commit, errors) is null for a Guest, as for a never-indexed ref; a Reporter sees it', async () => {
     const asGuest = await service.graphql<{ project: { codeIndex: unknown } }>(CODE_INDEX, {
       variables: { path: project.fullPath },
