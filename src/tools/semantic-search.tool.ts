@@ -1,13 +1,14 @@
 import ignore from 'ignore';
 import type { DuoAccess } from '../auth/duo-access';
-import { authorizeCodebase, type CodebaseCategory } from '../auth/policies';
+import type { CodebaseCategory } from '../auth/policies';
 import type { Viewer } from '../auth/viewer';
-import type { PrismaClient, Project } from '../db/prisma';
+import type { PrismaClient } from '../db/prisma';
 import { isAppError } from '../errors';
 import type { Embedder } from '../llm/embedders/embedder';
 import type { Logger } from '../logger';
 import type { Queues } from '../queues';
 import { indexReadiness } from '../search/index-readiness';
+import { authorizeCodebaseRead, type CodebaseRead } from '../search/read-codebase';
 import { directoryFiles, directorySize } from '../search/snapshot-files';
 import { searchCode, type Confidence } from '../search/search-code';
 
@@ -80,14 +81,16 @@ function codeBlock(options: { path: string; startLine: number; endLine: number; 
  * with its sources; when the index is not ready it starts it and says so.
  */
 export async function semanticSearchTool(input: SemanticSearchToolInput): Promise<ToolResult> {
-  let project: Project;
+  let read: CodebaseRead;
   try {
-    // Checked again here: a chat job may run after the user lost access.
-    project = await authorizeCodebase({ ...input, field: 'additionalContext.id' });
+    // Checked again here: a chat job may run after the user lost access. One statement reads the
+    // project with its ref's index and active snapshot, which indexReadiness then takes as read.
+    read = await authorizeCodebaseRead({ ...input, field: 'additionalContext.id' });
   } catch (error) {
     if (!isAppError(error)) throw error;
     return { status: 'not_executed', content: error.userMessage, sources: [] };
   }
+  const { project } = read;
   try {
     const readiness = await indexReadiness({
       prisma: input.prisma,
@@ -95,6 +98,7 @@ export async function semanticSearchTool(input: SemanticSearchToolInput): Promis
       project,
       ref: input.ref,
       directory: input.directory,
+      read,
     });
     if (readiness.status !== 'ready') return { status: 'not_executed', content: readiness.message, sources: [] };
     const { scope, commitSha } = readiness;
