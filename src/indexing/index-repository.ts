@@ -17,7 +17,8 @@ import {
   type FileRow,
   type NewChunk,
 } from '../db/code-chunks';
-import { chunkEmbedSpec, vectorText, type EmbeddedChunk } from './chunk-embed';
+import { vectorBinary } from '../db/pg-binary';
+import { chunkEmbedSpec, type EmbeddedChunk } from './chunk-embed';
 import { chunkerVersionOf, type ChunkStrategy } from './chunk-file';
 import { inProcessChunker, type FileChunker } from './chunk-pool';
 import { dropCodeIndex } from './code-index.service';
@@ -447,7 +448,7 @@ async function storeChunkedFiles(options: BuildOptions & { chunked: ChunkedFiles
       { signal: options.signal },
     );
     unembedded.forEach((chunk, position) => {
-      chunk.vector = vectorText(vectors[position]);
+      chunk.vector = vectorBinary(vectors[position]);
       dims.set(chunk.id, vectors[position].length);
     });
   }

@@ -50,12 +50,13 @@ const EXPONENT_THEN_LETTER = /^\d+e\d+(?=[a-z])/;
 
 /**
  * The full-text document PostgreSQL's to_tsvector('simple', text) makes of a searchTextOfTerms
- * text, in tsvector's input form (`'parse':1,4 'connection':2`), so the database reads it instead
- * of parsing the text. Such a text is lower-case words of [a-z0-9_] separated by spaces, where the
- * default parser sees only words split at `_`, numbers, and numbers in scientific notation;
- * the simple configuration keeps every word as it is, numbered from 1 in order.
+ * text: each lexeme with its positions, ascending (in the order the lexemes first occur). Such a
+ * text is lower-case words of [a-z0-9_] separated by spaces, where the default parser sees only
+ * words split at `_`, numbers, and numbers in scientific notation; the simple configuration keeps
+ * every word as it is, numbered from 1 in order. The indexer sends it in tsvector's binary form
+ * (src/db/pg-binary.ts), so the database neither parses the text nor reads a tsvector's text.
  */
-export function tsvectorOfSearchText(text: string): string {
+export function searchDocumentOf(text: string): Map<string, number[]> {
   const positions = new Map<string, number[]>();
   let position = 0;
   const add = (lexeme: string) => {
@@ -74,7 +75,12 @@ export function tsvectorOfSearchText(text: string): string {
     }
     if (rest) add(rest);
   }
+  return positions;
+}
+
+/** searchDocumentOf in tsvector's text form (`'parse':1,4 'connection':2`). */
+export function tsvectorOfSearchText(text: string): string {
   let document = '';
-  for (const [lexeme, list] of positions) document += `${document ? ' ' : ''}'${lexeme}':${list.join(',')}`;
+  for (const [lexeme, list] of searchDocumentOf(text)) document += `${document ? ' ' : ''}'${lexeme}':${list.join(',')}`;
   return document;
 }

@@ -2,7 +2,8 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
 import { chunkAndEmbed, chunkEmbedSpec } from '../../src/indexing/chunk-embed';
-import { chunkEmbeddingText, searchTextOfTerms, tsvectorOfSearchText } from '../../src/indexing/search-text';
+import { tsvectorBinary } from '../../src/db/pg-binary';
+import { chunkEmbeddingText, searchDocumentOf, searchTextOfTerms, tsvectorOfSearchText } from '../../src/indexing/search-text';
 import { identifierTerms, LexicalEmbedder } from '../../src/llm/embedders/lexical.embedder';
 import { TEST_ADMIN_DATABASE_URL } from '../helpers/test-env';
 
@@ -37,7 +38,7 @@ describe("a chunk's full-text document", () => {
     const chunks = (await chunkAndEmbed(files, chunkEmbedSpec(new LexicalEmbedder()))).flat();
     expect(chunks.length).toBeGreaterThan(20);
     const texts = chunks.map((chunk) => searchTextOfTerms(identifierTerms(chunkEmbeddingText(chunk))));
-    expect(chunks.map((chunk) => chunk.searchDocument)).toEqual(texts.map(tsvectorOfSearchText));
+    expect(chunks.map((chunk) => chunk.searchDocument)).toEqual(texts.map((text) => tsvectorBinary(searchDocumentOf(text))));
     expect(await differences(texts)).toEqual([]);
   });
 
