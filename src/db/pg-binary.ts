@@ -143,33 +143,52 @@ function compareDecimalToDouble(decimal: string, value: number): number {
  * is laid out as the text form's was.
  */
 export function tsvectorBinary(document: ReadonlyMap<string, readonly number[]>): Uint8Array {
-  const lexemes = [...document.keys()].sort(byBytes);
+  const lexemes = [...document.keys()];
+  let ascii = true;
   let size = 4;
-  for (const lexeme of lexemes) size += Buffer.byteLength(lexeme, 'utf8') + 3 + 2 * document.get(lexeme)!.length;
-  // Not from Buffer's shared pool: the value crosses from a chunk thread, and a view would take the whole pool with it.
-  const bytes = Buffer.allocUnsafeSlow(size);
-  bytes.writeInt32BE(lexemes.length, 0);
+  for (const lexeme of lexemes) {
+    if (ascii && !ASCII.test(lexeme)) ascii = false;
+    size += lexeme.length + 3 + 2 * document.get(lexeme)!.length;
+  }
+  if (!ascii) return tsvectorBinaryOfBytes(document);
+  // For ASCII, JavaScript's string order is the bytes' order.
+  lexemes.sort();
+  const bytes = new Uint8Array(size);
+  const view = new DataView(bytes.buffer);
+  view.setInt32(0, lexemes.length);
   let offset = 4;
   for (const lexeme of lexemes) {
+    for (let index = 0; index < lexeme.length; index += 1) bytes[offset++] = lexeme.charCodeAt(index);
+    bytes[offset++] = 0;
     const positions = document.get(lexeme)!;
-    offset += bytes.write(lexeme, offset, 'utf8');
-    bytes[offset] = 0;
-    bytes.writeUInt16BE(positions.length, offset + 1);
-    offset += 3;
+    view.setUint16(offset, positions.length);
+    offset += 2;
     for (const position of positions) {
-      bytes.writeUInt16BE(position, offset);
+      view.setUint16(offset, position);
       offset += 2;
     }
   }
-  return new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  return bytes;
 }
 
 const ASCII = /^[\x00-\x7f]*$/;
 
-/** The order of lexemes' UTF-8 bytes (memcmp, then the shorter first), which is JavaScript's string order for ASCII. */
-function byBytes(a: string, b: string): number {
-  if (ASCII.test(a) && ASCII.test(b)) return a < b ? -1 : a > b ? 1 : 0;
-  return Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'));
+/** tsvectorBinary for lexemes beyond ASCII: ordered by their UTF-8 bytes (memcmp, then the shorter first). */
+function tsvectorBinaryOfBytes(document: ReadonlyMap<string, readonly number[]>): Uint8Array {
+  const entries = [...document].map(([lexeme, positions]) => ({ lexeme: Buffer.from(lexeme, 'utf8'), positions }));
+  entries.sort((a, b) => Buffer.compare(a.lexeme, b.lexeme));
+  const size = entries.reduce((sum, entry) => sum + entry.lexeme.length + 3 + 2 * entry.positions.length, 4);
+  // Not from Buffer's shared pool: the value crosses from a chunk thread, and a view would take the whole pool with it.
+  const bytes = Buffer.allocUnsafeSlow(size);
+  bytes.writeInt32BE(entries.length, 0);
+  let offset = 4;
+  for (const { lexeme, positions } of entries) {
+    bytes.set(lexeme, offset);
+    bytes[offset + lexeme.length] = 0;
+    offset = bytes.writeUInt16BE(positions.length, offset + lexeme.length + 1);
+    for (const position of positions) offset = bytes.writeUInt16BE(position, offset);
+  }
+  return new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 }
 
 /** A tsvectorBinary in tsvector's text form (`'parse':1,3 'connection':2`), for a client that can only send text. */

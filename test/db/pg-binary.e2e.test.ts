@@ -69,6 +69,8 @@ describe("PostgreSQL's binary forms (pg-binary.ts)", () => {
     const texts = [
       'parse connection parse_connection parse',
       'zeta alpha alp alphabet a1 1e5x 12_34 beta',
+      // Beyond ASCII, tsvector orders lexemes by their UTF-8 bytes.
+      'größe zeta café cafe ünï a älpha alpha zz',
       `${'a'.repeat(2_048)} b ${'c'.repeat(2_047)} d`,
       'x '.repeat(20_000),
       'zz yy '.repeat(300),
