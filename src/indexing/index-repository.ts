@@ -326,7 +326,10 @@ async function buildWithReader(
     for (const group of chunked.groups) if (group.blobChunks.length) chunkedInRun.set(group.key, group.blobChunks.length);
     const planNext = async () => (position + 1 < batches.length ? plan(batches[position + 1]) : null);
     // The next batch is read (git) and chunked (a worker thread) while this one is written (the database).
-    if (pipeline) next = await planNext();
+    // Its look-up of stored blobs runs beside this batch's writes, on another connection: it cannot see
+    // them, and needs not (chunkedInRun counts this batch's blobs already); the writes start at once.
+    const planning = pipeline ? planNext() : null;
+    planning?.catch(() => undefined);
     await addFiles(prisma, { projectId, snapshotId, files: current.reuse.map(toFileRow) });
     const stored = await storeChunkedFiles({ ...options, chunked });
     filesRead += current.fresh.length;
@@ -339,7 +342,7 @@ async function buildWithReader(
       data: { filesIndexed: progress.filesDone, chunkCount: progress.chunks, embeddedCount: progress.embedded },
     });
     options.onProgress?.({ ...progress });
-    if (!pipeline) next = await planNext();
+    next = await (planning ?? planNext());
   }
   return { progress, filesRead, skipped };
 }
