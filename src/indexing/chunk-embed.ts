@@ -2,7 +2,7 @@ import { LexicalEmbedder, type LexicalEmbedderOptions } from '../llm/embedders/l
 import type { Embedder } from '../llm/embedders/embedder';
 import { chunkFileWith, chunkId, type Chunk, type ChunkStrategy } from './chunk-file';
 import { identifierTerms } from '../llm/embedders/terms';
-import { chunkEmbeddingText, searchDocumentOf, searchTextOfTerms } from './search-text';
+import { chunkEmbeddingText, searchDocumentOfTerms } from './search-text';
 import { tsvectorBinary, vectorBinary } from '../db/pg-binary';
 
 /** One file to cut: its path (for the grammar and the chunks' metadata) and its text. */
@@ -61,7 +61,7 @@ export async function chunkAndEmbed(files: readonly FileToChunk[], spec: ChunkEm
         return {
           ...chunk,
           id: chunkId(chunk, { embedderVersion: spec.embedderVersion }),
-          searchDocument: tsvectorBinary(searchDocumentOf(searchTextOfTerms(terms))),
+          searchDocument: tsvectorBinary(searchDocumentOfTerms(terms)),
           vector: embedder ? vectorBinary(embedder.embedTerms(terms, stems)) : null,
         };
       }),

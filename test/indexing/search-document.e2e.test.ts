@@ -3,7 +3,13 @@ import path from 'node:path';
 import pg from 'pg';
 import { chunkAndEmbed, chunkEmbedSpec } from '../../src/indexing/chunk-embed';
 import { tsvectorBinary } from '../../src/db/pg-binary';
-import { chunkEmbeddingText, searchDocumentOf, searchTextOfTerms, tsvectorOfSearchText } from '../../src/indexing/search-text';
+import {
+  chunkEmbeddingText,
+  searchDocumentOf,
+  searchDocumentOfTerms,
+  searchTextOfTerms,
+  tsvectorOfSearchText,
+} from '../../src/indexing/search-text';
 import { identifierTerms, LexicalEmbedder } from '../../src/llm/embedders/lexical.embedder';
 import { TEST_ADMIN_DATABASE_URL } from '../helpers/test-env';
 
@@ -55,5 +61,20 @@ describe("a chunk's full-text document", () => {
     ];
     expect(await differences(texts)).toEqual([]);
     expect(tsvectorOfSearchText('parse connection parse_connection parse')).toBe("'parse':1,3,5 'connection':2,4");
+    // The indexer makes the document from the terms directly (searchDocumentOfTerms): the same as from their text.
+    const terms = [
+      'parse',
+      'connection',
+      'parse_connection',
+      'parse',
+      '1e5x',
+      'x_1',
+      '12e3abc',
+      'abc12_def',
+      'e5',
+      ...Array(9).fill('retry'),
+    ];
+    expect(searchDocumentOfTerms(terms)).toEqual(searchDocumentOf(searchTextOfTerms(terms)));
+    expect(searchDocumentOfTerms([])).toEqual(new Map());
   });
 });
