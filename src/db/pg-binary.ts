@@ -17,47 +17,48 @@ export const TSVECTOR_TYPE = 3614;
 /** A one-dimensional array of already encoded elements (null for SQL NULL), as array_recv reads it. */
 export function binaryArray(elementType: number, elements: ReadonlyArray<Uint8Array | null>): Buffer {
   let size = 20;
-  let hasNull = 0;
-  for (const element of elements) {
-    size += 4 + (element?.length ?? 0);
-    if (!element) hasNull = 1;
-  }
-  const buffer = Buffer.allocUnsafe(size);
-  buffer.writeInt32BE(1, 0);
-  buffer.writeInt32BE(hasNull, 4);
-  buffer.writeUInt32BE(elementType, 8);
-  buffer.writeInt32BE(elements.length, 12);
-  buffer.writeInt32BE(1, 16);
+  for (const element of elements) size += 4 + (element?.length ?? 0);
+  const buffer = arrayHeader(elementType, elements.length, elements.includes(null), size);
   let offset = 20;
   for (const element of elements) {
-    if (!element) {
-      buffer.writeInt32BE(-1, offset);
-      offset += 4;
-      continue;
-    }
-    buffer.writeInt32BE(element.length, offset);
-    buffer.set(element, offset + 4);
-    offset += 4 + element.length;
+    offset = buffer.writeInt32BE(element ? element.length : -1, offset);
+    if (!element) continue;
+    buffer.set(element, offset);
+    offset += element.length;
   }
   return buffer;
 }
 
-/** A text[] (UTF-8, as the text form would send it; null for SQL NULL). */
+/** A text[] (UTF-8, as the text form would send it; null for SQL NULL), each string written straight into the array. */
 export function textArray(values: ReadonlyArray<string | null>): Buffer {
-  return binaryArray(
-    TEXT_TYPE,
-    values.map((value) => (value === null ? null : Buffer.from(value, 'utf8'))),
-  );
+  const lengths = values.map((value) => (value === null ? -1 : Buffer.byteLength(value, 'utf8')));
+  const size = lengths.reduce((sum, length) => sum + 4 + Math.max(length, 0), 20);
+  const buffer = arrayHeader(TEXT_TYPE, values.length, lengths.includes(-1), size);
+  let offset = 20;
+  values.forEach((value, index) => {
+    offset = buffer.writeInt32BE(lengths[index], offset);
+    if (value) offset += buffer.write(value, offset, 'utf8');
+  });
+  return buffer;
 }
 
 /** An int4[]. */
 export function int4Array(values: readonly number[]): Buffer {
-  const elements = values.map((value) => {
-    const element = Buffer.allocUnsafe(4);
-    element.writeInt32BE(value, 0);
-    return element;
-  });
-  return binaryArray(INT4_TYPE, elements);
+  const buffer = arrayHeader(INT4_TYPE, values.length, false, 20 + 8 * values.length);
+  let offset = 20;
+  for (const value of values) offset = buffer.writeInt32BE(value, buffer.writeInt32BE(4, offset));
+  return buffer;
+}
+
+/** A buffer of `size` bytes starting with array_recv's header of a one-dimensional array. */
+function arrayHeader(elementType: number, length: number, hasNull: boolean, size: number): Buffer {
+  const buffer = Buffer.allocUnsafe(size);
+  buffer.writeInt32BE(1, 0);
+  buffer.writeInt32BE(hasNull ? 1 : 0, 4);
+  buffer.writeUInt32BE(elementType, 8);
+  buffer.writeInt32BE(length, 12);
+  buffer.writeInt32BE(1, 16);
+  return buffer;
 }
 
 const VECTOR_HEADER_BYTES = 4;
