@@ -1,5 +1,6 @@
 import { toSql } from 'pgvector';
 import { poolRows, withBulkTransaction } from './bulk-sql';
+import { binaryArray, int4Array, textArray, TSVECTOR_TYPE, tsvectorTextOfBinary, vectorTextOfBinary } from './pg-binary';
 import type { Prisma, PrismaClient } from './prisma';
 
 /**
@@ -14,10 +15,17 @@ import type { Prisma, PrismaClient } from './prisma';
 type Db = PrismaClient | Prisma.TransactionClient;
 
 /**
- * A chunk to store, with its embedding: `vector` in pgvector's text form (`[0.1,-0.2,...]`), of `dims` numbers,
- * and `searchDocument` its full-text document in tsvector's text form (`'parse':1 'connection':2`).
+ * A chunk to store, with its embedding: `vector` in pgvector's binary form (vectorBinary), of `dims` numbers,
+ * and `searchDocument` its full-text document in tsvector's binary form (tsvectorBinary; src/db/pg-binary.ts).
  */
-export type NewChunk = { id: string; embedderVersion: string; dims: number; vector: string; content: string; searchDocument: string };
+export type NewChunk = {
+  id: string;
+  embedderVersion: string;
+  dims: number;
+  vector: Uint8Array;
+  content: string;
+  searchDocument: Uint8Array;
+};
 /** Where a chunk sits in a blob cut with one variant. */
 export type BlobChunkRow = {
   blob: string;
@@ -87,39 +95,75 @@ export async function storeBatch(
   },
 ): Promise<void> {
   const { projectId, snapshotId } = batch;
-  // Not waiting for the disk at commit: a crash can lose only the last moments of an unfinished
-  // run, whose snapshot is never active (the next run drops it and starts over), and the commit
-  // that activates a snapshot waits for the disk, which writes everything before it too.
-  const statements: Array<[string, unknown[]]> = [
-    ["SELECT set_config('synchronous_commit', 'off', true), pg_advisory_xact_lock($1::int, $2::int)", [LOCK_NAMESPACE, projectId]],
-  ];
-  if (batch.chunks.length) {
-    statements.push([
-      `INSERT INTO code_chunks (project_id, id, embedder_version, dims, embedding, content, search_text)
-       SELECT $1, c.id, c.version, c.dims, c.embedding::vector, c.content, c.search::tsvector
-         FROM unnest($2::text[], $3::text[], $4::int[], $5::text[], $6::text[], $7::text[])
-           AS c(id, version, dims, embedding, content, search)
-       ON CONFLICT (project_id, id) DO NOTHING`,
-      [
+  // Straight to PostgreSQL's pool when there is one (bulk-sql.ts says why), with every array in
+  // PostgreSQL's binary form (pg-binary.ts); else through Prisma, as text.
+  const direct = await withBulkTransaction(prisma, { timeoutMs: WRITE_TRANSACTION.timeout }, async (statement) => {
+    const begun = (await statement(BEGIN_BATCH, [LOCK_NAMESPACE, projectId])) as { rows: Array<{ vector_type: number }> };
+    const vectorType = begun.rows[0].vector_type;
+    if (batch.chunks.length) {
+      const chunks = batch.chunks;
+      await statement(insertChunks('binary'), [
         projectId,
-        batch.chunks.map((chunk) => chunk.id),
-        batch.chunks.map((chunk) => chunk.embedderVersion),
-        batch.chunks.map((chunk) => chunk.dims),
-        batch.chunks.map((chunk) => chunk.vector),
-        batch.chunks.map((chunk) => chunk.content.replace(/\0/g, '')),
-        batch.chunks.map((chunk) => chunk.searchDocument),
-      ],
-    ]);
-  }
-  if (batch.blobChunks.length) {
+        textArray(chunks.map((chunk) => chunk.id)),
+        textArray(chunks.map((chunk) => chunk.embedderVersion)),
+        int4Array(chunks.map((chunk) => chunk.dims)),
+        binaryArray(
+          vectorType,
+          chunks.map((chunk) => chunk.vector),
+        ),
+        textArray(chunks.map((chunk) => storableText(chunk.content))),
+        binaryArray(
+          TSVECTOR_TYPE,
+          chunks.map((chunk) => chunk.searchDocument),
+        ),
+      ]);
+    }
+    if (batch.blobChunks.length) {
+      const rows = batch.blobChunks;
+      await statement(INSERT_BLOB_CHUNKS, [
+        projectId,
+        textArray(rows.map((row) => row.blob)),
+        textArray(rows.map((row) => row.variant)),
+        int4Array(rows.map((row) => row.seq)),
+        textArray(rows.map((row) => row.chunkId)),
+        int4Array(rows.map((row) => row.startLine)),
+        int4Array(rows.map((row) => row.endLine)),
+        textArray(rows.map((row) => row.kind)),
+        textArray(rows.map((row) => row.symbol)),
+        textArray(rows.map((row) => row.language)),
+      ]);
+    }
+    if (batch.files.length) {
+      const files = batch.files;
+      await statement(INSERT_FILES, [
+        snapshotId,
+        projectId,
+        textArray(files.map((file) => file.path)),
+        textArray(files.map((file) => file.blob)),
+        textArray(files.map((file) => file.variant)),
+        textArray(files.map((file) => file.role)),
+      ]);
+    }
+  });
+  if (direct) return;
+  await prisma.$transaction(async (tx) => {
+    await tx.$executeRawUnsafe(BEGIN_BATCH, LOCK_NAMESPACE, projectId);
+    const chunks = batch.chunks;
+    if (chunks.length)
+      await tx.$executeRawUnsafe(
+        insertChunks('text'),
+        projectId,
+        chunks.map((chunk) => chunk.id),
+        chunks.map((chunk) => chunk.embedderVersion),
+        chunks.map((chunk) => chunk.dims),
+        chunks.map((chunk) => vectorTextOfBinary(chunk.vector)),
+        chunks.map((chunk) => storableText(chunk.content)),
+        chunks.map((chunk) => tsvectorTextOfBinary(chunk.searchDocument)),
+      );
     const rows = batch.blobChunks;
-    statements.push([
-      `INSERT INTO code_blob_chunks (project_id, blob, variant, seq, chunk_id, start_line, end_line, kind, symbol, language)
-       SELECT $1, r.blob, r.variant, r.seq, r.chunk_id, r.start_line, r.end_line, r.kind, r.symbol, r.language
-         FROM unnest($2::text[], $3::text[], $4::int[], $5::text[], $6::int[], $7::int[], $8::text[], $9::text[], $10::text[])
-           AS r(blob, variant, seq, chunk_id, start_line, end_line, kind, symbol, language)
-       ON CONFLICT DO NOTHING`,
-      [
+    if (rows.length)
+      await tx.$executeRawUnsafe(
+        INSERT_BLOB_CHUNKS,
         projectId,
         rows.map((row) => row.blob),
         rows.map((row) => row.variant),
@@ -130,41 +174,54 @@ export async function storeBatch(
         rows.map((row) => row.kind),
         rows.map((row) => row.symbol),
         rows.map((row) => row.language),
-      ],
-    ]);
-  }
-  if (batch.files.length) statements.push(insertFilesStatement(projectId, snapshotId, batch.files));
-  // Straight to PostgreSQL's pool when there is one (bulk-sql.ts says why), else through Prisma.
-  const direct = await withBulkTransaction(prisma, { timeoutMs: WRITE_TRANSACTION.timeout }, async (statement) => {
-    for (const [sql, params] of statements) await statement(sql, params);
-  });
-  if (direct) return;
-  await prisma.$transaction(async (tx) => {
-    for (const [sql, params] of statements) await tx.$executeRawUnsafe(sql, ...params);
+      );
+    await insertFiles(tx, projectId, snapshotId, batch.files);
   }, WRITE_TRANSACTION);
 }
 
-function insertFilesStatement(projectId: number, snapshotId: bigint, files: readonly FileRow[]): [string, unknown[]] {
-  return [
-    `INSERT INTO code_index_files (snapshot_id, path, blob, variant, project_id, role)
-     SELECT $1::bigint, f.path, f.blob, f.variant, $2, f.role FROM unnest($3::text[], $4::text[], $5::text[], $6::text[]) AS f(path, blob,
-     variant, role)
-     ON CONFLICT (snapshot_id, path) DO UPDATE SET blob = EXCLUDED.blob, variant = EXCLUDED.variant, role = EXCLUDED.role`,
-    [
-      snapshotId,
-      projectId,
-      files.map((file) => file.path),
-      files.map((file) => file.blob),
-      files.map((file) => file.variant),
-      files.map((file) => file.role),
-    ],
-  ];
-}
+// Not waiting for the disk at commit: a crash can lose only the last moments of an unfinished
+// run, whose snapshot is never active (the next run drops it and starts over), and the commit
+// that activates a snapshot waits for the disk, which writes everything before it too. The
+// `vector` type's oid (an extension's: it differs between databases) is what its binary arrays name.
+const BEGIN_BATCH = `SELECT set_config('synchronous_commit', 'off', true), pg_advisory_xact_lock($1::int, $2::int),
+  'vector'::regtype::oid::int AS vector_type`;
+
+/** The vectors and full-text documents come as arrays of their binary forms, or as text[] to read (a client without a pool). */
+const insertChunks = (form: 'binary' | 'text') => {
+  const [vectors, documents] = form === 'binary' ? ['$5::vector[]', '$7::tsvector[]'] : ['$5::text[]::vector[]', '$7::text[]::tsvector[]'];
+  return `INSERT INTO code_chunks (project_id, id, embedder_version, dims, embedding, content, search_text)
+  SELECT $1, c.id, c.version, c.dims, c.embedding, c.content, c.search
+    FROM unnest($2::text[], $3::text[], $4::int[], ${vectors}, $6::text[], ${documents})
+      AS c(id, version, dims, embedding, content, search)
+  ON CONFLICT (project_id, id) DO NOTHING`;
+};
+
+const INSERT_BLOB_CHUNKS = `INSERT INTO code_blob_chunks
+    (project_id, blob, variant, seq, chunk_id, start_line, end_line, kind, symbol, language)
+  SELECT $1, r.blob, r.variant, r.seq, r.chunk_id, r.start_line, r.end_line, r.kind, r.symbol, r.language
+    FROM unnest($2::text[], $3::text[], $4::int[], $5::text[], $6::int[], $7::int[], $8::text[], $9::text[], $10::text[])
+      AS r(blob, variant, seq, chunk_id, start_line, end_line, kind, symbol, language)
+  ON CONFLICT DO NOTHING`;
+
+const INSERT_FILES = `INSERT INTO code_index_files (snapshot_id, path, blob, variant, project_id, role)
+  SELECT $1::bigint, f.path, f.blob, f.variant, $2, f.role
+    FROM unnest($3::text[], $4::text[], $5::text[], $6::text[]) AS f(path, blob, variant, role)
+  ON CONFLICT (snapshot_id, path) DO UPDATE SET blob = EXCLUDED.blob, variant = EXCLUDED.variant, role = EXCLUDED.role`;
+
+/** PostgreSQL's text cannot hold NUL. */
+const storableText = (text: string) => text.replace(/\0/g, '');
 
 async function insertFiles(db: Db, projectId: number, snapshotId: bigint, files: readonly FileRow[]): Promise<void> {
   if (!files.length) return;
-  const [sql, params] = insertFilesStatement(projectId, snapshotId, files);
-  await db.$executeRawUnsafe(sql, ...params);
+  await db.$executeRawUnsafe(
+    INSERT_FILES,
+    snapshotId,
+    projectId,
+    files.map((file) => file.path),
+    files.map((file) => file.blob),
+    files.map((file) => file.variant),
+    files.map((file) => file.role),
+  );
 }
 
 /** Manifest lines whose chunks are already stored: no transaction or lock needed, nothing new is referenced. */

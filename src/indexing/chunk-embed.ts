@@ -2,25 +2,21 @@ import { LexicalEmbedder, type LexicalEmbedderOptions } from '../llm/embedders/l
 import type { Embedder } from '../llm/embedders/embedder';
 import { chunkFileWith, chunkId, type Chunk, type ChunkStrategy } from './chunk-file';
 import { identifierTerms } from '../llm/embedders/terms';
-import { chunkEmbeddingText, searchTextOfTerms, tsvectorOfSearchText } from './search-text';
+import { chunkEmbeddingText, searchDocumentOfTerms } from './search-text';
+import { tsvectorBinary, vectorBinary } from '../db/pg-binary';
 
 /** One file to cut: its path (for the grammar and the chunks' metadata) and its text. */
 export type FileToChunk = { path: string; content: string };
 
 /**
  * A chunk as the index stores it: the chunker's chunk (every field it carries passes through
- * unchanged), its id, its full-text document (in tsvector's text form: the database reads it instead of
- * parsing the words itself, search-text.ts) and, when the embedder could run beside the chunker,
- * its vector in pgvector's text form (null otherwise: the caller embeds what it does not have yet).
- * Text, not numbers: a string crosses from a worker thread as one copy, where an array of 512
- * numbers is cloned number by number and made again as garbage on the main thread.
+ * unchanged), its id, its full-text document and, when the embedder could run beside the chunker,
+ * its vector (null otherwise: the caller embeds what it does not have yet). Both in the binary form
+ * PostgreSQL reads them in (src/db/pg-binary.ts: the database parses neither, and this process never
+ * prints 512 numbers per chunk); bytes also cross from a worker thread as one copy, where an array of
+ * 512 numbers is cloned number by number and made again as garbage on the main thread.
  */
-export type EmbeddedChunk = Chunk & { id: string; searchDocument: string; vector: string | null };
-
-/** A vector as pgvector reads it: `[0.1,-0.2,...]`, each number as JavaScript prints it (as pgvector's toSql does). */
-export function vectorText(vector: readonly number[]): string {
-  return `[${vector.join(',')}]`;
-}
+export type EmbeddedChunk = Chunk & { id: string; searchDocument: Uint8Array; vector: Uint8Array | null };
 
 /** How a batch of files is cut and embedded; plain data, so it crosses to a worker thread as it is. */
 export type ChunkEmbedSpec = {
@@ -65,8 +61,8 @@ export async function chunkAndEmbed(files: readonly FileToChunk[], spec: ChunkEm
         return {
           ...chunk,
           id: chunkId(chunk, { embedderVersion: spec.embedderVersion }),
-          searchDocument: tsvectorOfSearchText(searchTextOfTerms(terms)),
-          vector: embedder ? vectorText(embedder.embedTerms(terms, stems)) : null,
+          searchDocument: tsvectorBinary(searchDocumentOfTerms(terms)),
+          vector: embedder ? vectorBinary(embedder.embedTerms(terms, stems)) : null,
         };
       }),
     );

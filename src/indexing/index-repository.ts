@@ -17,7 +17,8 @@ import {
   type FileRow,
   type NewChunk,
 } from '../db/code-chunks';
-import { chunkEmbedSpec, vectorText, type EmbeddedChunk } from './chunk-embed';
+import { vectorBinary } from '../db/pg-binary';
+import { chunkEmbedSpec, type EmbeddedChunk } from './chunk-embed';
 import { chunkerVersionOf, type ChunkStrategy } from './chunk-file';
 import { inProcessChunker, type FileChunker } from './chunk-pool';
 import { dropCodeIndex } from './code-index.service';
@@ -325,7 +326,10 @@ async function buildWithReader(
     for (const group of chunked.groups) if (group.blobChunks.length) chunkedInRun.set(group.key, group.blobChunks.length);
     const planNext = async () => (position + 1 < batches.length ? plan(batches[position + 1]) : null);
     // The next batch is read (git) and chunked (a worker thread) while this one is written (the database).
-    if (pipeline) next = await planNext();
+    // Its look-up of stored blobs runs beside this batch's writes, on another connection: it cannot see
+    // them, and needs not (chunkedInRun counts this batch's blobs already); the writes start at once.
+    const planning = pipeline ? planNext() : null;
+    planning?.catch(() => undefined);
     await addFiles(prisma, { projectId, snapshotId, files: current.reuse.map(toFileRow) });
     const stored = await storeChunkedFiles({ ...options, chunked });
     filesRead += current.fresh.length;
@@ -338,7 +342,7 @@ async function buildWithReader(
       data: { filesIndexed: progress.filesDone, chunkCount: progress.chunks, embeddedCount: progress.embedded },
     });
     options.onProgress?.({ ...progress });
-    if (!pipeline) next = await planNext();
+    next = await (planning ?? planNext());
   }
   return { progress, filesRead, skipped };
 }
@@ -447,7 +451,7 @@ async function storeChunkedFiles(options: BuildOptions & { chunked: ChunkedFiles
       { signal: options.signal },
     );
     unembedded.forEach((chunk, position) => {
-      chunk.vector = vectorText(vectors[position]);
+      chunk.vector = vectorBinary(vectors[position]);
       dims.set(chunk.id, vectors[position].length);
     });
   }

@@ -2,6 +2,7 @@ import { readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { chunkEmbedSpec } from '../../src/indexing/chunk-embed';
 import { ChunkPool, inProcessChunker } from '../../src/indexing/chunk-pool';
+import { vectorOfBinary } from '../../src/db/pg-binary';
 import { LexicalEmbedder } from '../../src/llm/embedders/lexical.embedder';
 import { OpenAiCompatibleEmbedder } from '../../src/llm/embedders/openai-compatible.embedder';
 
@@ -35,7 +36,7 @@ describe('ChunkPool (chunking and embedding in worker threads)', () => {
     expect(threaded).toHaveLength(files.length);
     expect(threaded).toEqual(local);
     expect(threaded.flat().length).toBeGreaterThan(files.length);
-    expect(threaded.flat().every((chunk) => (JSON.parse(chunk.vector ?? 'null') as number[] | null)?.length === 512)).toBe(true);
+    expect(threaded.flat().every((chunk) => chunk.vector !== null && vectorOfBinary(chunk.vector).length === 512)).toBe(true);
   });
 
   it('leaves vectors to the caller when the embedder is a model', async () => {

@@ -2,7 +2,14 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
 import { chunkAndEmbed, chunkEmbedSpec } from '../../src/indexing/chunk-embed';
-import { chunkEmbeddingText, searchTextOfTerms, tsvectorOfSearchText } from '../../src/indexing/search-text';
+import { tsvectorBinary } from '../../src/db/pg-binary';
+import {
+  chunkEmbeddingText,
+  searchDocumentOf,
+  searchDocumentOfTerms,
+  searchTextOfTerms,
+  tsvectorOfSearchText,
+} from '../../src/indexing/search-text';
 import { identifierTerms, LexicalEmbedder } from '../../src/llm/embedders/lexical.embedder';
 import { TEST_ADMIN_DATABASE_URL } from '../helpers/test-env';
 
@@ -37,7 +44,7 @@ describe("a chunk's full-text document", () => {
     const chunks = (await chunkAndEmbed(files, chunkEmbedSpec(new LexicalEmbedder()))).flat();
     expect(chunks.length).toBeGreaterThan(20);
     const texts = chunks.map((chunk) => searchTextOfTerms(identifierTerms(chunkEmbeddingText(chunk))));
-    expect(chunks.map((chunk) => chunk.searchDocument)).toEqual(texts.map(tsvectorOfSearchText));
+    expect(chunks.map((chunk) => chunk.searchDocument)).toEqual(texts.map((text) => tsvectorBinary(searchDocumentOf(text))));
     expect(await differences(texts)).toEqual([]);
   });
 
@@ -54,5 +61,20 @@ describe("a chunk's full-text document", () => {
     ];
     expect(await differences(texts)).toEqual([]);
     expect(tsvectorOfSearchText('parse connection parse_connection parse')).toBe("'parse':1,3,5 'connection':2,4");
+    // The indexer makes the document from the terms directly (searchDocumentOfTerms): the same as from their text.
+    const terms = [
+      'parse',
+      'connection',
+      'parse_connection',
+      'parse',
+      '1e5x',
+      'x_1',
+      '12e3abc',
+      'abc12_def',
+      'e5',
+      ...Array(9).fill('retry'),
+    ];
+    expect(searchDocumentOfTerms(terms)).toEqual(searchDocumentOf(searchTextOfTerms(terms)));
+    expect(searchDocumentOfTerms([])).toEqual(new Map());
   });
 });
