@@ -334,7 +334,9 @@ describe('the /-/duo-chat page in a browser', () => {
       await page.locator(MESSAGES).first().waitFor({ state: 'detached', timeout: 5_000 });
       expect(await page.locator('.duo-thread').count()).toBeGreaterThan(0);
       await page.locator('.duo-thread').first().click();
-      await page.locator('[data-testid="chat-history"]').getByText('where is the push webhook token checked?').waitFor();
+      // Exact: the empty state's predefined prompt says the same words with a capital W, and it can
+      // still be on the page (leaving) when the thread's history arrives.
+      await page.locator('[data-testid="chat-history"]').getByText('where is the push webhook token checked?', { exact: true }).waitFor();
       // /clear empties the conversation, on the page and on the server.
       const prompt = promptInput();
       await prompt.fill('/clear');
