@@ -1,8 +1,8 @@
 import { execFile } from 'node:child_process';
 import pg from 'pg';
 import { Redis } from 'ioredis';
-import { migrate } from '../../src/db/migrate';
-import { databaseUrl, templateDatabaseName, TEST_ADMIN_DATABASE_URL, TEST_REDIS_URL } from './test-env';
+import { ensureTemplateDatabase } from './template-database';
+import { TEST_ADMIN_DATABASE_URL, TEST_REDIS_URL } from './test-env';
 
 /** Whether the npm registry answers (tests marked describeWithNpmRegistry need it); workers inherit the variable. */
 async function probeNpmRegistry(): Promise<void> {
@@ -26,30 +26,7 @@ export default async function globalSetup(): Promise<void> {
   try {
     const { rows } = await admin.query("SELECT 1 FROM pg_available_extensions WHERE name = 'vector'");
     if (rows.length === 0) throw new Error('PostgreSQL has no pgvector extension: run bash scripts/install-pgvector.sh');
-    const template = templateDatabaseName();
-    const exists = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [template]);
-    if (exists.rows.length === 0) {
-      const building = `${template}_${process.pid}`;
-      await admin.query(`CREATE DATABASE "${building}"`);
-      const client = new pg.Client({ connectionString: databaseUrl(building) });
-      await client.connect();
-      try {
-        await migrate({
-          executor: {
-            query: async (sql, params) => (await client.query(sql, params)).rows,
-            exec: async (sql) => {
-              await client.query(sql);
-            },
-          },
-        });
-      } finally {
-        await client.end();
-      }
-      await admin.query(`ALTER DATABASE "${building}" RENAME TO "${template}"`).catch(async () => {
-        await admin.query(`DROP DATABASE IF EXISTS "${building}"`);
-      });
-      await admin.query(`ALTER DATABASE "${template}" WITH IS_TEMPLATE true`).catch(() => undefined);
-    }
+    await ensureTemplateDatabase(admin);
   } finally {
     await admin.end();
   }
