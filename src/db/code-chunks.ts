@@ -95,88 +95,75 @@ export async function storeBatch(
   },
 ): Promise<void> {
   const { projectId, snapshotId } = batch;
+  const writes = (vectorType: number | null): Array<[string, unknown[]]> => {
+    const encode = columnEncoder(vectorType);
+    const statements: Array<[string, unknown[]]> = [];
+    if (batch.chunks.length)
+      statements.push([insertChunks(vectorType === null ? 'text' : 'binary'), [projectId, ...encode(batch.chunks, CHUNK_COLUMNS)]]);
+    if (batch.blobChunks.length) statements.push([INSERT_BLOB_CHUNKS, [projectId, ...encode(batch.blobChunks, BLOB_CHUNK_COLUMNS)]]);
+    if (batch.files.length) statements.push([INSERT_FILES, [snapshotId, projectId, ...encode(batch.files, FILE_COLUMNS)]]);
+    return statements;
+  };
   // Straight to PostgreSQL's pool when there is one (bulk-sql.ts says why), with every array in
   // PostgreSQL's binary form (pg-binary.ts); else through Prisma, as text.
   const direct = await withBulkTransaction(prisma, { timeoutMs: WRITE_TRANSACTION.timeout }, async (statement) => {
     const begun = (await statement(BEGIN_BATCH, [LOCK_NAMESPACE, projectId])) as { rows: Array<{ vector_type: number }> };
-    const vectorType = begun.rows[0].vector_type;
-    if (batch.chunks.length) {
-      const chunks = batch.chunks;
-      await statement(insertChunks('binary'), [
-        projectId,
-        textArray(chunks.map((chunk) => chunk.id)),
-        textArray(chunks.map((chunk) => chunk.embedderVersion)),
-        int4Array(chunks.map((chunk) => chunk.dims)),
-        binaryArray(
-          vectorType,
-          chunks.map((chunk) => chunk.vector),
-        ),
-        textArray(chunks.map((chunk) => storableText(chunk.content))),
-        binaryArray(
-          TSVECTOR_TYPE,
-          chunks.map((chunk) => chunk.searchDocument),
-        ),
-      ]);
-    }
-    if (batch.blobChunks.length) {
-      const rows = batch.blobChunks;
-      await statement(INSERT_BLOB_CHUNKS, [
-        projectId,
-        textArray(rows.map((row) => row.blob)),
-        textArray(rows.map((row) => row.variant)),
-        int4Array(rows.map((row) => row.seq)),
-        textArray(rows.map((row) => row.chunkId)),
-        int4Array(rows.map((row) => row.startLine)),
-        int4Array(rows.map((row) => row.endLine)),
-        textArray(rows.map((row) => row.kind)),
-        textArray(rows.map((row) => row.symbol)),
-        textArray(rows.map((row) => row.language)),
-      ]);
-    }
-    if (batch.files.length) {
-      const files = batch.files;
-      await statement(INSERT_FILES, [
-        snapshotId,
-        projectId,
-        textArray(files.map((file) => file.path)),
-        textArray(files.map((file) => file.blob)),
-        textArray(files.map((file) => file.variant)),
-        textArray(files.map((file) => file.role)),
-      ]);
-    }
+    for (const [sql, params] of writes(begun.rows[0].vector_type)) await statement(sql, params);
   });
   if (direct) return;
   await prisma.$transaction(async (tx) => {
     await tx.$executeRawUnsafe(BEGIN_BATCH, LOCK_NAMESPACE, projectId);
-    const chunks = batch.chunks;
-    if (chunks.length)
-      await tx.$executeRawUnsafe(
-        insertChunks('text'),
-        projectId,
-        chunks.map((chunk) => chunk.id),
-        chunks.map((chunk) => chunk.embedderVersion),
-        chunks.map((chunk) => chunk.dims),
-        chunks.map((chunk) => vectorTextOfBinary(chunk.vector)),
-        chunks.map((chunk) => storableText(chunk.content)),
-        chunks.map((chunk) => tsvectorTextOfBinary(chunk.searchDocument)),
-      );
-    const rows = batch.blobChunks;
-    if (rows.length)
-      await tx.$executeRawUnsafe(
-        INSERT_BLOB_CHUNKS,
-        projectId,
-        rows.map((row) => row.blob),
-        rows.map((row) => row.variant),
-        rows.map((row) => row.seq),
-        rows.map((row) => row.chunkId),
-        rows.map((row) => row.startLine),
-        rows.map((row) => row.endLine),
-        rows.map((row) => row.kind),
-        rows.map((row) => row.symbol),
-        rows.map((row) => row.language),
-      );
-    await insertFiles(tx, projectId, snapshotId, batch.files);
+    for (const [sql, params] of writes(null)) await tx.$executeRawUnsafe(sql, ...params);
   }, WRITE_TRANSACTION);
+}
+
+/** A column of a multi-row INSERT … FROM unnest(…): its element type and how a row gives its value. */
+type Column<Row> = readonly ['text' | 'int4' | 'vector' | 'tsvector', (row: Row) => unknown];
+
+const CHUNK_COLUMNS: ReadonlyArray<Column<NewChunk>> = [
+  ['text', (chunk) => chunk.id],
+  ['text', (chunk) => chunk.embedderVersion],
+  ['int4', (chunk) => chunk.dims],
+  ['vector', (chunk) => chunk.vector],
+  ['text', (chunk) => storableText(chunk.content)],
+  ['tsvector', (chunk) => chunk.searchDocument],
+];
+const BLOB_CHUNK_COLUMNS: ReadonlyArray<Column<BlobChunkRow>> = [
+  ['text', (row) => row.blob],
+  ['text', (row) => row.variant],
+  ['int4', (row) => row.seq],
+  ['text', (row) => row.chunkId],
+  ['int4', (row) => row.startLine],
+  ['int4', (row) => row.endLine],
+  ['text', (row) => row.kind],
+  ['text', (row) => row.symbol],
+  ['text', (row) => row.language],
+];
+const FILE_COLUMNS: ReadonlyArray<Column<FileRow>> = [
+  ['text', (file) => file.path],
+  ['text', (file) => file.blob],
+  ['text', (file) => file.variant],
+  ['text', (file) => file.role],
+];
+
+/**
+ * The columns' arrays of some rows: in PostgreSQL's binary forms when the `vector` type's oid is
+ * known (the pool: its binary arrays name it), else as the arrays Prisma sends (text forms for
+ * vectors and full-text documents).
+ */
+function columnEncoder(vectorType: number | null) {
+  return <Row>(rows: readonly Row[], columns: ReadonlyArray<Column<Row>>): unknown[] =>
+    columns.map(([type, pick]) => {
+      const values = rows.map(pick);
+      if (vectorType === null) {
+        if (type === 'vector') return (values as Uint8Array[]).map(vectorTextOfBinary);
+        if (type === 'tsvector') return (values as Uint8Array[]).map(tsvectorTextOfBinary);
+        return values;
+      }
+      if (type === 'text') return textArray(values as Array<string | null>);
+      if (type === 'int4') return int4Array(values as number[]);
+      return binaryArray(type === 'vector' ? vectorType : TSVECTOR_TYPE, values as Uint8Array[]);
+    });
 }
 
 // Not waiting for the disk at commit: a crash can lose only the last moments of an unfinished
@@ -213,15 +200,7 @@ const storableText = (text: string) => text.replace(/\0/g, '');
 
 async function insertFiles(db: Db, projectId: number, snapshotId: bigint, files: readonly FileRow[]): Promise<void> {
   if (!files.length) return;
-  await db.$executeRawUnsafe(
-    INSERT_FILES,
-    snapshotId,
-    projectId,
-    files.map((file) => file.path),
-    files.map((file) => file.blob),
-    files.map((file) => file.variant),
-    files.map((file) => file.role),
-  );
+  await db.$executeRawUnsafe(INSERT_FILES, snapshotId, projectId, ...columnEncoder(null)(files, FILE_COLUMNS));
 }
 
 /** Manifest lines whose chunks are already stored: no transaction or lock needed, nothing new is referenced. */
