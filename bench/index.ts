@@ -4,6 +4,9 @@
  *
  *   node -r @swc-node/register bench/index.ts [runs=3] [spec=rxjs@7.8.1] [pushes=5]
  *
+ * pushes=0 leaves out part 2. BENCH_TAG=<word> puts the word in the database's name and the Redis
+ * prefix (a shared machine's helpers tell their leftovers apart by it).
+ *
  * Needs PostgreSQL with pgvector (TEST_DATABASE_URL, default postgres@127.0.0.1:5432) and Redis
  * (TEST_REDIS_URL, default 127.0.0.1:6379), like the tests. The package is fetched with `npm pack`
  * and committed to a git repository once, kept under the system temp folder for later runs.
@@ -12,7 +15,9 @@
  *    and 256 new chunks per transaction as the service does on PostgreSQL, on a fresh database: one
  *    untimed warm-up (tree-sitter grammars load), then `runs` timed runs, each on a new project,
  *    so nothing is reused (chunks are stored per project). Files/s counts the files in the index,
- *    MB/s the source bytes read from git; peak RSS is this process's, sampled every 50 ms.
+ *    MB/s the source bytes read from git; peak RSS is this process's, sampled every 50 ms. CPU per
+ *    run: this process's (all threads) and the PostgreSQL backends' serving the bench's database
+ *    (/proc, Linux), which on a shared machine vary less than the wall time.
  * 2. Push to searchable: the real service (role all, INDEX_DEBOUNCE_MS=0) on the same database;
  *    a project with a webhook secret is indexed once, then `pushes` times one file changes, is
  *    committed, the push webhook is posted and GraphQL codeIndex is polled (every 20 ms, as a
@@ -38,7 +43,7 @@ import { startService } from '../src/start-service';
 import { createToken, createUser } from '../src/users/users.service';
 import { deleteRedisKeys } from '../test/helpers/test-service';
 import { ChunkPool } from '../src/indexing/chunk-pool';
-import { exitWhenFlushed, machineLoad, median, QUICK, reportFigures, type Figure } from './lib/figures';
+import { cpuMs, exitWhenFlushed, machineLoad, median, QUICK, reportFigures, type Figure } from './lib/figures';
 
 const RUNS = Number(process.argv[2] ?? (QUICK ? 2 : 3));
 const SPEC = process.argv[3] ?? 'rxjs@7.8.1';
@@ -46,6 +51,7 @@ const PUSHES = Number(process.argv[4] ?? (QUICK ? 2 : 5));
 const ADMIN_URL = process.env.TEST_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
 const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const POLL_MS = 20;
+const TAG = (process.env.BENCH_TAG ?? '').replace(/\W+/g, '').toLowerCase();
 const SECRET = randomBytes(24).toString('base64url');
 const GIT_ENV = {
   ...process.env,
@@ -56,7 +62,7 @@ const GIT_ENV = {
 };
 
 type Indexed = Extract<IndexRunResult, { outcome: 'indexed' | 'unchanged' }>;
-type Run = { result: Indexed; seconds: number; peakRssMb: number; startRssMb: number };
+type Run = { result: Indexed; seconds: number; peakRssMb: number; startRssMb: number; processCpuMs: number; backendCpuMs: number };
 
 const mb = (bytes: number) => bytes / 1_000_000;
 const git = (repository: string, ...args: string[]) =>
@@ -68,14 +74,27 @@ function databaseUrl(name: string): string {
   return url.toString();
 }
 
-async function admin(sql: string): Promise<void> {
+async function admin<Row extends pg.QueryResultRow = pg.QueryResultRow>(sql: string, values: unknown[] = []): Promise<Row[]> {
   const client = new pg.Client({ connectionString: ADMIN_URL });
   await client.connect();
   try {
-    await client.query(sql);
+    return (await client.query<Row>(sql, values)).rows;
   } finally {
     await client.end();
   }
+}
+
+/** CPU used so far (ms) by each PostgreSQL backend connected to `database`, by pid. */
+async function backendCpu(database: string): Promise<Map<number, number>> {
+  const rows = await admin<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE datname = $1', [database]);
+  return new Map(rows.map(({ pid }) => [pid, cpuMs(pid)]));
+}
+
+/** The backends' CPU between two readings; a backend that connected in between counts from zero. */
+function backendCpuBetween(before: Map<number, number>, after: Map<number, number>): number {
+  let total = 0;
+  for (const [pid, used] of after) if (Number.isFinite(used)) total += used - (before.get(pid) ?? 0);
+  return total;
 }
 
 // A full collection before each run, so "RSS before the run" shows what stays, not garbage not yet collected.
@@ -97,7 +116,7 @@ async function withPeakRss<T>(run: () => Promise<T>): Promise<{ value: T; peakRs
   }
 }
 
-async function fullIndexRuns(options: { url: string; repository: string; dataDir: string }): Promise<Run[]> {
+async function fullIndexRuns(options: { name: string; url: string; repository: string; dataDir: string }): Promise<Run[]> {
   const logger = createLogger('warn');
   const database = await openDatabase({ databaseUrl: options.url, dataDir: options.dataDir, logger, embeddedRole: 'client', poolSize: 4 });
   try {
@@ -109,6 +128,8 @@ async function fullIndexRuns(options: { url: string; repository: string; dataDir
     const runs: Run[] = [];
     for (let run = 0; run <= RUNS; run += 1) {
       const { project } = await createProject(prisma, { fullPath: `${group.fullPath}/run-${run}`, repository: options.repository });
+      const backendsBefore = await backendCpu(options.name);
+      const processBefore = cpuMs();
       const started = performance.now();
       const { value, peakRssMb, startRssMb } = await withPeakRss(() =>
         indexRepository({
@@ -123,6 +144,8 @@ async function fullIndexRuns(options: { url: string; repository: string; dataDir
         }),
       );
       const seconds = (performance.now() - started) / 1000;
+      const processCpuMs = cpuMs() - processBefore;
+      const backendCpuMs = backendCpuBetween(backendsBefore, await backendCpu(options.name));
       if (value.outcome !== 'indexed' || value.mode !== 'full')
         throw new Error(`run ${run} did not index in full: ${JSON.stringify(value)}`);
       if (value.chunksEmbedded === 0) throw new Error(`run ${run} reused embeddings: the project was not fresh`);
@@ -130,7 +153,7 @@ async function fullIndexRuns(options: { url: string; repository: string; dataDir
         console.log(
           `  warm-up (not counted)  ${seconds.toFixed(1)} s, RSS ${startRssMb.toFixed(0)} MiB before it, peak ${peakRssMb.toFixed(0)} MiB`,
         );
-      else runs.push({ result: value, seconds, peakRssMb, startRssMb });
+      else runs.push({ result: value, seconds, peakRssMb, startRssMb, processCpuMs, backendCpuMs });
     }
     await chunker.close();
     return runs;
@@ -174,6 +197,18 @@ function reportFullIndex(runs: Run[]): Figure[] {
     'source read',
     runs.map((run) => mb(run.result.bytesRead) / run.seconds),
     'MB/s',
+    2,
+  );
+  line(
+    'process CPU',
+    runs.map((run) => run.processCpuMs / 1000),
+    's',
+    2,
+  );
+  line(
+    'PostgreSQL CPU',
+    runs.map((run) => run.backendCpuMs / 1000),
+    's',
     2,
   );
   line(
@@ -226,7 +261,7 @@ function fileToEdit(repository: string): string {
 let pushFigure: Figure | null = null;
 
 async function pushLatency(options: { url: string; source: string; dataDir: string }): Promise<void> {
-  const redisPrefix = `duobench:${randomBytes(5).toString('hex')}`;
+  const redisPrefix = `duobench:${TAG}${randomBytes(5).toString('hex')}`;
   const config = loadConfig({
     PORT: '0',
     HOST: '127.0.0.1',
@@ -334,14 +369,16 @@ async function main(): Promise<void> {
     `duo-slice indexing, ${SPEC} (${materialized.files} files, ${mb(materialized.bytes).toFixed(1)} MB in git), ${os.cpus().length} ` +
       `cores, node ${process.version}; ${machineLoad()}\n`,
   );
-  const name = `duo_bench_${randomBytes(6).toString('hex')}`;
+  const name = `duo_bench_${TAG}${randomBytes(6).toString('hex')}`;
   await admin(`CREATE DATABASE "${name}"`);
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'duo-bench-'));
   try {
     console.log(`full index, lexical embedder, PostgreSQL; median of ${RUNS} runs, each a fresh project (nothing reused)`);
-    const figures = reportFullIndex(await fullIndexRuns({ url: databaseUrl(name), repository: materialized.repository, dataDir }));
-    console.log('\npush webhook to searchable (service role all, INDEX_DEBOUNCE_MS=0, incremental run)');
-    await pushLatency({ url: databaseUrl(name), source: materialized.repository, dataDir });
+    const figures = reportFullIndex(await fullIndexRuns({ name, url: databaseUrl(name), repository: materialized.repository, dataDir }));
+    if (PUSHES > 0) {
+      console.log('\npush webhook to searchable (service role all, INDEX_DEBOUNCE_MS=0, incremental run)');
+      await pushLatency({ url: databaseUrl(name), source: materialized.repository, dataDir });
+    }
     console.log(`  ${machineLoad()}`);
     reportFigures(pushFigure ? [...figures, pushFigure] : figures);
   } finally {
