@@ -11,7 +11,7 @@ export async function sentStatements<T>(work: () => Promise<T>): Promise<{ resul
     const config = args[0] as string | { text: string };
     texts.push(typeof config === 'string' ? config : config.text);
     return (query as (...rest: unknown[]) => unknown).apply(this, args);
-  } as never);
+  });
   try {
     return { result: await work(), texts };
   } finally {
