@@ -32,8 +32,9 @@
  * 3. At each size, after WARM_UP other questions asked both ways untimed: codebaseSearch through
  *    GraphQL over HTTP (the real service, role api) and searchCode in this process, one question
  *    at a time, each question both ways back to back with the first way alternating (so neither
- *    way is timed on a warmer process, buffers or machine than the other); then GraphQL 4 at a
- *    time; searchCode's parts timed apart; the plans
+ *    way is timed on a warmer process, buffers or machine than the other); then searchCode with
+ *    and without the snapshot's whole-project mark (what a search gets once a second branch is
+ *    indexed), alternated; then GraphQL 4 at a time; searchCode's parts timed apart; the plans
  *    (EXPLAIN, no settings forced) of vectorRanking and textRanking (every level, one statement) as
  *    searchCode runs them (with the ranked chunks' occurrences)
  *    for every question, tallied, with how many chunks each question's any-word text query
