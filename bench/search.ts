@@ -32,8 +32,9 @@
  * 3. At each size, after WARM_UP other questions asked both ways untimed: codebaseSearch through
  *    GraphQL over HTTP (the real service, role api) and searchCode in this process, one question
  *    at a time, each question both ways back to back with the first way alternating (so neither
- *    way is timed on a warmer process, buffers or machine than the other); then GraphQL 4 at a
- *    time; searchCode's parts timed apart; the plans
+ *    way is timed on a warmer process, buffers or machine than the other); then searchCode with
+ *    and without the snapshot's whole-project mark (what a search gets once a second branch is
+ *    indexed), alternated; then GraphQL 4 at a time; searchCode's parts timed apart; the plans
  *    (EXPLAIN, no settings forced) of vectorRanking and textRanking (every level, one statement) as
  *    searchCode runs them (with the ranked chunks' occurrences)
  *    for every question, tallied, with how many chunks each question's any-word text query
@@ -257,6 +258,8 @@ async function describeData(url: string, snapshotId: bigint): Promise<string> {
 /**
  * Copies the snapshot's files, chunk placements and chunks `copies` times under mirror-<n>/, with
  * new ids, the vectors moved by noise and renormalised, and the HNSW index rebuilt afterwards.
+ * Every copied chunk occurs in the snapshot's copied files, so the snapshot still holds every
+ * chunk of the project (covers_project, which the index run set, stays true).
  */
 async function replicate(options: {
   url: string;
@@ -454,6 +457,38 @@ async function measureSequential(
   return { http: percentile(http, 95), inProcess: percentile(inProcess, 95), searchCodeMs: inProcess };
 }
 
+/**
+ * searchCode where the snapshot's mark of holding every chunk of the project does not apply (a
+ * second branch indexed, a run storing chunks: coversProject false, so every full-text match is
+ * checked against the snapshot), beside the same question with the mark as the service reads it,
+ * which first alternating; and how many questions get the same answer both ways.
+ */
+async function measureUnmarked(fixture: Fixture, questions: Question[]): Promise<void> {
+  if (!fixture.scope.coversProject) {
+    console.log('  (the snapshot is not marked as holding every chunk of the project: every search above checked each match)');
+    return;
+  }
+  const marked: number[] = [];
+  const unmarked: number[] = [];
+  let same = 0;
+  for (const [index, question] of questions.entries()) {
+    const answers: string[] = [];
+    for (const scope of index % 2 === 0
+      ? [fixture.scope, { ...fixture.scope, coversProject: false }]
+      : [{ ...fixture.scope, coversProject: false }, fixture.scope]) {
+      const started = performance.now();
+      const result = await searchCode({ ...fixture.running.services, scope, query: question.text, limit: HITS, candidates: CANDIDATES });
+      (scope.coversProject ? marked : unmarked).push(performance.now() - started);
+      answers.push(JSON.stringify(result));
+    }
+    if (answers[0] === answers[1]) same += 1;
+  }
+  console.log(`  searchCode with and without the snapshot's mark (each question both ways, which first alternating)`);
+  console.log(`    marked (as above)      ${spread(marked)}`);
+  console.log(`    not marked             ${spread(unmarked)}   (a second branch indexed, a run storing chunks)`);
+  console.log(`    the same answer both ways: ${same}/${questions.length}`);
+}
+
 /** codebaseSearch over HTTP, CONCURRENCY at a time. */
 async function measureConcurrent(fixture: Fixture, questions: Question[]): Promise<void> {
   const concurrent: number[] = [];
@@ -591,6 +626,7 @@ async function measureSize(fixture: Fixture, questions: Questions): Promise<{ ht
   console.log(`  (${load()} before, on ${os.cpus().length} cores)`);
   await warmUp(fixture, questions.warmUp);
   const { http, inProcess, searchCodeMs } = await measureSequential(fixture, questions.timed);
+  await measureUnmarked(fixture, questions.timed);
   await measureConcurrent(fixture, questions.timed);
   await measureParts(fixture, questions.timed, searchCodeMs);
   await explainPlans(fixture, questions.timed);

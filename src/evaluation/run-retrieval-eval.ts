@@ -194,6 +194,8 @@ export async function evaluateStrategy(
     projectId,
     snapshotId: snapshot.id,
     directory: '',
+    // As the service reads it (indexReadiness): the run's garbage collection marked the only snapshot.
+    coversProject: snapshot.coversProject,
     embedderVersion: snapshot.embedderVersion,
     exclusions: args.exclusions,
   };

@@ -62,6 +62,7 @@ export async function indexReadiness(options: ReadinessOptions): Promise<IndexRe
         projectId: project.id,
         snapshotId: snapshot.id,
         directory,
+        coversProject: snapshot.coversProject,
         embedderVersion: snapshot.embedderVersion,
         exclusions: project.contextExclusions,
       },

@@ -42,6 +42,7 @@ type Row = Omit<Project, 'visibility'> & {
   embedderVersion: string | null;
   settingsDigest: string | null;
   complete: boolean | null;
+  coversProject: boolean | null;
   snapshotCreatedAt: Date | null;
 };
 
@@ -72,6 +73,7 @@ export async function readCodebase(prisma: PrismaClient, options: ReadCodebaseOp
       i.started_at AS "startedAt", i.finished_at AS "finishedAt", i.created_at AS "indexCreatedAt", i.updated_at AS "indexUpdatedAt",
       s.id::text AS "snapshotId", s.index_id AS "snapshotIndexId", s.commit_sha AS "snapshotCommitSha",
       s.chunker_version AS "chunkerVersion", s.embedder_version AS "embedderVersion", s.settings_digest AS "settingsDigest", s.complete,
+      s.covers_project AS "coversProject",
       s.created_at AS "snapshotCreatedAt"
     FROM projects p
     CROSS JOIN LATERAL (SELECT COALESCE(${lookedUp}::text, p.default_branch) AS ref) r
@@ -127,6 +129,7 @@ export async function readCodebase(prisma: PrismaClient, options: ReadCodebaseOp
           embedderVersion: row.embedderVersion!,
           settingsDigest: row.settingsDigest!,
           complete: row.complete!,
+          coversProject: row.coversProject!,
           createdAt: row.snapshotCreatedAt!,
         };
   return { project, ref: row.ref, index, snapshot };

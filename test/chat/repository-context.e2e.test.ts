@@ -4,6 +4,7 @@ import { LSP_CHAT_MUTATION, LSP_GET_MESSAGES, subscribe, wsClient, type Collecto
 import { groupWithSeat, unique, userWithToken, type UserWithToken } from '../helpers/fixtures';
 import { BILLING_FILES, createGitRepo, type GitRepo } from '../helpers/git-repo';
 import { startStubLlmServer, type StubLlmServer } from '../helpers/stub-llm-server';
+import { scopeChecks, sentStatements } from '../helpers/sent-statements';
 import { startTestService, type TestService } from '../helpers/test-service';
 import { waitForIndex } from '../helpers/wait';
 
@@ -138,6 +139,10 @@ describe('repository and directory context in chat', () => {
   });
 
   it('searches only the directory given in a repository item, and a branch of its own', async () => {
+    // main, the only indexed branch: the whole repository's full-text matches need no scope check each (a small
+    // directory is given whole, not searched: the GraphQL tests show a directory's search checked).
+    const whole = await sentStatements(() => answer('how are invoices mailed?', [repository()]));
+    expect(scopeChecks(whole.texts)).toEqual({ searches: 1, checked: 0 });
     await answer('how are invoices mailed?', [repository({ directory: 'lib' })]);
     expect(lastPrompt()).toContain('lib/invoice.rb');
     expect(lastPrompt()).not.toContain('src/billing/tax.ts');
@@ -150,6 +155,11 @@ describe('repository and directory context in chat', () => {
     await waitReady('feature/fx');
     const second = await answer('how is currency converted?', [repository({ branch: 'feature/fx' })]);
     expect((second.final.extras!.sources as Source[]).map((source) => source.path)).toContain('src/billing/currency.ts');
+    // The branch's new chunks are not in main's snapshot: main's search checks each match again, and never shows them.
+    const onMain = await sentStatements(() => answer('how is currency converted?', [repository()]));
+    expect(scopeChecks(onMain.texts)).toEqual({ searches: 1, checked: 1 });
+    expect((onMain.result.final.extras!.sources as Source[]).map((source) => source.path)).not.toContain('src/billing/currency.ts');
+    expect(lastPrompt()).not.toContain('convertCurrency');
   });
 
   it('keeps excluded files out of the prompt', async () => {

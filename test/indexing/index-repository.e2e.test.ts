@@ -178,7 +178,13 @@ describe('indexRepository (real git, PostgreSQL and pgvector)', () => {
 
   it('indexes a new branch without embedding anything it shares with main, and drops a deleted branch', async () => {
     const { repo, project, run, manifest, embedder } = await setup();
+    // Whether main's snapshot is marked as holding every chunk of the project (search then skips its scope check).
+    const mainCovers = async () => {
+      const index = await prisma.codeIndex.findUniqueOrThrow({ where: { projectId_ref: { projectId: project.id, ref: 'main' } } });
+      return (await prisma.codeIndexSnapshot.findUniqueOrThrow({ where: { id: index.activeSnapshotId! } })).coversProject;
+    };
     await run();
+    expect(await mainCovers()).toBe(true);
     embedder.texts = [];
     repo.git('checkout', '-q', '-b', 'feature/login');
     repo.write('src/login.ts', 'export function login(user: string) {\n  return user.length > 0;\n}\n');
@@ -188,6 +194,8 @@ describe('indexRepository (real git, PostgreSQL and pgvector)', () => {
     expect(embedder.texts).toHaveLength(branch.chunksEmbedded);
     expect(embedder.texts.join('\n')).toContain('login');
     expect([...(await manifest('main')).keys()]).not.toContain('src/login.ts');
+    // The branch stored a chunk main's snapshot lacks.
+    expect(await mainCovers()).toBe(false);
     repo.git('checkout', '-q', 'main');
     repo.git('branch', '-q', '-D', 'feature/login');
     expect(await run({ ref: 'feature/login', deleted: true })).toEqual({ outcome: 'dropped' });
@@ -198,6 +206,8 @@ describe('indexRepository (real git, PostgreSQL and pgvector)', () => {
     );
     expect(Number(orphans[0].n)).toBe(0);
     expect((await manifest('main')).size).toBe(4);
+    // Dropped and collected: main's snapshot holds every chunk left again.
+    expect(await mainCovers()).toBe(true);
   });
 
   it('skips exclusions, vendored, generated, lockfiles, binaries and minified files', async () => {

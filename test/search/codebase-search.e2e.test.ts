@@ -1,9 +1,11 @@
 import type { Project } from '../../src/db/prisma';
 import { addMember, createProject } from '../../src/namespaces/namespaces.service';
 import { readCodebase } from '../../src/search/read-codebase';
+import { textRanking } from '../../src/search/search-code';
 import { groupWithSeat, unique, userWithToken, type UserWithToken } from '../helpers/fixtures';
 import { BILLING_FILES, createGitRepo, type GitRepo } from '../helpers/git-repo';
 import { readJson } from '../helpers/http';
+import { scopeChecks, sentStatements } from '../helpers/sent-statements';
 import { startTestService, type TestService } from '../helpers/test-service';
 import { waitUntil } from '../helpers/wait';
 
@@ -163,6 +165,95 @@ describe('codebaseSearch and /projects/:id/search/semantic', () => {
     expect(await readCodebase(service.prisma, { where: { fullPath: `${groupPath}/does-not-exist` } })).toBeNull();
   });
 
+  const mainSnapshot = async () => {
+    const index = await service.prisma.codeIndex.findUniqueOrThrow({ where: { projectId_ref: { projectId: project.id, ref: 'main' } } });
+    return service.prisma.codeIndexSnapshot.findUniqueOrThrow({ where: { id: index.activeSnapshotId! } });
+  };
+  const QUESTIONS = ['how is the vat amount computed for a line', 'parse connection', 'retry with backoff after a failure', 'invoice'];
+
+  it("ranks the project's chunks without a scope check per match when the snapshot holds them all, with the same answers", async () => {
+    // One indexed branch, garbage collected: the run marked its snapshot.
+    const snapshot = await mainSnapshot();
+    expect(snapshot.coversProject).toBe(true);
+    const fast = await sentStatements(() => Promise.all(QUESTIONS.map((query) => search({ query }))));
+    expect(scopeChecks(fast.texts)).toEqual({ searches: QUESTIONS.length, checked: 0 });
+    // A directory is still checked per match.
+    const directory = await sentStatements(() => search({ query: 'invoice total amount', directory: 'src/billing' }));
+    expect(scopeChecks(directory.texts)).toEqual({ searches: 1, checked: 1 });
+    // Without the mark: the scope check, and the same answers.
+    await service.prisma.codeIndexSnapshot.update({ where: { id: snapshot.id }, data: { coversProject: false } });
+    try {
+      const checked = await sentStatements(() => Promise.all(QUESTIONS.map((query) => search({ query }))));
+      expect(scopeChecks(checked.texts)).toEqual({ searches: QUESTIONS.length, checked: QUESTIONS.length });
+      expect(checked.result.map((response) => response.body)).toEqual(fast.result.map((response) => response.body));
+    } finally {
+      await service.prisma.codeIndexSnapshot.update({ where: { id: snapshot.id }, data: { coversProject: true } });
+    }
+  });
+
+  it('never returns a chunk stored after the mark was read: it can take a ranked place, and is dropped', async () => {
+    // The state between a search's read (the mark) and its ranking statement while another branch's run stores a chunk:
+    // the chunk, its placement and a manifest line of that run's snapshot, with the mark still set (storeBatch would clear it).
+    const snapshot = await mainSnapshot();
+    const other = await service.prisma.codeIndex.create({ data: { projectId: project.id, ref: 'race', state: 'indexing' } });
+    const building = await service.prisma.codeIndexSnapshot.create({
+      data: {
+        indexId: other.id,
+        commitSha: 'f'.repeat(40),
+        chunkerVersion: snapshot.chunkerVersion,
+        embedderVersion: snapshot.embedderVersion,
+        settingsDigest: snapshot.settingsDigest,
+      },
+    });
+    const content = 'export function computeVatAmountRacing(line) { return computeVatAmount(line) * vat * amount; }';
+    try {
+      await service.prisma.$executeRawUnsafe(
+        `INSERT INTO code_chunks (project_id, id, embedder_version, dims, embedding, content, search_text)
+         SELECT project_id, 'racing-chunk', embedder_version, dims, embedding, $2, to_tsvector('simple', $3)
+           FROM code_chunks WHERE project_id = $1 LIMIT 1`,
+        project.id,
+        content,
+        'compute vat amount racing line compute vat amount vat amount',
+      );
+      await service.prisma.codeBlobChunk.create({
+        data: {
+          projectId: project.id,
+          blob: 'racing-blob',
+          variant: 'v',
+          seq: 0,
+          chunkId: 'racing-chunk',
+          startLine: 1,
+          endLine: 1,
+          kind: 'function',
+          symbol: 'computeVatAmountRacing',
+          language: 'typescript',
+        },
+      });
+      await service.prisma.codeIndexFile.create({
+        data: { snapshotId: building.id, path: 'src/racing.ts', blob: 'racing-blob', variant: 'v', projectId: project.id },
+      });
+      expect((await mainSnapshot()).coversProject).toBe(true);
+      const scope = { projectId: project.id, snapshotId: snapshot.id, directory: '' };
+      // Ranked without the check it takes a place (the rankings without occurrences name it); with the check it does not.
+      expect(
+        (await textRanking(service.prisma, { ...scope, coversProject: true }, 'compute vat amount', 10)).map((hit) => hit.chunkId),
+      ).toContain('racing-chunk');
+      expect((await textRanking(service.prisma, scope, 'compute vat amount', 10)).map((hit) => hit.chunkId)).not.toContain('racing-chunk');
+      const { result, texts } = await sentStatements(() => search({ query: 'compute vat amount' }));
+      expect(scopeChecks(texts)).toEqual({ searches: 1, checked: 0 });
+      const hits = result.body.data!.codebaseSearch;
+      expect(hits[0].path).toBe('src/billing/tax.ts');
+      expect(hits.some((hit) => hit.path === 'src/racing.ts' || hit.content.includes('Racing'))).toBe(false);
+    } finally {
+      await service.prisma.codeIndex.delete({ where: { id: other.id } });
+      await service.prisma.$executeRawUnsafe(
+        "DELETE FROM code_blob_chunks WHERE project_id = $1 AND chunk_id = 'racing-chunk'; ",
+        project.id,
+      );
+      await service.prisma.$executeRawUnsafe("DELETE FROM code_chunks WHERE project_id = $1 AND id = 'racing-chunk'", project.id);
+    }
+  });
+
   it('searches a branch on its own', async () => {
     repo.git('checkout', '-q', '-b', 'feature/shipping');
     repo.write(
@@ -176,7 +267,11 @@ describe('codebaseSearch and /projects/:id/search/semantic', () => {
     await waitReady(project.fullPath, user.token, 'feature/shipping');
     const onBranch = (await search({ query: 'shipping days estimate', ref: 'feature/shipping' })).body.data!.codebaseSearch;
     expect(onBranch[0].path).toBe('src/shipping.ts');
-    const onMain = (await search({ query: 'shipping days estimate' })).body.data!.codebaseSearch;
+    // The branch's run stored chunks main's snapshot lacks: its mark is gone, main's search checks each match again.
+    expect((await mainSnapshot()).coversProject).toBe(false);
+    const { result, texts } = await sentStatements(() => search({ query: 'shipping days estimate' }));
+    expect(scopeChecks(texts)).toEqual({ searches: 1, checked: 1 });
+    const onMain = result.body.data!.codebaseSearch;
     expect(onMain.some((hit) => hit.path === 'src/shipping.ts')).toBe(false);
   });
 
