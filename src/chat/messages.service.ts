@@ -354,6 +354,11 @@ export async function conversationHistory(
   // PostgreSQL stops after `limit` rows. Without it (`IS NULL` is not an equality the planner can
   // drop from the index's order) it read and sorted the whole conversation whenever its statistics
   // were stale (see the 20261123050000 migration).
+  // The limit is written into the text, not sent as a parameter: with `LIMIT $n` PostgreSQL costs
+  // the prepared statement's generic plan for an unknown limit (twice the cost of a custom plan for
+  // 200 rows), so it planned the statement afresh on every call (pg_prepared_statements: custom
+  // plans only); with the number in the text the generic plan is the same index scan, and kept.
+  if (!Number.isSafeInteger(limit) || limit < 0) throw new RangeError(`limit must be a whole number, got ${limit}`);
   const thread = conversation.threadId === null ? Prisma.sql`thread_id IS NULL` : Prisma.sql`thread_id = ${conversation.threadId}`;
   const excluded = excludeRequestIds.filter((id) => isUuid(id));
   const newestFirst = await queryRows<HistoryTurn>(
@@ -363,7 +368,7 @@ export async function conversationHistory(
     WHERE user_id = ${conversation.userId} AND ${thread}
       AND request_id <> ALL(${excluded}::uuid[]) AND errors = '{}'
     ORDER BY thread_id DESC, created_at DESC, id DESC
-    LIMIT ${limit}`,
+    LIMIT ${Prisma.raw(String(limit))}`,
   );
   const reset = newestFirst.findIndex((message) => message.role === 'user' && message.content.trim() === '/reset');
   return (reset === -1 ? newestFirst : newestFirst.slice(0, reset)).reverse();
