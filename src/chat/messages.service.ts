@@ -355,9 +355,11 @@ export async function conversationHistory(
   // drop from the index's order) it read and sorted the whole conversation whenever its statistics
   // were stale (see the 20261123050000 migration).
   // The limit is written into the text, not sent as a parameter: with `LIMIT $n` PostgreSQL costs
-  // the prepared statement's generic plan for an unknown limit (twice the cost of a custom plan for
-  // 200 rows), so it planned the statement afresh on every call (pg_prepared_statements: custom
-  // plans only); with the number in the text the generic plan is the same index scan, and kept.
+  // the prepared statement's generic plan for an unknown limit (a tenth of the conversation: twice
+  // the cost of a custom plan for 200 rows in a long one), so it planned the statement afresh on
+  // every call (pg_prepared_statements: custom plans only). With the number in the text the generic
+  // plan is the same index scan at the same cost, and PostgreSQL keeps it (it may still prefer custom
+  // plans when the table's statistics say most conversations are much shorter than the one read).
   if (!Number.isSafeInteger(limit) || limit < 0) throw new RangeError(`limit must be a whole number, got ${limit}`);
   const thread = conversation.threadId === null ? Prisma.sql`thread_id IS NULL` : Prisma.sql`thread_id = ${conversation.threadId}`;
   const excluded = excludeRequestIds.filter((id) => isUuid(id));
