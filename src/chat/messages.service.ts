@@ -354,6 +354,13 @@ export async function conversationHistory(
   // PostgreSQL stops after `limit` rows. Without it (`IS NULL` is not an equality the planner can
   // drop from the index's order) it read and sorted the whole conversation whenever its statistics
   // were stale (see the 20261123050000 migration).
+  // The limit is written into the text, not sent as a parameter: with `LIMIT $n` PostgreSQL costs
+  // the prepared statement's generic plan for an unknown limit (a tenth of the conversation: twice
+  // the cost of a custom plan for 200 rows in a long one), so it planned the statement afresh on
+  // every call (pg_prepared_statements: custom plans only). With the number in the text the generic
+  // plan is the same index scan at the same cost, and PostgreSQL keeps it (it may still prefer custom
+  // plans when the table's statistics say most conversations are much shorter than the one read).
+  if (!Number.isSafeInteger(limit) || limit < 0) throw new RangeError(`limit must be a whole number, got ${limit}`);
   const thread = conversation.threadId === null ? Prisma.sql`thread_id IS NULL` : Prisma.sql`thread_id = ${conversation.threadId}`;
   const excluded = excludeRequestIds.filter((id) => isUuid(id));
   const newestFirst = await queryRows<HistoryTurn>(
@@ -363,7 +370,7 @@ export async function conversationHistory(
     WHERE user_id = ${conversation.userId} AND ${thread}
       AND request_id <> ALL(${excluded}::uuid[]) AND errors = '{}'
     ORDER BY thread_id DESC, created_at DESC, id DESC
-    LIMIT ${limit}`,
+    LIMIT ${Prisma.raw(String(limit))}`,
   );
   const reset = newestFirst.findIndex((message) => message.role === 'user' && message.content.trim() === '/reset');
   return (reset === -1 ? newestFirst : newestFirst.slice(0, reset)).reverse();

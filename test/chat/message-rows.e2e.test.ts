@@ -260,6 +260,36 @@ describe('chat message rows, on the pool and through Prisma', () => {
     }
   });
 
+  it("keeps the history read's generic plan: PostgreSQL does not plan it again on every call", async () => {
+    // A database of its own: one long conversation, and statistics that know it (PostgreSQL's
+    // choice between plans follows them, so other tests' rows must not sway it).
+    const own = await createTestDatabase();
+    const writer = await openTestDatabase(own);
+    let single: pg.Pool | undefined;
+    const one = await openTestDatabase(own, { poolSize: 1, onPool: (made) => (single = made) });
+    try {
+      const talker = (await createUser(writer.prisma, { username: 'talker' })).id;
+      await writer.prisma.$executeRaw`
+        INSERT INTO ai_messages (id, user_id, thread_id, request_id, role, content, created_at)
+        SELECT gen_random_uuid(), ${talker}, NULL, gen_random_uuid(), 'user', 'turn ' || n, now() - n * interval '1 second'
+        FROM generate_series(1, 4000) AS n`;
+      await writer.prisma.$executeRaw`ANALYZE ai_messages`;
+      // PostgreSQL tries five custom plans, then keeps the generic one only if it costs no more.
+      for (let round = 0; round < 8; round += 1) {
+        expect(await conversationHistory(one.prisma, { userId: talker, threadId: null }, [randomUUID()])).toHaveLength(200);
+      }
+      const plans = await single!.query<{ generic: number; custom: number }>(
+        'SELECT generic_plans::int AS generic, custom_plans::int AS custom FROM pg_prepared_statements ' +
+          "WHERE statement LIKE '%FROM ai_messages%'",
+      );
+      expect(plans.rows).toEqual([{ generic: 3, custom: 5 }]);
+    } finally {
+      await one.close();
+      await writer.close();
+      await own.drop();
+    }
+  });
+
   it('names no statement on the embedded database, whose connections share one session', async () => {
     const dataDir = mkdtempSync(path.join(os.tmpdir(), 'duo-message-rows-'));
     const embedded = await openDatabase({ databaseUrl: undefined, dataDir, logger: createLogger('silent'), embeddedRole: 'owner' });
