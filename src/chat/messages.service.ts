@@ -337,6 +337,14 @@ export async function listMessages(prisma: PrismaClient, filter: MessageFilter):
 export type HistoryTurn = Pick<ChatMessageEvent, 'role' | 'content'>;
 
 /**
+ * Messages of the conversation a prompt is given at most, newest kept: GitLab's chat sends the last
+ * 50 successful messages (Gitlab::Llm::Chain::Utils::ChatConversation, LAST_N_CONVERSATIONS, the
+ * same 50 its ChatStorage keeps). buildPrompt then drops the oldest of these that do not fit its
+ * token budget.
+ */
+export const PROMPT_HISTORY_MESSAGES = 50;
+
+/**
  * The turns a prompt may use: the conversation after its last /reset, without the given requests.
  * Only role and content are read (a prompt uses nothing else): no context items, no extras.
  */
@@ -344,9 +352,9 @@ export async function conversationHistory(
   prisma: PrismaClient,
   conversation: Conversation,
   excludeRequestIds: string[],
-  limit = 200,
+  limit = PROMPT_HISTORY_MESSAGES,
 ): Promise<HistoryTurn[]> {
-  // Raw SQL: every chat job reads up to 200 rows here, and Prisma's mapping of them cost about
+  // Raw SQL: every chat job reads up to PROMPT_HISTORY_MESSAGES rows here, and Prisma's mapping of them cost about
   // twice the CPU of the query itself (1.45 vs 0.75 ms a call). The same filter as findMany's
   // { userId, threadId, requestId: { notIn }, errors: { isEmpty: true } }, the same order.
   // thread_id leads the ORDER BY (one value among these rows, so the order is unchanged): the
@@ -356,7 +364,7 @@ export async function conversationHistory(
   // were stale (see the 20261123050000 migration).
   // The limit is written into the text, not sent as a parameter: with `LIMIT $n` PostgreSQL costs
   // the prepared statement's generic plan for an unknown limit (a tenth of the conversation: twice
-  // the cost of a custom plan for 200 rows in a long one), so it planned the statement afresh on
+  // the cost of a custom plan for `limit` rows in a long one), so it planned the statement afresh on
   // every call (pg_prepared_statements: custom plans only). With the number in the text the generic
   // plan is the same index scan at the same cost, and PostgreSQL keeps it (it may still prefer custom
   // plans when the table's statistics say most conversations are much shorter than the one read).

@@ -379,6 +379,26 @@ describe('Duo Chat end to end: the language server over HTTP and graphql-ws, a s
     expect(read.body.data!.aiMessages.nodes.map((node) => node.content)).toEqual(['thread question one', 'thread question two']);
   });
 
+  it("gives the model the conversation's last 50 messages, as GitLab does", async () => {
+    const bob = await userWithToken(service.prisma);
+    await groupWithSeat(service.prisma, { plan: 'ultimate', addOn: 'duo_enterprise', username: bob.username });
+    // 60 earlier turns, oldest first: "turn 1" a minute ago ... "turn 60" a second ago.
+    await service.prisma.$executeRaw`
+      INSERT INTO ai_messages (id, user_id, thread_id, request_id, role, content, created_at)
+      SELECT gen_random_uuid(), ${bob.id}, NULL, gen_random_uuid(),
+             (CASE WHEN n % 2 = 1 THEN 'user' ELSE 'assistant' END)::ai_message_role, 'turn ' || n, now() - (61 - n) * interval '1 second'
+        FROM generate_series(1, 60) AS n`;
+    const calls = stub.requests.length;
+    const { body } = await chat({ question: 'and the next one?', clientSubscriptionId: null }, bob.token);
+    expect(body.errors).toBeUndefined();
+    const deadline = Date.now() + 5000;
+    while (Date.now() < deadline && stub.requests.length === calls) await new Promise((resolve) => setTimeout(resolve, 50));
+    const sent = stub.requests[calls].body.messages!.map((message) => String(message.content));
+    // System prompt, turns 11 to 60 in order, then the question.
+    expect(sent.slice(1, -1)).toEqual(Array.from({ length: 50 }, (_, index) => `turn ${index + 11}`));
+    expect(sent.at(-1)).toContain('and the next one?');
+  });
+
   it('records feedback on an answer and marks it', async () => {
     const clientSubscriptionId = crypto.randomUUID();
     const stream = await subscribe(client, { userId: userGid(), aiAction: 'CHAT', clientSubscriptionId });

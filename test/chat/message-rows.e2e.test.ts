@@ -5,6 +5,7 @@ import type pg from 'pg';
 import { randomUUID } from 'node:crypto';
 import {
   conversationHistory,
+  PROMPT_HISTORY_MESSAGES,
   createUserMessage,
   findRequest,
   saveAssistantMessage,
@@ -232,14 +233,14 @@ describe('chat message rows, on the pool and through Prisma', () => {
     } finally {
       spy.mockRestore();
     }
-    expect(history).toHaveLength(200);
+    expect(history).toHaveLength(PROMPT_HISTORY_MESSAGES);
     expect(history.at(-1)).toEqual({ role: 'user', content: 'turn 1' });
     expect(sent).toHaveLength(1);
     const plan = await pool.query<{ 'QUERY PLAN': string }>(`EXPLAIN (ANALYZE, COSTS OFF) ${sent[0].text}`, sent[0].values);
     const text = plan.rows.map((row) => row['QUERY PLAN']).join('\n');
     expect(text).toMatch(/Index Scan Backward using ai_messages_user_id_thread_id_created_at_id_idx/);
     expect(text).not.toMatch(/Sort/);
-    expect(text).toMatch(/rows=200 loops=1\)\n\s+Index Cond/);
+    expect(text).toMatch(new RegExp(`rows=${PROMPT_HISTORY_MESSAGES} loops=1\\)\\n\\s+Index Cond`));
   });
 
   it('prepares each statement once per connection and runs it again by name', async () => {
@@ -276,7 +277,9 @@ describe('chat message rows, on the pool and through Prisma', () => {
       await writer.prisma.$executeRaw`ANALYZE ai_messages`;
       // PostgreSQL tries five custom plans, then keeps the generic one only if it costs no more.
       for (let round = 0; round < 8; round += 1) {
-        expect(await conversationHistory(one.prisma, { userId: talker, threadId: null }, [randomUUID()])).toHaveLength(200);
+        expect(await conversationHistory(one.prisma, { userId: talker, threadId: null }, [randomUUID()])).toHaveLength(
+          PROMPT_HISTORY_MESSAGES,
+        );
       }
       const plans = await single!.query<{ generic: number; custom: number }>(
         'SELECT generic_plans::int AS generic, custom_plans::int AS custom FROM pg_prepared_statements ' +
