@@ -305,10 +305,26 @@ async function readRequests(prisma: PrismaClient, keys: RequestKey[]): Promise<M
         FROM ai_message_context_items i WHERE i.message_id = m.id
       ), '[]'::jsonb) AS "contextItems"
     FROM ai_messages m
-    WHERE m.request_id = ANY(${keys.map((key) => key.requestId)}::uuid[])
-      AND (m.role = 'assistant' OR (m.role = 'user' AND m.user_id = ANY(${keys.map((key) => key.userId)}::int[])))
+    WHERE ${requestsMatch(keys)}
     ORDER BY m.created_at ASC, m.id ASC`,
   );
+}
+
+/**
+ * readRequests' filter. One key (most jobs start alone in their turn) is compared with `=`: with
+ * `= ANY($1::uuid[])` PostgreSQL costs the prepared statement's generic plan for an array of unknown
+ * length above a custom plan for the one it is given, so it planned that statement afresh on every
+ * call (about twice the database CPU of running it); an equality's generic plan costs the same as a
+ * custom one, and is kept.
+ */
+function requestsMatch(keys: readonly RequestKey[]): Prisma.Sql {
+  if (keys.length === 1) {
+    const [key] = keys;
+    return Prisma.sql`m.request_id = ${key.requestId}::uuid
+      AND (m.role = 'assistant' OR (m.role = 'user' AND m.user_id = ${key.userId}))`;
+  }
+  return Prisma.sql`m.request_id = ANY(${keys.map((key) => key.requestId)}::uuid[])
+      AND (m.role = 'assistant' OR (m.role = 'user' AND m.user_id = ANY(${keys.map((key) => key.userId)}::int[])))`;
 }
 
 export type MessageFilter = Conversation & {

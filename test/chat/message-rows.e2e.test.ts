@@ -293,6 +293,38 @@ describe('chat message rows, on the pool and through Prisma', () => {
     }
   });
 
+  it("keeps the request read's generic plan for a job that starts alone: PostgreSQL does not plan it again on every call", async () => {
+    // A database of its own, with statistics that know its rows (as in the test above).
+    const own = await createTestDatabase();
+    const writer = await openTestDatabase(own);
+    let single: pg.Pool | undefined;
+    const one = await openTestDatabase(own, { poolSize: 1, onPool: (made) => (single = made) });
+    try {
+      const talker = (await createUser(writer.prisma, { username: 'asker' })).id;
+      await writer.prisma.$executeRaw`
+        INSERT INTO ai_messages (id, user_id, thread_id, request_id, role, content, created_at)
+        SELECT gen_random_uuid(), ${talker}, NULL, gen_random_uuid(), 'user', 'question ' || n, now() - n * interval '1 second'
+        FROM generate_series(1, 4000) AS n`;
+      await writer.prisma.$executeRaw`ANALYZE ai_messages`;
+      const asked = await writer.prisma.aiMessage.findMany({ where: { userId: talker }, take: 8, orderBy: { createdAt: 'desc' } });
+      // One at a time, as jobs that start alone in their turn of the event loop read them.
+      for (const message of asked) {
+        expect((await findRequest(one.prisma, { userId: talker, requestId: message.requestId })).userMessage?.content).toBe(
+          message.content,
+        );
+      }
+      const plans = await single!.query<{ generic: number; custom: number }>(
+        'SELECT generic_plans::int AS generic, custom_plans::int AS custom FROM pg_prepared_statements ' +
+          "WHERE statement LIKE '%FROM ai_message_context_items%'",
+      );
+      expect(plans.rows).toEqual([{ generic: 3, custom: 5 }]);
+    } finally {
+      await one.close();
+      await writer.close();
+      await own.drop();
+    }
+  });
+
   it('names no statement on the embedded database, whose connections share one session', async () => {
     const dataDir = mkdtempSync(path.join(os.tmpdir(), 'duo-message-rows-'));
     const embedded = await openDatabase({ databaseUrl: undefined, dataDir, logger: createLogger('silent'), embeddedRole: 'owner' });
