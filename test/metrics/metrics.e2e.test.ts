@@ -273,9 +273,14 @@ describe('GET /-/metrics', () => {
       if (state !== 'ready') await new Promise((resolve) => setTimeout(resolve, 100));
     }
     expect(state).toBe('ready');
+    // The run's counters move inside the job; the job's own counter when BullMQ's `completed` event
+    // fires, after the processor has returned and the job was moved to completed in Redis: wait for both.
+    const moved = (samples: Sample[], name: string, labels: Record<string, string>) =>
+      valueOf(samples, name, labels) > valueOf(before, name, labels);
     const after = await scrapeUntil(
       (samples) =>
-        valueOf(samples, 'duo_index_runs_total', { outcome: 'indexed' }) > valueOf(before, 'duo_index_runs_total', { outcome: 'indexed' }),
+        moved(samples, 'duo_index_runs_total', { outcome: 'indexed' }) &&
+        moved(samples, 'duo_queue_jobs_processed_total', { queue: 'indexing', status: 'completed' }),
     );
     const delta = (name: string, labels: Record<string, string> = {}) => valueOf(after, name, labels) - valueOf(before, name, labels);
     expect(delta('duo_index_runs_total', { outcome: 'indexed' })).toBe(1);

@@ -276,7 +276,15 @@ describe('the /-/duo-chat page in a browser', () => {
       await answer.getByRole('button', { name: /give feedback/i }).click();
       const dialog = page.getByRole('dialog');
       await dialog.waitFor();
-      await dialog.locator('input[type="checkbox"]').first().check({ force: true });
+      // GitLab UI's checkbox is a hidden input behind its label. On a loaded machine the modal's
+      // opening can swallow a click (seen once in CI): click the label, as a user does, until it is checked.
+      const option = dialog.locator('input[type="checkbox"]').first();
+      const deadline = Date.now() + 10_000;
+      while (!(await option.isChecked()) && Date.now() < deadline) {
+        await dialog.locator('label.custom-control-label').first().click();
+        if (!(await option.isChecked())) await page.waitForTimeout(200);
+      }
+      expect(await option.isChecked()).toBe(true);
       await dialog.locator('textarea').nth(0).fill('Asked where the webhook token is checked.');
       await dialog.locator('textarea').nth(1).fill('The answer should name the file.');
       await page.screenshot({ path: path.join(SHOTS_DIR, 'duo-chat-feedback.png') });
