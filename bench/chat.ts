@@ -32,6 +32,7 @@ import { QUEUE_NAMES } from '../src/queues';
 import { bullPrefix } from '../src/redis-keys';
 import { Queue } from 'bullmq';
 import { startStubLlmServer } from '../test/helpers/stub-llm-server';
+import { deleteRedisKeys } from '../test/helpers/test-service';
 import { cpuMs, exitWhenFlushed, machineLoad, median, percentile, QUICK, reportFigures, within } from './lib/figures';
 import { startServiceProcess } from './lib/service-process';
 
@@ -164,7 +165,7 @@ async function main(): Promise<void> {
     DATABASE_URL: databaseUrl.toString(),
     PORT: '0',
     LOG_LEVEL: 'error',
-    REDIS_PREFIX: `duobench${process.pid}`,
+    REDIS_PREFIX: `duobench:chat${process.pid}`,
     RATE_LIMIT_PER_MINUTE: '10000000',
     LLM_PROVIDER: 'openai',
     LLM_BASE_URL: stub.url,
@@ -271,6 +272,8 @@ async function main(): Promise<void> {
     await api.close();
     await database.close();
     await stub.close();
+    // Its jobs, queues and events under its own prefix: left behind, every run added ~1,000 keys.
+    await deleteRedisKeys(env.REDIS_PREFIX);
     await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
     await admin.end();
   }
