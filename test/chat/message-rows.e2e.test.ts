@@ -261,9 +261,16 @@ describe('chat message rows, on the pool and through Prisma', () => {
     }
   });
 
-  it("keeps the history read's generic plan: PostgreSQL does not plan it again on every call", async () => {
-    // A database of its own: one long conversation, and statistics that know it (PostgreSQL's
-    // choice between plans follows them, so other tests' rows must not sway it).
+  /**
+   * How often PostgreSQL planned the statements matching `like` anew (custom) or reused its generic
+   * plan, over what `read` does on one connection, in a database of its own holding one user's 4,000
+   * messages with statistics that know them (its choice between plans follows them, so other tests'
+   * rows must not sway it). It tries five custom plans, then keeps the generic one only if it costs no more.
+   */
+  async function plansKept(
+    like: string,
+    read: (prisma: PrismaClient, userId: number, writer: PrismaClient) => Promise<void>,
+  ): Promise<Array<{ generic: number; custom: number }>> {
     const own = await createTestDatabase();
     const writer = await openTestDatabase(own);
     let single: pg.Pool | undefined;
@@ -275,54 +282,39 @@ describe('chat message rows, on the pool and through Prisma', () => {
         SELECT gen_random_uuid(), ${talker}, NULL, gen_random_uuid(), 'user', 'turn ' || n, now() - n * interval '1 second'
         FROM generate_series(1, 4000) AS n`;
       await writer.prisma.$executeRaw`ANALYZE ai_messages`;
-      // PostgreSQL tries five custom plans, then keeps the generic one only if it costs no more.
-      for (let round = 0; round < 8; round += 1) {
-        expect(await conversationHistory(one.prisma, { userId: talker, threadId: null }, [randomUUID()])).toHaveLength(
-          PROMPT_HISTORY_MESSAGES,
-        );
-      }
+      await read(one.prisma, talker, writer.prisma);
       const plans = await single!.query<{ generic: number; custom: number }>(
-        'SELECT generic_plans::int AS generic, custom_plans::int AS custom FROM pg_prepared_statements ' +
-          "WHERE statement LIKE '%FROM ai_messages%'",
+        'SELECT generic_plans::int AS generic, custom_plans::int AS custom FROM pg_prepared_statements WHERE statement LIKE $1',
+        [like],
       );
-      expect(plans.rows).toEqual([{ generic: 3, custom: 5 }]);
+      return plans.rows;
     } finally {
       await one.close();
       await writer.close();
       await own.drop();
     }
+  }
+
+  it("keeps the history read's generic plan: PostgreSQL does not plan it again on every call", async () => {
+    const plans = await plansKept('%FROM ai_messages%', async (prisma, talker) => {
+      for (let round = 0; round < 8; round += 1) {
+        const history = await conversationHistory(prisma, { userId: talker, threadId: null }, [randomUUID()]);
+        expect(history).toHaveLength(PROMPT_HISTORY_MESSAGES);
+      }
+    });
+    expect(plans).toEqual([{ generic: 3, custom: 5 }]);
   });
 
   it("keeps the request read's generic plan for a job that starts alone: PostgreSQL does not plan it again on every call", async () => {
-    // A database of its own, with statistics that know its rows (as in the test above).
-    const own = await createTestDatabase();
-    const writer = await openTestDatabase(own);
-    let single: pg.Pool | undefined;
-    const one = await openTestDatabase(own, { poolSize: 1, onPool: (made) => (single = made) });
-    try {
-      const talker = (await createUser(writer.prisma, { username: 'asker' })).id;
-      await writer.prisma.$executeRaw`
-        INSERT INTO ai_messages (id, user_id, thread_id, request_id, role, content, created_at)
-        SELECT gen_random_uuid(), ${talker}, NULL, gen_random_uuid(), 'user', 'question ' || n, now() - n * interval '1 second'
-        FROM generate_series(1, 4000) AS n`;
-      await writer.prisma.$executeRaw`ANALYZE ai_messages`;
-      const asked = await writer.prisma.aiMessage.findMany({ where: { userId: talker }, take: 8, orderBy: { createdAt: 'desc' } });
+    const plans = await plansKept('%FROM ai_message_context_items%', async (prisma, talker, writer) => {
+      const asked = await writer.aiMessage.findMany({ where: { userId: talker }, take: 8, orderBy: { createdAt: 'desc' } });
       // One at a time, as jobs that start alone in their turn of the event loop read them.
       for (const message of asked) {
-        expect((await findRequest(one.prisma, { userId: talker, requestId: message.requestId })).userMessage?.content).toBe(
-          message.content,
-        );
+        const { userMessage } = await findRequest(prisma, { userId: talker, requestId: message.requestId });
+        expect(userMessage?.content).toBe(message.content);
       }
-      const plans = await single!.query<{ generic: number; custom: number }>(
-        'SELECT generic_plans::int AS generic, custom_plans::int AS custom FROM pg_prepared_statements ' +
-          "WHERE statement LIKE '%FROM ai_message_context_items%'",
-      );
-      expect(plans.rows).toEqual([{ generic: 3, custom: 5 }]);
-    } finally {
-      await one.close();
-      await writer.close();
-      await own.drop();
-    }
+    });
+    expect(plans).toEqual([{ generic: 3, custom: 5 }]);
   });
 
   it('names no statement on the embedded database, whose connections share one session', async () => {
