@@ -7,7 +7,8 @@
  * own (as `npm start -- --role=api` and `npm run start:worker`), with a stub model that streams its
  * answer at once in this process with the clients (a real model is remote: its CPU is not the
  * service's), and measures:
- *  1. aiAction latency (p50/p99) and throughput at 16 concurrent clients, beside the same figures
+ *  1. aiAction latency (p50/p99) and throughput at 16 concurrent clients (BENCH_CHAT_CLIENTS=<n> for
+ *     another number; the table's figure is the one at 16), beside the same figures
  *     for a trivial query (`{ currentUser { id } }`) on the same server, and their ratio;
  *  2. the pipeline's own overhead: from sending the mutation to the first chunk arriving over
  *     ActionCable, one request at a time.
@@ -40,7 +41,9 @@ const SECONDS = Number(process.argv[2] ?? (QUICK ? 2 : 5));
 const RUNS = Number(process.argv[3] ?? (QUICK ? 1 : 3));
 const SAMPLES = QUICK ? 30 : 100;
 const WAIT_MS = 30_000;
-const CONCURRENCY = 16;
+const CONCURRENCY = Number(process.env.BENCH_CHAT_CLIENTS ?? 16);
+if (!Number.isInteger(CONCURRENCY) || CONCURRENCY < 1 || CONCURRENCY > 256)
+  throw new Error('BENCH_CHAT_CLIENTS: a whole number from 1 to 256');
 const ADMIN_URL = process.env.TEST_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
 
 /** CPU per request of the API process and of the worker process. */
@@ -257,7 +260,7 @@ async function main(): Promise<void> {
     const ratio = median(action.map((l) => l.p50)) / median(trivial.map((l) => l.p50));
     reportFigures([
       {
-        figure: 'aiAction / trivial query, p50 (16 clients)',
+        figure: `aiAction / trivial query, p50 (${CONCURRENCY} clients)`,
         target: '2x',
         result:
           `${ratio.toFixed(2)}x (${median(action.map((l) => l.p50)).toFixed(1)} / ${median(trivial.map((l) => l.p50)).toFixed(1)} ` + `ms)`,
