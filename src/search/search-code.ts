@@ -15,7 +15,7 @@ import {
   type TextLevelsRequest,
 } from '../db/code-chunks';
 import type { SearchScope } from './search-scope';
-import { queryTerms, toAllTsQuery, toPairsTsQuery, toTsQuery } from './text-query';
+import { queryTerms, toAllTsQuery, toIdentifiersTsQuery, toPairsTsQuery, toTsQuery } from './text-query';
 import { rankFiles } from './file-ranking';
 import { expandQuestion } from './synonyms';
 import ignore from 'ignore';
@@ -58,9 +58,10 @@ const TEXT_RANK_CAP_ALL = 2_000;
 /**
  * Chunks matching the question's words (identifier-split), ranked by PostgreSQL's cover density
  * over all of them, level by level from the most to the least selective query so the cost does not
- * grow with how common a word is: chunks holding every word (three or more), then
- * chunks holding at least two, then chunks with any one; a level is looked at only when the levels
- * before gave too few, and at most TEXT_RANK_CAP (TEXT_RANK_CAP_ALL) of its matches are ranked.
+ * grow with how common a word is: chunks holding every word (three or more), then chunks naming
+ * one of the question's identifiers whole, then chunks holding at least two words, then chunks with
+ * any one; a level is looked at only when the levels before gave too few, and at most TEXT_RANK_CAP
+ * (TEXT_RANK_CAP_ALL) of its matches are ranked.
  */
 export async function textRanking(
   prisma: PrismaClient,
@@ -90,12 +91,19 @@ function textLevels(question: string, limit: number): TextLevelsRequest | null {
   const terms = queryTerms(question);
   if (!terms.length) return null;
   const rankBy = toTsQuery(terms);
-  const levels = [
-    { query: toAllTsQuery(terms), cap: TEXT_RANK_CAP_ALL },
-    { query: toPairsTsQuery(terms), cap: TEXT_RANK_CAP },
-    { query: rankBy, cap: TEXT_RANK_CAP },
-  ].filter((level): level is { query: string; cap: number } => level.query !== null);
+  const [all, ...broader] = textLevelQueries(terms);
+  const levels = [{ query: all, cap: TEXT_RANK_CAP_ALL }, ...broader.map((query) => ({ query, cap: TEXT_RANK_CAP }))].filter(
+    (level): level is { query: string; cap: number } => level.query !== null,
+  );
   return { levels, rankBy, limit };
+}
+
+/**
+ * The tsqueries of textRanking's levels for the question's terms, most selective first (null for a
+ * level the terms do not make): every word, an identifier whole, two words, any word.
+ */
+export function textLevelQueries(terms: readonly string[]): Array<string | null> {
+  return [toAllTsQuery(terms), toIdentifiersTsQuery(terms), toPairsTsQuery(terms), toTsQuery(terms)];
 }
 
 /** rankByVector with occurrences, as searchCode runs it. */

@@ -65,6 +65,18 @@ export function toAllTsQuery(terms: readonly string[]): string | null {
 }
 
 /**
+ * A tsquery matching chunks that name one of the question's identifiers whole (`WatchCompilerHost`,
+ * `parse_connection`: the joined terms queryTerms adds for a word of several parts, which the
+ * 'simple' parser reads as the phrase of its parts), or null when the question names none. Far
+ * fewer chunks match it than the pairs query, and they are the ones a question naming a symbol asks
+ * about, so they are ranked before chunks that merely share two of the question's words.
+ */
+export function toIdentifiersTsQuery(terms: readonly string[]): string | null {
+  const identifiers = [...new Set(terms.filter((term) => term.includes('_')).map(termGroup))];
+  return identifiers.length ? identifiers.join(' | ') : null;
+}
+
+/**
  * A tsquery matching chunks that hold at least two of the terms (any two of the first `maxTerms`),
  * or null for fewer than two. Far fewer chunks match it than the any-term query, so ranking them
  * stays cheap however common one of the words is.

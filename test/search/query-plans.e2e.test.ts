@@ -3,12 +3,13 @@ import { PrismaClient } from '../../src/db/prisma';
 import { createGroup, createProject } from '../../src/namespaces/namespaces.service';
 import {
   compareCodePoints,
+  textLevelQueries,
   textRanking,
   textRankingWithOccurrences,
   vectorRanking,
   vectorRankingWithOccurrences,
 } from '../../src/search/search-code';
-import { queryTerms, toAllTsQuery, toPairsTsQuery, toTsQuery } from '../../src/search/text-query';
+import { queryTerms, toPairsTsQuery, toTsQuery } from '../../src/search/text-query';
 import { unique } from '../helpers/fixtures';
 import { createTestDatabase, openTestDatabase, type TestDatabase } from '../helpers/test-database';
 
@@ -116,10 +117,12 @@ describe('query plans of the retrieval queries', () => {
     ['zq5 zq7 zq11', 50],
     ['zq5 zq7 connection3', 50],
     ['zq5 parse connection3', 10],
+    // No chunk holds both zq words: the chunks naming parseConnection3 whole come before those with two words.
+    ['zq5 zq7 parseConnection3', 50],
   ])('ranks text level by level as separate queries would: %s', async (question, limit) => {
     const terms = queryTerms(question);
     const rankBy = toTsQuery(terms);
-    const levels = [toAllTsQuery(terms), toPairsTsQuery(terms), rankBy].filter((level): level is string => level !== null);
+    const levels = textLevelQueries(terms).filter((level): level is string => level !== null);
     const expected: string[] = [];
     for (const level of levels) {
       if (expected.length >= limit) break;
@@ -136,6 +139,19 @@ describe('query plans of the retrieval queries', () => {
     const ranked = (await textRanking(prisma, scope, question, limit)).map((hit) => hit.chunkId);
     expect(ranked).toEqual(expected);
     expect(ranked.length).toBe(limit);
+  });
+
+  it('ranks chunks naming an identifier of the question whole before chunks that share two of its words', async () => {
+    // Chunks with zq5 and parse (two words) are many; those with the phrase "parse connection3" come first.
+    const ranked = (await textRanking(prisma, scope, 'zq5 zq7 parseConnection3', 50)).map((hit) => hit.chunkId);
+    const [{ naming }] = await prisma.$queryRawUnsafe<Array<{ naming: number }>>(
+      `SELECT count(*)::int AS naming FROM code_chunks WHERE project_id = $1 AND id = ANY($2::text[])
+          AND search_text @@ to_tsquery('simple', 'parse <-> connection3')`,
+      scope.projectId,
+      ranked,
+    );
+    expect(ranked).toHaveLength(50);
+    expect(naming).toBe(50);
   });
 
   it('turns synchronized sequential scans off for the text ranking statement alone', async () => {
