@@ -1,8 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { openDatabase } from '../src/db/database';
 import { createLogger } from '../src/logger';
+import { addMember, createProject } from '../src/namespaces/namespaces.service';
+import { groupWithSeat, unique, userWithToken } from './helpers/fixtures';
+import { BILLING_FILES, createGitRepo, type GitRepo } from './helpers/git-repo';
 import { runCli } from './helpers/run-cli';
 import { startTestService, type TestService } from './helpers/test-service';
+import { waitUntil } from './helpers/wait';
 
 // The default a newcomer gets: PGlite with pgvector under DATA_DIR, no PostgreSQL needed.
 describe('embedded database (PGlite)', () => {
@@ -91,4 +95,43 @@ describe('embedded database (PGlite)', () => {
       await database.close();
     }
   });
+});
+
+// Search on the embedded default: an index its own worker builds, asked through GraphQL.
+describe('codebaseSearch on the embedded database (PGlite)', () => {
+  let service: TestService;
+  let repo: GitRepo;
+
+  beforeAll(async () => {
+    service = await startTestService({ embedded: true, role: 'all', env: { INDEX_DEBOUNCE_MS: '0' } });
+    repo = createGitRepo(BILLING_FILES);
+  });
+  afterAll(async () => {
+    await service?.close();
+    repo?.destroy();
+  });
+
+  it('indexes a repository and finds code by what it does and by an identifier it names', async () => {
+    const user = await userWithToken(service.prisma);
+    const groupPath = await groupWithSeat(service.prisma, { plan: 'ultimate', addOn: 'duo_enterprise', username: user.username });
+    const { project } = await createProject(service.prisma, { fullPath: `${groupPath}/${unique('code')}`, repository: repo.path });
+    await addMember(service.prisma, { fullPath: project.fullPath, username: user.username, accessLevel: 'developer' });
+    const search = (query: string) =>
+      service.graphql<{ codebaseSearch: Array<{ path: string; symbol: string | null }> }>(
+        'query($path: ID!, $query: String!) { codebaseSearch(projectPath: $path, query: $query, first: 5) { path symbol } }',
+        { variables: { path: project.fullPath, query }, token: user.token },
+      );
+    // The first search starts indexing and says so; the worker in this process builds the index.
+    expect((await search('vat amount')).body.errors?.[0]).toMatchObject({ extensions: { code: 'CONFLICT' } });
+    await waitUntil(() => search('vat amount'), {
+      until: (response) => !response.body.errors && response.body.data!.codebaseSearch.length > 0,
+      timeoutMs: 60_000,
+      intervalMs: 200,
+      what: 'the embedded index to answer',
+    });
+    const prose = await search('how is the vat amount computed for a line');
+    expect(prose.body.data?.codebaseSearch[0]).toMatchObject({ path: 'src/billing/tax.ts' });
+    const named = await search('where is applyLoyaltyDiscount defined');
+    expect(named.body.data?.codebaseSearch[0]).toMatchObject({ path: 'src/billing/discount.ts', symbol: 'applyLoyaltyDiscount' });
+  }, 90_000);
 });
