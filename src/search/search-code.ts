@@ -90,11 +90,14 @@ export async function textRankingWithOccurrences(
 function textLevels(question: string, limit: number): TextLevelsRequest | null {
   const terms = queryTerms(question);
   if (!terms.length) return null;
-  const rankBy = toTsQuery(terms);
-  const [all, ...broader] = textLevelQueries(terms);
-  const levels = [{ query: all, cap: TEXT_RANK_CAP_ALL }, ...broader.map((query) => ({ query, cap: TEXT_RANK_CAP }))].filter(
-    (level): level is { query: string; cap: number } => level.query !== null,
-  );
+  // The any-word query is also what every level ranks by.
+  const [all, identifiers, pairs, rankBy] = textLevelQueries(terms);
+  const levels = [
+    { query: all, cap: TEXT_RANK_CAP_ALL },
+    { query: identifiers, cap: TEXT_RANK_CAP },
+    { query: pairs, cap: TEXT_RANK_CAP },
+    { query: rankBy, cap: TEXT_RANK_CAP },
+  ].filter((level): level is { query: string; cap: number } => level.query !== null);
   return { levels, rankBy, limit };
 }
 
@@ -102,7 +105,7 @@ function textLevels(question: string, limit: number): TextLevelsRequest | null {
  * The tsqueries of textRanking's levels for the question's terms, most selective first (null for a
  * level the terms do not make): every word, an identifier whole, two words, any word.
  */
-export function textLevelQueries(terms: readonly string[]): Array<string | null> {
+export function textLevelQueries(terms: readonly string[]): [string | null, string | null, string | null, string] {
   return [toAllTsQuery(terms), toIdentifiersTsQuery(terms), toPairsTsQuery(terms), toTsQuery(terms)];
 }
 
