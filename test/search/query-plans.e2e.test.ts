@@ -1,4 +1,5 @@
 import { PrismaPg } from '@prisma/adapter-pg';
+import { PRERANK_FACTOR } from '../../src/db/code-chunks';
 import { PrismaClient } from '../../src/db/prisma';
 import { createGroup, createProject } from '../../src/namespaces/namespaces.service';
 import {
@@ -112,6 +113,37 @@ describe('query plans of the retrieval queries', () => {
     }
   });
 
+  /**
+   * textRanking's rule written as one query per level: each level's matches not taken yet, the
+   * PRERANK_FACTOR times as many as it still needs by term frequency (ts_rank), those by cover
+   * density (ts_rank_cd); `prerank: false` ranks every match by cover density instead.
+   */
+  async function levelByLevel(projectId: number, question: string, limit: number, prerank = true): Promise<string[]> {
+    const terms = queryTerms(question);
+    const rankBy = toTsQuery(terms);
+    const levels = textLevelQueries(terms).filter((level): level is string => level !== null);
+    const expected: string[] = [];
+    for (const level of levels) {
+      const need = limit - expected.length;
+      if (need <= 0) break;
+      const rows = await prisma.$queryRawUnsafe<Array<{ id: string }>>(
+        `SELECT id FROM (
+           SELECT c.id, c.search_text FROM code_chunks c
+            WHERE c.project_id = $1 AND c.search_text @@ to_tsquery('simple', $2) AND NOT c.id = ANY($5::text[])
+            ORDER BY ${prerank ? "ts_rank(c.search_text, to_tsquery('simple', $3), 1) DESC, " : ''}c.id LIMIT $6
+         ) level ORDER BY ts_rank_cd(search_text, to_tsquery('simple', $3), 1) DESC, id LIMIT $4`,
+        projectId,
+        level,
+        rankBy,
+        need,
+        expected,
+        prerank ? PRERANK_FACTOR * need : null,
+      );
+      expected.push(...rows.map((row) => row.id));
+    }
+    return expected;
+  }
+
   // The levels in one statement give what one query per level gave, merged in order without repeats.
   it.each([
     ['zq5 zq7 zq11', 50],
@@ -120,25 +152,33 @@ describe('query plans of the retrieval queries', () => {
     // No chunk holds both zq words: the chunks naming parseConnection3 whole come before those with two words.
     ['zq5 zq7 parseConnection3', 50],
   ])('ranks text level by level as separate queries would: %s', async (question, limit) => {
-    const terms = queryTerms(question);
-    const rankBy = toTsQuery(terms);
-    const levels = textLevelQueries(terms).filter((level): level is string => level !== null);
-    const expected: string[] = [];
-    for (const level of levels) {
-      if (expected.length >= limit) break;
-      const rows = await prisma.$queryRawUnsafe<Array<{ id: string }>>(
-        `SELECT c.id FROM code_chunks c WHERE c.project_id = $1 AND c.search_text @@ to_tsquery('simple', $2)
-          ORDER BY ts_rank_cd(c.search_text, to_tsquery('simple', $3), 1) DESC, c.id LIMIT $4`,
-        scope.projectId,
-        level,
-        rankBy,
-        limit + expected.length,
-      );
-      for (const { id } of rows) if (!expected.includes(id) && expected.length < limit) expected.push(id);
-    }
+    const expected = await levelByLevel(scope.projectId, question, limit);
     const ranked = (await textRanking(prisma, scope, question, limit)).map((hit) => hit.chunkId);
     expect(ranked).toEqual(expected);
     expect(ranked.length).toBe(limit);
+  });
+
+  it('ranks by cover density only the matches that term frequency puts first, three times as many as a level needs', async () => {
+    // Chunks that differ in how often and how close together the two words occur, so that the two
+    // rankings disagree: 400 of them, under a level's cap, so every match is a candidate.
+    const group = await createGroup(prisma, { path: unique('g'), plan: 'ultimate' });
+    const { project } = await createProject(prisma, { fullPath: `${group.fullPath}/prerank` });
+    await prisma.$executeRawUnsafe(
+      `INSERT INTO code_chunks (project_id, id, embedder_version, dims, embedding, content, search_text)
+       SELECT $1, md5(n::text || 'prerank'), 'lexical-v1-512', 8, array_fill(0.5, ARRAY[8])::vector, 'chunk ' || n,
+              to_tsvector('simple', repeat('qalpha ', 1 + n % 4) || repeat('filler ', n % 7) || repeat('qbeta ', 1 + n % 3)
+                || repeat('other ', n % 11) || 'qalpha')
+         FROM generate_series(1, 400) AS n`,
+      project.id,
+    );
+    const question = 'qalpha qbeta';
+    const twoStages = await levelByLevel(project.id, question, 10);
+    // The data tell the two rules apart, or this test could not fail.
+    expect(twoStages).not.toEqual(await levelByLevel(project.id, question, 10, false));
+    const ranked = (
+      await textRanking(prisma, { projectId: project.id, snapshotId: 0n, directory: '', coversProject: true }, question, 10)
+    ).map((hit) => hit.chunkId);
+    expect(ranked).toEqual(twoStages);
   });
 
   it('ranks chunks naming an identifier of the question whole before chunks that share two of its words', async () => {
