@@ -532,9 +532,11 @@ export type TextLevel = { query: string; cap: number };
  * too few. Of a level's matches not taken by the levels before, only the PRERANK_FACTOR times as
  * many as it still needs, the first by term frequency (ts_rank), are ranked by cover density: on a
  * question with many forms ts_rank_cd costs ~25 µs a chunk, and ranking a capped level's 500
- * matches with it was a third of the slowest questions' time. One statement for every level (one round trip, one plan to EXPLAIN): level i's CTEs
- * are read only behind a one-time filter on how many the levels before found, and PostgreSQL
- * computes a CTE only when it is read, so a level that is not needed costs nothing.
+ * matches with it was a third of the slowest questions' time.
+ *
+ * One statement for every level (one round trip, one plan to EXPLAIN): level i's CTEs are read only
+ * behind a one-time filter on how many the levels before found, and PostgreSQL computes a CTE only
+ * when it is read, so a level that is not needed costs nothing.
  *
  * A level with more matches than its cap ranks the first ones its scan returns. A sequential scan
  * of a table larger than a quarter of shared_buffers would start where another scan of it is
