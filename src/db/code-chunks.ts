@@ -589,6 +589,8 @@ function textLevelsStatement(scope: ChunkScope, request: TextLevelsRequest, occu
     // Chunks the levels before took: this level ranks `limit` more than that, as a separate query would.
     const before = found.length ? found.map((name) => `(SELECT count(*) FROM ${name})`).join(' + ') : '0';
     const taken = found.map((name) => `SELECT id FROM ${name}`).join(' UNION ALL ');
+    // How many chunks this level still has to add.
+    const need = `GREATEST($3 - (${before}), 0)`;
     ctes.push(
       `matched_${n} AS MATERIALIZED (
          SELECT c.id, c.search_text FROM code_chunks c
@@ -601,10 +603,10 @@ function textLevelsStatement(scope: ChunkScope, request: TextLevelsRequest, occu
            SELECT id, search_text FROM matched_${n}
             WHERE ${before} < $3${taken ? ` AND id NOT IN (${taken})` : ''}
             ORDER BY ts_rank(search_text, to_tsquery('simple', $4), 1) DESC, id
-            LIMIT ${PRERANK_FACTOR} * GREATEST($3 - (${before}), 0)
+            LIMIT ${PRERANK_FACTOR} * ${need}
          ) preranked
           ORDER BY rank DESC, id
-          LIMIT GREATEST($3 - (${before}), 0)
+          LIMIT ${need}
        )`,
     );
     found.push(`found_${n}`);

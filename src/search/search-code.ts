@@ -60,8 +60,9 @@ const TEXT_RANK_CAP_ALL = 2_000;
  * over all of them, level by level from the most to the least selective query so the cost does not
  * grow with how common a word is: chunks holding every word (three or more), then chunks naming
  * one of the question's identifiers whole, then chunks holding at least two words, then chunks with
- * any one; a level is looked at only when the levels before gave too few, and at most TEXT_RANK_CAP
- * (TEXT_RANK_CAP_ALL) of its matches are ranked.
+ * any one; a level is looked at only when the levels before gave too few, at most TEXT_RANK_CAP
+ * (TEXT_RANK_CAP_ALL) of its matches are looked at, and of those only three times as many as it
+ * still needs, the first by term frequency, are ranked by cover density (rankByTextLevels).
  */
 export async function textRanking(
   prisma: PrismaClient,
