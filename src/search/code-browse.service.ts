@@ -31,6 +31,20 @@ export function normalizeFilePath(input: string, field = 'file_path'): string {
   return parts.join('/');
 }
 
+/** The project under search's read rule and the ref's index as it stands: browsing never starts indexing. */
+async function browseSnapshot(options: BrowseOptions, check: { category: 'repository' | 'directory'; field: string }) {
+  const read = await authorizeCodebaseRead({ ...options, ...check });
+  const readiness = await indexReadiness({
+    prisma: options.prisma,
+    queues: options.queues,
+    project: read.project,
+    ref: options.ref,
+    startIndexing: false,
+    read,
+  });
+  return { project: read.project, readiness };
+}
+
 /**
  * A file of the indexed snapshot of a ref, under the same rule as search (read access, Duo on,
  * the repository context feature). Missing, hidden, excluded and not-yet-indexed files all get
@@ -40,16 +54,7 @@ export async function readIndexedFile(
   options: BrowseOptions & { path: string },
 ): Promise<SnapshotFile & { commitSha: string; ref: string }> {
   const path = normalizeFilePath(options.path);
-  const read = await authorizeCodebaseRead({ ...options, category: 'repository', field: 'id' });
-  const { project } = read;
-  const readiness = await indexReadiness({
-    prisma: options.prisma,
-    queues: options.queues,
-    project,
-    ref: options.ref,
-    startIndexing: false,
-    read,
-  });
+  const { project, readiness } = await browseSnapshot(options, { category: 'repository', field: 'id' });
   // Excluded files stay out of view as they stay out of search (gitignore patterns, as search-code reads them).
   const excluded =
     project.contextExclusions.length > 0 &&
@@ -66,16 +71,7 @@ export async function readIndexedFile(
 
 /** The directories of a ref's indexed snapshot for a directory picker; empty while nothing is indexed. */
 export async function listIndexedDirectories(options: BrowseOptions & { search?: string | null; limit: number }): Promise<string[]> {
-  const read = await authorizeCodebaseRead({ ...options, category: 'directory', field: 'directories' });
-  const { project } = read;
-  const readiness = await indexReadiness({
-    prisma: options.prisma,
-    queues: options.queues,
-    project,
-    ref: options.ref,
-    startIndexing: false,
-    read,
-  });
+  const { project, readiness } = await browseSnapshot(options, { category: 'directory', field: 'directories' });
   if (readiness.status !== 'ready') return [];
   return snapshotDirectories(options.prisma, {
     projectId: project.id,
