@@ -11,13 +11,14 @@
  * (TEST_REDIS_URL, default 127.0.0.1:6379), like the tests. The package is fetched with `npm pack`
  * and committed to a git repository once, kept under the system temp folder for later runs.
  *
- * 1. Full index, in this process, with the default lexical embedder, chunking in one worker thread
- *    and 256 new chunks per transaction as the service does on PostgreSQL, on a fresh database: one
- *    untimed warm-up (tree-sitter grammars load), then `runs` timed runs, each on a new project,
- *    so nothing is reused (chunks are stored per project). Files/s counts the files in the index,
- *    MB/s the source bytes read from git; peak RSS is this process's, sampled every 50 ms. CPU per
- *    run: this process's (all threads) and the PostgreSQL backends' serving the bench's database
- *    (/proc, Linux), which on a shared machine vary less than the wall time.
+ * 1. Full index, in this process, with the default lexical embedder, chunking in as many worker
+ *    threads (defaultIndexThreads) and with 256 new chunks per transaction as the service on
+ *    PostgreSQL, on a fresh database: one untimed warm-up (tree-sitter grammars load), then `runs`
+ *    timed runs, each on a new project, so nothing is reused (chunks are stored per project).
+ *    Files/s counts the files in the index, MB/s the source bytes read from git; peak RSS is this
+ *    process's, sampled every 50 ms. CPU per run: this process's (all threads) and the PostgreSQL
+ *    backends' serving the bench's database (/proc, Linux), which on a shared machine vary less
+ *    than the wall time.
  * 2. Push to searchable: the real service (role all, INDEX_DEBOUNCE_MS=0) on the same database;
  *    a project with a webhook secret is indexed once, then `pushes` times one file changes, is
  *    committed, the push webhook is posted and GraphQL codeIndex is polled (every 20 ms, as a
@@ -31,7 +32,7 @@ import path from 'node:path';
 import v8 from 'node:v8';
 import vm from 'node:vm';
 import pg from 'pg';
-import { loadConfig } from '../src/config';
+import { defaultIndexThreads, loadConfig } from '../src/config';
 import { openDatabase } from '../src/db/database';
 import type { PrismaClient } from '../src/db/prisma';
 import { materializeNpmPackage } from '../src/evaluation/npm-source';
@@ -124,7 +125,7 @@ async function fullIndexRuns(options: { name: string; url: string; repository: s
     const prisma = database.prisma;
     const group = await createGroup(prisma, { path: 'bench', plan: 'ultimate' });
     const embedder = new LexicalEmbedder();
-    const chunker = new ChunkPool({ threads: 1 });
+    const chunker = new ChunkPool({ threads: defaultIndexThreads(true) });
     const runs: Run[] = [];
     for (let run = 0; run <= RUNS; run += 1) {
       const { project } = await createProject(prisma, { fullPath: `${group.fullPath}/run-${run}`, repository: options.repository });

@@ -273,6 +273,9 @@ async function replicate(options: {
     const { rows } = await client.query<{ indexdef: string }>('SELECT indexdef FROM pg_indexes WHERE indexname = $1', [VECTOR_INDEX]);
     const definition = rows[0]?.indexdef;
     if (!definition) throw new Error(`${VECTOR_INDEX} is missing`);
+    // The copies are of code_chunks.embedding: the project must be in the HNSW graph (VECTOR_GRAPH_MIN_CHUNKS), as its size puts it.
+    const graph = await client.query<{ vector_graph: boolean }>('SELECT vector_graph FROM projects WHERE id = $1', [options.projectId]);
+    if (!graph.rows[0]?.vector_graph) throw new Error('the indexed project is not in the HNSW graph: its copies would have no vectors');
     await client.query('BEGIN');
     await client.query(`DROP INDEX ${VECTOR_INDEX}`);
     await client.query(

@@ -1,4 +1,5 @@
 import { isIP } from 'node:net';
+import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
 import { DEFAULT_EMBEDDED_SHARED_BUFFERS_MB } from './db/embedded-settings';
@@ -112,7 +113,7 @@ const envSchema = z.object({
   INDEX_MAX_FILE_BYTES: positiveInt.default(1_000_000),
   INDEX_CONCURRENCY: positiveInt.max(16, 'must be at most 16').default(1),
   DUO_CHAT_DIR: z.string().min(1).optional(),
-  INDEX_THREADS: z.coerce.number({ message: 'must be a number' }).int().min(0).max(16, 'must be at most 16').default(1),
+  INDEX_THREADS: z.coerce.number({ message: 'must be a number' }).int().min(0).max(16, 'must be at most 16').optional(),
   INDEX_TRANSACTION_CHUNKS: positiveInt.max(10_000, 'must be at most 10000').optional(),
   EVENT_LOOP_WARN_MS: positiveInt.default(200),
   AUTH_CACHE_MS: z.coerce.number({ message: 'must be a number' }).int().min(0).max(60_000, 'must be at most 60000').default(3_000),
@@ -258,6 +259,16 @@ export class ConfigError extends Error {
 }
 
 /** Parses the environment once; blank values count as unset. Throws ConfigError naming each bad variable. */
+/**
+ * Chunk threads when INDEX_THREADS is not set. On PostgreSQL two (at most the cores): the database's
+ * share of a run is small while small projects stay out of the HNSW graph, so tree-sitter on one
+ * thread was a run's critical path (rxjs: 1.6–1.7 MB/s on one, 2.0–2.4 MB/s on two;
+ * docs/performance.md). On the embedded database one: PGlite's own thread needs the other core.
+ */
+export function defaultIndexThreads(postgres: boolean): number {
+  return postgres ? Math.min(2, availableParallelism()) : 1;
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const cleaned: Record<string, string> = {};
   for (const key of Object.keys(envSchema.shape)) {
@@ -326,7 +337,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       debounceMs: values.INDEX_DEBOUNCE_MS,
       maxFileBytes: values.INDEX_MAX_FILE_BYTES,
       concurrency: values.INDEX_CONCURRENCY,
-      threads: values.INDEX_THREADS,
+      threads: values.INDEX_THREADS ?? defaultIndexThreads(Boolean(values.DATABASE_URL)),
       transactionChunks: values.INDEX_TRANSACTION_CHUNKS ?? (values.DATABASE_URL ? 256 : 8),
     }),
     eventLoopWarnMs: values.EVENT_LOOP_WARN_MS,

@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { ConfigError, loadConfig } from '../src/config';
 
 describe('configuration', () => {
@@ -14,6 +15,13 @@ describe('configuration', () => {
     });
     expect(config.dataDir).toMatch(/\.data$/);
     expect(Object.isFrozen(config)).toBe(true);
+  });
+
+  it('starts two chunk threads on PostgreSQL (at most the cores), one on the embedded database, or INDEX_THREADS', () => {
+    expect(loadConfig({ DATABASE_URL: 'postgresql://localhost/duo' }).indexing.threads).toBe(Math.min(2, availableParallelism()));
+    expect(loadConfig({}).indexing.threads).toBe(1);
+    expect(loadConfig({ DATABASE_URL: 'postgresql://localhost/duo', INDEX_THREADS: '0' }).indexing.threads).toBe(0);
+    expect(loadConfig({ INDEX_THREADS: '3' }).indexing.threads).toBe(3);
   });
 
   it.each([

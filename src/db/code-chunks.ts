@@ -176,19 +176,29 @@ const BEGIN_BATCH = `SELECT set_config('synchronous_commit', 'off', true), pg_ad
 /**
  * The vectors and full-text documents come as arrays of their binary forms, or as text[] to read (a client without a pool).
  * The same statement clears covers_project on the project's snapshots (see collectGarbage): a new chunk is in none of them yet.
- * It runs after BEGIN_BATCH took the project's lock, so a collectGarbage that sets the flag is over before, or waits.
+ * It runs after BEGIN_BATCH took the project's lock, so a collectGarbage that sets the flag is over before, or waits; so is a
+ * promotion to the graph (promoteToVectorGraph), and the project's mode read here holds for the whole batch: a vector goes into
+ * code_chunks.embedding (the HNSW graph) or, while the project is not in the graph, into code_chunk_vectors.
  */
 const insertChunks = (form: 'binary' | 'text') => {
   const [vectors, documents] = form === 'binary' ? ['$5::vector[]', '$7::tsvector[]'] : ['$5::text[]::vector[]', '$7::text[]::tsvector[]'];
   return `WITH uncovered AS (
     UPDATE code_index_snapshots SET covers_project = false
      WHERE covers_project AND index_id IN (SELECT id FROM code_indexes WHERE project_id = $1)
-  )
-  INSERT INTO code_chunks (project_id, id, embedder_version, dims, embedding, content, search_text)
-  SELECT $1, c.id, c.version, c.dims, c.embedding, c.content, c.search
-    FROM unnest($2::text[], $3::text[], $4::int[], ${vectors}, $6::text[], ${documents})
+  ), mode AS (
+    SELECT vector_graph AS graph FROM projects WHERE id = $1
+  ), rows AS (
+    SELECT * FROM unnest($2::text[], $3::text[], $4::int[], ${vectors}, $6::text[], ${documents})
       AS c(id, version, dims, embedding, content, search)
-  ON CONFLICT (project_id, id) DO NOTHING`;
+  ), inserted AS (
+    INSERT INTO code_chunks (project_id, id, embedder_version, dims, embedding, content, search_text)
+    SELECT $1, r.id, r.version, r.dims, CASE WHEN (SELECT graph FROM mode) THEN r.embedding END, r.content, r.search FROM rows r
+    ON CONFLICT (project_id, id) DO NOTHING
+    RETURNING id
+  )
+  INSERT INTO code_chunk_vectors (project_id, id, dims, embedding)
+  SELECT $1, r.id, r.dims, r.embedding FROM rows r JOIN inserted i ON i.id = r.id
+   WHERE NOT (SELECT graph FROM mode)`;
 };
 
 const INSERT_BLOB_CHUNKS = `INSERT INTO code_blob_chunks
@@ -246,8 +256,9 @@ export async function snapshotFiles(db: Db, snapshotId: bigint): Promise<Map<str
 /** Bytes a project's chunks take in PostgreSQL (code, vector and full-text columns, as stored). */
 export async function storedChunkBytes(prisma: PrismaClient, projectId: number): Promise<number> {
   const [row] = await prisma.$queryRawUnsafe<Array<{ bytes: bigint | null }>>(
-    'SELECT sum(pg_column_size(content) + pg_column_size(embedding) + pg_column_size(search_text))::bigint AS bytes FROM code_chunks ' +
-      'WHERE project_id = $1',
+    `SELECT ((SELECT sum(pg_column_size(content) + coalesce(pg_column_size(embedding), 0) + pg_column_size(search_text))
+                FROM code_chunks WHERE project_id = $1)
+             + coalesce((SELECT sum(pg_column_size(embedding)) FROM code_chunk_vectors WHERE project_id = $1), 0))::bigint AS bytes`,
     projectId,
   );
   return Number(row?.bytes ?? 0);
@@ -303,6 +314,50 @@ export async function collectGarbage(prisma: PrismaClient, projectId: number): P
   }, WRITE_TRANSACTION);
 }
 
+/**
+ * A project's vectors join the HNSW graph once it holds this many chunks: an index run promotes it
+ * (promoteToVectorGraph). Below that they stay inline in code_chunk_vectors and search reads them
+ * all. Measured on rxjs's 3,200 vectors: an exact scan of them inline takes 3–4 ms, about what the
+ * graph takes, while an insert into the graph is three quarters of the database's work in an index
+ * run (docs/performance.md, "Eighth round").
+ */
+export const VECTOR_GRAPH_MIN_CHUNKS = 5_000;
+
+/** Whether the project's vectors are in the HNSW graph, and how many chunks it holds (counted only when they are not). */
+export async function vectorGraphState(db: Db, projectId: number): Promise<{ graph: boolean; chunks: number }> {
+  const [row] = await db.$queryRawUnsafe<Array<{ graph: boolean; chunks: bigint | null }>>(
+    `SELECT p.vector_graph AS graph,
+            CASE WHEN NOT p.vector_graph THEN (SELECT count(*) FROM code_chunks c WHERE c.project_id = p.id) END AS chunks
+       FROM projects p WHERE p.id = $1`,
+    projectId,
+  );
+  return { graph: row?.graph ?? true, chunks: Number(row?.chunks ?? 0) };
+}
+
+/**
+ * Moves a project's vectors into the HNSW graph, and marks it so that later batches write theirs
+ * there (insertChunks reads the mark under the same lock). One transaction: a search reads the mark
+ * and the vectors as one or the other. False when the project was in the graph already.
+ */
+export async function promoteToVectorGraph(prisma: PrismaClient, projectId: number): Promise<boolean> {
+  return prisma.$transaction(async (tx) => {
+    await lockProject(tx, projectId);
+    const [row] = await tx.$queryRawUnsafe<Array<{ graph: boolean }>>(
+      'SELECT vector_graph AS graph FROM projects WHERE id = $1',
+      projectId,
+    );
+    if (!row || row.graph) return false;
+    await tx.$executeRawUnsafe(
+      `UPDATE code_chunks c SET embedding = v.embedding FROM code_chunk_vectors v
+        WHERE c.project_id = $1 AND v.project_id = $1 AND v.id = c.id`,
+      projectId,
+    );
+    await tx.$executeRawUnsafe('DELETE FROM code_chunk_vectors WHERE project_id = $1', projectId);
+    await tx.$executeRawUnsafe('UPDATE projects SET vector_graph = true WHERE id = $1', projectId);
+    return true;
+  }, WRITE_TRANSACTION);
+}
+
 // Sizes whose index this process has made sure of, per database client: CREATE INDEX IF NOT EXISTS
 // still takes a lock on the table that blocks other runs' inserts.
 const ensuredSizes = new WeakMap<PrismaClient, Set<number>>();
@@ -338,6 +393,11 @@ export type ChunkScope = {
    * a scope check per match (textMatchScope). Default false.
    */
   coversProject?: boolean;
+  /**
+   * The project's vectors are in the HNSW graph (projects.vector_graph, read with the snapshot); false: they are in
+   * code_chunk_vectors and searched exactly (see VECTOR_GRAPH_MIN_CHUNKS).
+   */
+  vectorGraph: boolean;
 };
 
 /** SQL for "f.path is in the scope's directory", as a range on the C-collated primary key. */
@@ -392,10 +452,11 @@ function inScope(scope: ChunkScope, firstParameter: number) {
  * outside the snapshot is ever returned (rankByTextLevels, without occurrences, for tests and the
  * bench, can then name such a chunk's id).
  *
- * The vector statement keeps inScope: it sorts neighbours by distance alone, so equal distances
- * (frequent with the lexical embedder) come in the plan's row order, and without the check the
- * planner picks other plans on small projects: other answers, for about 1 ms of a statement that
- * runs beside this longer one. Here the order is total (rank, then id); what a plan can change is
+ * The graph's vector statement (graphStatement) keeps inScope: it sorts neighbours by distance
+ * alone, so equal distances (frequent with the lexical embedder) come in the plan's row order, and
+ * without the check the planner picks other plans: other answers, for about 1 ms of a statement
+ * that runs beside this longer one. (The exact statement of a project outside the graph orders by
+ * distance, then id, and skips the check as this does.) Here the order is total (rank, then id); what a plan can change is
  * which matches of a level with more than its cap are ranked (see rankByTextLevels).
  */
 function textMatchScope(scope: ChunkScope, firstParameter: number) {
@@ -480,16 +541,27 @@ export async function rankByVectorWithOccurrences(
 }
 
 function vectorStatement(scope: ChunkScope, vector: number[], limit: number, occurrences: boolean): Statement {
+  return scope.vectorGraph ? graphStatement(scope, vector, limit, occurrences) : exactStatement(scope, vector, limit, occurrences);
+}
+
+/**
+ * The outer part of a vector statement over `nearest` ("chunkId", distance): the ids best first, or
+ * with their occurrences ($1 project, $2 snapshot, the directory's parameters from directoryParameter).
+ */
+function nearestRanked(scope: ChunkScope, options: { occurrences: boolean; directoryParameter: number; order: string }): string {
+  return options.occurrences
+    ? `, ${occurrencesOfRanked(
+        `SELECT "chunkId" AS id, row_number() OVER (ORDER BY ${options.order}) AS position FROM nearest`,
+        directoryCondition(scope.directory, options.directoryParameter).sql,
+      )}`
+    : ` SELECT "chunkId" FROM nearest ORDER BY ${options.order}`;
+}
+
+function graphStatement(scope: ChunkScope, vector: number[], limit: number, occurrences: boolean): Statement {
   const dims = vector.length;
   const filter = inScope(scope, 6);
   const efSearch = Math.max(40, Math.min(1000, limit * 2));
   // relaxed_order may return neighbours slightly out of order: the outer query sorts them exactly.
-  const ranked = occurrences
-    ? occurrencesOfRanked(
-        'SELECT "chunkId" AS id, row_number() OVER (ORDER BY distance) AS position FROM nearest',
-        directoryCondition(scope.directory, 6).sql,
-      )
-    : 'SELECT "chunkId" FROM nearest ORDER BY distance';
   return {
     sql: `WITH settings AS MATERIALIZED (
          SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true) AS scan, set_config('hnsw.ef_search', $5, true) AS ef_search
@@ -499,8 +571,35 @@ function vectorStatement(scope: ChunkScope, vector: number[], limit: number, occ
           WHERE (SELECT count(*) FROM settings) = 1 AND c.project_id = $1 AND c.dims = ${dims} AND ${filter.sql}
           ORDER BY c.embedding::vector(${dims}) <=> $3::vector(${dims})
           LIMIT $4
-       )${occurrences ? ',' : ''} ${ranked}`,
+       )${nearestRanked(scope, { occurrences, directoryParameter: 6, order: 'distance' })}`,
     parameters: [scope.projectId, scope.snapshotId, toSql(vector), limit, String(efSearch), ...filter.parameters],
+  };
+}
+
+/**
+ * A project not in the graph: every vector of the scope, read inline from code_chunk_vectors, by
+ * exact distance, ties by id. A whole snapshot that holds every chunk of the project needs no check
+ * (as textMatchScope); otherwise the scope's chunks come from its files first (a hash semi-join:
+ * for a directory, a few files).
+ */
+function exactStatement(scope: ChunkScope, vector: number[], limit: number, occurrences: boolean): Statement {
+  const dims = vector.length;
+  const directory = directoryCondition(scope.directory, 5);
+  const inSnapshot =
+    scope.coversProject && !scope.directory
+      ? '$2::bigint IS NOT NULL'
+      : `c.id IN (SELECT b.chunk_id FROM code_index_files f
+                   JOIN code_blob_chunks b ON b.project_id = f.project_id AND b.blob = f.blob AND b.variant = f.variant
+                  WHERE f.project_id = $1 AND f.snapshot_id = $2::bigint AND ${directory.sql})`;
+  return {
+    sql: `WITH nearest AS MATERIALIZED (
+         SELECT c.id AS "chunkId", c.embedding <=> $3::vector AS distance
+           FROM code_chunk_vectors c
+          WHERE c.project_id = $1 AND c.dims = ${dims} AND ${inSnapshot}
+          ORDER BY 2, 1
+          LIMIT $4
+       )${nearestRanked(scope, { occurrences, directoryParameter: 5, order: 'distance, "chunkId"' })}`,
+    parameters: [scope.projectId, scope.snapshotId, toSql(vector), limit, ...directory.parameters],
   };
 }
 

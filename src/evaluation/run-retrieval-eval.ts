@@ -196,6 +196,7 @@ export async function evaluateStrategy(
     directory: '',
     // As the service reads it (indexReadiness): the run's garbage collection marked the only snapshot.
     coversProject: snapshot.coversProject,
+    vectorGraph: (await prisma.project.findUniqueOrThrow({ where: { id: projectId } })).vectorGraph,
     embedderVersion: snapshot.embedderVersion,
     exclusions: args.exclusions,
   };

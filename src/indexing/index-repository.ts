@@ -11,8 +11,11 @@ import {
   ensureVectorIndex,
   knownBlobVariants,
   knownChunkIds,
+  promoteToVectorGraph,
   snapshotCounts,
   storeBatch,
+  VECTOR_GRAPH_MIN_CHUNKS,
+  vectorGraphState,
   type BlobChunkRow,
   type FileRow,
   type NewChunk,
@@ -76,6 +79,8 @@ export type IndexRepositoryOptions = {
   transactionChunks?: number;
   onProgress?: (progress: IndexProgress) => void;
   signal?: AbortSignal;
+  /** The project's vectors join the HNSW graph from this many chunks on. Default VECTOR_GRAPH_MIN_CHUNKS; 0 puts them there at once. */
+  vectorGraphMinChunks?: number;
 };
 
 export type IndexRunResult =
@@ -204,6 +209,7 @@ export async function indexRepository(options: IndexRepositoryOptions): Promise<
     const counts = await activateSnapshot(prisma, { indexId: index.id, projectId, snapshot });
     options.onProgress?.({ ...result.progress, phase: 'done' });
     await collectGarbage(prisma, projectId);
+    await placeVectors(options, 0);
     return {
       outcome: 'indexed',
       mode: result.progress.mode,
@@ -276,6 +282,10 @@ async function buildWithReader(
     if (reason) skip(reason);
     else selected.push({ ...entry, ...variantOf(entry.path, options.snapshot.chunkerVersion, embedder) });
   }
+  await placeVectors(
+    options,
+    selected.reduce((sum, file) => sum + file.size, 0),
+  );
   const progress: IndexProgress = {
     phase: 'indexing',
     mode,
@@ -345,6 +355,24 @@ async function buildWithReader(
     next = await (planning ?? planNext());
   }
   return { progress, filesRead, skipped };
+}
+
+/** Source bytes per chunk, for the estimate placeVectors makes before a run writes (rxjs: 760; fewer chunks than real is safe). */
+const BYTES_PER_CHUNK = 1_000;
+
+/**
+ * A project that holds, or is about to hold, vectorGraphMinChunks chunks keeps its vectors in the
+ * HNSW graph (VECTOR_GRAPH_MIN_CHUNKS says why smaller ones do not). Checked before a run writes, with
+ * the chunks its files will add estimated from their size, so that the first index of a large
+ * repository writes each vector once; and after the run, with the chunks counted.
+ */
+async function placeVectors(options: IndexRepositoryOptions, incomingBytes: number): Promise<void> {
+  const { prisma, projectId } = options;
+  const threshold = options.vectorGraphMinChunks ?? VECTOR_GRAPH_MIN_CHUNKS;
+  const state = await vectorGraphState(prisma, projectId);
+  if (state.graph || state.chunks + incomingBytes / BYTES_PER_CHUNK < threshold) return;
+  if (await promoteToVectorGraph(prisma, projectId))
+    options.logger.info({ event: 'vector_graph_joined', projectId, chunks: state.chunks }, "the project's vectors joined the HNSW graph");
 }
 
 /** The first batch of a pipelined run, and the files it writes last (see buildWithReader). */

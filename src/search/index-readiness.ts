@@ -63,6 +63,7 @@ export async function indexReadiness(options: ReadinessOptions): Promise<IndexRe
         snapshotId: snapshot.id,
         directory,
         coversProject: snapshot.coversProject,
+        vectorGraph: project.vectorGraph,
         embedderVersion: snapshot.embedderVersion,
         exclusions: project.contextExclusions,
       },

@@ -66,7 +66,8 @@ export async function readCodebase(prisma: PrismaClient, options: ReadCodebaseOp
     Prisma.sql`
     SELECT p.id, p.group_id AS "groupId", p.path, p.full_path AS "fullPath", p.name, p.default_branch AS "defaultBranch",
       p.visibility::text AS visibility, p.duo_features_enabled AS "duoFeaturesEnabled", p.repository_url AS "repositoryUrl",
-      p.webhook_secret_digest AS "webhookSecretDigest", p.context_exclusions AS "contextExclusions", p.created_at AS "createdAt",
+      p.webhook_secret_digest AS "webhookSecretDigest", p.context_exclusions AS "contextExclusions", p.vector_graph AS "vectorGraph",
+      p.created_at AS "createdAt",
       r.ref,
       i.id AS "indexId", i.state::text AS "indexState", i.commit_sha AS "indexCommitSha", i.active_snapshot_id::text AS "activeSnapshotId",
       i.files_indexed AS "filesIndexed", i.chunk_count AS "chunkCount", i.embedded_count AS "embeddedCount", i.last_error AS "lastError",
@@ -97,6 +98,7 @@ export async function readCodebase(prisma: PrismaClient, options: ReadCodebaseOp
     repositoryUrl: row.repositoryUrl,
     webhookSecretDigest: row.webhookSecretDigest,
     contextExclusions: row.contextExclusions,
+    vectorGraph: row.vectorGraph,
     createdAt: row.createdAt,
   };
   const index: CodeIndex | null =

@@ -41,9 +41,12 @@ type StoredChunk = {
   embedding_bytes: number;
 };
 
-const STORED = `SELECT c.id, c.dims, c.embedder_version, c.embedding::text AS embedding, c.content, c.search_text::text AS search_text,
-         pg_column_size(c.search_text) AS search_bytes, pg_column_size(c.embedding) AS embedding_bytes
-    FROM code_chunks c WHERE c.project_id = $1 ORDER BY c.id`;
+// A small project's vectors are in code_chunk_vectors (not in the HNSW graph yet), a large one's in code_chunks: one of the two.
+const STORED = `SELECT c.id, c.dims, c.embedder_version, COALESCE(c.embedding, v.embedding)::text AS embedding, c.content,
+         c.search_text::text AS search_text, pg_column_size(c.search_text) AS search_bytes,
+         pg_column_size(COALESCE(c.embedding, v.embedding)) AS embedding_bytes
+    FROM code_chunks c LEFT JOIN code_chunk_vectors v ON v.project_id = c.project_id AND v.id = c.id
+   WHERE c.project_id = $1 ORDER BY c.id`;
 
 describe('chunks an index run stores', () => {
   const logger = createLogger('silent');

@@ -233,7 +233,7 @@ describe('codebaseSearch and /projects/:id/search/semantic', () => {
         data: { snapshotId: building.id, path: 'src/racing.ts', blob: 'racing-blob', variant: 'v', projectId: project.id },
       });
       expect((await mainSnapshot()).coversProject).toBe(true);
-      const scope = { projectId: project.id, snapshotId: snapshot.id, directory: '' };
+      const scope = { projectId: project.id, snapshotId: snapshot.id, directory: '', vectorGraph: false };
       // Ranked without the check it takes a place (the rankings without occurrences name it); with the check it does not.
       expect(
         (await textRanking(service.prisma, { ...scope, coversProject: true }, 'compute vat amount', 10)).map((hit) => hit.chunkId),

@@ -23,7 +23,7 @@ const plan = async (rows: Promise<unknown>) => ((await rows) as Array<{ 'QUERY P
 describe('query plans of the retrieval queries', () => {
   let database: TestDatabase;
   let prisma: PrismaClient;
-  let scope: { projectId: number; snapshotId: bigint; directory: string };
+  let scope: { projectId: number; snapshotId: bigint; directory: string; vectorGraph: boolean };
 
   beforeAll(async () => {
     database = await createTestDatabase();
@@ -68,7 +68,7 @@ describe('query plans of the retrieval queries', () => {
         project.id,
         snapshot.id,
       );
-      if (project === projects[0]) scope = { projectId: project.id, snapshotId: snapshot.id, directory: '' };
+      if (project === projects[0]) scope = { projectId: project.id, snapshotId: snapshot.id, directory: '', vectorGraph: true };
     }
     await prisma.$executeRawUnsafe('ANALYZE');
   }, 120_000);
@@ -176,7 +176,12 @@ describe('query plans of the retrieval queries', () => {
     // The data tell the two rules apart, or this test could not fail.
     expect(twoStages).not.toEqual(await levelByLevel(project.id, question, 10, false));
     const ranked = (
-      await textRanking(prisma, { projectId: project.id, snapshotId: 0n, directory: '', coversProject: true }, question, 10)
+      await textRanking(
+        prisma,
+        { projectId: project.id, snapshotId: 0n, directory: '', coversProject: true, vectorGraph: true },
+        question,
+        10,
+      )
     ).map((hit) => hit.chunkId);
     expect(ranked).toEqual(twoStages);
   });
