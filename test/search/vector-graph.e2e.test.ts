@@ -131,6 +131,25 @@ describe('vectors outside and inside the HNSW graph', () => {
     const whole = await scopeOf();
     expect(whole.vectorGraph).toBe(false);
     for (const question of QUESTIONS) await expectExactTop(whole, question, 5);
+    // A vector of another size (another embedder's chunk, stored by a run that switches embedders) is never compared: no error, no hit.
+    await service.prisma.$executeRawUnsafe(
+      `INSERT INTO code_chunks (project_id, id, embedder_version, dims, embedding, content, search_text)
+       VALUES ($1, 'other-size', 'lexical-v2-256', 256, NULL, 'compute vat amount', to_tsvector('simple', 'compute vat amount'))`,
+      project.id,
+    );
+    await service.prisma.$executeRawUnsafe(
+      `INSERT INTO code_chunk_vectors (project_id, id, dims, embedding)
+       VALUES ($1, 'other-size', 256, (SELECT array_agg(1.0 / 16) FROM generate_series(1, 256))::vector)`,
+      project.id,
+    );
+    try {
+      const [query] = await embedder.embed(['compute vat amount']);
+      const all = await rankByVector(service.prisma, { ...whole, coversProject: true }, query, 1_000);
+      expect(all).not.toContainEqual({ chunkId: 'other-size' });
+      expect(all.length).toBe(stored.chunks);
+    } finally {
+      await service.prisma.$executeRawUnsafe("DELETE FROM code_chunks WHERE project_id = $1 AND id = 'other-size'", project.id);
+    }
     const billing = await scopeOf('src/billing/');
     const ranked = await expectExactTop(billing, 'compute vat amount', 10);
     const inBilling = await scopeVectors(billing);
