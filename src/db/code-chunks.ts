@@ -336,8 +336,10 @@ export async function vectorGraphState(db: Db, projectId: number): Promise<{ gra
 
 /**
  * Moves a project's vectors into the HNSW graph, and marks it so that later batches write theirs
- * there (insertChunks reads the mark under the same lock). One transaction: a search reads the mark
- * and the vectors as one or the other. False when the project was in the graph already.
+ * there (insertChunks reads the mark under the same lock). One transaction: the vectors are in one
+ * place or the other, never both or neither. A search that read the old mark just before the commit
+ * finds no vectors that once (its full-text ranking still answers). False when the project was in
+ * the graph already.
  */
 export async function promoteToVectorGraph(prisma: PrismaClient, projectId: number): Promise<boolean> {
   return prisma.$transaction(async (tx) => {
@@ -456,8 +458,9 @@ function inScope(scope: ChunkScope, firstParameter: number) {
  * alone, so equal distances (frequent with the lexical embedder) come in the plan's row order, and
  * without the check the planner picks other plans: other answers, for about 1 ms of a statement
  * that runs beside this longer one. (The exact statement of a project outside the graph orders by
- * distance, then id, and skips the check as this does.) Here the order is total (rank, then id); what a plan can change is
- * which matches of a level with more than its cap are ranked (see rankByTextLevels).
+ * distance, then id, and skips the check as this does.) Here the order is total (rank, then id);
+ * what a plan can change is which matches of a level with more than its cap are ranked (see
+ * rankByTextLevels).
  */
 function textMatchScope(scope: ChunkScope, firstParameter: number) {
   // $2 stays typed (a statement without occurrences reads it nowhere else); once bound it is a constant.
