@@ -209,7 +209,7 @@ export async function indexRepository(options: IndexRepositoryOptions): Promise<
     const counts = await activateSnapshot(prisma, { indexId: index.id, projectId, snapshot });
     options.onProgress?.({ ...result.progress, phase: 'done' });
     await collectGarbage(prisma, projectId);
-    await placeVectors(options, 0);
+    await placeVectors(options, null);
     return {
       outcome: 'indexed',
       mode: result.progress.mode,
@@ -282,10 +282,7 @@ async function buildWithReader(
     if (reason) skip(reason);
     else selected.push({ ...entry, ...variantOf(entry.path, options.snapshot.chunkerVersion, embedder) });
   }
-  await placeVectors(
-    options,
-    selected.reduce((sum, file) => sum + file.size, 0),
-  );
+  await placeVectors(options, { mode, bytes: selected.reduce((sum, file) => sum + file.size, 0) });
   const progress: IndexProgress = {
     phase: 'indexing',
     mode,
@@ -363,14 +360,21 @@ const BYTES_PER_CHUNK = 1_000;
 /**
  * A project that holds, or is about to hold, vectorGraphMinChunks chunks keeps its vectors in the
  * HNSW graph (VECTOR_GRAPH_MIN_CHUNKS says why smaller ones do not). Checked before a run writes, with
- * the chunks its files will add estimated from their size, so that the first index of a large
- * repository writes each vector once; and after the run, with the chunks counted.
+ * the chunks its files will make estimated from their size, so that the first index of a large
+ * repository writes each vector once; and after the run (incoming null), with the chunks counted.
+ * A full run's files replace what its ref had (garbage collection drops the rest): about as many
+ * chunks as the larger of the two, where an incremental run's add to what is stored.
  */
-async function placeVectors(options: IndexRepositoryOptions, incomingBytes: number): Promise<void> {
+async function placeVectors(
+  options: IndexRepositoryOptions,
+  incoming: { mode: 'full' | 'incremental'; bytes: number } | null,
+): Promise<void> {
   const { prisma, projectId } = options;
   const threshold = options.vectorGraphMinChunks ?? VECTOR_GRAPH_MIN_CHUNKS;
   const state = await vectorGraphState(prisma, projectId);
-  if (state.graph || state.chunks + incomingBytes / BYTES_PER_CHUNK < threshold) return;
+  const added = incoming ? incoming.bytes / BYTES_PER_CHUNK : 0;
+  const expected = incoming?.mode === 'full' ? Math.max(state.chunks, added) : state.chunks + added;
+  if (state.graph || expected < threshold) return;
   if (await promoteToVectorGraph(prisma, projectId))
     options.logger.info({ event: 'vector_graph_joined', projectId, chunks: state.chunks }, "the project's vectors joined the HNSW graph");
 }

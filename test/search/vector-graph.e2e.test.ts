@@ -171,6 +171,15 @@ describe('vectors outside and inside the HNSW graph', () => {
     await expectExactTop(await scopeOf(), 'compute vat amount', 5);
   });
 
+  it('counts a full rebuild as replacing the stored chunks, not adding to them', async () => {
+    const { chunks } = await counts();
+    // chunks + the files' estimate would reach chunks + 1; the rebuild's chunks replace the stored ones and do not.
+    const result = await index({ force: true, vectorGraphMinChunks: chunks + 1 });
+    expect(result).toMatchObject({ outcome: 'indexed', mode: 'full' });
+    expect((await service.prisma.project.findUniqueOrThrow({ where: { id: project.id } })).vectorGraph).toBe(false);
+    expect(await counts()).toEqual({ chunks, inGraph: 0, inline: chunks, orphans: 0 });
+  });
+
   it('moves the vectors into the graph once the project reaches the threshold, and later batches write there', async () => {
     const answerBefore = await firstHit('compute vat amount');
     repo.write(
