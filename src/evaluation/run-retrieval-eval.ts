@@ -186,7 +186,7 @@ export async function evaluateStrategy(
     throw new AppError({ code: 'INTERNAL', userMessage: `${context.source.label}: "${args.ref}" disappeared while it was indexed` });
   const codeIndex = await prisma.codeIndex.findUniqueOrThrow({
     where: { projectId_ref: { projectId, ref: args.ref } },
-    include: { activeSnapshot: true },
+    include: { activeSnapshot: true, project: true },
   });
   const snapshot = codeIndex.activeSnapshot;
   if (!snapshot) throw new AppError({ code: 'INTERNAL', userMessage: `${strategy}: the index has no active snapshot after indexing` });
@@ -196,7 +196,7 @@ export async function evaluateStrategy(
     directory: '',
     // As the service reads it (indexReadiness): the run's garbage collection marked the only snapshot.
     coversProject: snapshot.coversProject,
-    vectorGraph: (await prisma.project.findUniqueOrThrow({ where: { id: projectId } })).vectorGraph,
+    vectorGraph: codeIndex.project.vectorGraph,
     embedderVersion: snapshot.embedderVersion,
     exclusions: args.exclusions,
   };
