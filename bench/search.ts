@@ -627,6 +627,7 @@ const load = () =>
 
 async function measureSize(fixture: Fixture, questions: Questions): Promise<{ http: number; inProcess: number }> {
   console.log(`  (${load()} before, on ${os.cpus().length} cores)`);
+  await requireVectorHits(fixture, questions.warmUp[0].text);
   await warmUp(fixture, questions.warmUp);
   const { http, inProcess, searchCodeMs } = await measureSequential(fixture, questions.timed);
   await measureUnmarked(fixture, questions.timed);
@@ -634,6 +635,18 @@ async function measureSize(fixture: Fixture, questions: Questions): Promise<{ ht
   await measureParts(fixture, questions.timed, searchCodeMs);
   await explainPlans(fixture, questions.timed);
   return { http, inProcess };
+}
+
+/** A hybrid figure with an empty vector list would time the text ranking alone: refuse to measure it. */
+async function requireVectorHits(fixture: Fixture, question: string): Promise<void> {
+  const { prisma, embedder } = fixture.running.services;
+  const [vector] = await embedder.embed([question]);
+  const rows = await vectorRanking(prisma, fixture.scope, vector, CANDIDATES);
+  if (rows.length < CANDIDATES)
+    throw new Error(
+      `vectorRanking found ${rows.length} of ${CANDIDATES} chunks (scope vectorGraph ${fixture.scope.vectorGraph}): the figures would ` +
+        'time the text ranking alone',
+    );
 }
 
 /** The figure of the issue for bench/all.ts, from the large size. */
@@ -921,9 +934,12 @@ async function main(): Promise<void> {
       `  indexed in ${((performance.now() - started) / 1000).toFixed(1)} ` +
         `s${failures.length ? `, after ${failures.length} failed run(s): ${failures.join('; ')}` : ''}`,
     );
-    const readiness = await indexReadiness({ prisma, queues, project, startIndexing: false });
+    // Read again: the run moved the project into the HNSW graph (projects.vector_graph), and a scope
+    // taken from the row read before it would send vectorRanking to the empty inline table.
+    const indexed = await prisma.project.findUniqueOrThrow({ where: { id: project.id } });
+    const readiness = await indexReadiness({ prisma, queues, project: indexed, startIndexing: false });
     if (readiness.status !== 'ready') throw new Error(`index not ready: ${readiness.message}`);
-    const fixture: Fixture = { running, token, project, scope: readiness.scope, databaseUrl: url };
+    const fixture: Fixture = { running, token, project: indexed, scope: readiness.scope, databaseUrl: url };
     await vacuumAnalyze(url);
     const questions = await makeQuestions(url, readiness.scope.snapshotId);
     console.log(
