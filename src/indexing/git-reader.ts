@@ -31,9 +31,9 @@ export function validateRef(ref: string): string {
 
 export type GitOptions = { repository: string; timeoutMs?: number };
 
-function git(options: GitOptions, args: string[]): Promise<string> {
+function git(options: GitOptions, args: string[], input?: string): Promise<string> {
   return new Promise((resolve, reject) => {
-    execFile(
+    const child = execFile(
       'git',
       ['-C', options.repository, ...args],
       { maxBuffer: 256 * 1024 * 1024, timeout: options.timeoutMs ?? 60_000, encoding: 'utf8' },
@@ -54,6 +54,10 @@ function git(options: GitOptions, args: string[]): Promise<string> {
         resolve(stdout);
       },
     );
+    if (input !== undefined) {
+      child.stdin?.on('error', () => undefined); // a git that failed early is reported by the callback
+      child.stdin?.end(input);
+    }
   });
 }
 
@@ -67,21 +71,58 @@ export async function resolveCommit(options: GitOptions, ref: string): Promise<s
   }
 }
 
-export type TreeEntry = { path: string; blob: string; size: number; mode: string };
+export type TreePath = { path: string; blob: string; mode: string };
+export type TreeEntry = TreePath & { size: number };
 
-/** Every file of a commit's tree (blobs only: no submodules or symlinks). */
+/** Every file of a commit's tree (blobs only: no submodules or symlinks), with its size. */
 export async function listFiles(options: GitOptions, commit: string): Promise<TreeEntry[]> {
+  return (await listTree(options, commit, true)) as TreeEntry[];
+}
+
+/**
+ * Every file of a commit's tree, without sizes: only the tree objects are read. `--long` reads the
+ * header of every blob too, which on a repository of loose objects (a fresh local commit) is one
+ * zlib file each: 110 ms for rxjs's 2,266 files against 10 ms packed. An incremental run needs the
+ * sizes of the files it reads only (withSizes).
+ */
+export async function listPaths(options: GitOptions, commit: string): Promise<TreePath[]> {
+  return listTree(options, commit, false);
+}
+
+async function listTree(options: GitOptions, commit: string, sizes: boolean): Promise<Array<TreePath & { size?: number }>> {
   if (!SHA.test(commit)) throw badInput('commit must be a full sha', 'commit');
-  const output = await git(options, ['ls-tree', '-r', '-z', '--long', '--full-tree', commit]);
-  const entries: TreeEntry[] = [];
+  const output = await git(options, ['ls-tree', '-r', '-z', ...(sizes ? ['--long'] : []), '--full-tree', commit]);
+  const entries: Array<TreePath & { size?: number }> = [];
   for (const record of output.split('\0')) {
     if (!record) continue;
     const tab = record.indexOf('\t');
     const [mode, type, blob, size] = record.slice(0, tab).split(/\s+/);
     if (type !== 'blob' || mode === '120000') continue;
-    entries.push({ path: record.slice(tab + 1), blob: blob, size: Number(size), mode: mode });
+    entries.push({ path: record.slice(tab + 1), blob: blob, mode: mode, ...(sizes ? { size: Number(size) } : {}) });
   }
   return entries;
+}
+
+/** The entries with their blobs' sizes, read by one `git cat-file --batch-check` (each blob once). */
+export async function withSizes(options: GitOptions, entries: readonly TreePath[]): Promise<TreeEntry[]> {
+  if (entries.length === 0) return [];
+  const blobs = [...new Set(entries.map((entry) => entry.blob))];
+  checkBlobIds(blobs);
+  const sizes = new Map<string, number>();
+  for (const line of (await git(options, ['cat-file', '--batch-check'], `${blobs.join('\n')}\n`)).split('\n')) {
+    const [blob, type, size] = line.split(' ');
+    if (type === 'blob') sizes.set(blob, Number(size));
+  }
+  return entries.map((entry) => {
+    const size = sizes.get(entry.blob);
+    if (size === undefined)
+      throw new AppError({
+        code: 'INTERNAL',
+        userMessage: "a file's blob is missing from the project's repository",
+        internalMessage: `git cat-file --batch-check found no blob ${entry.blob} (${entry.path}) in ${options.repository}`,
+      });
+    return { ...entry, size };
+  });
 }
 
 export type FileChange = { status: 'added' | 'modified' | 'deleted'; path: string };

@@ -26,7 +26,20 @@ import { chunkerVersionOf, type ChunkStrategy } from './chunk-file';
 import { inProcessChunker, type FileChunker } from './chunk-pool';
 import { dropCodeIndex } from './code-index.service';
 import { createFileFilter, type FileFilter, type SkipReason } from './file-filter';
-import { BlobReader, changedFiles, isAncestor, listFiles, resolveCommit, validateRef, type GitOptions, type TreeEntry } from './git-reader';
+import {
+  BlobReader,
+  changedFiles,
+  isAncestor,
+  listFiles,
+  listPaths,
+  resolveCommit,
+  validateRef,
+  withSizes,
+  type FileChange,
+  type GitOptions,
+  type TreeEntry,
+  type TreePath,
+} from './git-reader';
 import { fileRole } from './file-role';
 import { openRepository, RepositoryUnavailableError } from './repository-location';
 import { chunkEmbeddingText } from './search-text';
@@ -239,15 +252,36 @@ type BuildOptions = IndexRepositoryOptions & {
   maxFileBytes: number;
 };
 
-async function planFiles(options: BuildOptions, tree: TreeEntry[]): Promise<{ mode: 'full' | 'incremental'; candidates: TreeEntry[] }> {
+/** A full run when there is no snapshot to build on, history was rewritten or the attributes changed; else the changes. */
+async function planRun(options: BuildOptions): Promise<{ mode: 'full' } | { mode: 'incremental'; from: bigint; changes: FileChange[] }> {
   const { active, git, commit } = options;
-  if (!active || !(await isAncestor(git, active.commitSha, commit))) return { mode: 'full', candidates: tree };
+  if (!active || !(await isAncestor(git, active.commitSha, commit))) return { mode: 'full' };
   const changes = await changedFiles(git, active.commitSha, commit);
   // Attributes decide which files are vendored or generated: when they change, look at every file again.
-  if (changes.some((change) => change.path === '.gitattributes')) return { mode: 'full', candidates: tree };
-  await copyFiles(options.prisma, { from: active.id, to: options.snapshot.id, exceptPaths: changes.map((change) => change.path) });
-  const changed = new Set(changes.filter((change) => change.status !== 'deleted').map((change) => change.path));
-  return { mode: 'incremental', candidates: tree.filter((entry) => changed.has(entry.path)) };
+  if (changes.some((change) => change.path === '.gitattributes')) return { mode: 'full' };
+  return { mode: 'incremental', from: active.id, changes };
+}
+
+/**
+ * The tree and the files the run reads, with their sizes: a full run lists every file with its size;
+ * an incremental one copies the unchanged files' rows from the active snapshot and sizes only the
+ * changed files (listPaths says why).
+ */
+async function planFiles(options: BuildOptions): Promise<{ mode: 'full' | 'incremental'; tree: TreePath[]; candidates: TreeEntry[] }> {
+  const { git, commit } = options;
+  const run = await planRun(options);
+  if (run.mode === 'full') {
+    const tree = await listFiles(git, commit);
+    return { mode: 'full', tree, candidates: tree };
+  }
+  const tree = await listPaths(git, commit);
+  await copyFiles(options.prisma, { from: run.from, to: options.snapshot.id, exceptPaths: run.changes.map((change) => change.path) });
+  const changed = new Set(run.changes.filter((change) => change.status !== 'deleted').map((change) => change.path));
+  const candidates = await withSizes(
+    git,
+    tree.filter((entry) => changed.has(entry.path)),
+  );
+  return { mode: 'incremental', tree, candidates };
 }
 
 async function buildSnapshot(
@@ -264,16 +298,15 @@ async function buildSnapshot(
 async function buildWithReader(
   options: BuildOptions & { blobs: BlobReader },
 ): Promise<{ progress: IndexProgress; filesRead: number; skipped: Partial<Record<SkipReason, number>> }> {
-  const { prisma, git, embedder, projectId } = options;
+  const { prisma, embedder, projectId } = options;
   const snapshotId = options.snapshot.id;
-  const tree = await listFiles(git, options.commit);
+  const { mode, tree, candidates } = await planFiles(options);
   const attributesEntry = tree.find((entry) => entry.path === '.gitattributes');
   const filter = createFileFilter({
     maxBytes: options.maxFileBytes,
     exclusions: options.exclusions,
     gitattributes: attributesEntry ? await readText(options.blobs, attributesEntry.blob) : null,
   });
-  const { mode, candidates } = await planFiles(options, tree);
   const skipped: Partial<Record<SkipReason, number>> = {};
   const skip = (reason: SkipReason) => (skipped[reason] = (skipped[reason] ?? 0) + 1);
   const selected: Selected[] = [];

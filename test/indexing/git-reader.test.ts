@@ -2,7 +2,17 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync, mkdirSync, unlinkSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { BlobReader, changedFiles, isAncestor, listFiles, readBlobs, resolveCommit, validateRef } from '../../src/indexing/git-reader';
+import {
+  BlobReader,
+  changedFiles,
+  isAncestor,
+  listFiles,
+  listPaths,
+  readBlobs,
+  resolveCommit,
+  validateRef,
+  withSizes,
+} from '../../src/indexing/git-reader';
 
 // A real repository made for the test, read with the real git.
 describe('git reader', () => {
@@ -68,6 +78,33 @@ describe('git reader', () => {
       ['src/b.ts', 20],
     ]);
     expect(files.every((file) => /^[0-9a-f]{40}$/.test(file.blob))).toBe(true);
+  });
+
+  it("lists a commit's paths without sizes, and sizes the entries asked for (each blob once), as the long listing does", async () => {
+    const paths = await listPaths({ repository }, first);
+    expect(paths.map((entry) => entry.path)).toEqual(['docs/space name.md', 'src/a.ts', 'src/b.ts']);
+    expect(paths.every((entry) => !('size' in entry))).toBe(true);
+    // src/a.ts and src/b.ts differ; the same blob twice (a copy) is sized once and given to both.
+    const asked = [paths[1], paths[0], { ...paths[0], path: 'copy.md' }];
+    const sized = await withSizes({ repository }, asked);
+    expect(sized.map((entry) => [entry.path, entry.size])).toEqual([
+      ['src/a.ts', 20],
+      ['docs/space name.md', 8],
+      ['copy.md', 8],
+    ]);
+    const long = await listFiles({ repository }, first);
+    expect(await withSizes({ repository }, paths)).toEqual(long);
+    expect(await withSizes({ repository }, [])).toEqual([]);
+  });
+
+  it('refuses to size a blob the repository does not have', async () => {
+    await expect(withSizes({ repository }, [{ path: 'gone.ts', blob: 'e'.repeat(40), mode: '100644' }])).rejects.toMatchObject({
+      code: 'INTERNAL',
+      message: expect.stringMatching(/found no blob e{40} \(gone\.ts\)/),
+    });
+    await expect(withSizes({ repository }, [{ path: 'x', blob: 'HEAD', mode: '100644' }])).rejects.toMatchObject({
+      code: 'BAD_USER_INPUT',
+    });
   });
 
   it('lists the files changed between two commits', async () => {

@@ -160,6 +160,24 @@ describe('indexRepository (real git, PostgreSQL and pgvector)', () => {
     expect(Number(stale[0].n)).toBe(0);
   });
 
+  it('sizes the files an incremental run reads: a changed file over the limit is skipped, a small one indexed', async () => {
+    const { repo, run, manifest, embedder } = await setup();
+    await run({ maxFileBytes: 4_000 });
+    embedder.texts = [];
+    const big = `export function hugeTable(): number[] {\n  return [${Array.from({ length: 900 }, (_, index) => index).join(', ')}];\n}\n`;
+    expect(big.length).toBeGreaterThan(4_000);
+    repo.write('src/huge-table.ts', big);
+    repo.write('src/small-helper.ts', 'export function formatCents(cents: number): string {\n  return (cents / 100).toFixed(2);\n}\n');
+    repo.commit('one file too large, one small');
+    const result = await run({ maxFileBytes: 4_000 });
+    expect(result).toMatchObject({ outcome: 'indexed', mode: 'incremental', filesRead: 1, skipped: { too_large: 1 } });
+    expect(embedder.texts.join('\n')).toContain('formatCents');
+    expect(embedder.texts.join('\n')).not.toContain('hugeTable');
+    const files = await manifest();
+    expect(files.has('src/small-helper.ts')).toBe(true);
+    expect(files.has('src/huge-table.ts')).toBe(false);
+  });
+
   it('rebuilds fully after a force-push and drops what the rewritten history no longer has', async () => {
     const { repo, run, manifest } = await setup();
     repo.write('src/experiment.ts', 'export const experiment = true;\n');
