@@ -35,7 +35,6 @@ import {
   resolveCommit,
   validateRef,
   withSizes,
-  type FileChange,
   type GitOptions,
   type TreeEntry,
   type TreePath,
@@ -252,35 +251,39 @@ type BuildOptions = IndexRepositoryOptions & {
   maxFileBytes: number;
 };
 
-/** A full run when there is no snapshot to build on, history was rewritten or the attributes changed; else the changes. */
-async function planRun(options: BuildOptions): Promise<{ mode: 'full' } | { mode: 'incremental'; from: bigint; changes: FileChange[] }> {
-  const { active, git, commit } = options;
-  if (!active || !(await isAncestor(git, active.commitSha, commit))) return { mode: 'full' };
-  const changes = await changedFiles(git, active.commitSha, commit);
-  // Attributes decide which files are vendored or generated: when they change, look at every file again.
-  if (changes.some((change) => change.path === '.gitattributes')) return { mode: 'full' };
-  return { mode: 'incremental', from: active.id, changes };
-}
-
 /**
- * The tree and the files the run reads, with their sizes: a full run lists every file with its size;
- * an incremental one copies the unchanged files' rows from the active snapshot and sizes only the
- * changed files (listPaths says why).
+ * The tree and the files the run reads, with their sizes. A full run (no snapshot to build on,
+ * history rewritten, or the attributes changed) lists every file with its size; an incremental one
+ * copies the unchanged files' rows from the active snapshot and sizes only the added and modified
+ * files (listPaths says why). The incremental run's reads of git go out at once: each is a process,
+ * and starting one from the service's process took 25–70 ms here, one after the other ~150 ms of a
+ * one-file push's ~330. In a full run the changes and paths read for nothing are two such processes.
  */
 async function planFiles(options: BuildOptions): Promise<{ mode: 'full' | 'incremental'; tree: TreePath[]; candidates: TreeEntry[] }> {
-  const { git, commit } = options;
-  const run = await planRun(options);
-  if (run.mode === 'full') {
+  const { active, git, commit } = options;
+  const full = async () => {
     const tree = await listFiles(git, commit);
-    return { mode: 'full', tree, candidates: tree };
-  }
-  const tree = await listPaths(git, commit);
-  await copyFiles(options.prisma, { from: run.from, to: options.snapshot.id, exceptPaths: run.changes.map((change) => change.path) });
-  const changed = new Set(run.changes.filter((change) => change.status !== 'deleted').map((change) => change.path));
-  const candidates = await withSizes(
-    git,
-    tree.filter((entry) => changed.has(entry.path)),
-  );
+    return { mode: 'full' as const, tree, candidates: tree };
+  };
+  if (!active) return full();
+  const changesRead = changedFiles(git, active.commitSha, commit);
+  const pathsRead = listPaths(git, commit);
+  // Awaited below unless the run turns out to be full (a rewritten history's old commit may be gone).
+  changesRead.catch(() => undefined);
+  pathsRead.catch(() => undefined);
+  if (!(await isAncestor(git, active.commitSha, commit))) return full();
+  const changes = await changesRead;
+  // Attributes decide which files are vendored or generated: when they change, look at every file again.
+  if (changes.some((change) => change.path === '.gitattributes')) return full();
+  const tree = await pathsRead;
+  const changed = new Set(changes.filter((change) => change.status !== 'deleted').map((change) => change.path));
+  const [candidates] = await Promise.all([
+    withSizes(
+      git,
+      tree.filter((entry) => changed.has(entry.path)),
+    ),
+    copyFiles(options.prisma, { from: active.id, to: options.snapshot.id, exceptPaths: changes.map((change) => change.path) }),
+  ]);
   return { mode: 'incremental', tree, candidates };
 }
 
