@@ -80,6 +80,22 @@ describe('indexRepository (real git, PostgreSQL and pgvector)', () => {
     return { repo, project, embedder, run, manifest, symbols };
   }
 
+  /** Rows nothing references any more (garbage), and chunks a live manifest line needs but lacks (over-collection). */
+  async function integrity(projectId: number) {
+    const [row] = await prisma.$queryRawUnsafe<Array<{ blobChunks: bigint; chunks: bigint; missing: bigint }>>(
+      `SELECT (SELECT count(*) FROM code_blob_chunks b WHERE b.project_id = $1 AND NOT EXISTS
+              (SELECT 1 FROM code_index_files f WHERE f.project_id = $1 AND f.blob = b.blob AND f.variant = b.variant)) AS "blobChunks",
+            (SELECT count(*) FROM code_chunks c WHERE c.project_id = $1 AND NOT EXISTS
+              (SELECT 1 FROM code_blob_chunks b WHERE b.project_id = $1 AND b.chunk_id = c.id)) AS chunks,
+            (SELECT count(*) FROM code_index_files f
+               JOIN code_blob_chunks b ON b.project_id = f.project_id AND b.blob = f.blob AND b.variant = f.variant
+               LEFT JOIN code_chunks c ON c.project_id = b.project_id AND c.id = b.chunk_id
+              WHERE f.project_id = $1 AND c.id IS NULL) AS missing`,
+      projectId,
+    );
+    return { unreferencedBlobChunks: Number(row.blobChunks), unreferencedChunks: Number(row.chunks), missingChunks: Number(row.missing) };
+  }
+
   it('indexes a repository fully the first time: chunks with symbols, vectors and counts', async () => {
     const { project, run, symbols, embedder } = await setup();
     const result = await run();
@@ -131,8 +147,10 @@ describe('indexRepository (real git, PostgreSQL and pgvector)', () => {
   });
 
   it('reads only what changed: add, modify, delete and rename, and a second run of the same commit does nothing', async () => {
-    const { repo, project, run, manifest, embedder } = await setup();
+    const { repo, project, run, manifest, embedder, symbols } = await setup();
     await run();
+    const renamed = (await symbols()).filter((entry) => entry.startsWith('lib/invoice.rb#'));
+    expect(renamed.length).toBeGreaterThan(0);
     expect(await run()).toMatchObject({ outcome: 'unchanged', filesRead: 0 });
     embedder.texts = [];
     repo.write(
@@ -158,6 +176,65 @@ describe('indexRepository (real git, PostgreSQL and pgvector)', () => {
       project.id,
     );
     expect(Number(stale[0].n)).toBe(0);
+    // The renamed file's blob was at a path that went: a candidate for collection, still used by the new path.
+    expect((await symbols()).filter((entry) => entry.startsWith('lib/billing/invoice_mailer.rb#'))).toEqual(
+      renamed.map((entry) => entry.replace('lib/invoice.rb#', 'lib/billing/invoice_mailer.rb#')),
+    );
+    // Collected by looking at what the run replaced only: nothing left over, nothing a live line needs taken.
+    expect(await integrity(project.id)).toEqual({ unreferencedBlobChunks: 0, unreferencedChunks: 0, missingChunks: 0 });
+  });
+
+  it('keeps a chunk the replaced file shared with a file that stays (chunks are content-addressed)', async () => {
+    const body = (name: string, factor: number) =>
+      `export function ${name}(values: number[]): number {\n` +
+      Array.from({ length: 14 }, (_, line) => `  const step${line} = values.length * ${factor} + ${line};\n`).join('') +
+      `  return values.reduce((sum, value) => sum + value * step13, 0);\n}\n`;
+    const shared = body('sharedWeightedSum', 3);
+    const { repo, project, run, symbols } = await setup({
+      'src/one.ts': `${shared}\n${body('oneOnly', 5)}`,
+      'src/two.ts': `${shared}\n${body('twoOnly', 7)}`,
+    });
+    await run();
+    const [sharedChunk] = await prisma.$queryRawUnsafe<Array<{ n: bigint }>>(
+      `SELECT count(DISTINCT b.blob) AS n FROM code_blob_chunks b WHERE b.project_id = $1 AND b.symbol = 'sharedWeightedSum'
+         AND b.chunk_id IN (SELECT chunk_id FROM code_blob_chunks WHERE project_id = $1 GROUP BY chunk_id HAVING count(DISTINCT blob) = 2)`,
+      project.id,
+    );
+    expect(Number(sharedChunk.n)).toBe(2); // one chunk, in both files' blobs
+    repo.write('src/one.ts', `${shared}\n${body('oneOnly', 11)}`);
+    repo.commit('one.ts changes beside the shared function');
+    expect(await run()).toMatchObject({ outcome: 'indexed', mode: 'incremental' });
+    expect((await symbols()).filter((entry) => entry.endsWith('#sharedWeightedSum'))).toEqual([
+      'src/one.ts#sharedWeightedSum',
+      'src/two.ts#sharedWeightedSum',
+    ]);
+    expect(await integrity(project.id)).toEqual({ unreferencedBlobChunks: 0, unreferencedChunks: 0, missingChunks: 0 });
+  });
+
+  it("collects a dead run's chunks at the next incremental run, and keeps a replaced file's chunks another path still uses", async () => {
+    const { repo, project, run, manifest, embedder, symbols } = await setup();
+    await run();
+    const moved = (await symbols()).filter((entry) => entry.startsWith('src/connection.ts#'));
+    expect(moved.length).toBeGreaterThan(0);
+    for (let index = 0; index < 12; index += 1)
+      repo.write(`src/doomed_${index}.ts`, `export function doomed${index}(input: number) {\n  return input - ${index};\n}\n`);
+    repo.commit('files a dead run writes');
+    embedder.failAfter = embedder.texts.length + 6;
+    await expect(run({ batchFiles: 3 })).rejects.toThrow('embedding provider went away');
+    embedder.failAfter = null;
+    // The next commit drops those files again, and moves connection.ts to a new path under a copy.
+    for (let index = 0; index < 12; index += 1) repo.remove(`src/doomed_${index}.ts`);
+    repo.write('lib/connection-copy.ts', SAMPLE_FILES['src/connection.ts']);
+    repo.remove('src/connection.ts');
+    repo.commit('dropped again');
+    const result = await run();
+    expect(result).toMatchObject({ outcome: 'indexed', mode: 'incremental' });
+    expect((await manifest()).has('lib/connection-copy.ts')).toBe(true);
+    // The blob at the path that went is a candidate, and the copy still needs every one of its chunks.
+    expect((await symbols()).filter((entry) => entry.startsWith('lib/connection-copy.ts#'))).toEqual(
+      moved.map((entry) => entry.replace('src/connection.ts#', 'lib/connection-copy.ts#')),
+    );
+    expect(await integrity(project.id)).toEqual({ unreferencedBlobChunks: 0, unreferencedChunks: 0, missingChunks: 0 });
   });
 
   it('sizes the files an incremental run reads: a changed file over the limit is skipped, a small one indexed', async () => {
