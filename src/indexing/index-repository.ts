@@ -222,9 +222,13 @@ export async function indexRepository(options: IndexRepositoryOptions): Promise<
     });
     const counts = await activateSnapshot(prisma, { indexId: index.id, projectId, snapshot });
     options.onProgress?.({ ...result.progress, phase: 'done' });
-    // What this run replaced is all an incremental run can have left unreferenced, unless a dead
-    // run's chunks are about too: then, and after a full run, the whole project is looked at.
-    await collectGarbage(prisma, projectId, result.replaced && unfinished.count === 0 ? { only: result.replaced } : {});
+    // What this run replaced is all an incremental run can have left unreferenced when the project
+    // had no garbage before it: its active snapshot covered the project (read before this run's
+    // writes cleared the mark; a run that died before its collection never set it) and no dead
+    // run's chunks are about. Otherwise, and after a full run, the whole project is looked at. So
+    // the covers_project mark the collection sets stays true to its word.
+    const limited = result.replaced !== null && unfinished.count === 0 && active?.coversProject === true;
+    await collectGarbage(prisma, projectId, limited ? { only: result.replaced! } : {});
     await placeVectors(options, null);
     return {
       outcome: 'indexed',

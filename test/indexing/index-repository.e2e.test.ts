@@ -211,6 +211,28 @@ describe('indexRepository (real git, PostgreSQL and pgvector)', () => {
     expect(await integrity(project.id)).toEqual({ unreferencedBlobChunks: 0, unreferencedChunks: 0, missingChunks: 0 });
   });
 
+  it('looks at the whole project after a run whose snapshot never got the covers_project mark (it died before collecting)', async () => {
+    const { repo, project, run } = await setup();
+    await run();
+    // Garbage such a run leaves: a chunk nothing references, and an active snapshot without the mark.
+    await prisma.$executeRawUnsafe(
+      `INSERT INTO code_chunks (project_id, id, embedder_version, dims, embedding, content, search_text)
+       SELECT project_id, 'left-by-a-dead-run', embedder_version, dims, embedding, content, search_text FROM code_chunks
+        WHERE project_id = $1 LIMIT 1`,
+      project.id,
+    );
+    await prisma.$executeRawUnsafe(
+      `UPDATE code_index_snapshots SET covers_project = false
+        WHERE id IN (SELECT active_snapshot_id FROM code_indexes WHERE project_id = $1)`,
+      project.id,
+    );
+    expect(await integrity(project.id)).toMatchObject({ unreferencedChunks: 1 });
+    repo.write('src/new-feature.ts', 'export function applyDiscount(total: number): number {\n  return total * 0.9;\n}\n');
+    repo.commit('a push');
+    expect(await run()).toMatchObject({ outcome: 'indexed', mode: 'incremental' });
+    expect(await integrity(project.id)).toEqual({ unreferencedBlobChunks: 0, unreferencedChunks: 0, missingChunks: 0 });
+  });
+
   it("collects a dead run's chunks at the next incremental run, and keeps a replaced file's chunks another path still uses", async () => {
     const { repo, project, run, manifest, embedder, symbols } = await setup();
     await run();
