@@ -258,7 +258,6 @@ export class ConfigError extends Error {
   }
 }
 
-/** Parses the environment once; blank values count as unset. Throws ConfigError naming each bad variable. */
 /**
  * Chunk threads when INDEX_THREADS is not set. On PostgreSQL two (at most the cores): the database's
  * share of a run is small while small projects stay out of the HNSW graph, so tree-sitter on one
@@ -269,6 +268,7 @@ export function defaultIndexThreads(postgres: boolean): number {
   return postgres ? Math.min(2, availableParallelism()) : 1;
 }
 
+/** Parses the environment once; blank values count as unset. Throws ConfigError naming each bad variable. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const cleaned: Record<string, string> = {};
   for (const key of Object.keys(envSchema.shape)) {

@@ -227,8 +227,8 @@ export async function indexRepository(options: IndexRepositoryOptions): Promise<
     // writes cleared the mark; a run that died before its collection never set it) and no dead
     // run's chunks are about. Otherwise, and after a full run, the whole project is looked at. So
     // the covers_project mark the collection sets stays true to its word.
-    const limited = result.replaced !== null && unfinished.count === 0 && active?.coversProject === true;
-    await collectGarbage(prisma, projectId, limited ? { only: result.replaced! } : {});
+    const only = unfinished.count === 0 && active?.coversProject === true ? (result.replaced ?? undefined) : undefined;
+    await collectGarbage(prisma, projectId, { only });
     await placeVectors(options, null);
     return {
       outcome: 'indexed',
