@@ -243,6 +243,57 @@ describe('chat message rows, on the pool and through Prisma', () => {
     expect(text).toMatch(new RegExp(`rows=${PROMPT_HISTORY_MESSAGES} loops=1\\)\\n\\s+Index Cond`));
   });
 
+  it('reads them on that index on its generic plan too, made while the statistics know no rows', async () => {
+    const talker = (await createUser(database.prisma, { username: 'generic' })).id;
+    const sent: Array<{ text: string; values: unknown[] }> = [];
+    const query = pool.query.bind(pool);
+    const spy = jest.spyOn(pool, 'query').mockImplementation(((config: { text: string; values: unknown[] }) => {
+      sent.push({ text: config.text, values: config.values });
+      return query(config);
+    }) as never);
+    try {
+      await conversationHistory(database.prisma, { userId: talker, threadId: null }, [randomUUID()]);
+    } finally {
+      spy.mockRestore();
+    }
+    // A new table, never analyzed: the generic plan is made on the statement's first calls, while
+    // the conversation is short (how short sways the planner: with the old (user_id, request_id)
+    // index it took that index and a sort when made at 200 rows), then the conversation grows.
+    const client = await pool.connect();
+    // EXECUTE takes its parameters written out: the user's id and the excluded request ids.
+    const parameters = sent[0].values
+      .map((value) => (Array.isArray(value) ? client.escapeLiteral(`{${value.join(',')}}`) : client.escapeLiteral(String(value))))
+      .join(', ');
+    const addTurns = (count: number) =>
+      client.query(
+        `INSERT INTO ai_messages (id, user_id, thread_id, request_id, role, content, created_at)
+         SELECT gen_random_uuid(), $1, NULL, gen_random_uuid(), 'user', 'turn ' || n, now() - n * interval '1 second'
+         FROM generate_series(1, $2::int) AS n`,
+        [talker, count],
+      );
+    const plans: string[] = [];
+    try {
+      await client.query('SET plan_cache_mode = force_generic_plan');
+      for (const rowsWhenPlanned of [0, 50, 200, 1000]) {
+        await client.query('CREATE TEMP TABLE ai_messages (LIKE public.ai_messages INCLUDING ALL)');
+        await addTurns(rowsWhenPlanned);
+        await client.query(`PREPARE generic_history AS ${sent[0].text}`);
+        await client.query(`EXECUTE generic_history(${parameters})`);
+        await addTurns(2000);
+        const plan = await client.query<{ 'QUERY PLAN': string }>(`EXPLAIN (ANALYZE, COSTS OFF) EXECUTE generic_history(${parameters})`);
+        plans.push(plan.rows.map((row) => row['QUERY PLAN']).join('\n'));
+        await client.query('DEALLOCATE generic_history; DROP TABLE pg_temp.ai_messages');
+      }
+    } finally {
+      await client.query('DEALLOCATE ALL; RESET plan_cache_mode; DISCARD TEMP');
+      client.release();
+    }
+    for (const text of plans) {
+      expect(text).toMatch(/Index Scan Backward using ai_messages_user_id_thread_id_created_at_id_idx/);
+      expect(text).not.toMatch(/Sort/);
+    }
+  });
+
   it('prepares each statement once per connection and runs it again by name', async () => {
     let single: pg.Pool | undefined;
     const one = await openTestDatabase(testDatabase, { poolSize: 1, onPool: (made) => (single = made) });
