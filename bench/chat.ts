@@ -4,9 +4,9 @@
  *   node -r @swc-node/register bench/chat.ts [seconds=5] [runs=3]
  *
  * Runs the real service on PostgreSQL and Redis, the API and the workers each in a process of its
- * own (as `npm start -- --role=api` and `npm run start:worker`), with a stub model that streams its
- * answer at once in this process with the clients (a real model is remote: its CPU is not the
- * service's), and measures:
+ * own (as `npm start -- --role=api` and `npm run start:worker`; the worker at WORKER_NICE, 10 unless
+ * set), with a stub model that streams its answer at once in this process with the clients (a real
+ * model is remote: its CPU is not the service's), and measures:
  *  1. aiAction latency (p50/p99) and throughput at 16 concurrent clients (BENCH_CHAT_CLIENTS=<n> for
  *     another number; the table's figure is the one at 16), beside the same figures
  *     for a trivial query (`{ currentUser { id } }`) on the same server, and their ratio;
@@ -14,7 +14,9 @@
  *     ActionCable, one request at a time.
  * Each figure is the median over `runs` runs. Beside the latencies it prints the CPU time per
  * request of the API process and of the worker process (not the bench's clients nor the stub):
- * on a shared machine these vary far less than wall time. BENCH_CPU_PROF=<dir> writes a CPU profile
+ * on a shared machine these vary far less than wall time. The worker, second in line for the cores,
+ * answers part of the aiAction phase's jobs after it: the bench prints how long that backlog took and
+ * the worker's CPU per aiAction over the phase and the backlog together. BENCH_CPU_PROF=<dir> writes a CPU profile
  * of each service process there. Prompts are clear questions; the first-chunk measure
  * skips the gatekeeper (it is the worker pipeline's figure), and a first chunk that arrives before
  * the mutation's answer (the gatekeeper answers in the API) is still matched to its request id.
@@ -219,11 +221,20 @@ async function main(): Promise<void> {
     const trivial: Load[] = [];
     const action: Load[] = [];
     const overhead: number[][] = [];
+    const backlog: Array<{ drainMs: number; workerCpu: number }> = [];
     for (let run = 0; run < RUNS; run += 1) {
       trivial.push(await load(graphql(url, token, '{ currentUser { id } }'), api.pid, worker.pid));
       const windowStart = process.hrtime.bigint();
-      action.push(await load(graphql(url, token, CHAT, { q: QUESTION, c: null }), api.pid, worker.pid));
+      const workerBefore = cpuMs(worker.pid);
+      const measured = await load(graphql(url, token, CHAT, { q: QUESTION, c: null }), api.pid, worker.pid);
+      action.push(measured);
+      // The worker runs at WORKER_NICE: under this load it answers part of the jobs after it.
+      const loadEnded = performance.now();
       await drained();
+      backlog.push({
+        drainMs: performance.now() - loadEnded,
+        workerCpu: (cpuMs(worker.pid) - workerBefore) / (measured.perSecond * SECONDS),
+      });
       // For reading a CPU profile (BENCH_CPU_PROF) over the aiAction phase only: CLOCK_MONOTONIC, µs.
       if (process.env.BENCH_CPU_PROF)
         console.log(`  aiAction window (monotonic µs): ${windowStart / 1000n} ${process.hrtime.bigint() / 1000n}`);
@@ -249,6 +260,10 @@ async function main(): Promise<void> {
       `  ratio aiAction/trivial       p50 ${(median(action.map((l) => l.p50)) / median(trivial.map((l) => l.p50))).toFixed(2)}x   p99 ` +
         `${(median(action.map((l) => l.p99)) / median(trivial.map((l) => l.p99))).toFixed(2)}x   throughput ` +
         `${(median(action.map((l) => l.perSecond)) / median(trivial.map((l) => l.perSecond))).toFixed(2)}x`,
+    );
+    console.log(
+      `  chat queue drained ${median(backlog.map((b) => b.drainMs)).toFixed(0)} ms after the aiAction load; worker CPU per aiAction, ` +
+        `load and backlog: ${median(backlog.map((b) => b.workerCpu)).toFixed(2)} ms (WORKER_NICE ${config.workerNice})`,
     );
     const p50s = overhead.map((samples) => percentile(samples, 50));
     const p99s = overhead.map((samples) => percentile(samples, 99));

@@ -116,6 +116,12 @@ const envSchema = z.object({
   INDEX_THREADS: z.coerce.number({ message: 'must be a number' }).int().min(0).max(16, 'must be at most 16').optional(),
   INDEX_TRANSACTION_CHUNKS: positiveInt.max(10_000, 'must be at most 10000').optional(),
   EVENT_LOOP_WARN_MS: positiveInt.default(200),
+  WORKER_NICE: z.coerce
+    .number({ message: 'must be a number' })
+    .int('must be a whole number')
+    .min(0)
+    .max(19, 'must be at most 19')
+    .default(10),
   AUTH_CACHE_MS: z.coerce.number({ message: 'must be a number' }).int().min(0).max(60_000, 'must be at most 60000').default(3_000),
   GATEKEEPER: booleanString.default(true),
   GATEKEEPER_CLEAR_THRESHOLD: z.coerce.number({ message: 'must be a number' }).min(0).max(1).optional(),
@@ -204,6 +210,8 @@ export type Config = Readonly<{
   duoChatDir: string;
   /** An event-loop delay above this (ms, the worst in each 10 s) is logged as a warning. Default 200. */
   eventLoopWarnMs: number;
+  /** The nice value a worker-only process (`--role=worker`) runs at, so the API beside it is served first; 0 keeps it. Default 10. */
+  workerNice: number;
   /** How long a token's, seat's or membership's look-up is reused (ms); 0 turns the cache off. Default 3,000. */
   authCacheMs: number;
   /** How long a worker holds a job without renewing its lock before another worker takes it over. Default 30 s. */
@@ -341,6 +349,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       transactionChunks: values.INDEX_TRANSACTION_CHUNKS ?? (values.DATABASE_URL ? 256 : 8),
     }),
     eventLoopWarnMs: values.EVENT_LOOP_WARN_MS,
+    workerNice: values.WORKER_NICE,
     authCacheMs: values.AUTH_CACHE_MS,
     llm: Object.freeze({
       provider: values.LLM_PROVIDER,

@@ -4,6 +4,7 @@ import { ConfigError, loadConfig } from './config';
 import { isAppError } from './errors';
 import { DUO_CHAT_PATH } from './http/duo-chat-page';
 import { createLogger } from './logger';
+import { lowerCpuPriority } from './process-priority';
 import { startService, type Role } from './start-service';
 
 function parseRole(argv: string[]): Role {
@@ -43,6 +44,8 @@ async function main(): Promise<void> {
     throw error;
   }
   const logger = createLogger(config.logLevel, { bindings: { role } });
+  // Before any thread of the service's own starts, so each inherits it.
+  if (role === 'worker') lowerCpuPriority({ nice: config.workerNice, logger });
   // Signals are taken from the start: one that arrives while the service is still starting (HTTP
   // may already answer) stops it as soon as it has started, in order, instead of killing it.
   let requested: string | null = null;

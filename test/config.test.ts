@@ -24,6 +24,12 @@ describe('configuration', () => {
     expect(loadConfig({ INDEX_THREADS: '3' }).indexing.threads).toBe(3);
   });
 
+  it('runs a worker-only process at nice 10 unless WORKER_NICE says otherwise', () => {
+    expect(loadConfig({}).workerNice).toBe(10);
+    expect(loadConfig({ WORKER_NICE: '0' }).workerNice).toBe(0);
+    expect(loadConfig({ WORKER_NICE: '19' }).workerNice).toBe(19);
+  });
+
   it.each([
     [{ PORT: 'abc' }, 'PORT'],
     [{ PORT: '70000' }, 'PORT'],
@@ -35,6 +41,9 @@ describe('configuration', () => {
     [{ RATE_LIMIT_PER_MINUTE: '0' }, 'RATE_LIMIT_PER_MINUTE'],
     [{ EXTERNAL_URL: 'duo.example.com' }, 'EXTERNAL_URL'],
     [{ FEATURE_FLAGS: 'good_flag,Bad Flag' }, 'FEATURE_FLAGS'],
+    [{ WORKER_NICE: '20' }, 'WORKER_NICE'],
+    [{ WORKER_NICE: '-1' }, 'WORKER_NICE'],
+    [{ WORKER_NICE: 'low' }, 'WORKER_NICE'],
   ])('refuses %j naming the variable', (env, name) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(new RegExp(`${name}:`));

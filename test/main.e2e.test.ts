@@ -1,5 +1,5 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -11,8 +11,11 @@ import { waitUntil } from './helpers/wait';
 
 type Started = { child: ChildProcessWithoutNullStreams; output: () => string; exited: Promise<number | null> };
 
-function startMain(env: Record<string, string>): Started {
-  const child = spawn(process.execPath, ['-r', '@swc-node/register', path.join('src', 'main.ts')], {
+/** `src/main.ts` with `args` (a role), optionally under `nice -n <startNice>` as an operator may start it. */
+function startMain(env: Record<string, string>, args: string[] = [], startNice?: number): Started {
+  const command = [process.execPath, '-r', '@swc-node/register', path.join('src', 'main.ts'), ...args];
+  const [file, ...rest] = startNice === undefined ? command : ['nice', '-n', String(startNice), ...command];
+  const child = spawn(file, rest, {
     cwd: PROJECT_ROOT,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', LOG_LEVEL: 'info', ...env },
   });
@@ -21,6 +24,18 @@ function startMain(env: Record<string, string>): Started {
   child.stderr.on('data', (chunk) => (output += chunk));
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   return { child, output: () => output, exited };
+}
+
+/** The nice value of each thread of a process (Linux: /proc/<pid>/task/<tid>/stat, field 19). */
+function threadNiceValues(pid: number): number[] {
+  return readdirSync(`/proc/${pid}/task`).flatMap((thread) => {
+    try {
+      const stat = readFileSync(`/proc/${pid}/task/${thread}/stat`, 'utf8');
+      return [Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16])];
+    } catch {
+      return []; // the thread ended meanwhile
+    }
+  });
 }
 
 // Generous: under a full parallel test run, compiling the service on the fly takes a while.
@@ -132,4 +147,44 @@ describe('src/main.ts', () => {
       /Nothing answers at REDIS_URL \(127\.0\.0\.1:\d+\)\. Install Redis \(Debian\/Ubuntu: apt-get install redis-server/,
     );
   }, 20_000);
+
+  describe('CPU priority of a worker-only process (WORKER_NICE)', () => {
+    const ownNice = os.getPriority();
+    const started: Started[] = [];
+    const prefix = `duotest:nice${process.pid}`;
+    const start = (role: string, startNice?: number) => {
+      const process = startMain(
+        { DATA_DIR: dataDir, DATABASE_URL: database.url, REDIS_URL: TEST_REDIS_URL, REDIS_PREFIX: prefix, PORT: '0', WORKER_NICE: '7' },
+        [`--role=${role}`],
+        startNice,
+      );
+      started.push(process);
+      return process;
+    };
+    const ready = (service: Started, event: string) => waitFor(() => service.output().includes(`"event":"${event}"`), event);
+    afterEach(async () => {
+      for (const service of started.splice(0)) {
+        service.child.kill('SIGKILL');
+        await service.exited;
+      }
+      await deleteRedisKeys(prefix);
+    });
+
+    it('runs every thread of a worker at WORKER_NICE, so the API beside it is served first; the API keeps its priority', async () => {
+      const [api, worker] = [start('api'), start('worker')];
+      await Promise.all([ready(api, 'http_listening'), ready(worker, 'workers_started')]);
+      expect(worker.output()).toContain('"event":"cpu_priority_lowered"');
+      const workerThreads = threadNiceValues(worker.child.pid!);
+      expect(workerThreads.length).toBeGreaterThan(3); // the main thread, libuv's and V8's
+      expect(new Set(workerThreads)).toEqual(new Set([Math.max(7, ownNice)]));
+      expect(new Set(threadNiceValues(api.child.pid!))).toEqual(new Set([ownNice]));
+      expect(api.output()).not.toContain('cpu_priority_lowered');
+    }, 70_000);
+
+    it('leaves a worker started nicer than WORKER_NICE as it was', async () => {
+      const worker = start('worker', 12);
+      await ready(worker, 'workers_started');
+      expect(new Set(threadNiceValues(worker.child.pid!))).toEqual(new Set([Math.max(12, ownNice)]));
+    }, 70_000);
+  });
 });
