@@ -263,7 +263,7 @@ async function main(): Promise<void> {
     );
     console.log(
       `  chat queue drained ${median(backlog.map((b) => b.drainMs)).toFixed(0)} ms after the aiAction load; worker CPU per aiAction, ` +
-        `load and backlog: ${median(backlog.map((b) => b.workerCpu)).toFixed(2)} ms (WORKER_NICE ${config.workerNice})`,
+        `load and backlog: ${median(backlog.map((b) => b.workerCpu)).toFixed(2)} ms (WORKER_NICE ${loadConfig({ ...process.env, ...env }).workerNice})`,
     );
     const p50s = overhead.map((samples) => percentile(samples, 50));
     const p99s = overhead.map((samples) => percentile(samples, 99));
