@@ -342,7 +342,10 @@ export async function listMessages(prisma: PrismaClient, filter: MessageFilter):
       ...(filter.requestIds ? { requestId: { in: filter.requestIds.filter((id) => isUuid(id)) } } : {}),
       ...(filter.roles ? { role: { in: filter.roles } } : {}),
     },
-    orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
+    // thread_id first, as in conversationHistory: one value among these rows, so the order is the
+    // same, and it is the index's order even for a legacy conversation (thread_id IS NULL), which
+    // PostgreSQL otherwise read whole and sorted (5.5 against 0.06 ms at 20,000 messages).
+    orderBy: [{ threadId: 'asc' }, { createdAt: 'asc' }, { id: 'asc' }],
     take: filter.limit,
     include: WITH_ITEMS,
   });
@@ -419,7 +422,8 @@ export async function takePendingConfirmation(
 ): Promise<{ requestId: string; intent: string | null } | null> {
   const latest = await prisma.aiMessage.findFirst({
     where: { userId: conversation.userId, threadId: conversation.threadId, role: 'assistant', requestId: { not: beforeRequestId } },
-    orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+    // thread_id first: the index's order, read backwards, for a legacy conversation too (listMessages).
+    orderBy: [{ threadId: 'desc' }, { createdAt: 'desc' }, { id: 'desc' }],
   });
   const gate = (latest?.extras as GateExtras | undefined)?.gatekeeper;
   if (!latest || gate?.status !== 'NEEDS_CONFIRMATION' || gate.confirmed) return null;

@@ -8,7 +8,9 @@ import {
   PROMPT_HISTORY_MESSAGES,
   createUserMessage,
   findRequest,
+  listMessages,
   saveAssistantMessage,
+  takePendingConfirmation,
   type NewAssistantMessage,
 } from '../../src/chat/messages.service';
 import { openDatabase, type Database } from '../../src/db/database';
@@ -290,6 +292,40 @@ describe('chat message rows, on the pool and through Prisma', () => {
     }
     for (const text of plans) {
       expect(text).toMatch(/Index Scan Backward using ai_messages_user_id_thread_id_created_at_id_idx/);
+      expect(text).not.toMatch(/Sort/);
+    }
+  });
+
+  it("lists a legacy conversation and finds its latest answer on the index's order, without sorting it all", async () => {
+    const reader = (await createUser(database.prisma, { username: 'lister' })).id;
+    await database.prisma.$executeRaw`
+      INSERT INTO ai_messages (id, user_id, thread_id, request_id, role, content, created_at)
+      SELECT gen_random_uuid(), ${reader}, NULL, gen_random_uuid(), CASE WHEN n % 2 = 0 THEN 'assistant' ELSE 'user' END::ai_message_role,
+        'turn ' || n, now() - n * interval '1 second'
+      FROM generate_series(1, 2000) AS n`;
+    await database.prisma.$executeRaw`ANALYZE ai_messages`;
+    // Prisma's statements as they reach the pool, explained with their parameters.
+    const sent: Array<{ text: string; values: unknown[] }> = [];
+    const query = pool.query.bind(pool);
+    const spy = jest.spyOn(pool, 'query').mockImplementation(((config: { text: string; values: unknown[] }, ...rest: unknown[]) => {
+      if (typeof config === 'object' && /FROM "public"\."ai_messages"/.test(config.text))
+        sent.push({ text: config.text, values: config.values });
+      return (query as (...args: unknown[]) => unknown)(config, ...rest);
+    }) as never);
+    try {
+      const listed = await listMessages(database.prisma, { userId: reader, threadId: null, limit: 100 });
+      expect(listed).toHaveLength(100);
+      expect(listed[0].content).toBe('turn 2000');
+      expect(await takePendingConfirmation(database.prisma, { userId: reader, threadId: null }, randomUUID())).toBeNull();
+    } finally {
+      spy.mockRestore();
+    }
+    const messageReads = sent.filter((statement) => /ORDER BY/.test(statement.text));
+    expect(messageReads).toHaveLength(2);
+    for (const statement of messageReads) {
+      const plan = await pool.query<{ 'QUERY PLAN': string }>(`EXPLAIN (ANALYZE, COSTS OFF) ${statement.text}`, statement.values);
+      const text = plan.rows.map((row) => row['QUERY PLAN']).join('\n');
+      expect(text).toMatch(/Index Scan (Backward )?using ai_messages_user_id_thread_id_created_at_id_idx/);
       expect(text).not.toMatch(/Sort/);
     }
   });
