@@ -261,9 +261,10 @@ async function main(): Promise<void> {
         `${(median(action.map((l) => l.p99)) / median(trivial.map((l) => l.p99))).toFixed(2)}x   throughput ` +
         `${(median(action.map((l) => l.perSecond)) / median(trivial.map((l) => l.perSecond))).toFixed(2)}x`,
     );
+    const workerNice = loadConfig({ ...process.env, ...env }).workerNice;
     console.log(
       `  chat queue drained ${median(backlog.map((b) => b.drainMs)).toFixed(0)} ms after the aiAction load; worker CPU per aiAction, ` +
-        `load and backlog: ${median(backlog.map((b) => b.workerCpu)).toFixed(2)} ms (WORKER_NICE ${loadConfig({ ...process.env, ...env }).workerNice})`,
+        `load and backlog: ${median(backlog.map((b) => b.workerCpu)).toFixed(2)} ms (WORKER_NICE ${workerNice})`,
     );
     const p50s = overhead.map((samples) => percentile(samples, 50));
     const p99s = overhead.map((samples) => percentile(samples, 99));
