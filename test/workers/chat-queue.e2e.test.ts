@@ -3,20 +3,23 @@ import { Redis } from 'ioredis';
 import { createLogger } from '../../src/logger';
 import { createQueues, type ChatJob, type Queues } from '../../src/queues';
 import { TEST_REDIS_URL } from '../helpers/test-env';
+import { deleteRedisKeys } from '../helpers/test-service';
 
 // aiAction's enqueue: the chat jobs asked for in one turn of the event loop go to Redis together.
 describe('the chat queue: jobs enqueued together', () => {
   let redis: Redis;
   let queues: Queues;
+  const prefix = `duotest-chat-queue-${process.pid}`;
 
   beforeAll(() => {
     redis = new Redis(TEST_REDIS_URL, { maxRetriesPerRequest: null });
-    queues = createQueues({ connection: redis, prefix: `duotest-chat-queue-${process.pid}`, logger: createLogger('silent') });
+    queues = createQueues({ connection: redis, prefix, logger: createLogger('silent') });
   });
   afterAll(async () => {
-    await queues.chat.obliterate({ force: true });
     await queues.close();
     redis.disconnect();
+    // Every queue's keys, not the chat queue's alone: the others leave their meta keys behind.
+    await deleteRedisKeys(prefix);
   });
 
   const job = (overrides: Partial<ChatJob> = {}): ChatJob => ({
