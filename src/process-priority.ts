@@ -33,7 +33,7 @@ export function lowerCpuPriority(options: LowerCpuPriorityOptions): number {
       if ((error as { info?: { code?: string } }).info?.code !== 'ESRCH') throw error;
     }
   }
-  logger.info({ event: 'cpu_priority_lowered', nice, threads: set }, `running at nice ${nice}`);
+  logger.info({ event: 'cpu_priority_lowered', nice, threads: set }, `running at nice ${nice} (or nicer, as started)`);
   return set;
 }
 
