@@ -53,7 +53,8 @@ describe('npm run admin', () => {
       }
       expect(status).toBe(401);
     } finally {
-      await service.running.close();
+      // The whole close: also the service's Redis keys (its queues' meta keys were left behind).
+      await service.close();
     }
   }, 60_000);
 
