@@ -38,7 +38,8 @@ export type TestServiceOptions = {
 
 /** Starts the real service (composition root, HTTP on a free port) on a database and Redis prefix of its own. */
 export async function startTestService(options: TestServiceOptions = {}): Promise<TestService> {
-  const database: TestDatabase | null = options.embedded ? null : await createTestDatabase();
+  // A database of its own unless the test names one (a second process's role on the first one's database).
+  const database: TestDatabase | null = options.embedded || options.env?.DATABASE_URL ? null : await createTestDatabase();
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'duo-test-'));
   const redisPrefix = `duotest:${randomBytes(5).toString('hex')}`;
   const config = loadConfig({
