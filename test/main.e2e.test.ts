@@ -153,13 +153,13 @@ describe('src/main.ts', () => {
     const started: Started[] = [];
     const prefix = `duotest:nice${process.pid}`;
     const start = (role: string, startNice?: number) => {
-      const process = startMain(
+      const service = startMain(
         { DATA_DIR: dataDir, DATABASE_URL: database.url, REDIS_URL: TEST_REDIS_URL, REDIS_PREFIX: prefix, PORT: '0', WORKER_NICE: '7' },
         [`--role=${role}`],
         startNice,
       );
-      started.push(process);
-      return process;
+      started.push(service);
+      return service;
     };
     const ready = (service: Started, event: string) => waitFor(() => service.output().includes(`"event":"${event}"`), event);
     afterEach(async () => {

@@ -100,16 +100,22 @@ describe('chat message rows, on the pool and through Prisma', () => {
     expect(second).toEqual({ event: first.event, created: false });
   });
 
-  /** The statements sent to the pool while `work` runs. */
-  async function statementsOf<T>(work: () => Promise<T>): Promise<{ result: T; texts: string[] }> {
-    const texts: string[] = [];
-    const query = pool.query.bind(pool);
-    const spy = jest.spyOn(pool, 'query').mockImplementation(((config: { text: string }) => {
-      texts.push(config.text);
-      return query(config);
-    }) as never);
+  type Sent = { text: string; values: unknown[] };
+
+  /** The statements sent to the pool while `work` runs, with their parameters. */
+  async function statementsOf<T>(work: () => Promise<T>): Promise<{ result: T; texts: string[]; sent: Sent[] }> {
+    const sent: Sent[] = [];
+    const query = pool.query.bind(pool) as (...args: unknown[]) => unknown;
+    const spy = jest.spyOn(pool, 'query').mockImplementation(((config: unknown, ...rest: unknown[]) => {
+      if (typeof config === 'object' && config !== null) {
+        const { text, values } = config as Sent;
+        sent.push({ text, values });
+      }
+      return query(config, ...rest);
+    }));
     try {
-      return { result: await work(), texts };
+      const result = await work();
+      return { result, texts: sent.map((statement) => statement.text), sent };
     } finally {
       spy.mockRestore();
     }
@@ -223,18 +229,7 @@ describe('chat message rows, on the pool and through Prisma', () => {
       SELECT gen_random_uuid(), ${other}, NULL, gen_random_uuid(), 'user', 'turn ' || n, now() - n * interval '1 second'
       FROM generate_series(1, 1000) AS n`;
     // The statement as it is sent, explained with the same parameters (the table's statistics are stale, as in a busy conversation).
-    const sent: Array<{ text: string; values: unknown[] }> = [];
-    const query = pool.query.bind(pool);
-    const spy = jest.spyOn(pool, 'query').mockImplementation(((config: { text: string; values: unknown[] }) => {
-      sent.push({ text: config.text, values: config.values });
-      return query(config);
-    }) as never);
-    let history: Awaited<ReturnType<typeof conversationHistory>>;
-    try {
-      history = await conversationHistory(database.prisma, { userId: other, threadId: null }, []);
-    } finally {
-      spy.mockRestore();
-    }
+    const { result: history, sent } = await statementsOf(() => conversationHistory(database.prisma, { userId: other, threadId: null }, []));
     expect(history).toHaveLength(PROMPT_HISTORY_MESSAGES);
     expect(history.at(-1)).toEqual({ role: 'user', content: 'turn 1' });
     expect(sent).toHaveLength(1);
@@ -247,17 +242,7 @@ describe('chat message rows, on the pool and through Prisma', () => {
 
   it('reads them on that index on its generic plan too, made while the statistics know no rows', async () => {
     const talker = (await createUser(database.prisma, { username: 'generic' })).id;
-    const sent: Array<{ text: string; values: unknown[] }> = [];
-    const query = pool.query.bind(pool);
-    const spy = jest.spyOn(pool, 'query').mockImplementation(((config: { text: string; values: unknown[] }) => {
-      sent.push({ text: config.text, values: config.values });
-      return query(config);
-    }) as never);
-    try {
-      await conversationHistory(database.prisma, { userId: talker, threadId: null }, [randomUUID()]);
-    } finally {
-      spy.mockRestore();
-    }
+    const { sent } = await statementsOf(() => conversationHistory(database.prisma, { userId: talker, threadId: null }, [randomUUID()]));
     // A new table, never analyzed: the generic plan is made on the statement's first calls, while
     // the conversation is short (how short sways the planner: with the old (user_id, request_id)
     // index it took that index and a sort when made at 200 rows), then the conversation grows.
@@ -305,22 +290,13 @@ describe('chat message rows, on the pool and through Prisma', () => {
       FROM generate_series(1, 2000) AS n`;
     await database.prisma.$executeRaw`ANALYZE ai_messages`;
     // Prisma's statements as they reach the pool, explained with their parameters.
-    const sent: Array<{ text: string; values: unknown[] }> = [];
-    const query = pool.query.bind(pool);
-    const spy = jest.spyOn(pool, 'query').mockImplementation(((config: { text: string; values: unknown[] }, ...rest: unknown[]) => {
-      if (typeof config === 'object' && /FROM "public"\."ai_messages"/.test(config.text))
-        sent.push({ text: config.text, values: config.values });
-      return (query as (...args: unknown[]) => unknown)(config, ...rest);
-    }) as never);
-    try {
+    const { sent } = await statementsOf(async () => {
       const listed = await listMessages(database.prisma, { userId: reader, threadId: null, limit: 100 });
       expect(listed).toHaveLength(100);
       expect(listed[0].content).toBe('turn 2000');
       expect(await takePendingConfirmation(database.prisma, { userId: reader, threadId: null }, randomUUID())).toBeNull();
-    } finally {
-      spy.mockRestore();
-    }
-    const messageReads = sent.filter((statement) => /ORDER BY/.test(statement.text));
+    });
+    const messageReads = sent.filter((statement) => /FROM "public"\."ai_messages"/.test(statement.text) && /ORDER BY/.test(statement.text));
     expect(messageReads).toHaveLength(2);
     for (const statement of messageReads) {
       const plan = await pool.query<{ 'QUERY PLAN': string }>(`EXPLAIN (ANALYZE, COSTS OFF) ${statement.text}`, statement.values);
