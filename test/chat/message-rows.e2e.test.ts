@@ -106,13 +106,13 @@ describe('chat message rows, on the pool and through Prisma', () => {
   async function statementsOf<T>(work: () => Promise<T>): Promise<{ result: T; texts: string[]; sent: Sent[] }> {
     const sent: Sent[] = [];
     const query = pool.query.bind(pool) as (...args: unknown[]) => unknown;
-    const spy = jest.spyOn(pool, 'query').mockImplementation(((config: unknown, ...rest: unknown[]) => {
+    const spy = jest.spyOn(pool, 'query').mockImplementation((config: unknown, ...rest: unknown[]) => {
       if (typeof config === 'object' && config !== null) {
         const { text, values } = config as Sent;
         sent.push({ text, values });
       }
       return query(config, ...rest);
-    }));
+    });
     try {
       const result = await work();
       return { result, texts: sent.map((statement) => statement.text), sent };
