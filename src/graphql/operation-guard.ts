@@ -9,9 +9,9 @@ import {
   type SelectionSetNode,
   type ValueNode,
 } from 'graphql';
-import { fieldExtensionsEstimator, getComplexity, simpleEstimator } from 'graphql-query-complexity';
 import { hasScope, type Viewer } from '../auth/viewer';
 import { findUnsafeJson, describeUnsafeJson } from '../validation';
+import { operationCost } from './operation-cost';
 
 /** Mutations an `ai_features` token may run (GitLab allows that scope on the AI endpoints only). */
 export const AI_MUTATIONS: ReadonlySet<string> = new Set([
@@ -66,13 +66,7 @@ export function guardOperation(options: GuardOperationOptions): void {
   }
   checkInlineArguments(operation.selectionSet, fragments, limits.maxJsonDepth);
 
-  const complexity = getComplexity({
-    schema,
-    query: document,
-    operationName: operation.name?.value,
-    variables,
-    estimators: [fieldExtensionsEstimator(), simpleEstimator({ defaultComplexity: 1 })],
-  });
+  const complexity = operationCost({ schema, document, operationName: operation.name?.value, variables });
   if (complexity > limits.maxComplexity) {
     throw new GraphQLError(`Query has complexity of ${complexity}, which exceeds max complexity of ${limits.maxComplexity}`, {
       extensions: { code: 'BAD_USER_INPUT', http: { status: 200 } },

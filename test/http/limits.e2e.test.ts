@@ -65,6 +65,26 @@ describe('guard rails', () => {
     });
   });
 
+  it('counts the cost of a query sent again, and of one whose @include takes a variable, on every request', async () => {
+    const user = await userWithToken(service.prisma);
+    // A query's cost is kept with its parsed document: the second request is refused as the first was.
+    const query = `{ a: currentUser { id username name } b: currentUser { id username name } }`;
+    for (let attempt = 0; attempt < 2; attempt += 1) {
+      const { body } = await service.graphql(query, { token: user.token });
+      expect(body.errors?.[0]?.message).toMatch(/complexity of 8, which exceeds max complexity of 6/);
+    }
+    // With a variable in @include the cost changes with the request: never taken from an earlier one.
+    const other = await userWithToken(service.prisma);
+    const optional =
+      'query($all: Boolean!) { a: currentUser { id username name } ' + 'b: currentUser @include(if: $all) { id username name } }';
+    const answers = [];
+    for (const all of [false, true, false])
+      answers.push((await service.graphql(optional, { token: other.token, variables: { all } })).body);
+    expect(answers[0]).toEqual({ data: { a: expect.objectContaining({ username: expect.any(String) }) } });
+    expect(answers[1].errors?.[0]?.message).toMatch(/complexity of 8, which exceeds max complexity of 6/);
+    expect(answers[2].errors).toBeUndefined();
+  });
+
   it('answers malformed JSON with 400, and unknown API paths with 404', async () => {
     const bad = await fetch(`${service.url}/api/graphql`, {
       method: 'POST',
