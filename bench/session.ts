@@ -37,7 +37,7 @@ const SESSIONS = 50;
 const FILE = 'import os\nimport sys\nimport json\nimport time\n\ndef total(items):\n    result = 0\n    ';
 
 async function main() {
-  const stub = await startStubLlmServer({ defaultBehaviour: { kind: 'stream', pieces: ['return ', 'result'] } });
+  const stub = await startStubLlmServer({ defaultBehaviour: { kind: 'stream', pieces: ['return ', 'result'] }, record: false });
   const database = await createTestDatabase();
   const redisPrefix = `duobench:${randomBytes(5).toString('hex')}`;
   const dataDir = `/tmp/duo-bench-session-${process.pid}`;

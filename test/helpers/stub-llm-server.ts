@@ -82,7 +82,7 @@ export type RecordedRequest = {
 export type StubLlmServer = {
   /** e.g. http://127.0.0.1:43567, no trailing slash: the base URL for either provider. */
   url: string;
-  /** Every routed request, in arrival order. */
+  /** Every routed request, in arrival order (none when started with `record: false`). */
   requests: RecordedRequest[];
   /** Queues behaviours for the next requests, one each, after those already queued. */
   script(...behaviours: StubBehaviour[]): void;
@@ -95,6 +95,12 @@ export type StubLlmServer = {
 export type StubLlmServerOptions = {
   /** What requests get once the script is used up. Default: stream "Hello from the stub." in 3 pieces. */
   defaultBehaviour?: StubBehaviour;
+  /**
+   * Keep every request in `requests` (default true). A bench turns it off: tens of thousands of kept
+   * bodies and responses grow the heap of the bench's process, whose garbage collection then takes
+   * the cores the service is measured on.
+   */
+  record?: boolean;
 };
 
 const DEFAULT_BEHAVIOUR: StubBehaviour = { kind: 'stream', pieces: ['Hello', ' from the', ' stub.'] };
@@ -130,16 +136,17 @@ export async function startStubLlmServer(options: StubLlmServerOptions = {}): Pr
         }
         const behaviour = queue.shift() ?? options.defaultBehaviour ?? DEFAULT_BEHAVIOUR;
         const exchange = { format, body, response, wait, cut: false };
-        requests.push({
-          format,
-          path: request.url ?? '',
-          headers: request.headers,
-          body,
-          receivedAt: Date.now(),
-          ended: new Promise((resolve) => {
-            response.on('close', () => resolve(exchange.cut ? 'cut' : response.writableFinished ? 'completed' : 'client-closed'));
-          }),
-        });
+        if (options.record !== false)
+          requests.push({
+            format,
+            path: request.url ?? '',
+            headers: request.headers,
+            body,
+            receivedAt: Date.now(),
+            ended: new Promise((resolve) => {
+              response.on('close', () => resolve(exchange.cut ? 'cut' : response.writableFinished ? 'completed' : 'client-closed'));
+            }),
+          });
         if (body.stream !== true) return sendJson(response, 400, errorBody(format, 'invalid_request_error', 'the stub only streams'));
         await behave(exchange, behaviour);
       })
