@@ -5,7 +5,7 @@ export type OperationCostInput = {
   schema: GraphQLSchema;
   document: DocumentNode;
   operationName: string | undefined;
-  /** The request's variables, already coerced and checked (the cost analysis coerces them again). */
+  /** The request's variables as sent, already checked to coerce without errors (the cost analysis coerces them again). */
   variables: Record<string, unknown>;
 };
 
@@ -18,8 +18,9 @@ const variableDirectives = new WeakMap<DocumentNode, boolean>();
  * The estimated cost of an operation: each field 1 unless its `complexity` extension says otherwise.
  * Walking the document with the schema is most of a small request's GraphQL work, so the cost is kept
  * per parsed document (Apollo hands every request of one query the same parsed document) whenever
- * the variables cannot change it: no `@include`/`@skip` (or any directive) takes a variable, or the
- * schema has no field whose cost is a function of its arguments. Otherwise it is computed each time.
+ * the variables cannot change it: no directive in the document (`@include`, `@skip`) takes a variable,
+ * and the schema has no field whose cost is a function of its arguments. Otherwise it is computed on
+ * every request.
  */
 export function operationCost(input: OperationCostInput): number {
   const compute = () =>
