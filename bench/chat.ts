@@ -225,10 +225,12 @@ async function main(): Promise<void> {
      * machines of their own), then resumed and drained. The API does the same work as in the all-in-one
      * figure; only the answers, and what they cost PostgreSQL, Redis and the stub model, leave the cores.
      */
-    const withAnswersElsewhere = async (measure: () => Promise<Load>): Promise<Load> => {
+    const loadTrivial = () => load(graphql(url, token, '{ currentUser { id } }'), api.pid, worker.pid);
+    const loadChat = () => load(graphql(url, token, CHAT, { q: QUESTION, c: null }), api.pid, worker.pid);
+    const chatWithAnswersElsewhere = async (): Promise<Load> => {
       await chatQueue.pause();
       try {
-        return await measure();
+        return await loadChat();
       } finally {
         await chatQueue.resume();
         await drained();
@@ -237,10 +239,10 @@ async function main(): Promise<void> {
     /** One trivial-query load, one aiAction load, and the wait for the backlog the worker left. */
     const round = async (): Promise<Round> => {
       const trivialStart = process.hrtime.bigint();
-      const trivialLoad = await load(graphql(url, token, '{ currentUser { id } }'), api.pid, worker.pid);
+      const trivialLoad = await loadTrivial();
       const actionStart = process.hrtime.bigint();
       const workerBefore = cpuMs(worker.pid);
-      const actionLoad = await load(graphql(url, token, CHAT, { q: QUESTION, c: null }), api.pid, worker.pid);
+      const actionLoad = await loadChat();
       const actionEnd = process.hrtime.bigint();
       // The worker runs at WORKER_NICE: under this load it answers part of the jobs after it.
       const loadEnded = performance.now();
@@ -283,7 +285,7 @@ async function main(): Promise<void> {
       trivial.push(measured.trivial);
       action.push(measured.action);
       backlog.push(measured.backlog);
-      isolated.push(await withAnswersElsewhere(() => load(graphql(url, token, CHAT, { q: QUESTION, c: null }), api.pid, worker.pid)));
+      isolated.push(await chatWithAnswersElsewhere());
       overhead.push(await firstChunkOverhead(url, token, user.id, SAMPLES));
     }
     const row = (label: string, loads: Load[]) =>
