@@ -66,14 +66,15 @@ const VECTOR_HEADER_BYTES = 4;
 /**
  * A vector in vector_recv's form: dimensions (int16), a zero int16, then each element as a
  * big-endian float4, rounded as pgvector's text input rounds the number JavaScript prints for it
- * (float32Of), so the stored vector is the one `[0.1,-0.2,...]` gave.
+ * (float32Of), so the stored vector is the one `[0.1,-0.2,...]` gave. With `scale`, the elements
+ * are `values[i] * scale` (the lexical embedder hands its vector unnormalised, with the factor).
  */
-export function vectorBinary(values: readonly number[]): Uint8Array {
+export function vectorBinary(values: ArrayLike<number>, scale = 1): Uint8Array {
   const bytes = new Uint8Array(VECTOR_HEADER_BYTES + 4 * values.length);
   const view = new DataView(bytes.buffer);
   view.setInt16(0, values.length);
   view.setInt16(2, 0);
-  for (let index = 0; index < values.length; index += 1) view.setFloat32(VECTOR_HEADER_BYTES + 4 * index, float32Of(values[index]));
+  for (let index = 0; index < values.length; index += 1) view.setFloat32(VECTOR_HEADER_BYTES + 4 * index, float32Of(values[index] * scale));
   return bytes;
 }
 

@@ -58,11 +58,12 @@ export async function chunkAndEmbed(files: readonly FileToChunk[], spec: ChunkEm
       chunks.map((chunk) => {
         // One split into terms serves both the full-text document and the lexical vector (search-text.ts).
         const terms = identifierTerms(chunkEmbeddingText(chunk), words);
+        const vector = embedder?.termVector(terms, stems);
         return {
           ...chunk,
           id: chunkId(chunk, { embedderVersion: spec.embedderVersion }),
           searchDocument: tsvectorBinary(searchDocumentOfTerms(terms)),
-          vector: embedder ? vectorBinary(embedder.embedTerms(terms, stems)) : null,
+          vector: vector ? vectorBinary(vector.values, vector.scale) : null,
         };
       }),
     );

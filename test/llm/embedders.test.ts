@@ -6,6 +6,7 @@ import { embedderForVersion } from '../../src/llm/embedders/create-embedder';
 import { identifierTerms, LexicalEmbedder } from '../../src/llm/embedders/lexical.embedder';
 import { stemWord, STOP_WORDS } from '../../src/llm/embedders/terms';
 import { OpenAiCompatibleEmbedder } from '../../src/llm/embedders/openai-compatible.embedder';
+import { vectorBinary } from '../../src/db/pg-binary';
 
 const cosine = (a: number[], b: number[]) => a.reduce((sum, value, index) => sum + value * b[index], 0);
 
@@ -74,6 +75,17 @@ describe('lexical embedder (the default, no model)', () => {
       const sized = new LexicalEmbedder({ dimensions });
       const vectors = await sized.embed(texts);
       vectors.forEach((vector, index) => expect(vector).toEqual(referenceVector(texts[index], dimensions)));
+    }
+  });
+
+  it("gives the indexer the same numbers unnormalised with their factor (termVector), in the database's binary form", async () => {
+    const directory = path.join(__dirname, '..', 'indexing', 'fixtures');
+    const texts = [...readdirSync(directory).map((name) => readFileSync(path.join(directory, name), 'utf8')), 'the of', ''];
+    const stems = new Map<string, string>();
+    for (const text of texts) {
+      const terms = identifierTerms(text);
+      const { values, scale } = embedder.termVector(terms, stems);
+      expect(Buffer.from(vectorBinary(values, scale))).toEqual(Buffer.from(vectorBinary(referenceVector(text, 512))));
     }
   });
 

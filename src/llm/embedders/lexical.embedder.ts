@@ -1,4 +1,4 @@
-import { normalize, type Embedder } from './embedder';
+import type { Embedder } from './embedder';
 import { identifierTerms, stemWord, STOP_WORDS } from './terms';
 
 export { identifierTerms } from './terms';
@@ -69,6 +69,7 @@ export class LexicalEmbedder implements Embedder {
     this.dimensions = options.dimensions ?? 512;
     this.algorithm = options.algorithm ?? 2;
     this.version = `lexical-v${this.algorithm}-${this.dimensions}`;
+    this.scratch = new Float64Array(this.dimensions);
   }
 
   async embed(texts: readonly string[]): Promise<number[][]> {
@@ -83,7 +84,20 @@ export class LexicalEmbedder implements Embedder {
    * `stems` keeps each term's stem for the next chunks of the same job.
    */
   embedTerms(allTerms: readonly string[], stems?: Map<string, string>): number[] {
+    const { values, scale } = this.termVector(allTerms, stems);
+    return Array.from(values, (value) => value * scale);
+  }
+
+  /**
+   * embedTerms before its last step: the unnormalised vector and the factor that normalises it, so
+   * that `values[i] * scale` is embedTerms' i-th number exactly. `values` is this embedder's own
+   * buffer, overwritten by its next call: read it before calling again (the indexer writes it
+   * straight into the binary form the database reads, src/indexing/chunk-embed.ts).
+   */
+  termVector(allTerms: readonly string[], stems?: Map<string, string>): { values: Float64Array; scale: number } {
+    const stopWords = this.algorithm === 1 ? V1_STOP_WORDS : STOP_WORDS;
     const stem = (term: string) => {
+      if (this.algorithm === 1) return term;
       let stemmed = stems?.get(term);
       if (stemmed === undefined) {
         stemmed = stemWord(term);
@@ -91,43 +105,68 @@ export class LexicalEmbedder implements Embedder {
       }
       return stemmed;
     };
-    const terms =
-      this.algorithm === 1
-        ? allTerms.filter((term) => !V1_STOP_WORDS.has(term))
-        : allTerms.filter((term) => !STOP_WORDS.has(term)).map(stem);
     // The features are each term and each pair of neighbouring terms (`${previous} ${term}`),
-    // counted in the order they first occur. The distinct terms are numbered, so a feature is a
-    // number (a term's, or `distinct + previous * distinct + term` for a pair) rather than a string.
+    // counted in the order they first occur. The distinct terms are numbered; a pair is known by
+    // its two numbers. Each feature adds to its bucket in that order (the additions' order fixes
+    // the last bits of a sum), so the vector is the same, bit for bit, as when features were strings.
     const numbers = new Map<string, number>();
     const distinct: string[] = [];
-    const sequence = terms.map((term) => {
+    const termCounts: number[] = [];
+    const pairs = new Map<number, number>();
+    const pairFirst: number[] = [];
+    const pairSecond: number[] = [];
+    const pairCounts: number[] = [];
+    // Features in first-occurrence order: a term's number, or -1 - (its index) for a pair.
+    const order: number[] = [];
+    let previous = -1;
+    for (let index = 0; index < allTerms.length; index += 1) {
+      if (stopWords.has(allTerms[index])) continue;
+      const term = stem(allTerms[index]);
       let number = numbers.get(term);
       if (number === undefined) {
         numbers.set(term, (number = distinct.length));
+        if (number >= PAIR_KEY_BASE) throw new Error(`lexical embedder: more than ${PAIR_KEY_BASE} distinct terms in one text`);
         distinct.push(term);
+        termCounts.push(1);
+        order.push(number);
+      } else termCounts[number] += 1;
+      if (previous >= 0) {
+        const key = previous * PAIR_KEY_BASE + number;
+        const pair = pairs.get(key);
+        if (pair === undefined) {
+          pairs.set(key, pairCounts.length);
+          order.push(-1 - pairCounts.length);
+          pairFirst.push(previous);
+          pairSecond.push(number);
+          pairCounts.push(1);
+        } else pairCounts[pair] += 1;
       }
-      return number;
-    });
-    const size = distinct.length;
-    const counts = new Map<number, number>();
-    for (let index = 0; index < sequence.length; index += 1) {
-      const term = sequence[index];
-      counts.set(term, (counts.get(term) ?? 0) + 1);
-      if (index > 0) {
-        const pair = size + sequence[index - 1] * size + term;
-        counts.set(pair, (counts.get(pair) ?? 0) + 1);
-      }
+      previous = number;
     }
-    const hashes = distinct.map(hash);
-    const vector = new Array<number>(this.dimensions).fill(0);
     // Each feature's hash is the hash of its text (a pair's: the first term's, then ' ' and the second).
-    for (const [feature, count] of counts) {
-      const pair = feature >= size;
-      const first = pair ? Math.floor((feature - size) / size) : feature;
-      const bucket = pair ? hashOn(hashOn(hashes[first], ' '), distinct[feature - size - first * size]) : hashes[feature];
-      const sign = bucket & 0x80000000 ? -1 : 1;
-      vector[bucket % this.dimensions] += sign * (1 + Math.log(count)) * (pair ? 0.5 : 1);
+    const hashes = distinct.map(hash);
+    const values = this.scratch;
+    values.fill(0);
+    for (const feature of order) {
+      let bucket: number;
+      let weight: number;
+      if (feature >= 0) {
+        bucket = hashes[feature];
+        weight = 1 + Math.log(termCounts[feature]);
+      } else {
+        const pair = -1 - feature;
+        bucket = hashOn(hashOn(hashes[pairFirst[pair]], ' '), distinct[pairSecond[pair]]);
+        weight = (1 + Math.log(pairCounts[pair])) * 0.5;
+      }
+      values[bucket % this.dimensions] += (bucket & 0x80000000 ? -1 : 1) * weight;
     }
-    return normalize(vector);
+    let norm = 0;
+    for (let index = 0; index < values.length; index += 1) norm += values[index] * values[index];
+    return { values, scale: norm === 0 ? 1 : 1 / Math.sqrt(norm) };
   }
+
+  private readonly scratch: Float64Array;
 }
+
+/** Pairs of term numbers are keyed `first * PAIR_KEY_BASE + second`: exact while both are below it (2^21). */
+const PAIR_KEY_BASE = 2 ** 21;
