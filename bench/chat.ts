@@ -16,7 +16,9 @@
  *     ActionCable, one request at a time.
  * Each figure is the median over `runs` runs. Beside the latencies it prints the CPU time per
  * request of the API process and of the worker process (not the bench's clients nor the stub):
- * on a shared machine these vary far less than wall time. The worker, second in line for the cores,
+ * on a shared machine these vary far less than wall time. It also prints the whole machine's CPU
+ * per request in each load and who spent it (bench/lib/machine-cpu.ts): while the clients keep
+ * every core busy, the latency ratio follows the ratio of these. The worker, second in line for the cores,
  * answers part of the aiAction phase's jobs after it: the bench prints how long that backlog took and
  * the worker's CPU per aiAction over the phase and the backlog together. Measured runs follow
  * BENCH_CHAT_WARM_ROUNDS (default 4) unmeasured rounds of the same loads, each printed. BENCH_CPU_PROF=<dir>
@@ -40,6 +42,7 @@ import { Queue } from 'bullmq';
 import { startStubLlmServer } from '../test/helpers/stub-llm-server';
 import { deleteRedisKeys } from '../test/helpers/test-service';
 import { cpuMs, exitWhenFlushed, machineLoad, median, percentile, QUICK, reportFigures, within } from './lib/figures';
+import { cpuShares, formatShares, readCpu, type CpuParts, type CpuShares } from './lib/machine-cpu';
 import { startServiceProcess } from './lib/service-process';
 
 const SECONDS = Number(process.argv[2] ?? (QUICK ? 2 : 5));
@@ -56,13 +59,15 @@ if (!Number.isInteger(CONCURRENCY) || CONCURRENCY < 1 || CONCURRENCY > 256)
   throw new Error('BENCH_CHAT_CLIENTS: a whole number from 1 to 256');
 const ADMIN_URL = process.env.TEST_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
 
-/** CPU per request of the API process and of the worker process. */
-type Load = { p50: number; p99: number; perSecond: number; apiCpu: number; workerCpu: number };
+/** CPU per request of the API process and of the worker process; `machine`: the whole machine's, by part. */
+type Load = { p50: number; p99: number; perSecond: number; apiCpu: number; workerCpu: number; machine: CpuShares };
 /** The worker's backlog after an aiAction load: how long it took, and the worker's CPU per aiAction over both. */
 type Round = { trivial: Load; action: Load; backlog: { drainMs: number; workerCpu: number } };
 
-async function load(request: () => Promise<void>, apiPid: number, workerPid: number): Promise<Load> {
+async function load(request: () => Promise<void>, parts: CpuParts): Promise<Load> {
   const latencies: number[] = [];
+  const { apiPid, workerPid } = parts;
+  const before = await readCpu(parts);
   const [api, worker] = [cpuMs(apiPid), cpuMs(workerPid)];
   const deadline = performance.now() + SECONDS * 1000;
   await Promise.all(
@@ -75,12 +80,15 @@ async function load(request: () => Promise<void>, apiPid: number, workerPid: num
     }),
   );
   const perRequest = (used: number) => used / latencies.length;
+  const [apiUsed, workerUsed] = [cpuMs(apiPid) - api, cpuMs(workerPid) - worker];
+  const machine = cpuShares(before, await readCpu(parts), latencies.length);
   return {
     p50: percentile(latencies, 50),
     p99: percentile(latencies, 99),
     perSecond: latencies.length / SECONDS,
-    apiCpu: perRequest(cpuMs(apiPid) - api),
-    workerCpu: perRequest(cpuMs(workerPid) - worker),
+    apiCpu: perRequest(apiUsed),
+    workerCpu: perRequest(workerUsed),
+    machine,
   };
 }
 
@@ -225,8 +233,9 @@ async function main(): Promise<void> {
      * machines of their own), then resumed and drained. The API does the same work as in the all-in-one
      * figure; only the answers, and what they cost PostgreSQL, Redis and the stub model, leave the cores.
      */
-    const loadTrivial = () => load(graphql(url, token, '{ currentUser { id } }'), api.pid, worker.pid);
-    const loadChat = () => load(graphql(url, token, CHAT, { q: QUESTION, c: null }), api.pid, worker.pid);
+    const parts: CpuParts = { apiPid: api.pid, workerPid: worker.pid, redis, adminUrl: ADMIN_URL, database: name };
+    const loadTrivial = () => load(graphql(url, token, '{ currentUser { id } }'), parts);
+    const loadChat = () => load(graphql(url, token, CHAT, { q: QUESTION, c: null }), parts);
     const chatWithAnswersElsewhere = async (): Promise<Load> => {
       await chatQueue.pause();
       try {
@@ -315,6 +324,20 @@ async function main(): Promise<void> {
       `  ratio, answers elsewhere     p50 ${isolatedRatio.toFixed(2)}x   (the chat queue paused during the load: the worker's ` +
         `answers, and their database, Redis and model work, off these cores)`,
     );
+    // The whole machine's CPU per request: with every core busy, the p50 ratio follows this ratio.
+    const shares = (loads: Load[]): CpuShares => {
+      const keys = Object.keys(loads[0].machine) as Array<keyof CpuShares>;
+      return Object.fromEntries(keys.map((key) => [key, median(loads.map((l) => l.machine[key]))])) as CpuShares;
+    };
+    const [trivialShares, actionShares] = [shares(trivial), shares(action)];
+    const machineRatio = actionShares.machine / trivialShares.machine;
+    console.log(`  the machine's CPU per request (all processes, /proc/stat; medians of the runs)`);
+    console.log(`    trivial query                ${formatShares(trivialShares)}`);
+    console.log(`    aiAction                     ${formatShares(actionShares)}`);
+    console.log(`    aiAction, answers elsewhere  ${formatShares(shares(isolated))}`);
+    console.log(
+      `    ratio aiAction/trivial       ${machineRatio.toFixed(2)}x (what the p50 ratio follows while the load keeps every core busy)`,
+    );
     const workerNice = loadConfig({ ...process.env, ...env }).workerNice;
     console.log(
       `  chat queue drained ${median(backlog.map((b) => b.drainMs)).toFixed(0)} ms after the aiAction load; worker CPU per aiAction, ` +
@@ -342,6 +365,12 @@ async function main(): Promise<void> {
         figure: 'same, answers generated elsewhere (chat queue paused in the load)',
         target: 'none',
         result: `${isolatedRatio.toFixed(2)}x (${median(isolated.map((l) => l.p50)).toFixed(1)} ms)`,
+        met: null,
+      },
+      {
+        figure: 'machine CPU per request, aiAction / trivial query (all processes)',
+        target: 'none',
+        result: `${machineRatio.toFixed(2)}x (${actionShares.machine.toFixed(2)} / ${trivialShares.machine.toFixed(2)} ms)`,
         met: null,
       },
       { figure: 'aiAction -> first chunk over ActionCable, p50', target: 'none', result: `${median(p50s).toFixed(1)} ms`, met: null },

@@ -45,6 +45,7 @@ import { createToken, createUser } from '../src/users/users.service';
 import { deleteRedisKeys } from '../test/helpers/test-service';
 import { ChunkPool } from '../src/indexing/chunk-pool';
 import { cpuMs, exitWhenFlushed, machineLoad, median, QUICK, reportFigures, type Figure } from './lib/figures';
+import { backendCpu, backendCpuBetween } from './lib/machine-cpu';
 
 const RUNS = Number(process.argv[2] ?? (QUICK ? 2 : 3));
 const SPEC = process.argv[3] ?? 'rxjs@7.8.1';
@@ -85,19 +86,6 @@ async function admin<Row extends pg.QueryResultRow = pg.QueryResultRow>(sql: str
   }
 }
 
-/** CPU used so far (ms) by each PostgreSQL backend connected to `database`, by pid. */
-async function backendCpu(database: string): Promise<Map<number, number>> {
-  const rows = await admin<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE datname = $1', [database]);
-  return new Map(rows.map(({ pid }) => [pid, cpuMs(pid)]));
-}
-
-/** The backends' CPU between two readings; a backend that connected in between counts from zero. */
-function backendCpuBetween(before: Map<number, number>, after: Map<number, number>): number {
-  let total = 0;
-  for (const [pid, used] of after) if (Number.isFinite(used)) total += used - (before.get(pid) ?? 0);
-  return total;
-}
-
 // A full collection before each run, so "RSS before the run" shows what stays, not garbage not yet collected.
 v8.setFlagsFromString('--expose-gc');
 const collectGarbage = vm.runInNewContext('gc') as () => void;
@@ -129,7 +117,7 @@ async function fullIndexRuns(options: { name: string; url: string; repository: s
     const runs: Run[] = [];
     for (let run = 0; run <= RUNS; run += 1) {
       const { project } = await createProject(prisma, { fullPath: `${group.fullPath}/run-${run}`, repository: options.repository });
-      const backendsBefore = await backendCpu(options.name);
+      const backendsBefore = await backendCpu(ADMIN_URL, options.name);
       const processBefore = cpuMs();
       const started = performance.now();
       const { value, peakRssMb, startRssMb } = await withPeakRss(() =>
@@ -146,7 +134,7 @@ async function fullIndexRuns(options: { name: string; url: string; repository: s
       );
       const seconds = (performance.now() - started) / 1000;
       const processCpuMs = cpuMs() - processBefore;
-      const backendCpuMs = backendCpuBetween(backendsBefore, await backendCpu(options.name));
+      const backendCpuMs = backendCpuBetween(backendsBefore, await backendCpu(ADMIN_URL, options.name));
       if (value.outcome !== 'indexed' || value.mode !== 'full')
         throw new Error(`run ${run} did not index in full: ${JSON.stringify(value)}`);
       if (value.chunksEmbedded === 0) throw new Error(`run ${run} reused embeddings: the project was not fresh`);
