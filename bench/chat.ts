@@ -66,9 +66,7 @@ type Round = { trivial: Load; action: Load; backlog: { drainMs: number; workerCp
 
 async function load(request: () => Promise<void>, parts: CpuParts): Promise<Load> {
   const latencies: number[] = [];
-  const { apiPid, workerPid } = parts;
   const before = await readCpu(parts);
-  const [api, worker] = [cpuMs(apiPid), cpuMs(workerPid)];
   const deadline = performance.now() + SECONDS * 1000;
   await Promise.all(
     Array.from({ length: CONCURRENCY }, async () => {
@@ -79,15 +77,13 @@ async function load(request: () => Promise<void>, parts: CpuParts): Promise<Load
       }
     }),
   );
-  const perRequest = (used: number) => used / latencies.length;
-  const [apiUsed, workerUsed] = [cpuMs(apiPid) - api, cpuMs(workerPid) - worker];
   const machine = cpuShares(before, await readCpu(parts), latencies.length);
   return {
     p50: percentile(latencies, 50),
     p99: percentile(latencies, 99),
     perSecond: latencies.length / SECONDS,
-    apiCpu: perRequest(apiUsed),
-    workerCpu: perRequest(workerUsed),
+    apiCpu: machine.api,
+    workerCpu: machine.worker,
     machine,
   };
 }
