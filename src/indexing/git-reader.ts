@@ -92,13 +92,21 @@ export async function listPaths(options: GitOptions, commit: string): Promise<Tr
 async function listTree(options: GitOptions, commit: string, sizes: boolean): Promise<Array<TreePath & { size?: number }>> {
   if (!SHA.test(commit)) throw badInput('commit must be a full sha', 'commit');
   const output = await git(options, ['ls-tree', '-r', '-z', ...(sizes ? ['--long'] : []), '--full-tree', commit]);
+  // `<mode> <type> <object>[ <padded size>]\t<path>` per file, read by position: a large monorepo's
+  // tree has 100,000 of them, parsed on the event loop (about three times faster than splitting each).
   const entries: Array<TreePath & { size?: number }> = [];
   for (const record of output.split('\0')) {
     if (!record) continue;
     const tab = record.indexOf('\t');
-    const [mode, type, blob, size] = record.slice(0, tab).split(/\s+/);
-    if (type !== 'blob' || mode === '120000') continue;
-    entries.push({ path: record.slice(tab + 1), blob: blob, mode: mode, ...(sizes ? { size: Number(size) } : {}) });
+    const afterMode = record.indexOf(' ');
+    if (!record.startsWith('blob ', afterMode + 1)) continue;
+    const mode = record.slice(0, afterMode);
+    if (mode === '120000') continue;
+    const objectStart = afterMode + 6;
+    const objectEnd = sizes ? record.indexOf(' ', objectStart) : tab;
+    const entry: TreePath & { size?: number } = { path: record.slice(tab + 1), blob: record.slice(objectStart, objectEnd), mode };
+    if (sizes) entry.size = Number(record.slice(objectEnd, tab));
+    entries.push(entry);
   }
   return entries;
 }
