@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync, mkdirSync, unlinkSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync, mkdirSync, symlinkSync, unlinkSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import {
@@ -95,6 +95,31 @@ describe('git reader', () => {
     const long = await listFiles({ repository }, first);
     expect(await withSizes({ repository }, paths)).toEqual(long);
     expect(await withSizes({ repository }, [])).toEqual([]);
+  });
+
+  it('lists regular files only: no symlink, no submodule; a tab in a path is kept', async () => {
+    const other = mkdtempSync(path.join(os.tmpdir(), 'duo-git-'));
+    const run = (...args: string[]) => execFileSync('git', ['-C', other, ...args], { encoding: 'utf8' }).trim();
+    try {
+      run('init', '-q', '-b', 'main');
+      writeFileSync(path.join(other, 'code.ts'), 'export {};\n');
+      writeFileSync(path.join(other, 'tab\tname.md'), '# t\n');
+      symlinkSync('code.ts', path.join(other, 'link.ts'));
+      run('add', '-A');
+      run('update-index', '--add', '--cacheinfo', `160000,${'1'.repeat(40)},vendored-module`);
+      run('-c', 'user.name=t', '-c', 'user.email=t@example.com', 'commit', '-q', '-m', 'mixed');
+      const commit = run('rev-parse', 'HEAD');
+      const files = await listFiles({ repository: other }, commit);
+      expect(files.map((file) => [file.path, file.mode, file.size])).toEqual([
+        ['code.ts', '100644', 11],
+        ['tab\tname.md', '100644', 4],
+      ]);
+      expect((await listPaths({ repository: other }, commit)).map((entry) => [entry.path, entry.blob])).toEqual(
+        files.map((file) => [file.path, file.blob]),
+      );
+    } finally {
+      rmSync(other, { recursive: true, force: true });
+    }
   });
 
   it('refuses to size a blob the repository does not have', async () => {
