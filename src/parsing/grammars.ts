@@ -115,7 +115,9 @@ const NOT_SOURCE = new Set(['ipynb', 'erb']);
 /** The grammar for a file name or path (its language, from src/parsing/languages.ts), or null when none fits. */
 export function grammarForFileName(fileName: string): GrammarName | null {
   const language = languageOf(fileName);
-  if (language === null || NOT_SOURCE.has(extensionOf(fileName))) return null;
-  if (language === 'typescript' && extensionOf(fileName) === 'tsx') return 'tsx';
+  if (language === null) return null;
+  const extension = extensionOf(fileName);
+  if (NOT_SOURCE.has(extension)) return null;
+  if (language === 'typescript' && extension === 'tsx') return 'tsx';
   return BY_LANGUAGE.get(language) ?? null;
 }

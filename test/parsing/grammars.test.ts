@@ -1,4 +1,5 @@
 import { GRAMMARS, grammarForFileName, loadGrammar, parsingStats, withTree } from '../../src/parsing';
+import { extensionOf, languageOf } from '../../src/parsing/languages';
 import type { GrammarName } from '../../src/parsing';
 
 // A small, valid program per grammar, with one comment of each kind the grammar knows.
@@ -49,6 +50,20 @@ describe('grammarForFileName', () => {
 
   it.each(['README.md', 'Makefile', 'notes.txt', 'archive.tar.gz', 'src/ts', ''])('%j has no grammar', (fileName) => {
     expect(grammarForFileName(fileName)).toBeNull();
+  });
+
+  it.each<[string, string | null, string]>([
+    ['src/app.TS', 'typescript', 'ts'],
+    ['a\\b/c.d/Dockerfile', 'dockerfile', ''],
+    ['dir.d/file', null, ''],
+    ['.bashrc', null, 'bashrc'],
+    ['ends.', null, ''],
+    // Names of Object.prototype's members are no extensions of ours.
+    ['x.constructor', null, 'constructor'],
+    ['x.__proto__', null, '__proto__'],
+  ])('%j is in %j, extension %j', (fileName, language, extension) => {
+    expect(languageOf(fileName)).toBe(language);
+    expect(extensionOf(fileName)).toBe(extension);
   });
 
   it('reports TypeScript for both TypeScript grammars', () => {
