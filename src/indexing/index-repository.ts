@@ -28,6 +28,7 @@ import { chunkerVersionOf, type ChunkStrategy } from './chunk-file';
 import { inProcessChunker, type FileChunker } from './chunk-pool';
 import { dropCodeIndex } from './code-index.service';
 import { createFileFilter, type FileFilter, type SkipReason } from './file-filter';
+import { selectFiles } from './select-files';
 import {
   BlobReader,
   changedFiles,
@@ -332,12 +333,7 @@ async function buildWithReader(options: BuildOptions & { blobs: BlobReader }): P
   });
   const skipped: Partial<Record<SkipReason, number>> = {};
   const skip = (reason: SkipReason) => (skipped[reason] = (skipped[reason] ?? 0) + 1);
-  const selected: Selected[] = [];
-  for (const entry of candidates) {
-    const reason = filter.byPath(entry.path, entry.size);
-    if (reason) skip(reason);
-    else selected.push({ ...entry, ...variantOf(entry.path, options.snapshot.chunkerVersion, embedder) });
-  }
+  const selected = await selectFiles(candidates, filter, (path) => variantOf(path, options.snapshot.chunkerVersion, embedder), skip);
   await placeVectors(options, { mode, bytes: selected.reduce((sum, file) => sum + file.size, 0) });
   const progress: IndexProgress = {
     phase: 'indexing',
