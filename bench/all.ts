@@ -18,6 +18,7 @@ type Bench = { name: string; args: string[]; limitMinutes: number; build?: boole
 
 const BENCHES: Bench[] = [
   { name: 'responsiveness', args: ['embedded,postgres'], limitMinutes: 20 },
+  { name: 'large-tree', args: [], limitMinutes: 5 },
   { name: 'chat', args: [], limitMinutes: 10 },
   { name: 'index', args: [], limitMinutes: 20 },
   { name: 'session', args: [], limitMinutes: 5 },
