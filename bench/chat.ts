@@ -41,7 +41,7 @@ import { bullPrefix } from '../src/redis-keys';
 import { Queue } from 'bullmq';
 import { startStubLlmServer } from '../test/helpers/stub-llm-server';
 import { deleteRedisKeys } from '../test/helpers/test-service';
-import { cpuMs, exitWhenFlushed, machineLoad, median, percentile, QUICK, reportFigures, within } from './lib/figures';
+import { cpuMs, machineLoad, median, percentile, QUICK, reportFigures, runBench, within } from './lib/figures';
 import { cpuShares, formatShares, readCpu, type CpuParts, type CpuShares } from './lib/machine-cpu';
 import { startServiceProcess } from './lib/service-process';
 
@@ -385,10 +385,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().then(
-  () => exitWhenFlushed(0),
-  (error: unknown) => {
-    console.error(error);
-    exitWhenFlushed(1);
-  },
-);
+runBench(main);

@@ -44,7 +44,7 @@ import { startService } from '../src/start-service';
 import { createToken, createUser } from '../src/users/users.service';
 import { deleteRedisKeys } from '../test/helpers/test-service';
 import { ChunkPool } from '../src/indexing/chunk-pool';
-import { cpuMs, exitWhenFlushed, machineLoad, median, QUICK, reportFigures, type Figure } from './lib/figures';
+import { cpuMs, machineLoad, median, QUICK, reportFigures, runBench, type Figure } from './lib/figures';
 import { backendCpu, backendCpuBetween } from './lib/machine-cpu';
 
 const RUNS = Number(process.argv[2] ?? (QUICK ? 2 : 3));
@@ -376,10 +376,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().then(
-  () => exitWhenFlushed(0),
-  (error: unknown) => {
-    console.error(error);
-    exitWhenFlushed(1);
-  },
-);
+runBench(main);

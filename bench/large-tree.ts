@@ -27,7 +27,7 @@ import { indexRepository } from '../src/indexing/index-repository';
 import { LexicalEmbedder } from '../src/llm/embedders/lexical.embedder';
 import { createLogger } from '../src/logger';
 import { createGroup, createProject } from '../src/namespaces/namespaces.service';
-import { exitWhenFlushed, machineLoad, median, QUICK, reportFigures, within } from './lib/figures';
+import { machineLoad, median, QUICK, reportFigures, runBench, within } from './lib/figures';
 
 const FILES = Number(process.argv[2] ?? 91_000);
 const RUNS = Number(process.argv[3] ?? 3);
@@ -69,9 +69,9 @@ type Run = { stallMs: number; p99Ms: number; firstBatchMs: number };
 
 async function main(): Promise<void> {
   const name = `duo_bench_tree_${randomBytes(6).toString('hex')}`;
+  await admin(`CREATE DATABASE "${name}"`);
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'duo-bench-tree-'));
   const repository = path.join(dataDir, 'repository');
-  await admin(`CREATE DATABASE "${name}"`);
   try {
     let started = performance.now();
     makeRepository(repository, FILES);
@@ -145,10 +145,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().then(
-  () => exitWhenFlushed(0),
-  (error: unknown) => {
-    console.error(error);
-    exitWhenFlushed(1);
-  },
-);
+runBench(main);

@@ -28,7 +28,7 @@ import { addMember, createGroup, createProject } from '../src/namespaces/namespa
 import { startService } from '../src/start-service';
 import { createToken, createUser } from '../src/users/users.service';
 import { deleteRedisKeys } from '../test/helpers/test-service';
-import { exitWhenFlushed, machineLoad, percentile, reportFigures, type Figure, within } from './lib/figures';
+import { machineLoad, percentile, reportFigures, runBench, within, type Figure } from './lib/figures';
 
 const DATABASES = (process.argv[2] ?? 'embedded,postgres').split(',');
 const SPEC = process.argv[3] ?? 'rxjs@7.8.1';
@@ -173,10 +173,4 @@ async function main(): Promise<void> {
   reportFigures(figures);
 }
 
-main().then(
-  () => exitWhenFlushed(0),
-  (error: unknown) => {
-    console.error(error);
-    exitWhenFlushed(1);
-  },
-);
+runBench(main);

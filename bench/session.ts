@@ -22,7 +22,7 @@ import { deleteRedisKeys } from '../test/helpers/test-service';
 import { openDatabase } from '../src/db/database';
 import { createLogger } from '../src/logger';
 import { DEFAULT_SESSION_TIMING } from '../src/suggestions/sessions/session-runner';
-import { cpuMs, exitWhenFlushed, machineLoad, percentile, QUICK, reportFigures, within } from './lib/figures';
+import { cpuMs, machineLoad, percentile, QUICK, reportFigures, runBench, within } from './lib/figures';
 import { startServiceProcess } from './lib/service-process';
 
 const ROUNDS = Number(process.argv[2] ?? (QUICK ? 4 : 10));
@@ -157,10 +157,4 @@ async function main() {
   }
 }
 
-void main().then(
-  () => exitWhenFlushed(0),
-  (error: unknown) => {
-    console.error(error);
-    exitWhenFlushed(1);
-  },
-);
+void runBench(main);

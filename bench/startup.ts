@@ -16,7 +16,7 @@ import path from 'node:path';
 import pg from 'pg';
 import { PROJECT_ROOT } from '../src/paths';
 import { deleteRedisKeys } from '../test/helpers/test-service';
-import { exitWhenFlushed, machineLoad, median, QUICK, reportFigures } from './lib/figures';
+import { machineLoad, median, QUICK, reportFigures, runBench } from './lib/figures';
 
 const RUNS = Number(process.argv[2] ?? (QUICK ? 1 : 3));
 const MAIN = path.join(PROJECT_ROOT, 'dist', 'src', 'main.js');
@@ -140,10 +140,4 @@ async function main(): Promise<void> {
   ]);
 }
 
-main().then(
-  () => exitWhenFlushed(0),
-  (error: unknown) => {
-    console.error(error);
-    exitWhenFlushed(1);
-  },
-);
+runBench(main);

@@ -50,6 +50,17 @@ export function exitWhenFlushed(code: number): void {
   process.stdout.write('', () => process.exit(code));
 }
 
+/** Runs a bench's main, then exits: 0, or 1 after printing what failed (bench/all.ts reports it). */
+export function runBench(main: () => Promise<void>): void {
+  main().then(
+    () => exitWhenFlushed(0),
+    (error: unknown) => {
+      console.error(error);
+      exitWhenFlushed(1);
+    },
+  );
+}
+
 /**
  * CPU time (user + system, ms) a process has used so far: this one by default, another by pid
  * (Linux /proc; NaN elsewhere). On a shared machine CPU per request survives the load better than
