@@ -59,8 +59,8 @@ if (!Number.isInteger(CONCURRENCY) || CONCURRENCY < 1 || CONCURRENCY > 256)
   throw new Error('BENCH_CHAT_CLIENTS: a whole number from 1 to 256');
 const ADMIN_URL = process.env.TEST_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
 
-/** CPU per request of the API process and of the worker process; `machine`: the whole machine's, by part. */
-type Load = { p50: number; p99: number; perSecond: number; apiCpu: number; workerCpu: number; machine: CpuShares };
+/** `machine`: CPU per request, the whole machine's and by part (the API process, the worker process, …). */
+type Load = { p50: number; p99: number; perSecond: number; machine: CpuShares };
 /** The worker's backlog after an aiAction load: how long it took, and the worker's CPU per aiAction over both. */
 type Round = { trivial: Load; action: Load; backlog: { drainMs: number; workerCpu: number } };
 
@@ -82,8 +82,6 @@ async function load(request: () => Promise<void>, parts: CpuParts): Promise<Load
     p50: percentile(latencies, 50),
     p99: percentile(latencies, 99),
     perSecond: latencies.length / SECONDS,
-    apiCpu: machine.api,
-    workerCpu: machine.worker,
     machine,
   };
 }
@@ -274,8 +272,8 @@ async function main(): Promise<void> {
     for (let index = 0; index < WARM_ROUNDS; index += 1) {
       const { trivial, action, backlog } = await round();
       console.log(
-        `  warm-up ${index + 1}/${WARM_ROUNDS}: CPU per request, trivial: API ${trivial.apiCpu.toFixed(2)} ms; aiAction: API ` +
-          `${action.apiCpu.toFixed(2)} ms, worker ${backlog.workerCpu.toFixed(2)} ms (load and backlog); p50 ${trivial.p50.toFixed(1)} / ` +
+        `  warm-up ${index + 1}/${WARM_ROUNDS}: CPU per request, trivial: API ${trivial.machine.api.toFixed(2)} ms; aiAction: API ` +
+          `${action.machine.api.toFixed(2)} ms, worker ${backlog.workerCpu.toFixed(2)} ms (load and backlog); p50 ${trivial.p50.toFixed(1)} / ` +
           `${action.p50.toFixed(1)} ms`,
       );
     }
@@ -300,8 +298,8 @@ async function main(): Promise<void> {
         .toFixed(1)
         .padStart(6)} ms   ${median(loads.map((l) => l.perSecond))
         .toFixed(0)
-        .padStart(5)} req/s   CPU per request: API ${median(loads.map((l) => l.apiCpu)).toFixed(2)} ms, worker ${median(
-        loads.map((l) => l.workerCpu),
+        .padStart(5)} req/s   CPU per request: API ${median(loads.map((l) => l.machine.api)).toFixed(2)} ms, worker ${median(
+        loads.map((l) => l.machine.worker),
       ).toFixed(2)} ms`;
     console.log(
       `duo-slice chat bench: ${CONCURRENCY} concurrent clients, ${SECONDS} s per measure, median of ${RUNS} runs, node ` +

@@ -157,4 +157,4 @@ async function main() {
   }
 }
 
-void runBench(main);
+runBench(main);

@@ -90,14 +90,15 @@ async function main(): Promise<void> {
   const restart: Sample[] = [];
   for (let run = 0; run < RUNS; run += 1) {
     const dataDir = mkdtempSync(path.join(os.tmpdir(), 'duo-bench-'));
+    const redisPrefix = `duobench${process.pid}e${run}`;
     try {
-      const env = { DATA_DIR: dataDir, REDIS_PREFIX: `duobench${process.pid}e${run}` };
+      const env = { DATA_DIR: dataDir, REDIS_PREFIX: redisPrefix };
       first.push(await startOnce(env, PORT));
       restart.push(await startOnce(env, PORT));
     } finally {
       rmSync(dataDir, { recursive: true, force: true });
       // Its queues' keys (the maintenance scheduler's among them): left behind, each run kept 11.
-      await deleteRedisKeys(`duobench${process.pid}e${run}`);
+      await deleteRedisKeys(redisPrefix);
     }
   }
   report('embedded (PGlite), first start: initdb + migrations + demo data', first);
@@ -113,13 +114,12 @@ async function main(): Promise<void> {
       const url = new URL(ADMIN_URL);
       url.pathname = `/${name}`;
       const dataDir = mkdtempSync(path.join(os.tmpdir(), 'duo-bench-'));
+      const redisPrefix = `duobench${process.pid}p${run}`;
       try {
-        postgres.push(
-          await startOnce({ DATA_DIR: dataDir, DATABASE_URL: url.toString(), REDIS_PREFIX: `duobench${process.pid}p${run}` }, PORT + 1),
-        );
+        postgres.push(await startOnce({ DATA_DIR: dataDir, DATABASE_URL: url.toString(), REDIS_PREFIX: redisPrefix }, PORT + 1));
       } finally {
         rmSync(dataDir, { recursive: true, force: true });
-        await deleteRedisKeys(`duobench${process.pid}p${run}`);
+        await deleteRedisKeys(redisPrefix);
         await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
       }
     }
