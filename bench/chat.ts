@@ -273,8 +273,8 @@ async function main(): Promise<void> {
       const { trivial, action, backlog } = await round();
       console.log(
         `  warm-up ${index + 1}/${WARM_ROUNDS}: CPU per request, trivial: API ${trivial.machine.api.toFixed(2)} ms; aiAction: API ` +
-          `${action.machine.api.toFixed(2)} ms, worker ${backlog.workerCpu.toFixed(2)} ms (load and backlog); p50 ${trivial.p50.toFixed(1)} / ` +
-          `${action.p50.toFixed(1)} ms`,
+          `${action.machine.api.toFixed(2)} ms, worker ${backlog.workerCpu.toFixed(2)} ms (load and backlog); ` +
+          `p50 ${trivial.p50.toFixed(1)} / ${action.p50.toFixed(1)} ms`,
       );
     }
 
