@@ -213,6 +213,20 @@ describe('query plans of the retrieval queries', () => {
     }
   });
 
+  // Every text level tests `search_text @@` on each row it scans: a document moved out of line (TOAST)
+  // costs an index look-up and more pages per row, the content only for the few chunks an answer shows.
+  it('keeps the full-text document in the row and moves the content out of line first', async () => {
+    // PostgreSQL moves EXTENDED columns (x) out of line before it touches MAIN ones (m).
+    const columns = await prisma.$queryRawUnsafe<Array<{ name: string; storage: string }>>(
+      `SELECT attname::text AS name, attstorage::text AS storage FROM pg_attribute
+        WHERE attrelid = 'code_chunks'::regclass AND attname IN ('search_text', 'content') ORDER BY attname`,
+    );
+    expect(columns).toEqual([
+      { name: 'content', storage: 'x' },
+      { name: 'search_text', storage: 'm' },
+    ]);
+  });
+
   // The pairs level is written "first & (any later) | second & (any later) | ..." (fewer nodes for the
   // GIN scan); it must match exactly the chunks holding at least two of the words, as the list of
   // every pair did: checked by PostgreSQL itself on every subset of five words, one with synonyms.
