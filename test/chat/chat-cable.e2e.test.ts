@@ -39,7 +39,8 @@ describe('Duo Chat over ActionCable (/-/cable, GraphqlChannel)', () => {
     await groupWithSeat(api.prisma, { plan: 'ultimate', addOn: 'duo_pro', username: alice.username });
   });
   afterAll(async () => {
-    await worker?.running.close();
+    // close(), not running.close(): it also removes the data folder the helper made for the worker.
+    await worker?.close();
     await api?.close();
     await stub?.close();
   });

@@ -42,18 +42,30 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
   const database: TestDatabase | null = options.embedded || options.env?.DATABASE_URL ? null : await createTestDatabase();
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'duo-test-'));
   const redisPrefix = `duotest:${randomBytes(5).toString('hex')}`;
-  const config = loadConfig({
-    PORT: '0',
-    HOST: '127.0.0.1',
-    DATA_DIR: dataDir,
-    REDIS_URL: TEST_REDIS_URL,
-    REDIS_PREFIX: redisPrefix,
-    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
-    DEMO_SEED: 'false',
-    ...(database ? { DATABASE_URL: database.url } : {}),
-    ...options.env,
-  });
-  const running = await startService({ config, logger: createLogger(config.logLevel), role: options.role ?? 'api' });
+  const leftovers = async () => {
+    await database?.drop();
+    await deleteRedisKeys(redisPrefix);
+    rmSync(dataDir, { recursive: true, force: true });
+  };
+  let running: RunningService;
+  try {
+    const config = loadConfig({
+      PORT: '0',
+      HOST: '127.0.0.1',
+      DATA_DIR: dataDir,
+      REDIS_URL: TEST_REDIS_URL,
+      REDIS_PREFIX: redisPrefix,
+      LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+      DEMO_SEED: 'false',
+      ...(database ? { DATABASE_URL: database.url } : {}),
+      ...options.env,
+    });
+    running = await startService({ config, logger: createLogger(config.logLevel), role: options.role ?? 'api' });
+  } catch (error) {
+    // A start that fails leaves no database, Redis key or folder behind either: the test fails, the machine stays clean.
+    await leftovers();
+    throw error;
+  }
   const url = running.url ?? '';
   return {
     url,
@@ -72,10 +84,11 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
       return { status: response.status, body: (await response.json()) as GraphQLResponse['body'] } as never;
     },
     close: async () => {
-      await running.close();
-      await database?.drop();
-      await deleteRedisKeys(redisPrefix);
-      rmSync(dataDir, { recursive: true, force: true });
+      try {
+        await running.close();
+      } finally {
+        await leftovers();
+      }
     },
   };
 }
