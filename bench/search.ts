@@ -56,9 +56,10 @@ import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { findAnswer } from '../src/chat/messages.service';
-import { loadConfig } from '../src/config';
+import { defaultIndexThreads, loadConfig } from '../src/config';
 import type { PrismaClient, Project } from '../src/db/prisma';
 import { materializeNpmPackage } from '../src/evaluation/npm-source';
+import { ChunkPool } from '../src/indexing/chunk-pool';
 import { indexRepository, type IndexRepositoryOptions, type IndexRunResult } from '../src/indexing/index-repository';
 import { createLogger } from '../src/logger';
 import { addMember, assignSeat, buyAddOn, createGroup, createProject } from '../src/namespaces/namespaces.service';
@@ -210,21 +211,28 @@ async function seedProject(prisma: PrismaClient, repository: string): Promise<{ 
 /**
  * indexRepository in batches of 50 files, run again when a run fails: a batch's transaction can
  * outlast Prisma's 5 s on a busy machine (HNSW inserts), and a new run reuses the stored batches.
+ * Files are chunked in worker threads as the service's indexing worker does (without a pool this
+ * process's own thread chunked them, and held its event loop for up to a second at a time).
  */
 async function indexWithRetries(options: IndexRepositoryOptions): Promise<{ result: IndexRunResult; failures: string[] }> {
   const failures: string[] = [];
-  for (;;) {
-    try {
-      return { result: await indexRepository({ batchFiles: 50, ...options }), failures };
-    } catch (error) {
-      failures.push(
-        String((error as Error).message)
-          .replace(/\s+/g, ' ')
-          .trim()
-          .slice(-160),
-      );
-      if (failures.length === 5) throw error;
+  const chunker = new ChunkPool({ threads: defaultIndexThreads(true) });
+  try {
+    for (;;) {
+      try {
+        return { result: await indexRepository({ batchFiles: 50, chunker, ...options }), failures };
+      } catch (error) {
+        failures.push(
+          String((error as Error).message)
+            .replace(/\s+/g, ' ')
+            .trim()
+            .slice(-160),
+        );
+        if (failures.length === 5) throw error;
+      }
     }
+  } finally {
+    await chunker.close();
   }
 }
 
