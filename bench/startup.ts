@@ -35,13 +35,18 @@ async function startOnce(env: Record<string, string>, port: number): Promise<Sam
   const started = performance.now();
   const child = spawn('sh', [RUN_SERVICE], {
     env: { ...process.env, LOG_LEVEL: 'warn', PORT: String(port), ...env },
-    stdio: 'ignore',
+    stdio: ['ignore', 'ignore', 'pipe'],
   });
+  // The end of what the service wrote to stderr: why it stopped, if it does.
+  let stderr = '';
+  child.stderr.on('data', (data: Buffer) => (stderr = (stderr + data.toString('utf8')).slice(-2000)));
+  const exited = new Promise((resolve) => child.once('exit', resolve));
   try {
     for (;;) {
       const response = await fetch(`http://127.0.0.1:${port}/-/readiness`).catch(() => null);
       if (response?.status === 200) break;
-      if (child.exitCode !== null) throw new Error(`service exited with ${child.exitCode}`);
+      if (child.exitCode !== null || child.signalCode !== null)
+        throw new Error(`the service stopped (${child.exitCode ?? child.signalCode}) before it was ready:\n${stderr.trim()}`);
       if (performance.now() - started > 180_000) throw new Error('the service was not ready within 180 s');
       await new Promise((resolve) => setTimeout(resolve, 25));
     }
@@ -49,7 +54,7 @@ async function startOnce(env: Record<string, string>, port: number): Promise<Sam
     await new Promise((resolve) => setTimeout(resolve, 5000));
     return { readyMs, idleRssMb: memory(child.pid!, 'VmRSS'), peakRssMb: memory(child.pid!, 'VmHWM') };
   } finally {
-    const exited = new Promise((resolve) => child.once('exit', resolve));
+    // Listened for since the spawn: a service that stopped by itself has emitted 'exit' already.
     child.kill('SIGTERM');
     await exited;
   }

@@ -50,11 +50,25 @@ export function exitWhenFlushed(code: number): void {
   process.stdout.write('', () => process.exit(code));
 }
 
-/** Runs a bench's main, then exits: 0, or 1 after printing what failed (bench/all.ts reports it). */
+/**
+ * Runs a bench's main, then exits: 0, or 1 after printing what failed (bench/all.ts reports it).
+ * A main that can no longer settle (it awaits something nothing will ever resolve, and no timer or
+ * socket is left) would otherwise let Node end quietly with 0, as if the bench had printed its figures.
+ */
 export function runBench(main: () => Promise<void>): void {
+  let settled = false;
+  process.once('beforeExit', () => {
+    if (settled) return;
+    console.error('the bench stopped before it finished: it was waiting for something that can no longer happen');
+    exitWhenFlushed(1);
+  });
   main().then(
-    () => exitWhenFlushed(0),
+    () => {
+      settled = true;
+      exitWhenFlushed(0);
+    },
     (error: unknown) => {
+      settled = true;
       console.error(error);
       exitWhenFlushed(1);
     },
