@@ -77,7 +77,7 @@ import { PROJECT_ROOT } from '../src/paths';
 import { createToken, createUser } from '../src/users/users.service';
 import { createRandom } from '../src/random';
 import { deleteRedisKeys } from '../test/helpers/test-service';
-import { percentile, reportFigures } from './lib/figures';
+import { cpuMs, percentile, reportFigures, runBench } from './lib/figures';
 
 const QUESTIONS = Number(process.argv[2] ?? 200);
 const LARGE_CHUNKS = Number(process.argv[3] ?? 100_000);
@@ -408,12 +408,6 @@ async function warmUp(fixture: Fixture, questions: Question[]): Promise<void> {
     await searchInProcess(fixture, question.text);
   }
 }
-
-/** This process's CPU time (every thread), ms. */
-const cpuMs = () => {
-  const usage = process.cpuUsage();
-  return (usage.user + usage.system) / 1000;
-};
 
 /**
  * codebaseSearch over HTTP and searchCode in this process, one question at a time: each question
@@ -1000,7 +994,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((error) => {
-  console.error(error);
-  process.exit(1);
-});
+runBench(main);

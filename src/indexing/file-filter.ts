@@ -1,4 +1,5 @@
 import ignore, { type Ignore } from 'ignore';
+import { extensionOf } from '../parsing/languages';
 
 /** Why a file is left out of the index; null means it is indexed. */
 export type SkipReason = 'excluded' | 'vendored' | 'generated' | 'lockfile' | 'too_large' | 'binary' | 'minified';
@@ -156,8 +157,7 @@ export function createFileFilter(options: FileFilterOptions = {}): FileFilter {
       if (linguist.vendored(normalized) || SLASHED_VENDORED_DIRECTORIES.some((directory) => slashed.includes(directory))) return 'vendored';
       if (LOCKFILES.has(name)) return 'lockfile';
       if (linguist.generated(normalized) || GENERATED_NAMES.some((pattern) => pattern.test(normalized))) return 'generated';
-      const dot = name.lastIndexOf('.');
-      if (BINARY_EXTENSIONS.has(dot === -1 ? '' : name.slice(dot + 1).toLowerCase())) return 'binary';
+      if (BINARY_EXTENSIONS.has(extensionOf(name))) return 'binary';
       if (size > maxBytes) return 'too_large';
       return null;
     },
