@@ -68,7 +68,23 @@ function roleWeight(role: FileRole, intent: QuestionIntent): number {
   return ROLE_PRIOR[role];
 }
 
-const stems = (text: string) => new Set(identifierTerms(text).map(stemWord));
+/**
+ * Most names a search ranks (files, directories, symbols) come back in the next searches of the same
+ * code base: their stems are kept, up to this many names, then the cache starts again.
+ */
+const STEM_CACHE_LIMIT = 20_000;
+const stemCache = new Map<string, ReadonlySet<string>>();
+
+/** The stems of a name's identifier words (kept across searches: see STEM_CACHE_LIMIT). */
+function stems(text: string): ReadonlySet<string> {
+  let cached = stemCache.get(text);
+  if (!cached) {
+    if (stemCache.size >= STEM_CACHE_LIMIT) stemCache.clear();
+    cached = new Set(identifierTerms(text).map(stemWord));
+    stemCache.set(text, cached);
+  }
+  return cached;
+}
 
 /** The question's words as groups of stems: a word matches a name through any of its synonyms. */
 function questionGroups(terms: readonly string[]): Array<Set<string>> {
@@ -76,10 +92,17 @@ function questionGroups(terms: readonly string[]): Array<Set<string>> {
 }
 
 /** The share of the question's words (groups) that `words` hold: a name holding one word of five counts a fifth. */
-function matches(groups: ReadonlyArray<Set<string>>, words: Set<string>): number {
-  if (!groups.length) return 0;
+function matches(groups: ReadonlyArray<Set<string>>, words: ReadonlySet<string>): number {
+  if (!groups.length || !words.size) return 0;
   let count = 0;
-  for (const group of groups) if ([...group].some((stem) => words.has(stem))) count += 1;
+  for (const group of groups) {
+    for (const stem of group) {
+      if (words.has(stem)) {
+        count += 1;
+        break;
+      }
+    }
+  }
   return count / groups.length;
 }
 
