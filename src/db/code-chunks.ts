@@ -619,22 +619,32 @@ function nearestRanked(
     : ` SELECT "chunkId" FROM nearest${where} ORDER BY ${options.order}`;
 }
 
+/**
+ * The graph's statement. Its plan does not depend on the question (the HNSW index scan, the scope
+ * checks and the occurrences by index), so without a directory it is a named statement: PostgreSQL
+ * then keeps a generic plan after its first custom ones, which saves planning it for every search
+ * (1.5–2 ms of the database's CPU at 100k chunks; the same plan, checked with EXPLAIN EXECUTE). The
+ * limit is written into the text: a generic plan for `LIMIT $n` costs an unknown limit and joined
+ * whole tables. A directory's range is left to custom plans, which see how much of the tree it holds.
+ */
 function graphStatement(scope: ChunkScope, vector: number[], limit: number, occurrences: boolean): Statement {
+  if (!Number.isInteger(limit) || limit < 1) throw new Error(`vector ranking limit must be a positive integer, got ${limit}`);
   const dims = vector.length;
-  const filter = inScope(scope, 6);
+  const filter = inScope(scope, 5);
   const efSearch = Math.max(40, Math.min(1000, limit * 2));
   // relaxed_order may return neighbours slightly out of order: the outer query sorts them exactly.
   return {
     sql: `WITH settings AS MATERIALIZED (
-         SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true) AS scan, set_config('hnsw.ef_search', $5, true) AS ef_search
+         SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true) AS scan, set_config('hnsw.ef_search', $4, true) AS ef_search
        ), nearest AS MATERIALIZED (
          SELECT c.id AS "chunkId", c.embedding::vector(${dims}) <=> $3::vector(${dims}) AS distance
            FROM code_chunks c
           WHERE (SELECT count(*) FROM settings) = 1 AND c.project_id = $1 AND c.dims = ${dims} AND ${filter.sql}
           ORDER BY c.embedding::vector(${dims}) <=> $3::vector(${dims})
-          LIMIT $4
-       )${nearestRanked(scope, { occurrences, directoryParameter: 6, order: 'distance' })}`,
-    parameters: [scope.projectId, scope.snapshotId, toSql(vector), limit, String(efSearch), ...filter.parameters],
+          LIMIT ${limit}
+       )${nearestRanked(scope, { occurrences, directoryParameter: 5, order: 'distance' })}`,
+    parameters: [scope.projectId, scope.snapshotId, toSql(vector), String(efSearch), ...filter.parameters],
+    prepare: !scope.directory,
   };
 }
 
@@ -670,7 +680,8 @@ function exactStatement(scope: ChunkScope, vector: number[], limit: number, occu
   };
 }
 
-type Statement = { sql: string; parameters: unknown[] };
+/** `prepare`: sent as a named statement (poolRows), for a text whose generic plan is as good as a custom one. */
+type Statement = { sql: string; parameters: unknown[]; prepare?: boolean };
 
 /**
  * Runs a ranking statement: straight on the client's pool when it has one (bulk-sql.ts), else
@@ -685,7 +696,7 @@ async function runRanking<T>(prisma: PrismaClient, statement: Statement, options
       await applyPlanOptions(tx, options);
       return run(tx);
     });
-  const rows = options.explain ? undefined : await poolRows(prisma, statement.sql, statement.parameters);
+  const rows = options.explain ? undefined : await poolRows(prisma, statement.sql, statement.parameters, { prepare: statement.prepare });
   return rows ? (rows as T) : run(prisma);
 }
 

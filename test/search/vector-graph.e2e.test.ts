@@ -1,5 +1,6 @@
 import type { Project } from '../../src/db/prisma';
-import { rankByVector, type ChunkScope } from '../../src/db/code-chunks';
+import type pg from 'pg';
+import { rankByVector, rankByVectorWithOccurrences, type ChunkScope } from '../../src/db/code-chunks';
 import { indexRepository, type IndexRepositoryOptions } from '../../src/indexing/index-repository';
 import { LexicalEmbedder } from '../../src/llm/embedders/lexical.embedder';
 import { createLogger } from '../../src/logger';
@@ -7,6 +8,7 @@ import { addMember, createProject } from '../../src/namespaces/namespaces.servic
 import { indexReadiness } from '../../src/search/index-readiness';
 import { groupWithSeat, unique, userWithToken } from '../helpers/fixtures';
 import { BILLING_FILES, createGitRepo, type GitRepo } from '../helpers/git-repo';
+import { openTestDatabase } from '../helpers/test-database';
 import { startTestService, type TestService } from '../helpers/test-service';
 
 const SEARCH = `query($path: ID!, $q: String!) { codebaseSearch(projectPath: $path, query: $q) { path } }`;
@@ -198,5 +200,31 @@ describe('vectors outside and inside the HNSW graph', () => {
     for (const question of [...QUESTIONS.filter((question) => !question.startsWith('retry')), 'invoice total of lines'])
       await expectExactTop(whole, question, 5);
     expect(await firstHit('compute vat amount')).toBe(answerBefore);
+  });
+
+  it('names the graph statement, so PostgreSQL keeps its plan across searches, with the same answers; not for a directory', async () => {
+    let pool: pg.Pool | undefined;
+    const one = await openTestDatabase(
+      { url: service.running.services.config.databaseUrl! },
+      { poolSize: 1, onPool: (made) => (pool = made) },
+    );
+    try {
+      const whole = await scopeOf();
+      expect(whole.vectorGraph).toBe(true);
+      const [query] = await embedder.embed(['compute vat amount']);
+      const first = await rankByVectorWithOccurrences(one.prisma, whole, query, 5);
+      expect(first.ranking).toHaveLength(5);
+      // PostgreSQL plans a named statement afresh five times, then compares a generic plan with those.
+      for (let round = 0; round < 7; round += 1) expect(await rankByVectorWithOccurrences(one.prisma, whole, query, 5)).toEqual(first);
+      await rankByVectorWithOccurrences(one.prisma, await scopeOf('src/billing'), query, 5);
+      const prepared = await pool!.query<{ statement: string; generic_plans: string }>(
+        "SELECT statement, generic_plans FROM pg_prepared_statements WHERE statement LIKE '%hnsw.ef_search%'",
+      );
+      expect(prepared.rows).toHaveLength(1);
+      expect(prepared.rows[0].statement).not.toContain('f.path >=');
+      expect(Number(prepared.rows[0].generic_plans)).toBeGreaterThan(0);
+    } finally {
+      await one.close();
+    }
   });
 });
