@@ -545,22 +545,32 @@ export type RankedOccurrences = { ranking: string[]; occurrences: ChunkOccurrenc
  * parameter numbers ($1 project, $2 snapshot). Rows come by position, then path and line.
  */
 function occurrencesOfRanked(ranked: string, directory: string): string {
+  // The content is a subquery, not a fourth table in the join: the planner then orders a join of
+  // three (half of this part's planning, ~0.4 ms of every search's text statement at 100k chunks) and
+  // reads each row's content by the same primary key. A ranked chunk always has its row (the ranking
+  // read it in this statement's snapshot); a NULL would mean none, and toRankedOccurrences drops it.
   return `ranked_chunks AS MATERIALIZED (${ranked})
      SELECT r.position, b.chunk_id AS "chunkId", f.path, f.blob, f.role, b.start_line AS "startLine", b.end_line AS "endLine",
-    b.symbol, b.language, c.content
+    b.symbol, b.language, (SELECT c.content FROM code_chunks c WHERE c.project_id = b.project_id AND c.id = b.chunk_id) AS content
        FROM ranked_chunks r
        JOIN code_blob_chunks b ON b.project_id = $1 AND b.chunk_id = r.id
        JOIN code_index_files f ON f.project_id = b.project_id AND f.blob = b.blob AND f.variant = b.variant
-       JOIN code_chunks c ON c.project_id = b.project_id AND c.id = b.chunk_id
       WHERE f.snapshot_id = $2::bigint AND ${directory}
       ORDER BY r.position, f.path, b.start_line`;
 }
 
 /** The ranking and occurrences of rows from occurrencesOfRanked (every ranked chunk has one: its scope check is the same). */
-function toRankedOccurrences(rows: Array<ChunkOccurrence & { position: bigint | number | string }>): RankedOccurrences {
+function toRankedOccurrences(
+  rows: Array<Omit<ChunkOccurrence, 'content'> & { content: string | null; position: bigint | number | string }>,
+): RankedOccurrences {
   const ranking: string[] = [];
-  for (const row of rows) if (ranking[ranking.length - 1] !== row.chunkId) ranking.push(row.chunkId);
-  return { ranking, occurrences: rows.map(({ position: _position, ...occurrence }) => occurrence) };
+  const occurrences: ChunkOccurrence[] = [];
+  for (const { position: _position, content, ...row } of rows) {
+    if (content === null) continue;
+    if (ranking[ranking.length - 1] !== row.chunkId) ranking.push(row.chunkId);
+    occurrences.push({ ...row, content });
+  }
+  return { ranking, occurrences };
 }
 
 /**
