@@ -643,8 +643,7 @@ function graphStatement(scope: ChunkScope, vector: number[], limit: number, occu
   const filter = inScope(scope, 5);
   const efSearch = Math.max(40, Math.min(1000, limit * 2));
   // relaxed_order may return neighbours slightly out of order: the outer query sorts them exactly.
-  return {
-    sql: `WITH settings AS MATERIALIZED (
+  const sql = `WITH settings AS MATERIALIZED (
          SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true) AS scan, set_config('hnsw.ef_search', $4, true) AS ef_search
        ), nearest AS MATERIALIZED (
          SELECT c.id AS "chunkId", c.embedding::vector(${dims}) <=> $3::vector(${dims}) AS distance
@@ -652,10 +651,27 @@ function graphStatement(scope: ChunkScope, vector: number[], limit: number, occu
           WHERE (SELECT count(*) FROM settings) = 1 AND c.project_id = $1 AND c.dims = ${dims} AND ${filter.sql}
           ORDER BY c.embedding::vector(${dims}) <=> $3::vector(${dims})
           LIMIT ${limit}
-       )${nearestRanked(scope, { occurrences, directoryParameter: 5, order: 'distance' })}`,
+       )${nearestRanked(scope, { occurrences, directoryParameter: 5, order: 'distance' })}`;
+  return {
+    sql,
     parameters: [scope.projectId, scope.snapshotId, toSql(vector), String(efSearch), ...filter.parameters],
-    prepare: !scope.directory,
+    prepare: !scope.directory && nameableGraphText(sql),
   };
+}
+
+/**
+ * The texts of graphStatement sent named, at most GRAPH_TEXTS_NAMED: the limit is in the text and
+ * the REST semantic search takes it from the caller (`knn`, 1–100), who must not use up the pool's
+ * budget of named texts (bulk-sql.ts) that the chat statements share. Texts past it go unnamed.
+ */
+const GRAPH_TEXTS_NAMED = 8;
+const namedGraphTexts = new Set<string>();
+
+function nameableGraphText(sql: string): boolean {
+  if (namedGraphTexts.has(sql)) return true;
+  if (namedGraphTexts.size >= GRAPH_TEXTS_NAMED) return false;
+  namedGraphTexts.add(sql);
+  return true;
 }
 
 /**

@@ -202,7 +202,7 @@ describe('vectors outside and inside the HNSW graph', () => {
     expect(await firstHit('compute vat amount')).toBe(answerBefore);
   });
 
-  it('names the graph statement, so PostgreSQL keeps its plan across searches, with the same answers; not for a directory', async () => {
+  it('names the graph statement, so PostgreSQL keeps its plan across searches, with the same answers; not for a directory, nor past a few limits', async () => {
     let pool: pg.Pool | undefined;
     const one = await openTestDatabase(
       { url: service.running.services.config.databaseUrl! },
@@ -223,6 +223,14 @@ describe('vectors outside and inside the HNSW graph', () => {
       expect(prepared.rows).toHaveLength(1);
       expect(prepared.rows[0].statement).not.toContain('f.path >=');
       expect(Number(prepared.rows[0].generic_plans)).toBeGreaterThan(0);
+      // The limit is in the text and REST's knn sets it: a caller trying every value names only a few texts.
+      const total = (await scopeVectors(whole)).length;
+      for (let knn = 1; knn <= 12; knn += 1)
+        expect((await rankByVectorWithOccurrences(one.prisma, whole, query, knn)).ranking).toHaveLength(Math.min(knn, total));
+      const named = await pool!.query<{ count: string }>(
+        "SELECT count(*) FROM pg_prepared_statements WHERE statement LIKE '%hnsw.ef_search%'",
+      );
+      expect(Number(named.rows[0].count)).toBeLessThanOrEqual(8);
     } finally {
       await one.close();
     }
