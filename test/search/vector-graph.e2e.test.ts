@@ -202,7 +202,7 @@ describe('vectors outside and inside the HNSW graph', () => {
     expect(await firstHit('compute vat amount')).toBe(answerBefore);
   });
 
-  it('names the graph statement, so PostgreSQL keeps its plan across searches, with the same answers; not for a directory, nor past a few limits', async () => {
+  it('names the graph statement (PostgreSQL keeps its plan, the answers stay), not for a directory, nor past a few limits', async () => {
     let pool: pg.Pool | undefined;
     const one = await openTestDatabase(
       { url: service.running.services.config.databaseUrl! },
