@@ -72,18 +72,19 @@ export async function withBulkTransaction<T>(
  * statements carry 50–100 rows of code). Same SQL, same pool. Parameters as Prisma takes them (a
  * bigint is sent as text); int8 and numeric results come back as `pg` gives them (text), where
  * Prisma gives bigint and Decimal. Errors are `pg`'s (see isUniqueViolation). `prepare` names the
- * statement (see preparedName): only for fixed texts, and only where a generic plan is as good as
- * a custom one (search's text statements are not: their tail grew with generic plans).
+ * statement (see preparedName): only for fixed texts, or a PreparedFamily of texts that vary with a
+ * caller's input, and only where a generic plan is as good as a custom one (search's text statements
+ * are not: their tail grew with generic plans).
  */
 export async function poolRows<Row>(
   client: object,
   text: string,
   parameters: readonly unknown[],
-  options: { prepare?: boolean } = {},
+  options: { prepare?: boolean | PreparedFamily } = {},
 ): Promise<Row[] | undefined> {
   const pool = pools.get(client);
   if (!pool) return undefined;
-  const name = options.prepare && ownSessions.has(pool) ? preparedName(text) : undefined;
+  const name = options.prepare && ownSessions.has(pool) ? preparedName(text, options.prepare === true ? null : options.prepare) : undefined;
   return (await pool.query({ name, text, values: pgValues(parameters) })).rows as Row[];
 }
 
@@ -109,15 +110,27 @@ const preparedNames = new Map<string, string>();
 const MAX_PREPARED = 64;
 
 /**
+ * Texts of one statement that vary with a caller's input (a limit written into the text): at most
+ * `most` of them are named, so that input cannot use up MAX_PREPARED for the other statements.
+ */
+export type PreparedFamily = { family: string; most: number };
+/** How many texts each family has named. */
+const familySizes = new Map<string, number>();
+
+/**
  * A named statement is parsed and analysed once per connection, and its plan is cached (PostgreSQL
  * keeps a generic one once it is no worse than the custom ones): planning was 0.15–0.3 ms of
  * database CPU per chat statement, about as much as running it. PostgreSQL's pool only (see ownSessions).
  */
-function preparedName(text: string): string | undefined {
+function preparedName(text: string, family: PreparedFamily | null): string | undefined {
   let name = preparedNames.get(text);
-  if (name === undefined && preparedNames.size < MAX_PREPARED) {
-    name = `duo_${preparedNames.size}`;
-    preparedNames.set(text, name);
+  if (name !== undefined || preparedNames.size >= MAX_PREPARED) return name;
+  if (family) {
+    const size = familySizes.get(family.family) ?? 0;
+    if (size >= family.most) return undefined;
+    familySizes.set(family.family, size + 1);
   }
+  name = `duo_${preparedNames.size}`;
+  preparedNames.set(text, name);
   return name;
 }

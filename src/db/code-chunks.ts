@@ -1,5 +1,5 @@
 import { toSql } from 'pgvector';
-import { poolRows, withBulkTransaction } from './bulk-sql';
+import { poolRows, withBulkTransaction, type PreparedFamily } from './bulk-sql';
 import { binaryArray, int4Array, textArray, TSVECTOR_TYPE, tsvectorTextOfBinary, vectorTextOfBinary } from './pg-binary';
 import type { Prisma, PrismaClient } from './prisma';
 
@@ -643,7 +643,8 @@ function graphStatement(scope: ChunkScope, vector: number[], limit: number, occu
   const filter = inScope(scope, 5);
   const efSearch = Math.max(40, Math.min(1000, limit * 2));
   // relaxed_order may return neighbours slightly out of order: the outer query sorts them exactly.
-  const sql = `WITH settings AS MATERIALIZED (
+  return {
+    sql: `WITH settings AS MATERIALIZED (
          SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true) AS scan, set_config('hnsw.ef_search', $4, true) AS ef_search
        ), nearest AS MATERIALIZED (
          SELECT c.id AS "chunkId", c.embedding::vector(${dims}) <=> $3::vector(${dims}) AS distance
@@ -651,28 +652,14 @@ function graphStatement(scope: ChunkScope, vector: number[], limit: number, occu
           WHERE (SELECT count(*) FROM settings) = 1 AND c.project_id = $1 AND c.dims = ${dims} AND ${filter.sql}
           ORDER BY c.embedding::vector(${dims}) <=> $3::vector(${dims})
           LIMIT ${limit}
-       )${nearestRanked(scope, { occurrences, directoryParameter: 5, order: 'distance' })}`;
-  return {
-    sql,
+       )${nearestRanked(scope, { occurrences, directoryParameter: 5, order: 'distance' })}`,
     parameters: [scope.projectId, scope.snapshotId, toSql(vector), String(efSearch), ...filter.parameters],
-    prepare: !scope.directory && nameableGraphText(sql),
+    // The REST semantic search takes the limit from its caller (`knn`, 1–100): a family of at most 8 named texts.
+    prepare: scope.directory ? false : GRAPH_STATEMENT_FAMILY,
   };
 }
 
-/**
- * The texts of graphStatement sent named, at most GRAPH_TEXTS_NAMED: the limit is in the text and
- * the REST semantic search takes it from the caller (`knn`, 1–100), who must not use up the pool's
- * budget of named texts (bulk-sql.ts) that the chat statements share. Texts past it go unnamed.
- */
-const GRAPH_TEXTS_NAMED = 8;
-const namedGraphTexts = new Set<string>();
-
-function nameableGraphText(sql: string): boolean {
-  if (namedGraphTexts.has(sql)) return true;
-  if (namedGraphTexts.size >= GRAPH_TEXTS_NAMED) return false;
-  namedGraphTexts.add(sql);
-  return true;
-}
+const GRAPH_STATEMENT_FAMILY: PreparedFamily = { family: 'vector-graph', most: 8 };
 
 /**
  * A project not in the graph: every vector of the scope, read inline from code_chunk_vectors, by
@@ -707,7 +694,7 @@ function exactStatement(scope: ChunkScope, vector: number[], limit: number, occu
 }
 
 /** `prepare`: sent as a named statement (poolRows), for a text whose generic plan is as good as a custom one. */
-type Statement = { sql: string; parameters: unknown[]; prepare?: boolean };
+type Statement = { sql: string; parameters: unknown[]; prepare?: boolean | PreparedFamily };
 
 /**
  * Runs a ranking statement: straight on the client's pool when it has one (bulk-sql.ts), else

@@ -4,7 +4,7 @@ import { AppError } from '../errors';
 import { createClassifier } from './classifier';
 import { contextKey, NO_CONTEXT, type GatekeeperContext } from './context';
 import type { LinearModel } from './linear-model';
-import { LruCache } from './lru-cache';
+import { LruCache } from '../lru-cache';
 import { parseModel } from './model-file';
 import { resolveOptions, type GatekeeperOptions } from './options';
 import type { GatekeeperResult } from './result';

@@ -1,5 +1,6 @@
 import { fileRole, type FileRole } from '../indexing/file-role';
 import { identifierTerms, stemWord } from '../llm/embedders/terms';
+import { LruCache } from '../lru-cache';
 import { synonymsOf } from './synonyms';
 
 /**
@@ -70,16 +71,14 @@ function roleWeight(role: FileRole, intent: QuestionIntent): number {
 
 /**
  * Most names a search ranks (files, directories, symbols) come back in the next searches of the same
- * code base: their stems are kept, up to this many names, then the cache starts again.
+ * code base: the stems of the 20,000 most recently ranked names are kept.
  */
-const STEM_CACHE_LIMIT = 20_000;
-const stemCache = new Map<string, ReadonlySet<string>>();
+const stemCache = new LruCache<string, ReadonlySet<string>>(20_000);
 
-/** The stems of a name's identifier words (kept across searches: see STEM_CACHE_LIMIT). */
+/** The stems of a name's identifier words (kept across searches: see stemCache). */
 function stems(text: string): ReadonlySet<string> {
   let cached = stemCache.get(text);
   if (!cached) {
-    if (stemCache.size >= STEM_CACHE_LIMIT) stemCache.clear();
     cached = new Set(identifierTerms(text).map(stemWord));
     stemCache.set(text, cached);
   }

@@ -1,4 +1,4 @@
-import { LruCache } from '../../src/gatekeeper/lru-cache';
+import { LruCache } from '../src/lru-cache';
 
 describe('LruCache', () => {
   it('evicts the least recently used entry once full', () => {
