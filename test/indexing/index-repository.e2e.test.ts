@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { PrismaClient } from '../../src/db/prisma';
 import { snapshotFiles } from '../../src/db/code-chunks';
+import { inProcessChunker, type FileChunker } from '../../src/indexing/chunk-pool';
 import { indexRepository, type IndexRepositoryOptions, type IndexRunResult } from '../../src/indexing/index-repository';
 import type { Embedder } from '../../src/llm/embedders/embedder';
 import { LexicalEmbedder } from '../../src/llm/embedders/lexical.embedder';
@@ -144,6 +145,39 @@ describe('indexRepository (real git, PostgreSQL and pgvector)', () => {
     expect(outcomes[0]).toEqual(outcomes[1]);
     expect(outcomes[0].result).toMatchObject({ outcome: 'indexed', mode: 'full', files: 7 });
     expect(outcomes[0].symbols.filter((symbol) => symbol.endsWith('copy.ts#'))).toHaveLength(2);
+  });
+
+  it('pipelined, hands the next batch to the chunker while the one before is still being chunked (not once it is done)', async () => {
+    /** A chunker that holds its first call until a second one arrives (at most 1 s), and says whether it did. */
+    const holdingChunker = () => {
+      let calls = 0;
+      let firstDone = false;
+      let release!: () => void;
+      const held = new Promise<void>((resolve) => (release = resolve));
+      const seen = { secondWhileFirstRan: false };
+      const chunker: FileChunker = {
+        chunkAndEmbed: async (files, spec) => {
+          calls += 1;
+          const call = calls;
+          if (call === 1) await Promise.race([held, new Promise((resolve) => setTimeout(resolve, 1000))]);
+          else {
+            if (!firstDone) seen.secondWhileFirstRan = true;
+            release();
+          }
+          const chunks = await inProcessChunker.chunkAndEmbed(files, spec);
+          if (call === 1) firstDone = true;
+          return chunks;
+        },
+      };
+      return { chunker, seen };
+    };
+    for (const pipeline of [true, false]) {
+      const { run } = await setup();
+      const { chunker, seen } = holdingChunker();
+      const result = await run({ batchFiles: 1, pipeline, chunker });
+      expect(result).toMatchObject({ outcome: 'indexed', files: 4 });
+      expect(seen.secondWhileFirstRan).toBe(pipeline);
+    }
   });
 
   it('reads only what changed: add, modify, delete and rename, and a second run of the same commit does nothing', async () => {
