@@ -16,8 +16,11 @@ export type FileFilterOptions = {
 export type FileFilter = {
   /** What the path and size alone decide, before the content is read. */
   byPath(path: string, size: number): SkipReason | null;
-  /** What the content decides: binary, minified or machine-written. */
-  byContent(content: Buffer): SkipReason | null;
+  /**
+   * What the content decides: binary, minified or machine-written. `decoded` is the content as
+   * UTF-8 text when the caller has it already (it is decoded here otherwise).
+   */
+  byContent(content: Buffer, decoded?: string): SkipReason | null;
 };
 
 const VENDORED_DIRECTORIES = [
@@ -113,6 +116,8 @@ const BINARY_EXTENSIONS = new Set([
 const LONGEST_LINE = 1000;
 const AVERAGE_LINE = 300;
 const MIN_ALPHANUMERIC_SHARE = 0.25;
+// Whitespace as String.prototype.trim sees it (WhiteSpace and LineTerminator): `\s` is the same set.
+const NOT_WHITESPACE = /\S/;
 
 /** Patterns with linguist-vendored / linguist-generated set (or unset with `-`/`=false`), later lines winning. */
 function linguistMatchers(gitattributes: string): { vendored: (path: string) => boolean; generated: (path: string) => boolean } {
@@ -161,14 +166,21 @@ export function createFileFilter(options: FileFilterOptions = {}): FileFilter {
       if (size > maxBytes) return 'too_large';
       return null;
     },
-    byContent(content) {
+    // Runs once per file read, on the event loop: lines are measured where they are, not split out.
+    byContent(content, decoded) {
       if (content.subarray(0, 8000).includes(0)) return 'binary';
-      const text = content.toString('utf8');
-      if (!text.trim()) return null;
-      const lines = text.split('\n');
+      const text = decoded ?? content.toString('utf8');
+      if (!NOT_WHITESPACE.test(text)) return null;
+      let lines = 1;
       let longest = 0;
-      for (const line of lines) if (line.length > longest) longest = line.length;
-      if (longest > LONGEST_LINE || text.length / lines.length > AVERAGE_LINE) return 'minified';
+      for (let start = 0; ; lines += 1) {
+        const end = text.indexOf('\n', start);
+        const length = (end === -1 ? text.length : end) - start;
+        if (length > longest) longest = length;
+        if (end === -1) break;
+        start = end + 1;
+      }
+      if (longest > LONGEST_LINE || text.length / lines > AVERAGE_LINE) return 'minified';
       let alphanumeric = 0;
       let visible = 0;
       for (let index = 0; index < text.length; index += 1) {

@@ -509,7 +509,9 @@ async function readFreshFiles(
   for (const file of files) {
     const content = contents.get(file.blob);
     if (!content) continue;
-    const reason = options.filter.byContent(content);
+    // Decoded once: the filter reads the text, and the chunker gets it.
+    const text = content.toString('utf8');
+    const reason = options.filter.byContent(content, text);
     if (reason) {
       options.skip(reason);
       continue;
@@ -518,7 +520,7 @@ async function readFreshFiles(
     const key = keyOf(file);
     if (seenVariants.has(key)) continue;
     seenVariants.add(key);
-    toChunk.push({ ...file, text: content.toString('utf8') });
+    toChunk.push({ ...file, text });
   }
   return { indexed, toChunk, bytes };
 }

@@ -50,8 +50,17 @@ describe('file filter', () => {
     ['one very long line', Buffer.from(`var a=${'1,'.repeat(800)}2;`), 'minified'],
     ['mostly punctuation', Buffer.from(`${'{}[](),;:.=+-*/<>!?&|^%~'.repeat(20)}\n`.repeat(3)), 'minified'],
     ['an empty file', Buffer.from(''), null],
+    ['only whitespace, some of it beyond ASCII', Buffer.from(' \n\t\u00a0\u2028\ufeff\u3000'), null],
+    ['a longest line of 1,000 characters after short ones', Buffer.from(`${'a\n'.repeat(5)}${'x'.repeat(1000)}\nb`), null],
+    ['a longest line of 1,001 characters after short ones', Buffer.from(`${'a\n'.repeat(5)}${'x'.repeat(1001)}\nb`), 'minified'],
+    ['a last line of 1,001 characters', Buffer.from(`a\n${'x'.repeat(1001)}`), 'minified'],
+    ['lines of 301 characters on average', Buffer.from(`${'y'.repeat(301)}\n`.repeat(4).slice(0, -1)), 'minified'],
+    ['lines of 300 characters on average, counting the empty last one', Buffer.from(`${'y'.repeat(450)}\n`), null],
+    ['a line of 900 two-byte characters (1,800 bytes) among short ones', Buffer.from(`${'é'.repeat(900)}\n${'a\n'.repeat(10)}`), null],
   ])('content with %s', (_name, content, reason) => {
     expect(filter.byContent(content)).toBe(reason);
+    // The caller's decoded text, when it has it, gives the same answer.
+    expect(filter.byContent(content, content.toString('utf8'))).toBe(reason);
   });
 
   it('indexes everything ordinary with no options', () => {
