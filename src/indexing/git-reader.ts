@@ -179,18 +179,22 @@ function checkBlobIds(blobs: readonly string[]): void {
   for (const blob of blobs) if (!SHA.test(blob)) throw badInput('blob ids must be full shas', 'blob');
 }
 
+/** An object `git cat-file --batch` gave: its id, type and content; null when it has no such object. */
+type GitObject = { oid: string; type: string; content: Buffer } | null;
+
 /**
  * One `git cat-file --batch` process for many reads (an index run's batches): starting a process
- * from a large Node process costs several milliseconds of the event loop (the fork copies its page
- * tables), so a run starts one, not one per batch. Reads are answered in the order asked; close()
- * ends the process.
+ * from a large Node process costs 20–30 ms of the event loop (the fork copies its page tables, the
+ * child's exec tears them down), so a run starts one, not one per batch, and asks it for the
+ * run's ref and ancestry too (resolveCommit, reachable). Reads are answered in the order asked;
+ * close() ends the process.
  */
 export class BlobReader {
   private readonly child: ChildProcessWithoutNullStreams;
   private readonly chunks: Buffer[] = [];
   private buffered = 0;
   /** Objects asked for and not yet read, in order. */
-  private readonly pending: Array<{ blob: string; resolve: (content: Buffer | null) => void; reject: (error: Error) => void }> = [];
+  private readonly pending: Array<{ resolve: (object: GitObject) => void; reject: (error: Error) => void }> = [];
   private failure: Error | null = null;
 
   constructor(private readonly options: GitOptions) {
@@ -204,18 +208,55 @@ export class BlobReader {
   /** The blobs' contents, in the order asked; a missing object gives null. */
   async read(blobs: readonly string[]): Promise<Array<{ blob: string; content: Buffer | null }>> {
     checkBlobIds(blobs);
-    if (blobs.length === 0) return [];
-    if (this.failure) throw this.failure;
-    const contents = blobs.map((blob) => new Promise<Buffer | null>((resolve, reject) => this.pending.push({ blob, resolve, reject })));
-    this.child.stdin.write(`${blobs.join('\n')}\n`);
-    const read = await Promise.all(contents);
-    return blobs.map((blob, index) => ({ blob, content: read[index] }));
+    const objects = await this.objects(blobs);
+    return blobs.map((blob, index) => ({ blob, content: objects[index]?.content ?? null }));
+  }
+
+  /** The commit a ref (branch, tag or sha) points at, or null when there is none: as resolveCommit answers. */
+  async resolveCommit(ref: string): Promise<string | null> {
+    const name = SHA.test(ref) ? ref : validateRef(ref);
+    const [object] = await this.objects([`${name}^{commit}`]);
+    return object?.type === 'commit' ? object.oid : null;
+  }
+
+  /**
+   * Whether `ancestor` is reachable from `descendant`, as isAncestor answers, walking the parents of
+   * at most `limit` commits back from `descendant` (a push's new commits are a few): null when the
+   * walk ends undecided, at the limit or at a commit the repository lacks (a shallow clone's edge).
+   */
+  async reachable(ancestor: string, descendant: string, limit = 256): Promise<boolean | null> {
+    if (!SHA.test(ancestor) || !SHA.test(descendant)) throw badInput('commits must be full shas', 'commit');
+    const seen = new Set([descendant]);
+    for (let level = [descendant]; level.length;) {
+      if (seen.has(ancestor)) return true;
+      if (seen.size > limit) return null;
+      const commits = await this.objects(level);
+      level = [];
+      for (const commit of commits) {
+        if (commit?.type !== 'commit') return null;
+        for (const parent of parentsOf(commit.content)) {
+          if (seen.has(parent)) continue;
+          seen.add(parent);
+          level.push(parent);
+        }
+      }
+    }
+    return seen.has(ancestor);
   }
 
   close(): void {
     this.failure ??= new Error('the blob reader is closed');
     this.child.stdin.end();
     if (this.child.exitCode === null) this.child.kill();
+  }
+
+  /** The objects `names` (ids or revisions, one line each) stand for, in order. */
+  private async objects(names: readonly string[]): Promise<GitObject[]> {
+    if (names.length === 0) return [];
+    if (this.failure) throw this.failure;
+    const objects = names.map(() => new Promise<GitObject>((resolve, reject) => this.pending.push({ resolve, reject })));
+    this.child.stdin.write(`${names.join('\n')}\n`);
+    return Promise.all(objects);
   }
 
   private receive(chunk: Buffer): void {
@@ -227,16 +268,18 @@ export class BlobReader {
       const newline = buffer.indexOf(10, offset);
       if (newline === -1) break;
       const header = buffer.subarray(offset, newline).toString('utf8');
-      if (header.endsWith(' missing')) {
+      // `<name> missing`, or `<name> ambiguous` for a name that could be several objects.
+      if (header.endsWith(' missing') || header.endsWith(' ambiguous')) {
         offset = newline + 1;
         this.pending.shift()!.resolve(null);
         continue;
       }
-      const size = Number(header.split(' ')[2]);
+      const [oid, type, sizeText] = header.split(' ');
+      const size = Number(sizeText);
       if (buffer.length < newline + 1 + size + 1) break;
       const content = Buffer.from(buffer.subarray(newline + 1, newline + 1 + size));
       offset = newline + 1 + size + 1;
-      this.pending.shift()!.resolve(content);
+      this.pending.shift()!.resolve({ oid, type, content });
     }
     buffer = buffer.subarray(offset);
     this.chunks.length = 0;
@@ -255,4 +298,17 @@ export class BlobReader {
     this.failure ??= failure;
     for (const waiting of this.pending.splice(0)) waiting.reject(failure);
   }
+}
+
+/** The parents a commit object names: its `parent` lines, which follow its `tree` line. */
+function parentsOf(commit: Buffer): string[] {
+  const parents: string[] = [];
+  const text = commit.toString('utf8', 0, Math.min(commit.length, 64 * 1024));
+  for (let start = text.indexOf('\n') + 1; text.startsWith('parent ', start);) {
+    const end = text.indexOf('\n', start);
+    parents.push(text.slice(start + 'parent '.length, end === -1 ? undefined : end));
+    if (end === -1) break;
+    start = end + 1;
+  }
+  return parents;
 }

@@ -35,7 +35,6 @@ import {
   isAncestor,
   listFiles,
   listPaths,
-  resolveCommit,
   validateRef,
   withSizes,
   type GitOptions,
@@ -129,9 +128,9 @@ function settingsDigest(options: { exclusions: readonly string[]; maxFileBytes: 
 }
 
 /** The commit a branch (or any ref) points at: refs/heads/<ref> first, so a tag of the same name never wins. */
-async function resolveRef(git: GitOptions, ref: string): Promise<string | null> {
+async function resolveRef(reader: BlobReader, ref: string): Promise<string | null> {
   validateRef(ref);
-  return (await resolveCommit(git, `refs/heads/${ref}`)) ?? (await resolveCommit(git, ref));
+  return (await reader.resolveCommit(`refs/heads/${ref}`)) ?? (await reader.resolveCommit(ref));
 }
 
 async function readText(reader: BlobReader, blob: string): Promise<string | null> {
@@ -162,86 +161,93 @@ export async function indexRepository(options: IndexRepositoryOptions): Promise<
   });
   try {
     const git = await openRepository({ projectId, repositoryUrl: project.repositoryUrl, dataDir: options.dataDir });
-    const commit = await resolveRef(git, ref);
-    if (!commit) {
-      if (index.activeSnapshotId !== null) {
-        // The branch was indexed and is gone: it was deleted (a fetch prunes it from a remote's mirror).
-        await dropCodeIndex(prisma, { projectId, ref });
-        await collectGarbage(prisma, projectId);
-        return { outcome: 'dropped' };
+    // One cat-file process answers the run's ref, ancestry and blobs (BlobReader says why).
+    const reader = new BlobReader(git);
+    try {
+      const commit = await resolveRef(reader, ref);
+      if (!commit) {
+        if (index.activeSnapshotId !== null) {
+          // The branch was indexed and is gone: it was deleted (a fetch prunes it from a remote's mirror).
+          await dropCodeIndex(prisma, { projectId, ref });
+          await collectGarbage(prisma, projectId);
+          return { outcome: 'dropped' };
+        }
+        throw new RepositoryUnavailableError(`The branch "${ref}" does not exist in the project's repository.`);
       }
-      throw new RepositoryUnavailableError(`The branch "${ref}" does not exist in the project's repository.`);
-    }
-    const maxFileBytes = options.maxFileBytes ?? 1_000_000;
-    const settings = settingsDigest({ exclusions: project.contextExclusions, maxFileBytes });
-    const active =
-      index.activeSnapshotId === null ? null : await prisma.codeIndexSnapshot.findUnique({ where: { id: index.activeSnapshotId } });
-    const chunkerVersion = chunkerVersionOf(options.chunkStrategy);
-    const sameSettings =
-      active !== null &&
-      active.chunkerVersion === chunkerVersion &&
-      active.embedderVersion === options.embedder.version &&
-      active.settingsDigest === settings;
-    if (sameSettings && !options.force && active.commitSha === commit) {
-      const counts = await snapshotCounts(prisma, { projectId, snapshotId: active.id });
-      await prisma.codeIndex.update({
-        where,
-        data: {
-          state: 'ready',
-          finishedAt: new Date(),
-          filesIndexed: counts.files,
-          chunkCount: counts.chunks,
-          embeddedCount: counts.embedded,
-        },
+      const maxFileBytes = options.maxFileBytes ?? 1_000_000;
+      const settings = settingsDigest({ exclusions: project.contextExclusions, maxFileBytes });
+      const active =
+        index.activeSnapshotId === null ? null : await prisma.codeIndexSnapshot.findUnique({ where: { id: index.activeSnapshotId } });
+      const chunkerVersion = chunkerVersionOf(options.chunkStrategy);
+      const sameSettings =
+        active !== null &&
+        active.chunkerVersion === chunkerVersion &&
+        active.embedderVersion === options.embedder.version &&
+        active.settingsDigest === settings;
+      if (sameSettings && !options.force && active.commitSha === commit) {
+        const counts = await snapshotCounts(prisma, { projectId, snapshotId: active.id });
+        await prisma.codeIndex.update({
+          where,
+          data: {
+            state: 'ready',
+            finishedAt: new Date(),
+            filesIndexed: counts.files,
+            chunkCount: counts.chunks,
+            embeddedCount: counts.embedded,
+          },
+        });
+        return {
+          outcome: 'unchanged',
+          mode: null,
+          commitSha: commit,
+          files: counts.files,
+          chunks: counts.chunks,
+          filesRead: 0,
+          chunksEmbedded: 0,
+          skipped: {},
+          bytesRead: 0,
+        };
+      }
+      // A run that died left its snapshot unfinished: it was never visible, so it just goes.
+      const unfinished = await prisma.codeIndexSnapshot.deleteMany({ where: { indexId: index.id, complete: false } });
+      await ensureVectorIndex(prisma, options.embedder.dimensions);
+      const snapshot = await prisma.codeIndexSnapshot.create({
+        data: { indexId: index.id, commitSha: commit, chunkerVersion, embedderVersion: options.embedder.version, settingsDigest: settings },
       });
+      const result = await buildSnapshot({
+        ...options,
+        git,
+        blobs: reader,
+        commit,
+        snapshot,
+        active: sameSettings && !options.force ? active : null,
+        exclusions: project.contextExclusions,
+        maxFileBytes,
+      });
+      const counts = await activateSnapshot(prisma, { indexId: index.id, projectId, snapshot });
+      options.onProgress?.({ ...result.progress, phase: 'done' });
+      // What this run replaced is all an incremental run can have left unreferenced when the project
+      // had no garbage before it: its active snapshot covered the project (read before this run's
+      // writes cleared the mark; a run that died before its collection never set it) and no dead
+      // run's chunks are about. Otherwise, and after a full run, the whole project is looked at. So
+      // the covers_project mark the collection sets stays true to its word.
+      const only = unfinished.count === 0 && active?.coversProject === true ? (result.replaced ?? undefined) : undefined;
+      await collectGarbage(prisma, projectId, { only });
+      await placeVectors(options, null);
       return {
-        outcome: 'unchanged',
-        mode: null,
+        outcome: 'indexed',
+        mode: result.progress.mode,
         commitSha: commit,
         files: counts.files,
         chunks: counts.chunks,
-        filesRead: 0,
-        chunksEmbedded: 0,
-        skipped: {},
-        bytesRead: 0,
+        filesRead: result.filesRead,
+        chunksEmbedded: result.progress.embedded,
+        skipped: result.skipped,
+        bytesRead: result.progress.bytesRead,
       };
+    } finally {
+      reader.close();
     }
-    // A run that died left its snapshot unfinished: it was never visible, so it just goes.
-    const unfinished = await prisma.codeIndexSnapshot.deleteMany({ where: { indexId: index.id, complete: false } });
-    await ensureVectorIndex(prisma, options.embedder.dimensions);
-    const snapshot = await prisma.codeIndexSnapshot.create({
-      data: { indexId: index.id, commitSha: commit, chunkerVersion, embedderVersion: options.embedder.version, settingsDigest: settings },
-    });
-    const result = await buildSnapshot({
-      ...options,
-      git,
-      commit,
-      snapshot,
-      active: sameSettings && !options.force ? active : null,
-      exclusions: project.contextExclusions,
-      maxFileBytes,
-    });
-    const counts = await activateSnapshot(prisma, { indexId: index.id, projectId, snapshot });
-    options.onProgress?.({ ...result.progress, phase: 'done' });
-    // What this run replaced is all an incremental run can have left unreferenced when the project
-    // had no garbage before it: its active snapshot covered the project (read before this run's
-    // writes cleared the mark; a run that died before its collection never set it) and no dead
-    // run's chunks are about. Otherwise, and after a full run, the whole project is looked at. So
-    // the covers_project mark the collection sets stays true to its word.
-    const only = unfinished.count === 0 && active?.coversProject === true ? (result.replaced ?? undefined) : undefined;
-    await collectGarbage(prisma, projectId, { only });
-    await placeVectors(options, null);
-    return {
-      outcome: 'indexed',
-      mode: result.progress.mode,
-      commitSha: commit,
-      files: counts.files,
-      chunks: counts.chunks,
-      filesRead: result.filesRead,
-      chunksEmbedded: result.progress.embedded,
-      skipped: result.skipped,
-      bytesRead: result.progress.bytesRead,
-    };
   } catch (error) {
     const message =
       error instanceof AppError ? error.userMessage : 'Indexing failed unexpectedly; it will be retried. See the worker log for details.';
@@ -252,6 +258,8 @@ export async function indexRepository(options: IndexRepositoryOptions): Promise<
 
 type BuildOptions = IndexRepositoryOptions & {
   git: GitOptions;
+  /** The run's cat-file process. */
+  blobs: BlobReader;
   commit: string;
   snapshot: CodeIndexSnapshot;
   /** The active snapshot to build on incrementally, or null for a full build. */
@@ -286,7 +294,9 @@ async function planFiles(options: BuildOptions): Promise<{
   // Awaited below unless the run turns out to be full (a rewritten history's old commit may be gone).
   changesRead.catch(() => undefined);
   pathsRead.catch(() => undefined);
-  if (!(await isAncestor(git, active.commitSha, commit))) return full();
+  // Walked through the run's cat-file process; only a long or shallow history needs a git of its own.
+  const ancestor = (await options.blobs.reachable(active.commitSha, commit)) ?? (await isAncestor(git, active.commitSha, commit));
+  if (!ancestor) return full();
   const changes = await changesRead;
   // Attributes decide which files are vendored or generated: when they change, look at every file again.
   if (changes.some((change) => change.path === '.gitattributes')) return full();
@@ -313,15 +323,6 @@ type BuildResult = {
 };
 
 async function buildSnapshot(options: BuildOptions): Promise<BuildResult> {
-  const blobs = new BlobReader(options.git);
-  try {
-    return await buildWithReader({ ...options, blobs });
-  } finally {
-    blobs.close();
-  }
-}
-
-async function buildWithReader(options: BuildOptions & { blobs: BlobReader }): Promise<BuildResult> {
   const { prisma, embedder, projectId } = options;
   const snapshotId = options.snapshot.id;
   const { mode, tree, candidates, replaced } = await planFiles(options);

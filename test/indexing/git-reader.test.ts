@@ -145,6 +145,55 @@ describe('git reader', () => {
     expect(await isAncestor({ repository }, second, first)).toBe(false);
   });
 
+  it("answers refs and ancestry through a blob reader's one process, as rev-parse and merge-base do", async () => {
+    // More history beside main (main itself does not move): a chain, a merge, an orphan, an annotated tag.
+    const tree = git('rev-parse', `${second}^{tree}`);
+    const commit = (...args: string[]) => git('commit-tree', tree, ...args);
+    const third = commit('-p', second, '-m', 'third');
+    const fourth = commit('-p', third, '-m', 'fourth');
+    const side = commit('-p', first, '-m', 'side');
+    const merge = commit('-p', fourth, '-p', side, '-m', 'merge');
+    const orphan = commit('-m', 'orphan');
+    git('tag', '-a', 'v2', '-m', 'annotated', second);
+    // A commit whose parent the repository lacks, as at a shallow clone's edge.
+    const broken = execFileSync('git', ['-C', repository, 'hash-object', '-t', 'commit', '-w', '--stdin'], {
+      input: `tree ${tree}\nparent ${'e'.repeat(40)}\nauthor t <t@example.com> 0 +0000\ncommitter t <t@example.com> 0 +0000\n\nedge\n`,
+      encoding: 'utf8',
+    }).trim();
+    const reader = new BlobReader({ repository });
+    try {
+      for (const ref of ['main', 'refs/heads/main', first, 'v2', 'no-such-branch', 'refs/heads/no-such', 'e'.repeat(40)])
+        expect(await reader.resolveCommit(ref)).toBe(await resolveCommit({ repository }, ref));
+      expect(await reader.resolveCommit('v2')).toBe(second);
+      expect(await reader.resolveCommit('main')).toBe(second);
+      await expect(reader.resolveCommit('a..b')).rejects.toMatchObject({ code: 'BAD_USER_INPUT' });
+      const pairs = [
+        [first, second],
+        [second, first],
+        [first, merge],
+        [side, merge],
+        [merge, side],
+        [orphan, merge],
+        [merge, orphan],
+        [merge, merge],
+        [third, fourth],
+      ];
+      for (const [ancestor, descendant] of pairs)
+        expect([ancestor, descendant, await reader.reachable(ancestor, descendant)]).toEqual([
+          ancestor,
+          descendant,
+          await isAncestor({ repository }, ancestor, descendant),
+        ]);
+      // Undecided, and saying so, past its limit or at a commit the repository lacks.
+      expect(await reader.reachable(first, merge, 1)).toBeNull();
+      expect(await reader.reachable(fourth, merge, 1)).toBe(true);
+      expect(await reader.reachable(first, broken)).toBeNull();
+      await expect(reader.reachable('main', second)).rejects.toMatchObject({ code: 'BAD_USER_INPUT' });
+    } finally {
+      reader.close();
+    }
+  });
+
   it('streams many blobs through one cat-file, in order, with null for a missing one', async () => {
     const files = await listFiles({ repository }, second);
     const missing = '0'.repeat(40);
