@@ -76,25 +76,11 @@ export type TreeEntry = TreePath & { size: number };
 
 /** Every file of a commit's tree (blobs only: no submodules or symlinks), with its size. */
 export async function listFiles(options: GitOptions, commit: string): Promise<TreeEntry[]> {
-  return (await listTree(options, commit, true)) as TreeEntry[];
-}
-
-/**
- * Every file of a commit's tree, without sizes: only the tree objects are read. `--long` reads the
- * header of every blob too, which on a repository of loose objects (a fresh local commit) is one
- * zlib file each: 110 ms for rxjs's 2,266 files against 10 ms packed. An incremental run needs the
- * sizes of the files it reads only (withSizes).
- */
-export async function listPaths(options: GitOptions, commit: string): Promise<TreePath[]> {
-  return listTree(options, commit, false);
-}
-
-async function listTree(options: GitOptions, commit: string, sizes: boolean): Promise<Array<TreePath & { size?: number }>> {
   if (!SHA.test(commit)) throw badInput('commit must be a full sha', 'commit');
-  const output = await git(options, ['ls-tree', '-r', '-z', ...(sizes ? ['--long'] : []), '--full-tree', commit]);
-  // `<mode> <type> <object>[ <padded size>]\t<path>` per file, read by position: a large monorepo's
+  const output = await git(options, ['ls-tree', '-r', '-z', '--long', '--full-tree', commit]);
+  // `<mode> <type> <object> <padded size>\t<path>` per file, read by position: a large monorepo's
   // tree has 100,000 of them, parsed on the event loop (about twice as fast as splitting each).
-  const entries: Array<TreePath & { size?: number }> = [];
+  const entries: TreeEntry[] = [];
   for (const record of output.split('\0')) {
     if (!record) continue;
     const tab = record.indexOf('\t');
@@ -103,15 +89,23 @@ async function listTree(options: GitOptions, commit: string, sizes: boolean): Pr
     const mode = record.slice(0, afterMode);
     if (mode === '120000') continue;
     const objectStart = afterMode + 6;
-    const objectEnd = sizes ? record.indexOf(' ', objectStart) : tab;
-    const entry: TreePath & { size?: number } = { path: record.slice(tab + 1), blob: record.slice(objectStart, objectEnd), mode };
-    if (sizes) entry.size = Number(record.slice(objectEnd, tab));
-    entries.push(entry);
+    const objectEnd = record.indexOf(' ', objectStart);
+    entries.push({
+      path: record.slice(tab + 1),
+      blob: record.slice(objectStart, objectEnd),
+      mode,
+      size: Number(record.slice(objectEnd, tab)),
+    });
   }
   return entries;
 }
 
-/** The entries with their blobs' sizes, read by one `git cat-file --batch-check` (each blob once). */
+/**
+ * The entries with their blobs' sizes, read by one `git cat-file --batch-check` (each blob once):
+ * an incremental run sizes only the files it reads. `ls-tree --long` reads the header of every
+ * blob, which on a repository of loose objects (a fresh local commit) is one zlib file each: 110 ms
+ * for rxjs's 2,266 files against 10 ms packed.
+ */
 export async function withSizes(options: GitOptions, entries: readonly TreePath[]): Promise<TreeEntry[]> {
   if (entries.length === 0) return [];
   const blobs = [...new Set(entries.map((entry) => entry.blob))];
@@ -135,19 +129,35 @@ export async function withSizes(options: GitOptions, entries: readonly TreePath[
 
 export type FileChange = { status: 'added' | 'modified' | 'deleted'; path: string };
 
+/** A changed path, with the new commit's file there when it is a regular one (as listFiles lists it, without its size). */
+export type ChangedEntry = FileChange & { entry: TreePath | null };
+
 /** The files that differ between two commits, renames as a delete and an add. */
 export async function changedFiles(options: GitOptions, from: string, to: string): Promise<FileChange[]> {
+  return (await changedEntries(options, from, to)).map(({ status, path }) => ({ status, path }));
+}
+
+/**
+ * changedFiles with each changed path's new blob and mode, from one `git diff --raw`: an
+ * incremental run needs no listing of the new commit's tree besides.
+ */
+export async function changedEntries(options: GitOptions, from: string, to: string): Promise<ChangedEntry[]> {
   if (!SHA.test(from) || !SHA.test(to)) throw badInput('commits must be full shas', 'commit');
-  const output = await git(options, ['diff', '--name-status', '-z', '--no-renames', '--no-ext-diff', from, to]);
-  const fields = output.split('\0').filter(Boolean);
-  const changes: FileChange[] = [];
+  const output = await git(options, ['diff', '--raw', '-z', '--no-abbrev', '--no-renames', '--no-ext-diff', from, to]);
+  // `:<old mode> <new mode> <old object> <new object> <status>`, then the path, each ended by NUL.
+  const fields = output.split('\0');
+  const changes: ChangedEntry[] = [];
   for (let index = 0; index + 1 < fields.length; index += 2) {
-    const code = fields[index].charAt(0);
+    const [, mode, , blob, code] = fields[index].split(' ');
     const path = fields[index + 1];
-    changes.push({ status: code === 'A' ? 'added' : code === 'D' ? 'deleted' : 'modified', path });
+    const status = code.startsWith('A') ? 'added' : code.startsWith('D') ? 'deleted' : 'modified';
+    changes.push({ status, path, entry: isRegularFile(mode) ? { path, blob, mode } : null });
   }
   return changes;
 }
+
+/** A tree entry's mode that ls-tree calls a blob and listTree keeps: not a tree, submodule or symlink (nor nothing). */
+const isRegularFile = (mode: string) => !['000000', '040000', '40000', '160000', '120000'].includes(mode);
 
 /** Whether `ancestor` is reachable from `descendant`: false after a force-push rewrote history. */
 export async function isAncestor(options: GitOptions, ancestor: string, descendant: string): Promise<boolean> {
@@ -244,6 +254,15 @@ export class BlobReader {
     return seen.has(ancestor);
   }
 
+  /** The regular file `name` at the top of a commit's tree, as listFiles lists it (without its size), or null. */
+  async rootFile(commit: string, name: string): Promise<TreePath | null> {
+    if (!SHA.test(commit)) throw badInput('commit must be a full sha', 'commit');
+    const [tree] = await this.objects([`${commit}^{tree}`]);
+    if (tree?.type !== 'tree') return null;
+    const entry = treeEntries(tree.content, commit.length / 2).find((candidate) => candidate.name === name);
+    return entry && isRegularFile(entry.mode) ? { path: name, blob: entry.oid, mode: entry.mode } : null;
+  }
+
   close(): void {
     this.failure ??= new Error('the blob reader is closed');
     this.child.stdin.end();
@@ -311,4 +330,21 @@ function parentsOf(commit: Buffer): string[] {
     start = end + 1;
   }
   return parents;
+}
+
+/** A tree object's entries: `<mode> <name>` NUL, then the object's id in `idBytes` raw bytes, each. */
+function treeEntries(tree: Buffer, idBytes: number): Array<{ mode: string; name: string; oid: string }> {
+  const entries: Array<{ mode: string; name: string; oid: string }> = [];
+  for (let offset = 0; offset < tree.length;) {
+    const space = tree.indexOf(0x20, offset);
+    const nul = tree.indexOf(0, space);
+    if (space === -1 || nul === -1 || nul + 1 + idBytes > tree.length) break;
+    entries.push({
+      mode: tree.toString('latin1', offset, space),
+      name: tree.toString('utf8', space + 1, nul),
+      oid: tree.toString('hex', nul + 1, nul + 1 + idBytes),
+    });
+    offset = nul + 1 + idBytes;
+  }
+  return entries;
 }

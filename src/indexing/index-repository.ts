@@ -31,10 +31,9 @@ import { createFileFilter, type FileFilter, type SkipReason } from './file-filte
 import { selectFiles } from './select-files';
 import {
   BlobReader,
-  changedFiles,
+  changedEntries,
   isAncestor,
   listFiles,
-  listPaths,
   validateRef,
   withSizes,
   type GitOptions,
@@ -269,16 +268,16 @@ type BuildOptions = IndexRepositoryOptions & {
 };
 
 /**
- * The tree and the files the run reads, with their sizes. A full run (no snapshot to build on,
- * history rewritten, or the attributes changed) lists every file with its size; an incremental one
- * copies the unchanged files' rows from the active snapshot and sizes only the added and modified
- * files (listPaths says why). The incremental run's reads of git go out at once: each is a process,
- * and starting one from the service's process took 25–70 ms here, one after the other ~150 ms of a
- * one-file push's ~330. In a full run the changes and paths read for nothing are two such processes.
+ * The files the run reads, with their sizes, and the tree's `.gitattributes`. A full run (no
+ * snapshot to build on, history rewritten, or the attributes changed) lists every file with its
+ * size; an incremental one copies the unchanged files' rows from the active snapshot and sizes only
+ * the added and modified files, which one `git diff --raw` names with their blobs (withSizes says
+ * why sizes are read apart). Its ancestry and attributes come through the run's cat-file process:
+ * each git process started from the service's costs 20–30 ms of the event loop here.
  */
 async function planFiles(options: BuildOptions): Promise<{
   mode: 'full' | 'incremental';
-  tree: TreePath[];
+  attributes: TreePath | null;
   candidates: TreeEntry[];
   /** What the active snapshot's changed paths pointed at (incremental runs): the only garbage the run can make. */
   replaced: BlobVariant[] | null;
@@ -286,33 +285,33 @@ async function planFiles(options: BuildOptions): Promise<{
   const { active, git, commit } = options;
   const full = async () => {
     const tree = await listFiles(git, commit);
-    return { mode: 'full' as const, tree, candidates: tree, replaced: null };
+    return { mode: 'full' as const, attributes: tree.find((entry) => entry.path === ATTRIBUTES) ?? null, candidates: tree, replaced: null };
   };
   if (!active) return full();
-  const changesRead = changedFiles(git, active.commitSha, commit);
-  const pathsRead = listPaths(git, commit);
-  // Awaited below unless the run turns out to be full (a rewritten history's old commit may be gone).
-  changesRead.catch(() => undefined);
-  pathsRead.catch(() => undefined);
-  // Walked through the run's cat-file process; only a long or shallow history needs a git of its own.
-  const ancestor = (await options.blobs.reachable(active.commitSha, commit)) ?? (await isAncestor(git, active.commitSha, commit));
-  if (!ancestor) return full();
+  // Walked through the run's cat-file process; only a long or shallow history needs merge-base,
+  // with the changes read beside it.
+  const reachable = await options.blobs.reachable(active.commitSha, commit);
+  if (reachable === false) return full();
+  const changesRead = changedEntries(git, active.commitSha, commit);
+  changesRead.catch(() => undefined); // awaited below unless history was rewritten
+  if (reachable === null && !(await isAncestor(git, active.commitSha, commit))) return full();
   const changes = await changesRead;
   // Attributes decide which files are vendored or generated: when they change, look at every file again.
-  if (changes.some((change) => change.path === '.gitattributes')) return full();
-  const tree = await pathsRead;
-  const changed = new Set(changes.filter((change) => change.status !== 'deleted').map((change) => change.path));
+  if (changes.some((change) => change.path === ATTRIBUTES)) return full();
   const paths = changes.map((change) => change.path);
-  const [candidates, replaced] = await Promise.all([
+  const [candidates, replaced, attributes] = await Promise.all([
     withSizes(
       git,
-      tree.filter((entry) => changed.has(entry.path)),
+      changes.flatMap((change) => (change.entry ? [change.entry] : [])),
     ),
     blobsAtPaths(options.prisma, { snapshotId: active.id, paths }),
+    options.blobs.rootFile(commit, ATTRIBUTES),
     copyFiles(options.prisma, { from: active.id, to: options.snapshot.id, exceptPaths: paths }),
   ]);
-  return { mode: 'incremental', tree, candidates, replaced };
+  return { mode: 'incremental', attributes, candidates, replaced };
 }
+
+const ATTRIBUTES = '.gitattributes';
 
 /** What building a snapshot did; `replaced` as planFiles says (null after a full run). */
 type BuildResult = {
@@ -325,12 +324,11 @@ type BuildResult = {
 async function buildSnapshot(options: BuildOptions): Promise<BuildResult> {
   const { prisma, embedder, projectId } = options;
   const snapshotId = options.snapshot.id;
-  const { mode, tree, candidates, replaced } = await planFiles(options);
-  const attributesEntry = tree.find((entry) => entry.path === '.gitattributes');
+  const { mode, attributes, candidates, replaced } = await planFiles(options);
   const filter = createFileFilter({
     maxBytes: options.maxFileBytes,
     exclusions: options.exclusions,
-    gitattributes: attributesEntry ? await readText(options.blobs, attributesEntry.blob) : null,
+    gitattributes: attributes ? await readText(options.blobs, attributes.blob) : null,
   });
   const skipped: Partial<Record<SkipReason, number>> = {};
   const skip = (reason: SkipReason) => (skipped[reason] = (skipped[reason] ?? 0) + 1);

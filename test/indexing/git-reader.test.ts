@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync, mkdirSync, symlinkSync, unlinkSync } from 'node:fs';
+import { chmodSync, mkdtempSync, rmSync, writeFileSync, mkdirSync, symlinkSync, unlinkSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import {
@@ -7,7 +7,7 @@ import {
   changedFiles,
   isAncestor,
   listFiles,
-  listPaths,
+  changedEntries,
   readBlobs,
   resolveCommit,
   validateRef,
@@ -80,10 +80,10 @@ describe('git reader', () => {
     expect(files.every((file) => /^[0-9a-f]{40}$/.test(file.blob))).toBe(true);
   });
 
-  it("lists a commit's paths without sizes, and sizes the entries asked for (each blob once), as the long listing does", async () => {
-    const paths = await listPaths({ repository }, first);
+  it('sizes the entries asked for (each blob once), as the long listing does', async () => {
+    const long = await listFiles({ repository }, first);
+    const paths = long.map(({ path, blob, mode }) => ({ path, blob, mode }));
     expect(paths.map((entry) => entry.path)).toEqual(['docs/space name.md', 'src/a.ts', 'src/b.ts']);
-    expect(paths.every((entry) => !('size' in entry))).toBe(true);
     // src/a.ts and src/b.ts differ; the same blob twice (a copy) is sized once and given to both.
     const asked = [paths[1], paths[0], { ...paths[0], path: 'copy.md' }];
     const sized = await withSizes({ repository }, asked);
@@ -92,12 +92,11 @@ describe('git reader', () => {
       ['docs/space name.md', 8],
       ['copy.md', 8],
     ]);
-    const long = await listFiles({ repository }, first);
     expect(await withSizes({ repository }, paths)).toEqual(long);
     expect(await withSizes({ repository }, [])).toEqual([]);
   });
 
-  it('lists regular files only: no symlink, no submodule; a tab in a path is kept', async () => {
+  it('lists regular files only: no symlink, no submodule; a tab in a path is kept; so do the changes between two commits', async () => {
     const other = mkdtempSync(path.join(os.tmpdir(), 'duo-git-'));
     const run = (...args: string[]) => execFileSync('git', ['-C', other, ...args], { encoding: 'utf8' }).trim();
     try {
@@ -114,9 +113,61 @@ describe('git reader', () => {
         ['code.ts', '100644', 11],
         ['tab\tname.md', '100644', 4],
       ]);
-      expect((await listPaths({ repository: other }, commit)).map((entry) => [entry.path, entry.blob])).toEqual(
-        files.map((file) => [file.path, file.blob]),
-      );
+      // The next commit changes every kind of entry: what the diff names, with the new regular files
+      // as the listing has them, is what an incremental run reads.
+      writeFileSync(path.join(other, 'code.ts'), 'export const changed = 1;\n');
+      unlinkSync(path.join(other, 'tab\tname.md'));
+      unlinkSync(path.join(other, 'link.ts'));
+      symlinkSync('tab\tname.md', path.join(other, 'link.ts'));
+      writeFileSync(path.join(other, 'script.sh'), 'echo hi\n');
+      writeFileSync(path.join(other, 'was-a-file'), 'x\n');
+      writeFileSync(path.join(other, '.gitattributes'), '*.gen.ts linguist-generated\n');
+      run('add', '-A');
+      // `add -A` drops the submodule (it has no work tree here): it goes back in by hand.
+      run('update-index', '--add', '--cacheinfo', `160000,${'1'.repeat(40)},vendored-module`);
+      run('-c', 'user.name=t', '-c', 'user.email=t@example.com', 'commit', '-q', '-m', 'base');
+      const base = run('rev-parse', 'HEAD');
+      chmodSync(path.join(other, 'script.sh'), 0o755);
+      unlinkSync(path.join(other, 'was-a-file'));
+      mkdirSync(path.join(other, 'was-a-file'));
+      writeFileSync(path.join(other, 'was-a-file', 'inner.ts'), 'export {};\n');
+      mkdirSync(path.join(other, 'deep', 'er'), { recursive: true });
+      writeFileSync(path.join(other, 'deep', 'er', 'ünï.ts'), 'export const u = 1;\n');
+      writeFileSync(path.join(other, 'code.ts'), 'export const again = 2;\n');
+      unlinkSync(path.join(other, 'link.ts'));
+      writeFileSync(path.join(other, 'link.ts'), 'now a file\n');
+      symlinkSync('code.ts', path.join(other, 'new-link.ts'));
+      run('add', '-A');
+      run('update-index', '--add', '--cacheinfo', `160000,${'2'.repeat(40)},vendored-module`);
+      run('-c', 'user.name=t', '-c', 'user.email=t@example.com', 'commit', '-q', '-m', 'every kind');
+      const next = run('rev-parse', 'HEAD');
+      const changes = await changedEntries({ repository: other }, base, next);
+      expect(changes.map(({ status, path }) => ({ status, path }))).toEqual(await changedFiles({ repository: other }, base, next));
+      const listed = (await listFiles({ repository: other }, next)).map(({ path, blob, mode }) => ({ path, blob, mode }));
+      const changed = new Set(changes.filter((change) => change.status !== 'deleted').map((change) => change.path));
+      expect(changes.flatMap((change) => (change.entry ? [change.entry] : []))).toEqual(listed.filter((entry) => changed.has(entry.path)));
+      expect(changes.map((change) => [change.status, change.path, change.entry?.mode ?? null])).toEqual([
+        ['modified', 'code.ts', '100644'],
+        ['added', 'deep/er/ünï.ts', '100644'],
+        ['modified', 'link.ts', '100644'],
+        ['added', 'new-link.ts', null],
+        ['modified', 'script.sh', '100755'],
+        ['modified', 'vendored-module', null],
+        ['deleted', 'was-a-file', null],
+        ['added', 'was-a-file/inner.ts', '100644'],
+      ]);
+      // The attributes file at the top of the tree, as the listing has it; a symlink or a directory is none.
+      const reader = new BlobReader({ repository: other });
+      try {
+        expect(await reader.rootFile(next, '.gitattributes')).toEqual(listed.find((entry) => entry.path === '.gitattributes'));
+        expect(await reader.rootFile(next, 'link.ts')).toEqual(listed.find((entry) => entry.path === 'link.ts'));
+        expect(await reader.rootFile(base, 'link.ts')).toBeNull();
+        expect(await reader.rootFile(next, 'was-a-file')).toBeNull();
+        expect(await reader.rootFile(next, 'vendored-module')).toBeNull();
+        expect(await reader.rootFile(next, 'absent')).toBeNull();
+      } finally {
+        reader.close();
+      }
     } finally {
       rmSync(other, { recursive: true, force: true });
     }

@@ -361,9 +361,9 @@ describe('indexRepository (real git, PostgreSQL and pgvector)', () => {
     expect(await mainCovers()).toBe(true);
   });
 
-  it('skips exclusions, vendored, generated, lockfiles, binaries and minified files', async () => {
+  it('skips exclusions, vendored, generated, lockfiles, binaries and minified files, in an incremental run too', async () => {
     const minified = `var a=${'x'.repeat(5000)};`;
-    const { run, manifest } = await setup(
+    const { repo, run, manifest } = await setup(
       {
         ...SAMPLE_FILES,
         'secrets/keys.ts': 'export const key = "do not index";\n',
@@ -384,6 +384,20 @@ describe('indexRepository (real git, PostgreSQL and pgvector)', () => {
       'docs/guide.md',
       'lib/invoice.rb',
       'src/connection.ts',
+      'src/retry.py',
+    ]);
+    // The next push leaves the attributes as they are: the incremental run still reads them.
+    repo.write('gen/more.ts', 'export const alsoGenerated = 2;\n');
+    repo.write('src/new.ts', 'export const written = 3;\n');
+    repo.commit('more');
+    const next = await run();
+    expect(next).toMatchObject({ mode: 'incremental', filesRead: 1, skipped: { generated: 1 } });
+    expect([...(await manifest()).keys()].sort()).toEqual([
+      '.gitattributes',
+      'docs/guide.md',
+      'lib/invoice.rb',
+      'src/connection.ts',
+      'src/new.ts',
       'src/retry.py',
     ]);
   });
