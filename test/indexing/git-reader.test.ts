@@ -99,15 +99,19 @@ describe('git reader', () => {
   it('lists regular files only: no symlink, no submodule; a tab in a path is kept; so do the changes between two commits', async () => {
     const other = mkdtempSync(path.join(os.tmpdir(), 'duo-git-'));
     const run = (...args: string[]) => execFileSync('git', ['-C', other, ...args], { encoding: 'utf8' }).trim();
+    /** Commits the work tree with a submodule at `submodule` (`add -A` drops it: it has no work tree here). */
+    const commitWith = (submodule: string, message: string) => {
+      run('add', '-A');
+      run('update-index', '--add', '--cacheinfo', `160000,${submodule},vendored-module`);
+      run('-c', 'user.name=t', '-c', 'user.email=t@example.com', 'commit', '-q', '-m', message);
+      return run('rev-parse', 'HEAD');
+    };
     try {
       run('init', '-q', '-b', 'main');
       writeFileSync(path.join(other, 'code.ts'), 'export {};\n');
       writeFileSync(path.join(other, 'tab\tname.md'), '# t\n');
       symlinkSync('code.ts', path.join(other, 'link.ts'));
-      run('add', '-A');
-      run('update-index', '--add', '--cacheinfo', `160000,${'1'.repeat(40)},vendored-module`);
-      run('-c', 'user.name=t', '-c', 'user.email=t@example.com', 'commit', '-q', '-m', 'mixed');
-      const commit = run('rev-parse', 'HEAD');
+      const commit = commitWith('1'.repeat(40), 'mixed');
       const files = await listFiles({ repository: other }, commit);
       expect(files.map((file) => [file.path, file.mode, file.size])).toEqual([
         ['code.ts', '100644', 11],
@@ -122,11 +126,7 @@ describe('git reader', () => {
       writeFileSync(path.join(other, 'script.sh'), 'echo hi\n');
       writeFileSync(path.join(other, 'was-a-file'), 'x\n');
       writeFileSync(path.join(other, '.gitattributes'), '*.gen.ts linguist-generated\n');
-      run('add', '-A');
-      // `add -A` drops the submodule (it has no work tree here): it goes back in by hand.
-      run('update-index', '--add', '--cacheinfo', `160000,${'1'.repeat(40)},vendored-module`);
-      run('-c', 'user.name=t', '-c', 'user.email=t@example.com', 'commit', '-q', '-m', 'base');
-      const base = run('rev-parse', 'HEAD');
+      const base = commitWith('1'.repeat(40), 'base');
       chmodSync(path.join(other, 'script.sh'), 0o755);
       unlinkSync(path.join(other, 'was-a-file'));
       mkdirSync(path.join(other, 'was-a-file'));
@@ -137,10 +137,7 @@ describe('git reader', () => {
       unlinkSync(path.join(other, 'link.ts'));
       writeFileSync(path.join(other, 'link.ts'), 'now a file\n');
       symlinkSync('code.ts', path.join(other, 'new-link.ts'));
-      run('add', '-A');
-      run('update-index', '--add', '--cacheinfo', `160000,${'2'.repeat(40)},vendored-module`);
-      run('-c', 'user.name=t', '-c', 'user.email=t@example.com', 'commit', '-q', '-m', 'every kind');
-      const next = run('rev-parse', 'HEAD');
+      const next = commitWith('2'.repeat(40), 'every kind');
       const changes = await changedEntries({ repository: other }, base, next);
       expect(changes.map(({ status, path }) => ({ status, path }))).toEqual(await changedFiles({ repository: other }, base, next));
       const listed = (await listFiles({ repository: other }, next)).map(({ path, blob, mode }) => ({ path, blob, mode }));
