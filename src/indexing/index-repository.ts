@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { CodeIndexSnapshot, PrismaClient } from '../db/prisma';
+import type { CodeIndex, CodeIndexSnapshot, PrismaClient, Project } from '../db/prisma';
 import { AppError } from '../errors';
 import type { Embedder } from '../llm/embedders/embedder';
 import type { Logger } from '../logger';
@@ -163,87 +163,7 @@ export async function indexRepository(options: IndexRepositoryOptions): Promise<
     // One cat-file process answers the run's ref, ancestry and blobs (BlobReader says why).
     const reader = new BlobReader(git);
     try {
-      const commit = await resolveRef(reader, ref);
-      if (!commit) {
-        if (index.activeSnapshotId !== null) {
-          // The branch was indexed and is gone: it was deleted (a fetch prunes it from a remote's mirror).
-          await dropCodeIndex(prisma, { projectId, ref });
-          await collectGarbage(prisma, projectId);
-          return { outcome: 'dropped' };
-        }
-        throw new RepositoryUnavailableError(`The branch "${ref}" does not exist in the project's repository.`);
-      }
-      const maxFileBytes = options.maxFileBytes ?? 1_000_000;
-      const settings = settingsDigest({ exclusions: project.contextExclusions, maxFileBytes });
-      const active =
-        index.activeSnapshotId === null ? null : await prisma.codeIndexSnapshot.findUnique({ where: { id: index.activeSnapshotId } });
-      const chunkerVersion = chunkerVersionOf(options.chunkStrategy);
-      const sameSettings =
-        active !== null &&
-        active.chunkerVersion === chunkerVersion &&
-        active.embedderVersion === options.embedder.version &&
-        active.settingsDigest === settings;
-      if (sameSettings && !options.force && active.commitSha === commit) {
-        const counts = await snapshotCounts(prisma, { projectId, snapshotId: active.id });
-        await prisma.codeIndex.update({
-          where,
-          data: {
-            state: 'ready',
-            finishedAt: new Date(),
-            filesIndexed: counts.files,
-            chunkCount: counts.chunks,
-            embeddedCount: counts.embedded,
-          },
-        });
-        return {
-          outcome: 'unchanged',
-          mode: null,
-          commitSha: commit,
-          files: counts.files,
-          chunks: counts.chunks,
-          filesRead: 0,
-          chunksEmbedded: 0,
-          skipped: {},
-          bytesRead: 0,
-        };
-      }
-      // A run that died left its snapshot unfinished: it was never visible, so it just goes.
-      const unfinished = await prisma.codeIndexSnapshot.deleteMany({ where: { indexId: index.id, complete: false } });
-      await ensureVectorIndex(prisma, options.embedder.dimensions);
-      const snapshot = await prisma.codeIndexSnapshot.create({
-        data: { indexId: index.id, commitSha: commit, chunkerVersion, embedderVersion: options.embedder.version, settingsDigest: settings },
-      });
-      const result = await buildSnapshot({
-        ...options,
-        git,
-        blobs: reader,
-        commit,
-        snapshot,
-        active: sameSettings && !options.force ? active : null,
-        exclusions: project.contextExclusions,
-        maxFileBytes,
-      });
-      const counts = await activateSnapshot(prisma, { indexId: index.id, projectId, snapshot });
-      options.onProgress?.({ ...result.progress, phase: 'done' });
-      // What this run replaced is all an incremental run can have left unreferenced when the project
-      // had no garbage before it: its active snapshot covered the project (read before this run's
-      // writes cleared the mark; a run that died before its collection never set it) and no dead
-      // run's chunks are about. Otherwise, and after a full run, the whole project is looked at. So
-      // the covers_project mark the collection sets stays true to its word.
-      const only = unfinished.count === 0 && active?.coversProject === true ? (result.replaced ?? undefined) : undefined;
-      await collectGarbage(prisma, projectId, { only });
-      await placeVectors(options, null);
-      return {
-        outcome: 'indexed',
-        mode: result.progress.mode,
-        commitSha: commit,
-        files: counts.files,
-        chunks: counts.chunks,
-        filesRead: result.filesRead,
-        chunksEmbedded: result.progress.embedded,
-        skipped: result.skipped,
-        bytesRead: result.progress.bytesRead,
-      };
+      return await indexCommit(options, { index, project, git, reader });
     } finally {
       reader.close();
     }
@@ -253,6 +173,97 @@ export async function indexRepository(options: IndexRepositoryOptions): Promise<
     await prisma.codeIndex.updateMany({ where: { projectId, ref }, data: { state: 'failed', lastError: message, finishedAt: new Date() } });
     throw error;
   }
+}
+
+/** An index run once its repository is open: the ref, the plan, the new snapshot and its activation. */
+async function indexCommit(
+  options: IndexRepositoryOptions,
+  run: { index: CodeIndex; project: Project; git: GitOptions; reader: BlobReader },
+): Promise<IndexRunResult> {
+  const { prisma, projectId, ref } = options;
+  const { index, project, git, reader } = run;
+  const where = { projectId_ref: { projectId, ref } };
+  const commit = await resolveRef(reader, ref);
+  if (!commit) {
+    if (index.activeSnapshotId !== null) {
+      // The branch was indexed and is gone: it was deleted (a fetch prunes it from a remote's mirror).
+      await dropCodeIndex(prisma, { projectId, ref });
+      await collectGarbage(prisma, projectId);
+      return { outcome: 'dropped' };
+    }
+    throw new RepositoryUnavailableError(`The branch "${ref}" does not exist in the project's repository.`);
+  }
+  const maxFileBytes = options.maxFileBytes ?? 1_000_000;
+  const settings = settingsDigest({ exclusions: project.contextExclusions, maxFileBytes });
+  const active =
+    index.activeSnapshotId === null ? null : await prisma.codeIndexSnapshot.findUnique({ where: { id: index.activeSnapshotId } });
+  const chunkerVersion = chunkerVersionOf(options.chunkStrategy);
+  const sameSettings =
+    active !== null &&
+    active.chunkerVersion === chunkerVersion &&
+    active.embedderVersion === options.embedder.version &&
+    active.settingsDigest === settings;
+  if (sameSettings && !options.force && active.commitSha === commit) {
+    const counts = await snapshotCounts(prisma, { projectId, snapshotId: active.id });
+    await prisma.codeIndex.update({
+      where,
+      data: {
+        state: 'ready',
+        finishedAt: new Date(),
+        filesIndexed: counts.files,
+        chunkCount: counts.chunks,
+        embeddedCount: counts.embedded,
+      },
+    });
+    return {
+      outcome: 'unchanged',
+      mode: null,
+      commitSha: commit,
+      files: counts.files,
+      chunks: counts.chunks,
+      filesRead: 0,
+      chunksEmbedded: 0,
+      skipped: {},
+      bytesRead: 0,
+    };
+  }
+  // A run that died left its snapshot unfinished: it was never visible, so it just goes.
+  const unfinished = await prisma.codeIndexSnapshot.deleteMany({ where: { indexId: index.id, complete: false } });
+  await ensureVectorIndex(prisma, options.embedder.dimensions);
+  const snapshot = await prisma.codeIndexSnapshot.create({
+    data: { indexId: index.id, commitSha: commit, chunkerVersion, embedderVersion: options.embedder.version, settingsDigest: settings },
+  });
+  const result = await buildSnapshot({
+    ...options,
+    git,
+    blobs: reader,
+    commit,
+    snapshot,
+    active: sameSettings && !options.force ? active : null,
+    exclusions: project.contextExclusions,
+    maxFileBytes,
+  });
+  const counts = await activateSnapshot(prisma, { indexId: index.id, projectId, snapshot });
+  options.onProgress?.({ ...result.progress, phase: 'done' });
+  // What this run replaced is all an incremental run can have left unreferenced when the project
+  // had no garbage before it: its active snapshot covered the project (read before this run's
+  // writes cleared the mark; a run that died before its collection never set it) and no dead
+  // run's chunks are about. Otherwise, and after a full run, the whole project is looked at. So
+  // the covers_project mark the collection sets stays true to its word.
+  const only = unfinished.count === 0 && active?.coversProject === true ? (result.replaced ?? undefined) : undefined;
+  await collectGarbage(prisma, projectId, { only });
+  await placeVectors(options, null);
+  return {
+    outcome: 'indexed',
+    mode: result.progress.mode,
+    commitSha: commit,
+    files: counts.files,
+    chunks: counts.chunks,
+    filesRead: result.filesRead,
+    chunksEmbedded: result.progress.embedded,
+    skipped: result.skipped,
+    bytesRead: result.progress.bytesRead,
+  };
 }
 
 type BuildOptions = IndexRepositoryOptions & {
