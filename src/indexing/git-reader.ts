@@ -85,10 +85,9 @@ export async function listFiles(options: GitOptions, commit: string): Promise<Tr
     if (!record) continue;
     const tab = record.indexOf('\t');
     const afterMode = record.indexOf(' ');
-    if (!record.startsWith('blob ', afterMode + 1)) continue;
     const mode = record.slice(0, afterMode);
-    if (mode === '120000') continue;
-    const objectStart = afterMode + 6;
+    if (!isRegularFile(mode)) continue;
+    const objectStart = afterMode + 6; // after `blob `
     const objectEnd = record.indexOf(' ', objectStart);
     entries.push({
       path: record.slice(tab + 1),
@@ -156,7 +155,7 @@ export async function changedEntries(options: GitOptions, from: string, to: stri
   return changes;
 }
 
-/** A tree entry's mode that ls-tree calls a blob and listTree keeps: not a tree, submodule or symlink (nor nothing). */
+/** A tree entry's mode for a regular file (the files listed and indexed): not a tree, submodule or symlink, nor none (deleted). */
 const isRegularFile = (mode: string) => !['000000', '040000', '40000', '160000', '120000'].includes(mode);
 
 /** Whether `ancestor` is reachable from `descendant`: false after a force-push rewrote history. */
