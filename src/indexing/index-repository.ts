@@ -79,6 +79,11 @@ export type IndexRepositoryOptions = {
   chunkStrategy?: ChunkStrategy;
   /** Files read, chunked and embedded together. Default 200. */
   batchFiles?: number;
+  /**
+   * Source bytes a batch holds at most (one larger file is a batch of its own). Default 8 MiB: a
+   * pipelined run holds a batch being written and up to two more read, whatever their files' sizes.
+   */
+  batchBytes?: number;
   /** Where files are chunked and (lexically) embedded: a worker-thread pool in the service. Default: this thread. */
   chunker?: FileChunker;
   /**
@@ -366,9 +371,14 @@ async function buildSnapshot(options: BuildOptions): Promise<BuildResult> {
   const ordered = pipeline
     ? [...selected.filter((file) => file.size <= LARGE_FILE_BYTES), ...selected.filter((file) => file.size > LARGE_FILE_BYTES)]
     : selected;
-  for (let start = 0, size = pipeline ? Math.min(batchFiles, FIRST_BATCH_FILES) : batchFiles; start < ordered.length; start += size) {
-    if (batches.length) size = Math.min(batchFiles, size * 2);
-    batches.push(ordered.slice(start, start + size));
+  const batchBytes = options.batchBytes ?? BATCH_BYTES;
+  for (let start = 0, size = pipeline ? Math.min(batchFiles, FIRST_BATCH_FILES) : batchFiles; start < ordered.length;) {
+    let end = start + 1;
+    for (let bytes = ordered[start].size; end < ordered.length && end - start < size && bytes + ordered[end].size <= batchBytes; end += 1)
+      bytes += ordered[end].size;
+    batches.push(ordered.slice(start, end));
+    start = end;
+    size = Math.min(batchFiles, size * 2);
   }
   // Blob variants (cut one way) that an earlier batch of this run chunks, claimed when that batch is
   // planned, and their chunk counts once it is chunked. That batch is stored before any later one
@@ -398,20 +408,23 @@ async function buildSnapshot(options: BuildOptions): Promise<BuildResult> {
   // beside an earlier batch's writes, on another connection: it leaves out the claimed blobs, so it
   // needs not see them.
   const ahead = pipeline ? PLANNED_AHEAD : 0;
-  const planned: Promise<PlannedBatch>[] = [];
+  // The batches planned and not written yet, by position: a written one goes, with its chunks.
+  const planned = new Map<number, Promise<PlannedBatch>>();
+  let lastPlanned = -1;
   const planThrough = (last: number) => {
-    for (let index = planned.length; index <= Math.min(last, batches.length - 1); index += 1) {
-      const previous: Promise<unknown> = planned[index - 1] ?? Promise.resolve();
-      const planning = previous.then(() => plan(batches[index]));
+    for (; lastPlanned < Math.min(last, batches.length - 1); lastPlanned += 1) {
+      const index = lastPlanned + 1;
+      const planning = (planned.get(index - 1) ?? Promise.resolve()).then(() => plan(batches[index]));
       // Awaited in order below; one that fails after an earlier failure is not unhandled.
       planning.catch(() => undefined);
-      planned.push(planning);
+      planned.set(index, planning);
     }
   };
   for (let position = 0; position < batches.length; position += 1) {
     options.signal?.throwIfAborted();
     planThrough(position + ahead);
-    const current = await planned[position];
+    const current = await planned.get(position)!;
+    planned.delete(position);
     const chunked = await current.chunking;
     for (const group of chunked.groups) chunkedInRun.set(group.key, group.blobChunks.length);
     await addFiles(prisma, { projectId, snapshotId, files: current.reuse.map(toFileRow) });
@@ -460,6 +473,7 @@ async function placeVectors(
 const FIRST_BATCH_FILES = 25;
 /** Batches a pipelined run plans (reads and hands to the chunk threads) ahead of the one it writes. */
 const PLANNED_AHEAD = 1;
+const BATCH_BYTES = 8 * 2 ** 20;
 const LARGE_FILE_BYTES = 65_536;
 
 const keyOf = (file: Pick<Selected, 'blob' | 'variant'>) => `${file.blob}|${file.variant}`;

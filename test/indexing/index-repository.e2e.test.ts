@@ -147,6 +147,26 @@ describe('indexRepository (real git, PostgreSQL and pgvector)', () => {
     expect(outcomes[0].symbols.filter((symbol) => symbol.endsWith('copy.ts#'))).toHaveLength(2);
   });
 
+  it('cuts batches by their source bytes too (one larger file alone), and writes the same index', async () => {
+    const outcomes = [];
+    for (const batchBytes of [undefined, 60]) {
+      const { run, manifest, symbols } = await setup();
+      const calls: number[] = [];
+      const chunker: FileChunker = {
+        chunkAndEmbed: (files, spec) => {
+          calls.push(files.length);
+          return inProcessChunker.chunkAndEmbed(files, spec);
+        },
+      };
+      const result = await run({ batchBytes, chunker });
+      outcomes.push({ result: { ...result, commitSha: null }, manifest: [...(await manifest())], symbols: await symbols(), calls });
+    }
+    expect(outcomes[0].calls).toEqual([4]);
+    // Every sample file is over 60 bytes: a batch each.
+    expect(outcomes[1].calls).toEqual([1, 1, 1, 1]);
+    expect({ ...outcomes[1], calls: null }).toEqual({ ...outcomes[0], calls: null });
+  });
+
   it('pipelined, hands the next batch to the chunker while the one before is still being chunked (not once it is done)', async () => {
     /** A chunker that holds its first call until a second one arrives (at most 1 s), and says whether it did. */
     const holdingChunker = () => {
