@@ -61,13 +61,16 @@ function git(options: GitOptions, args: string[], input?: string): Promise<strin
   });
 }
 
-/** The commit a ref (branch, tag or sha) points at, or null when there is none. */
+/** The commit a ref (branch, tag or sha) points at, or null when there is none (or the repository cannot be read). */
 export async function resolveCommit(options: GitOptions, ref: string): Promise<string | null> {
   const name = SHA.test(ref) ? ref : validateRef(ref);
+  const reader = new BlobReader(options);
   try {
-    return (await git(options, ['rev-parse', '--verify', '--quiet', '--end-of-options', `${name}^{commit}`])).trim() || null;
+    return await reader.resolveCommit(name);
   } catch {
     return null;
+  } finally {
+    reader.close();
   }
 }
 
@@ -131,14 +134,10 @@ export type FileChange = { status: 'added' | 'modified' | 'deleted'; path: strin
 /** A changed path, with the new commit's file there when it is a regular one (as listFiles lists it, without its size). */
 export type ChangedEntry = FileChange & { entry: TreePath | null };
 
-/** The files that differ between two commits, renames as a delete and an add. */
-export async function changedFiles(options: GitOptions, from: string, to: string): Promise<FileChange[]> {
-  return (await changedEntries(options, from, to)).map(({ status, path }) => ({ status, path }));
-}
-
 /**
- * changedFiles with each changed path's new blob and mode, from one `git diff --raw`: an
- * incremental run needs no listing of the new commit's tree besides.
+ * The files that differ between two commits (renames as a delete and an add), each with its new
+ * blob and mode when it is a regular file, from one `git diff --raw`: an incremental run needs no
+ * listing of the new commit's tree besides.
  */
 export async function changedEntries(options: GitOptions, from: string, to: string): Promise<ChangedEntry[]> {
   if (!SHA.test(from) || !SHA.test(to)) throw badInput('commits must be full shas', 'commit');
@@ -221,7 +220,7 @@ export class BlobReader {
     return blobs.map((blob, index) => ({ blob, content: objects[index]?.content ?? null }));
   }
 
-  /** The commit a ref (branch, tag or sha) points at, or null when there is none: as resolveCommit answers. */
+  /** The commit a ref (branch, tag or sha) points at, or null when there is none: as `git rev-parse` answers. */
   async resolveCommit(ref: string): Promise<string | null> {
     const name = SHA.test(ref) ? ref : validateRef(ref);
     const [object] = await this.objects([`${name}^{commit}`]);

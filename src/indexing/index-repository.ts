@@ -81,7 +81,7 @@ export type IndexRepositoryOptions = {
   batchFiles?: number;
   /**
    * Source bytes a batch holds at most (one larger file is a batch of its own). Default 8 MiB: a
-   * pipelined run holds a batch being written and up to two more read, whatever their files' sizes.
+   * pipelined run holds the batch being written and the next one read, whatever their files' sizes.
    */
   batchBytes?: number;
   /** Where files are chunked and (lexically) embedded: a worker-thread pool in the service. Default: this thread. */
@@ -402,29 +402,19 @@ async function buildSnapshot(options: BuildOptions): Promise<BuildResult> {
     return { batch, reuse, known, fresh, chunking };
   };
   // Pipelined, a batch is planned (its stored blobs looked up, its files read, its chunking handed to
-  // the threads) as soon as the one before it is, up to PLANNED_AHEAD batches ahead of the one being
-  // written: the threads find the next batch's files queued when they finish one, instead of waiting
-  // for git and the look-up after it (rxjs: 1.66 → 1.79 MB/s, docs/performance.md). A look-up may run
-  // beside an earlier batch's writes, on another connection: it leaves out the claimed blobs, so it
-  // needs not see them.
-  const ahead = pipeline ? PLANNED_AHEAD : 0;
-  // The batches planned and not written yet, by position: a written one goes, with its chunks.
-  const planned = new Map<number, Promise<PlannedBatch>>();
-  let lastPlanned = -1;
-  const planThrough = (last: number) => {
-    for (; lastPlanned < Math.min(last, batches.length - 1); lastPlanned += 1) {
-      const index = lastPlanned + 1;
-      const planning = (planned.get(index - 1) ?? Promise.resolve()).then(() => plan(batches[index]));
-      // Awaited in order below; one that fails after an earlier failure is not unhandled.
-      planning.catch(() => undefined);
-      planned.set(index, planning);
-    }
-  };
-  for (let position = 0; position < batches.length; position += 1) {
+  // the threads) as soon as the one before it is, not once that one is chunked: the threads find the
+  // next batch's files queued when they finish one, instead of waiting for git and the look-up after
+  // it (rxjs: 1.66 → 1.79 MB/s, docs/performance.md). A look-up may run beside an earlier batch's
+  // writes, on another connection: it leaves out the claimed blobs, so it needs not see them. Only
+  // the batch being written and the next one are held.
+  let next: Promise<PlannedBatch> | null = batches.length ? plan(batches[0]) : null;
+  for (let position = 0; next; position += 1) {
     options.signal?.throwIfAborted();
-    planThrough(position + ahead);
-    const current = await planned.get(position)!;
-    planned.delete(position);
+    const current: PlannedBatch = await next;
+    const planFollowing = position + 1 < batches.length ? () => plan(batches[position + 1]) : null;
+    next = pipeline ? (planFollowing?.() ?? null) : null;
+    // Awaited in the next turn of the loop; until then a failure must not count as unhandled.
+    next?.catch(() => undefined);
     const chunked = await current.chunking;
     for (const group of chunked.groups) chunkedInRun.set(group.key, group.blobChunks.length);
     await addFiles(prisma, { projectId, snapshotId, files: current.reuse.map(toFileRow) });
@@ -440,6 +430,7 @@ async function buildSnapshot(options: BuildOptions): Promise<BuildResult> {
       data: { filesIndexed: progress.filesDone, chunkCount: progress.chunks, embeddedCount: progress.embedded },
     });
     options.onProgress?.({ ...progress });
+    if (!pipeline) next = planFollowing?.() ?? null;
   }
   return { progress, filesRead, skipped, replaced };
 }
@@ -469,10 +460,8 @@ async function placeVectors(
     options.logger.info({ event: 'vector_graph_joined', projectId, chunks: state.chunks }, "the project's vectors joined the HNSW graph");
 }
 
-/** The first batch of a pipelined run, and the files it writes last (see buildWithReader). */
+/** The first batch of a pipelined run, and the files it writes last (see buildSnapshot). */
 const FIRST_BATCH_FILES = 25;
-/** Batches a pipelined run plans (reads and hands to the chunk threads) ahead of the one it writes. */
-const PLANNED_AHEAD = 1;
 const BATCH_BYTES = 8 * 2 ** 20;
 const LARGE_FILE_BYTES = 65_536;
 
