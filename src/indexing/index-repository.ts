@@ -401,20 +401,26 @@ async function buildSnapshot(options: BuildOptions): Promise<BuildResult> {
     chunking.catch(() => undefined);
     return { batch, reuse, known, fresh, chunking };
   };
+  // A planned batch is awaited in a later turn of the loop, or never when the run ends first (an
+  // abort, a failed write): its failure (the run's blob reader closed under it) must not count as
+  // unhandled, which would end the process.
+  const planned = (batch: Selected[]) => {
+    const promise = plan(batch);
+    promise.catch(() => undefined);
+    return promise;
+  };
   // Pipelined, a batch is planned (its stored blobs looked up, its files read, its chunking handed to
   // the threads) as soon as the one before it is, not once that one is chunked: the threads find the
   // next batch's files queued when they finish one, instead of waiting for git and the look-up after
   // it (rxjs: 1.66 → 1.79 MB/s, docs/performance.md). A look-up may run beside an earlier batch's
   // writes, on another connection: it leaves out the claimed blobs, so it needs not see them. Only
   // the batch being written and the next one are held.
-  let next: Promise<PlannedBatch> | null = batches.length ? plan(batches[0]) : null;
+  let next: Promise<PlannedBatch> | null = batches.length ? planned(batches[0]) : null;
   for (let position = 0; next; position += 1) {
     options.signal?.throwIfAborted();
     const current: PlannedBatch = await next;
-    const planFollowing = position + 1 < batches.length ? () => plan(batches[position + 1]) : null;
+    const planFollowing = position + 1 < batches.length ? () => planned(batches[position + 1]) : null;
     next = pipeline ? (planFollowing?.() ?? null) : null;
-    // Awaited in the next turn of the loop; until then a failure must not count as unhandled.
-    next?.catch(() => undefined);
     const chunked = await current.chunking;
     for (const group of chunked.groups) chunkedInRun.set(group.key, group.blobChunks.length);
     await addFiles(prisma, { projectId, snapshotId, files: current.reuse.map(toFileRow) });

@@ -444,6 +444,27 @@ describe('indexRepository (real git, PostgreSQL and pgvector)', () => {
     expect(await prisma.codeIndexSnapshot.count({ where: { index: { projectId: project.id } } })).toBe(1);
   });
 
+  it('ends an aborted run with the abort, and the batch it had started planning fails nowhere unhandled', async () => {
+    const { project, run } = await setup();
+    const unhandled: unknown[] = [];
+    const record = (reason: unknown) => unhandled.push(reason);
+    process.on('unhandledRejection', record);
+    try {
+      const controller = new AbortController();
+      // Aborted at the first progress report: the first batch is being planned (read through the
+      // run's blob reader), and the reader is closed as the run ends.
+      const aborted = run({ batchFiles: 1, signal: controller.signal, onProgress: () => controller.abort() });
+      await expect(aborted).rejects.toThrow(/abort/i);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(unhandled).toEqual([]);
+    } finally {
+      process.off('unhandledRejection', record);
+    }
+    const index = await prisma.codeIndex.findUniqueOrThrow({ where: { projectId_ref: { projectId: project.id, ref: 'main' } } });
+    expect(index).toMatchObject({ state: 'failed', activeSnapshotId: null });
+    await expect(run()).resolves.toMatchObject({ outcome: 'indexed' });
+  });
+
   it('re-embeds everything into a new snapshot when the embedder changes, serving the old one until then', async () => {
     const { project, run } = await setup();
     await run();
