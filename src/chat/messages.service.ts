@@ -288,10 +288,10 @@ const findRequestBatches = new WeakMap<object, (key: RequestKey) => Promise<Mess
 
 /**
  * The user messages and answers of the given requests, oldest first: the filter of
- * { requestId, OR: [{ role: 'assistant' }, { role: 'user', userId }] } for each key (findRequest
- * keeps each key's own rows), the items in position order under the names Prisma gives them. Raw
- * SQL, one query: every chat job starts here, and Prisma's findMany with its items (two queries,
- * then the mapping) cost more CPU than the job's other reads.
+ * { requestId, OR: [{ role: 'assistant' }, { role: 'user', userId }] } for each key, the items in
+ * position order under the names Prisma gives them. Raw SQL, one query: every chat job starts here,
+ * and Prisma's findMany with its items (two queries, then the mapping) cost more CPU than the job's
+ * other reads.
  */
 async function readRequests(prisma: PrismaClient, keys: RequestKey[]): Promise<MessageWithItems[]> {
   return queryRows<MessageWithItems>(
@@ -304,27 +304,36 @@ async function readRequests(prisma: PrismaClient, keys: RequestKey[]): Promise<M
           'itemType', i.item_type, 'isEnabled', i.is_enabled, 'disabledReasons', i.disabled_reasons) ORDER BY i.position)
         FROM ai_message_context_items i WHERE i.message_id = m.id
       ), '[]'::jsonb) AS "contextItems"
-    FROM ai_messages m
-    WHERE ${requestsMatch(keys)}
+    FROM ${requestRows(keys)}
     ORDER BY m.created_at ASC, m.id ASC`,
   );
 }
 
 /**
- * readRequests' filter. One key (most jobs start alone in their turn) is compared with `=`: with
- * `= ANY($1::uuid[])` PostgreSQL costs the prepared statement's generic plan for an array of unknown
- * length above a custom plan for the one it is given, so it planned that statement afresh on every
- * call (about twice the database CPU of running it); an equality's generic plan costs the same as a
- * custom one, and is kept.
+ * readRequests' rows `m`, each key's by an equality on its request id (the request index): one
+ * key (most jobs start alone in their turn) as a plain filter, several as one lookup per key.
+ *
+ * Both are prepared, and neither lets a plan made on a small table outlive it. An equality's
+ * generic plan costs the same as a custom one, so PostgreSQL keeps it, and it is the index at any
+ * size. Several keys were once `request_id = ANY($1::uuid[])`: on a table never analyzed (these
+ * machines run without autovacuum) the generic plan made while it held 20 to 200 rows was a
+ * sequential scan, and PostgreSQL kept it as the conversation grew: 1.7 ms and 321 buffers a call
+ * in the chat bench, most of the database's CPU per chat job (docs/performance.md, sixteenth round).
+ * One lookup per key (`unnest`, and a LATERAL subquery that OFFSET 0 keeps from being flattened
+ * into a join) is the index whatever the table held when the plan was made, generic or custom.
  */
-function requestsMatch(keys: readonly RequestKey[]): Prisma.Sql {
+function requestRows(keys: readonly RequestKey[]): Prisma.Sql {
   if (keys.length === 1) {
     const [key] = keys;
-    return Prisma.sql`m.request_id = ${key.requestId}::uuid
-      AND (m.role = 'assistant' OR (m.role = 'user' AND m.user_id = ${key.userId}))`;
+    return Prisma.sql`ai_messages m
+    WHERE m.request_id = ${key.requestId}::uuid AND (m.role = 'assistant' OR (m.role = 'user' AND m.user_id = ${key.userId}))`;
   }
-  return Prisma.sql`m.request_id = ANY(${keys.map((key) => key.requestId)}::uuid[])
-      AND (m.role = 'assistant' OR (m.role = 'user' AND m.user_id = ANY(${keys.map((key) => key.userId)}::int[])))`;
+  return Prisma.sql`unnest(${keys.map((key) => key.requestId)}::uuid[], ${keys.map((key) => key.userId)}::int[]) AS k(request_id, user_id),
+    LATERAL (
+      SELECT * FROM ai_messages m
+      WHERE m.request_id = k.request_id AND (m.role = 'assistant' OR (m.role = 'user' AND m.user_id = k.user_id))
+      OFFSET 0
+    ) m`;
 }
 
 export type MessageFilter = Conversation & {

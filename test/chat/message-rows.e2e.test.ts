@@ -272,12 +272,57 @@ describe('chat message rows, on the pool and through Prisma', () => {
         await client.query('DEALLOCATE generic_history; DROP TABLE pg_temp.ai_messages');
       }
     } finally {
-      await client.query('DEALLOCATE ALL; RESET plan_cache_mode; DISCARD TEMP');
-      client.release();
+      // Closed, not returned to the pool: its session's settings and prepared statements are not
+      // what `pg` believes of a pooled connection (DEALLOCATE ALL dropped the pool's named ones).
+      client.release(true);
     }
     for (const text of plans) {
       expect(text).toMatch(/Index Scan Backward using ai_messages_user_id_thread_id_created_at_id_idx/);
       expect(text).not.toMatch(/Sort/);
+    }
+  });
+
+  it('reads the requests of jobs that start together on the request index, on a generic plan made while the table was small', async () => {
+    const reader = (await createUser(database.prisma, { username: 'batch-reader' })).id;
+    const { sent } = await statementsOf(() =>
+      Promise.all([
+        findRequest(database.prisma, { userId: reader, requestId: randomUUID() }),
+        findRequest(database.prisma, { userId: reader, requestId: randomUUID() }),
+      ]),
+    );
+    expect(sent).toHaveLength(1);
+    // A new table, never analyzed: the generic plan is made on the statement's first call while the
+    // table holds a few rows (a sequential scan won there with `request_id = ANY($1)`), then it grows.
+    const client = await pool.connect();
+    const parameters = sent[0].values.map((value) => client.escapeLiteral(`{${(value as unknown[]).join(',')}}`)).join(', ');
+    const addTurns = (count: number) =>
+      client.query(
+        `INSERT INTO ai_messages (id, user_id, thread_id, request_id, role, content, created_at)
+         SELECT gen_random_uuid(), $1, NULL, gen_random_uuid(), role, 'turn ' || n, now() - n * interval '1 second'
+         FROM generate_series(1, $2::int) AS n, unnest(ARRAY['user', 'assistant']::ai_message_role[]) AS role`,
+        [reader, count],
+      );
+    const plans: string[] = [];
+    try {
+      await client.query('SET plan_cache_mode = force_generic_plan');
+      for (const requestsWhenPlanned of [0, 10, 100, 500]) {
+        await client.query('CREATE TEMP TABLE ai_messages (LIKE public.ai_messages INCLUDING ALL)');
+        await addTurns(requestsWhenPlanned);
+        await client.query(`PREPARE generic_requests AS ${sent[0].text}`);
+        await client.query(`EXECUTE generic_requests(${parameters})`);
+        await addTurns(5000);
+        const plan = await client.query<{ 'QUERY PLAN': string }>(`EXPLAIN (ANALYZE, COSTS OFF) EXECUTE generic_requests(${parameters})`);
+        plans.push(plan.rows.map((row) => row['QUERY PLAN']).join('\n'));
+        await client.query('DEALLOCATE generic_requests; DROP TABLE pg_temp.ai_messages');
+      }
+    } finally {
+      // Closed, not returned to the pool: its session's settings and prepared statements are not
+      // what `pg` believes of a pooled connection (DEALLOCATE ALL dropped the pool's named ones).
+      client.release(true);
+    }
+    for (const text of plans) {
+      expect(text).toMatch(/Index Scan using ai_messages_request_id_idx|Bitmap Index Scan on ai_messages_request_id_idx/);
+      expect(text).not.toMatch(/Seq Scan on ai_messages/);
     }
   });
 
