@@ -240,42 +240,57 @@ describe('chat message rows, on the pool and through Prisma', () => {
     expect(text).toMatch(new RegExp(`rows=${PROMPT_HISTORY_MESSAGES} loops=1\\)\\n\\s+Index Cond`));
   });
 
-  it('reads them on that index on its generic plan too, made while the statistics know no rows', async () => {
-    const talker = (await createUser(database.prisma, { username: 'generic' })).id;
-    const { sent } = await statementsOf(() => conversationHistory(database.prisma, { userId: talker, threadId: null }, [randomUUID()]));
-    // A new table, never analyzed: the generic plan is made on the statement's first calls, while
-    // the conversation is short (how short sways the planner: with the old (user_id, request_id)
-    // index it took that index and a sort when made at 200 rows), then the conversation grows.
+  /**
+   * The statement's generic plan, made while a new, never-analyzed ai_messages (a temporary table in
+   * its place) held each of `sizes` rows, explained once `grow` more were added: PostgreSQL keeps a
+   * generic plan made on a small table as the table grows (without autovacuum, never analyzed).
+   */
+  async function genericPlans(
+    statement: Sent,
+    options: { sizes: number[]; grow: number; addRows: (client: pg.PoolClient, count: number) => Promise<unknown> },
+  ): Promise<string[]> {
     const client = await pool.connect();
-    // EXECUTE takes its parameters written out: the user's id and the excluded request ids.
-    const parameters = sent[0].values
+    // EXECUTE takes its parameters written out.
+    const parameters = statement.values
       .map((value) => (Array.isArray(value) ? client.escapeLiteral(`{${value.join(',')}}`) : client.escapeLiteral(String(value))))
       .join(', ');
-    const addTurns = (count: number) =>
-      client.query(
-        `INSERT INTO ai_messages (id, user_id, thread_id, request_id, role, content, created_at)
-         SELECT gen_random_uuid(), $1, NULL, gen_random_uuid(), 'user', 'turn ' || n, now() - n * interval '1 second'
-         FROM generate_series(1, $2::int) AS n`,
-        [talker, count],
-      );
     const plans: string[] = [];
     try {
       await client.query('SET plan_cache_mode = force_generic_plan');
-      for (const rowsWhenPlanned of [0, 50, 200, 1000]) {
+      for (const size of options.sizes) {
         await client.query('CREATE TEMP TABLE ai_messages (LIKE public.ai_messages INCLUDING ALL)');
-        await addTurns(rowsWhenPlanned);
-        await client.query(`PREPARE generic_history AS ${sent[0].text}`);
-        await client.query(`EXECUTE generic_history(${parameters})`);
-        await addTurns(2000);
-        const plan = await client.query<{ 'QUERY PLAN': string }>(`EXPLAIN (ANALYZE, COSTS OFF) EXECUTE generic_history(${parameters})`);
+        await options.addRows(client, size);
+        await client.query(`PREPARE generic AS ${statement.text}`);
+        await client.query(`EXECUTE generic(${parameters})`);
+        await options.addRows(client, options.grow);
+        const plan = await client.query<{ 'QUERY PLAN': string }>(`EXPLAIN (ANALYZE, COSTS OFF) EXECUTE generic(${parameters})`);
         plans.push(plan.rows.map((row) => row['QUERY PLAN']).join('\n'));
-        await client.query('DEALLOCATE generic_history; DROP TABLE pg_temp.ai_messages');
+        await client.query('DEALLOCATE generic; DROP TABLE pg_temp.ai_messages');
       }
     } finally {
-      // Closed, not returned to the pool: its session's settings and prepared statements are not
-      // what `pg` believes of a pooled connection (DEALLOCATE ALL dropped the pool's named ones).
+      // Closed, not returned to the pool: its session's plan setting (and, after a failure, its
+      // temporary table and statement) must not reach the statements that use it next.
       client.release(true);
     }
+    return plans;
+  }
+
+  it('reads them on that index on its generic plan too, made while the statistics know no rows', async () => {
+    const talker = (await createUser(database.prisma, { username: 'generic' })).id;
+    const { sent } = await statementsOf(() => conversationHistory(database.prisma, { userId: talker, threadId: null }, [randomUUID()]));
+    // How short the conversation is when the plan is made sways the planner: with the old
+    // (user_id, request_id) index it took that index and a sort when made at 200 rows.
+    const plans = await genericPlans(sent[0], {
+      sizes: [0, 50, 200, 1000],
+      grow: 2000,
+      addRows: (client, count) =>
+        client.query(
+          `INSERT INTO ai_messages (id, user_id, thread_id, request_id, role, content, created_at)
+           SELECT gen_random_uuid(), $1, NULL, gen_random_uuid(), 'user', 'turn ' || n, now() - n * interval '1 second'
+           FROM generate_series(1, $2::int) AS n`,
+          [talker, count],
+        ),
+    });
     for (const text of plans) {
       expect(text).toMatch(/Index Scan Backward using ai_messages_user_id_thread_id_created_at_id_idx/);
       expect(text).not.toMatch(/Sort/);
@@ -291,35 +306,18 @@ describe('chat message rows, on the pool and through Prisma', () => {
       ]),
     );
     expect(sent).toHaveLength(1);
-    // A new table, never analyzed: the generic plan is made on the statement's first call while the
-    // table holds a few rows (a sequential scan won there with `request_id = ANY($1)`), then it grows.
-    const client = await pool.connect();
-    const parameters = sent[0].values.map((value) => client.escapeLiteral(`{${(value as unknown[]).join(',')}}`)).join(', ');
-    const addTurns = (count: number) =>
-      client.query(
-        `INSERT INTO ai_messages (id, user_id, thread_id, request_id, role, content, created_at)
-         SELECT gen_random_uuid(), $1, NULL, gen_random_uuid(), role, 'turn ' || n, now() - n * interval '1 second'
-         FROM generate_series(1, $2::int) AS n, unnest(ARRAY['user', 'assistant']::ai_message_role[]) AS role`,
-        [reader, count],
-      );
-    const plans: string[] = [];
-    try {
-      await client.query('SET plan_cache_mode = force_generic_plan');
-      for (const requestsWhenPlanned of [0, 10, 100, 500]) {
-        await client.query('CREATE TEMP TABLE ai_messages (LIKE public.ai_messages INCLUDING ALL)');
-        await addTurns(requestsWhenPlanned);
-        await client.query(`PREPARE generic_requests AS ${sent[0].text}`);
-        await client.query(`EXECUTE generic_requests(${parameters})`);
-        await addTurns(5000);
-        const plan = await client.query<{ 'QUERY PLAN': string }>(`EXPLAIN (ANALYZE, COSTS OFF) EXECUTE generic_requests(${parameters})`);
-        plans.push(plan.rows.map((row) => row['QUERY PLAN']).join('\n'));
-        await client.query('DEALLOCATE generic_requests; DROP TABLE pg_temp.ai_messages');
-      }
-    } finally {
-      // Closed, not returned to the pool: its session's settings and prepared statements are not
-      // what `pg` believes of a pooled connection (DEALLOCATE ALL dropped the pool's named ones).
-      client.release(true);
-    }
+    // With `request_id = ANY($1)` a plan made at 10 to 200 requests was a sequential scan.
+    const plans = await genericPlans(sent[0], {
+      sizes: [0, 10, 100, 500],
+      grow: 5000,
+      addRows: (client, count) =>
+        client.query(
+          `INSERT INTO ai_messages (id, user_id, thread_id, request_id, role, content, created_at)
+           SELECT gen_random_uuid(), $1, NULL, gen_random_uuid(), role, 'turn ' || n, now() - n * interval '1 second'
+           FROM generate_series(1, $2::int) AS n, unnest(ARRAY['user', 'assistant']::ai_message_role[]) AS role`,
+          [reader, count],
+        ),
+    });
     for (const text of plans) {
       expect(text).toMatch(/Index Scan using ai_messages_request_id_idx|Bitmap Index Scan on ai_messages_request_id_idx/);
       expect(text).not.toMatch(/Seq Scan on ai_messages/);
