@@ -196,10 +196,11 @@ export async function materializeNpmPackage(options: {
       await rename(building, repository);
     } catch (error) {
       // Another run may have materialized the same spec meanwhile: take its result.
-      if ((await readExisting(repository))?.spec === spec) return describe(repository);
+      if ((await readExisting(repository))?.spec === spec) return await describe(repository);
       throw error;
     }
-    return describe(repository);
+    // Awaited here, not returned pending: a failing clean-up below must not leave it unhandled.
+    return await describe(repository);
   } finally {
     await rm(scratch, { recursive: true, force: true });
     await rm(building, { recursive: true, force: true });

@@ -19,6 +19,9 @@ export function repositoryFilesRoutes(services: Services): Router {
       userId: viewer.user.id,
       disabledCategories: services.config.disabledContextCategories,
     });
+    // Looked up beside the project and awaited there (authorizeCodebaseProject); a path refused before
+    // that must not leave the lookup's failure unhandled, which would end the process.
+    access.catch(() => undefined);
     const file = await readIndexedFile({
       prisma: services.prisma,
       queues: services.queues,
