@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import type { Prisma } from './prisma';
+import { withPoolClient } from './pool-client';
 
 /**
  * Statements sent straight to the client's `pg` pool, past Prisma: an index run's large writes
@@ -45,9 +46,7 @@ export async function withBulkTransaction<T>(
 ): Promise<{ value: T } | undefined> {
   const pool = pools.get(prisma);
   if (!pool) return undefined;
-  const client = await pool.connect();
-  let broken: unknown;
-  try {
+  return withPoolClient(pool, async (client, broke) => {
     await client.query('BEGIN');
     try {
       await client.query("SELECT set_config('statement_timeout', $1, true)", [String(options.timeoutMs)]);
@@ -55,13 +54,11 @@ export async function withBulkTransaction<T>(
       await client.query('COMMIT');
       return { value };
     } catch (error) {
-      await client.query('ROLLBACK').catch((rollbackError: unknown) => (broken = rollbackError));
+      // A connection whose rollback failed is in an unknown state: it is closed, not reused.
+      await client.query('ROLLBACK').catch(broke);
       throw error;
     }
-  } finally {
-    // A connection whose rollback failed is in an unknown state: it is closed, not reused.
-    client.release(broken instanceof Error ? broken : undefined);
-  }
+  });
 }
 
 /**

@@ -13,6 +13,7 @@ import { migrate, type MigrationResult } from './migrate';
 import type { PGliteThreadData, PGliteThreadReply } from './pglite.thread';
 import { PrismaClient } from './prisma';
 import { registerBulkPool } from './bulk-sql';
+import { withPoolClient } from './pool-client';
 import type { SqlExecutor } from './sql-executor';
 
 export type DatabaseKind = 'postgres' | 'embedded' | 'embedded-socket';
@@ -80,15 +81,8 @@ function poolDatabase(kind: DatabaseKind, pool: pg.Pool, options: OpenDatabaseOp
     kind,
     prisma,
     executor: executorFor(pool),
-    migrate: async () => {
-      // The advisory lock and BEGIN/COMMIT belong to one session: keep one connection throughout.
-      const connection = await pool.connect();
-      try {
-        return await migrateAndCheck(executorFor(connection));
-      } finally {
-        connection.release();
-      }
-    },
+    // The advisory lock and BEGIN/COMMIT belong to one session: keep one connection throughout.
+    migrate: () => withPoolClient(pool, (connection) => migrateAndCheck(executorFor(connection))),
     close: async () => {
       await prisma.$disconnect();
       await pool.end();

@@ -44,6 +44,33 @@ describe('bulk transactions on the PostgreSQL pool', () => {
     }
   });
 
+  it('fails the work, not the process, when its backend is ended mid-statement or between statements; the pool goes on', async () => {
+    const terminate = (pid: number) => database.prisma.$queryRawUnsafe('SELECT pg_terminate_backend($1::int)', pid);
+    const backendOf = async (statement: (sql: string) => Promise<unknown>) =>
+      ((await statement('SELECT pg_backend_pid() AS pid')) as { rows: Array<{ pid: number }> }).rows[0].pid;
+    // Mid-statement: the backend ends while it runs one.
+    await expect(
+      withBulkTransaction(database.prisma, { timeoutMs: 60_000 }, async (statement) => {
+        const pid = await backendOf(statement);
+        // A Prisma query runs once it is awaited (or then'd): a plain `void` would never send it.
+        setTimeout(() => terminate(pid).then(() => undefined), 100);
+        await statement('SELECT pg_sleep(5)');
+      }),
+    ).rejects.toThrow(/terminat/i);
+    // Between statements: the connection raises its error while the work does something else.
+    await expect(
+      withBulkTransaction(database.prisma, { timeoutMs: 60_000 }, async (statement) => {
+        await terminate(await backendOf(statement));
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        await statement('SELECT 1');
+      }),
+    ).rejects.toThrow();
+    // An unhandled 'error' event would have ended the test process above; the pool replaced both connections.
+    for (let attempt = 0; attempt < 3; attempt += 1) {
+      expect(await withBulkTransaction(database.prisma, { timeoutMs: 60_000 }, async (statement) => statement('SELECT 1'))).toBeDefined();
+    }
+  });
+
   it('answers undefined, running nothing, for a client openDatabase did not make (no pool known)', async () => {
     let ran = false;
     expect(await withBulkTransaction({}, { timeoutMs: 60_000 }, async () => (ran = true))).toBeUndefined();
