@@ -99,6 +99,9 @@ export function createGraphQLWsServer(services: Services, schema: GraphQLSchema,
         if (token) {
           const viewer = await guard.reauthenticate(token);
           if (!viewer) return false;
+          // Closed while its token was checked: graphql-ws has already run onClose, before this
+          // connection was known, so nothing would ever stop a re-check started now.
+          if (context.extra.socket.readyState !== context.extra.socket.OPEN) return false;
           connection.viewer = viewer;
           connection.recheck = setInterval(() => void stillValid(context, connection).catch(() => undefined), guard.reauthIntervalMs);
           connection.recheck.unref();

@@ -1,4 +1,5 @@
 import { createClient } from 'graphql-ws';
+import pg from 'pg';
 import WebSocket from 'ws';
 import { userWithToken, type UserWithToken } from '../helpers/fixtures';
 import { startTestService, type TestService } from '../helpers/test-service';
@@ -103,6 +104,48 @@ describe('sockets: re-authentication and the same limits as HTTP', () => {
         true,
       );
     });
+  });
+
+  it('graphql-ws: a socket closed while its token is still being checked keeps no re-check running', async () => {
+    const user = await userWithToken(service.prisma);
+    const token = await service.prisma.personalAccessToken.findFirstOrThrow({ where: { userId: user.id } });
+    const reauthMs = service.running.services.config.socketReauthIntervalMs;
+    // The token's first use writes its last_used_at; a row lock held here holds the check there.
+    const locker = new pg.Client({ connectionString: service.running.services.config.databaseUrl });
+    await locker.connect();
+    const setSpy = jest.spyOn(global, 'setInterval');
+    const clearSpy = jest.spyOn(global, 'clearInterval');
+    try {
+      await locker.query('BEGIN');
+      await locker.query('SELECT 1 FROM personal_access_tokens WHERE id = $1 FOR UPDATE', [token.id]);
+      const socket = new WebSocket(`${service.url.replace(/^http/, 'ws')}/api/graphql`, 'graphql-transport-ws');
+      await new Promise((resolve, reject) => socket.once('open', resolve).once('error', reject));
+      socket.send(JSON.stringify({ type: 'connection_init', payload: { Authorization: `Bearer ${user.token}` } }));
+      // Waiting for the lock: the write of last_used_at (pg_stat_activity may still show its previous statement).
+      await eventually(async () => {
+        const { rows } = await locker.query(
+          "SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() AND wait_event_type = 'Lock'",
+        );
+        return rows.length > 0;
+      });
+      socket.close();
+      await new Promise((resolve) => socket.once('close', resolve));
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      await locker.query('COMMIT');
+      // The check ends after the socket did; give the connection's start its turn.
+      await eventually(
+        async () => (await service.prisma.personalAccessToken.findUniqueOrThrow({ where: { id: token.id } })).lastUsedAt !== null,
+      );
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      const started = setSpy.mock.calls.flatMap((call, index) => (call[1] === reauthMs ? [setSpy.mock.results[index].value] : []));
+      const cleared = new Set(clearSpy.mock.calls.map((call) => call[0]));
+      expect(started.filter((handle) => !cleared.has(handle))).toEqual([]);
+    } finally {
+      setSpy.mockRestore();
+      clearSpy.mockRestore();
+      await locker.query('ROLLBACK').catch(() => undefined);
+      await locker.end();
+    }
   });
 
   const transports: Array<[string, (operation: Operation) => Promise<TransportResult>]> = [
