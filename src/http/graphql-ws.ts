@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { getOperationAST, GraphQLError, parse, specifiedRules, validate, type ExecutionArgs, type GraphQLSchema } from 'graphql';
+import type { SubscribePayload } from 'graphql-ws';
 import { useServer } from 'graphql-ws/use/ws';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { tokenFromHeaders } from '../auth/tokens';
@@ -53,6 +54,8 @@ type Connection = {
   address: string | undefined;
   /** Subscription id -> its slot, while it holds one. */
   slots: Map<string, string>;
+  /** Ids whose Subscribe is still being checked (onSubscribe has not answered yet). */
+  starting: Set<string>;
   recheck?: NodeJS.Timeout;
 };
 
@@ -90,12 +93,60 @@ export function createGraphQLWsServer(services: Services, schema: GraphQLSchema,
     context.extra.socket.close(CLOSE_FORBIDDEN, 'Forbidden');
     return false;
   };
+  /** One operation's checks (token, rate, parse, validation, limits, a slot): what graphql-ws runs, or the errors it answers. */
+  const startOperation = async (
+    context: { extra: { socket: WebSocket } },
+    connection: Connection,
+    id: string,
+    payload: SubscribePayload,
+  ): Promise<ExecutionArgs | GraphQLError[]> => {
+    if (!(await stillValid(context, connection)))
+      return format([new GraphQLError('401 Unauthorized', { extensions: { code: 'UNAUTHENTICATED' } })]);
+    const refused = await guard.admit(connection.viewer, connection.address);
+    if (refused) return format([refused]);
+    let document;
+    try {
+      document = parse(payload.query, { maxTokens: guard.maxTokens });
+    } catch (error) {
+      return format(withCode([error as GraphQLError], 'GRAPHQL_PARSE_FAILED'));
+    }
+    const errors = validate(schema, document, [...specifiedRules, depthLimitRule(services.config.graphqlMaxDepth), noMutationsRule]);
+    if (errors.length > 0) return format(withCode(errors, 'GRAPHQL_VALIDATION_FAILED'));
+    const operation = getOperationAST(document, payload.operationName);
+    if (!operation)
+      return format([new GraphQLError('Unable to identify operation', { extensions: { code: 'OPERATION_RESOLUTION_FAILURE' } })]);
+    try {
+      guardOperation({ schema, document, operation, variables: payload.variables, viewer: connection.viewer, limits: guard.limits });
+    } catch (error) {
+      if (error instanceof GraphQLError) return format([error]);
+      throw error;
+    }
+    if (operation.operation === 'subscription') {
+      const slot = guard.acquireSlot(connection.viewer, connection.address);
+      if (!slot) return format([new GraphQLError(TOO_MANY_SUBSCRIPTIONS, { extensions: { code: 'RATE_LIMITED' } })]);
+      connection.slots.set(id, slot);
+    }
+    const args: ExecutionArgs = {
+      schema,
+      document,
+      variableValues: payload.variables,
+      operationName: payload.operationName,
+      contextValue: createGraphQLContext(services, connection.viewer, crypto.randomUUID()),
+    };
+    return args;
+  };
   const disposable = useServer<Record<string, unknown> | undefined, { socket: WebSocket; request: IncomingMessage }>(
     {
       schema,
       onConnect: async (context) => {
         const token = connectionToken(context.connectionParams, context.extra.request);
-        const connection: Connection = { viewer: null, token, address: context.extra.request.socket.remoteAddress, slots: new Map() };
+        const connection: Connection = {
+          viewer: null,
+          token,
+          address: context.extra.request.socket.remoteAddress,
+          slots: new Map(),
+          starting: new Set(),
+        };
         if (token) {
           const viewer = await guard.reauthenticate(token);
           if (!viewer) return false;
@@ -112,41 +163,19 @@ export function createGraphQLWsServer(services: Services, schema: GraphQLSchema,
       onSubscribe: async (context, id, payload) => {
         const connection = connections.get(context);
         if (!connection) return format([new GraphQLError('Unauthorized', { extensions: { code: 'UNAUTHENTICATED' } })]);
-        if (!(await stillValid(context, connection)))
-          return format([new GraphQLError('401 Unauthorized', { extensions: { code: 'UNAUTHENTICATED' } })]);
-        const refused = await guard.admit(connection.viewer, connection.address);
-        if (refused) return format([refused]);
-        let document;
+        // graphql-ws takes a Subscribe whose id the client completed while its first Subscribe is
+        // still being checked here, and keeps only the second's stream: the first's would run on,
+        // listening and holding its slot, until the process ends. An id in use is refused.
+        if (connection.starting.has(id) || connection.slots.has(id))
+          return format([new GraphQLError(`Subscriber for ${id} already exists`, { extensions: { code: 'BAD_REQUEST' } })]);
+        connection.starting.add(id);
         try {
-          document = parse(payload.query, { maxTokens: guard.maxTokens });
-        } catch (error) {
-          return format(withCode([error as GraphQLError], 'GRAPHQL_PARSE_FAILED'));
+          return await startOperation(context, connection, id, payload);
+        } finally {
+          connection.starting.delete(id);
         }
-        const errors = validate(schema, document, [...specifiedRules, depthLimitRule(services.config.graphqlMaxDepth), noMutationsRule]);
-        if (errors.length > 0) return format(withCode(errors, 'GRAPHQL_VALIDATION_FAILED'));
-        const operation = getOperationAST(document, payload.operationName);
-        if (!operation)
-          return format([new GraphQLError('Unable to identify operation', { extensions: { code: 'OPERATION_RESOLUTION_FAILURE' } })]);
-        try {
-          guardOperation({ schema, document, operation, variables: payload.variables, viewer: connection.viewer, limits: guard.limits });
-        } catch (error) {
-          if (error instanceof GraphQLError) return format([error]);
-          throw error;
-        }
-        if (operation.operation === 'subscription') {
-          const slot = guard.acquireSlot(connection.viewer, connection.address);
-          if (!slot) return format([new GraphQLError(TOO_MANY_SUBSCRIPTIONS, { extensions: { code: 'RATE_LIMITED' } })]);
-          connection.slots.set(id, slot);
-        }
-        const args: ExecutionArgs = {
-          schema,
-          document,
-          variableValues: payload.variables,
-          operationName: payload.operationName,
-          contextValue: createGraphQLContext(services, connection.viewer, crypto.randomUUID()),
-        };
-        return args;
       },
+
       onOperation: (_context, _id, _payload, _args, result) => countSubscription('graphql_ws', result),
       onComplete: (context, id) => {
         const connection = connections.get(context);

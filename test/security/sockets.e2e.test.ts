@@ -228,6 +228,34 @@ describe('sockets: re-authentication and the same limits as HTTP', () => {
     });
     await ws.client.dispose();
   });
+
+  it('graphql-ws: an id completed and subscribed again while its first Subscribe is still checked leaves no subscription behind', async () => {
+    const user = await userWithToken(service.prisma);
+    const variables = { userId: `gid://gitlab/User/${user.id}` };
+    const socket = new WebSocket(`${service.url.replace(/^http/, 'ws')}/api/graphql`, 'graphql-transport-ws');
+    const frames: Array<{ type: string; id?: string; payload?: unknown }> = [];
+    socket.on('message', (data) => frames.push(JSON.parse((data as Buffer).toString('utf8'))));
+    await new Promise((resolve, reject) => socket.once('open', resolve).once('error', reject));
+    socket.send(JSON.stringify({ type: 'connection_init', payload: { Authorization: `Bearer ${user.token}` } }));
+    await eventually(() => frames.some((frame) => frame.type === 'connection_ack'));
+    // Three frames at once: the first Subscribe is still being checked when the other two arrive.
+    const subscribe = JSON.stringify({ id: 'a', type: 'subscribe', payload: { query: RESPONSES, variables } });
+    socket.send(subscribe);
+    socket.send(JSON.stringify({ id: 'a', type: 'complete' }));
+    socket.send(subscribe);
+    // Time for all three to be handled (the second Subscribe is refused as a duplicate here).
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    socket.close();
+    await new Promise((resolve) => socket.once('close', resolve));
+    // Every slot of the user is free again: the limit's two subscriptions open, and the third is refused.
+    const ws = openWs(service.url, user.token);
+    const opened = () =>
+      Promise.race([ws.run(RESPONSES, variables), new Promise<'open'>((resolve) => setTimeout(() => resolve('open'), 500))]);
+    await eventually(async () => (await opened()) === 'open');
+    expect(await opened()).toBe('open');
+    expect(((await opened()) as TransportResult).errors?.[0]).toMatchObject({ extensions: { code: 'RATE_LIMITED' } });
+    await ws.client.dispose();
+  });
 });
 
 describe('sockets share the HTTP rate budget (case 3)', () => {
