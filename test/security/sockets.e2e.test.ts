@@ -229,7 +229,7 @@ describe('sockets: re-authentication and the same limits as HTTP', () => {
     await ws.client.dispose();
   });
 
-  it('graphql-ws: an id completed and subscribed again while its first Subscribe is still checked leaves no subscription behind', async () => {
+  it('graphql-ws: an id completed and reused while its first Subscribe is checked leaves no subscription behind', async () => {
     const user = await userWithToken(service.prisma);
     const variables = { userId: `gid://gitlab/User/${user.id}` };
     const socket = new WebSocket(`${service.url.replace(/^http/, 'ws')}/api/graphql`, 'graphql-transport-ws');
