@@ -275,6 +275,15 @@ describe('chat message rows, on the pool and through Prisma', () => {
     return plans;
   }
 
+  /** Adds `count` turns to a user's legacy conversation, each a message of every role given, the newest first. */
+  const turnsOf = (user: number, roles: Array<'user' | 'assistant'>) => (client: pg.PoolClient, count: number) =>
+    client.query(
+      `INSERT INTO ai_messages (id, user_id, thread_id, request_id, role, content, created_at)
+       SELECT gen_random_uuid(), $1, NULL, gen_random_uuid(), role, 'turn ' || n, now() - n * interval '1 second'
+       FROM generate_series(1, $2::int) AS n, unnest($3::ai_message_role[]) AS role`,
+      [user, count, roles],
+    );
+
   it('reads them on that index on its generic plan too, made while the statistics know no rows', async () => {
     const talker = (await createUser(database.prisma, { username: 'generic' })).id;
     const { sent } = await statementsOf(() => conversationHistory(database.prisma, { userId: talker, threadId: null }, [randomUUID()]));
@@ -283,13 +292,7 @@ describe('chat message rows, on the pool and through Prisma', () => {
     const plans = await genericPlans(sent[0], {
       sizes: [0, 50, 200, 1000],
       grow: 2000,
-      addRows: (client, count) =>
-        client.query(
-          `INSERT INTO ai_messages (id, user_id, thread_id, request_id, role, content, created_at)
-           SELECT gen_random_uuid(), $1, NULL, gen_random_uuid(), 'user', 'turn ' || n, now() - n * interval '1 second'
-           FROM generate_series(1, $2::int) AS n`,
-          [talker, count],
-        ),
+      addRows: turnsOf(talker, ['user']),
     });
     for (const text of plans) {
       expect(text).toMatch(/Index Scan Backward using ai_messages_user_id_thread_id_created_at_id_idx/);
@@ -310,13 +313,7 @@ describe('chat message rows, on the pool and through Prisma', () => {
     const plans = await genericPlans(sent[0], {
       sizes: [0, 10, 100, 500],
       grow: 5000,
-      addRows: (client, count) =>
-        client.query(
-          `INSERT INTO ai_messages (id, user_id, thread_id, request_id, role, content, created_at)
-           SELECT gen_random_uuid(), $1, NULL, gen_random_uuid(), role, 'turn ' || n, now() - n * interval '1 second'
-           FROM generate_series(1, $2::int) AS n, unnest(ARRAY['user', 'assistant']::ai_message_role[]) AS role`,
-          [reader, count],
-        ),
+      addRows: turnsOf(reader, ['user', 'assistant']),
     });
     for (const text of plans) {
       expect(text).toMatch(/Index Scan using ai_messages_request_id_idx|Bitmap Index Scan on ai_messages_request_id_idx/);
