@@ -7,10 +7,7 @@ import type { Logger } from './logger';
 /** Queue names; processors live in src/workers, services enqueue through this module. */
 export const QUEUE_NAMES = { maintenance: 'maintenance', chat: 'chat', indexing: 'indexing' } as const;
 
-export const MAINTENANCE_JOBS = {
-  purgeExpiredThreads: 'purge-expired-threads',
-  refreshTableStatistics: 'refresh-table-statistics',
-} as const;
+export const MAINTENANCE_JOBS = { purgeExpiredThreads: 'purge-expired-threads' } as const;
 
 /** One chat answer to generate: everything else is read from the stored user message. */
 export type ChatJob = {
@@ -127,19 +124,11 @@ export function createQueues(options: QueueOptions): Queues {
   };
 }
 
-/**
- * Registers the maintenance schedules (idempotent: one scheduler per id): the hourly purge of expired
- * conversation threads, and every 10 minutes the table statistics autovacuum would keep where none runs.
- */
-export async function scheduleMaintenance(queues: Queues, everyMs = 60 * 60 * 1000, statisticsEveryMs = 10 * 60 * 1000): Promise<void> {
+/** Registers the hourly purge of expired conversation threads (idempotent: one scheduler per id). */
+export async function scheduleMaintenance(queues: Queues, everyMs = 60 * 60 * 1000): Promise<void> {
   await queues.maintenance.upsertJobScheduler(
     MAINTENANCE_JOBS.purgeExpiredThreads,
     { every: everyMs },
     { name: MAINTENANCE_JOBS.purgeExpiredThreads },
-  );
-  await queues.maintenance.upsertJobScheduler(
-    MAINTENANCE_JOBS.refreshTableStatistics,
-    { every: statisticsEveryMs },
-    { name: MAINTENANCE_JOBS.refreshTableStatistics },
   );
 }

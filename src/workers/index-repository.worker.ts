@@ -1,5 +1,4 @@
 import { UnrecoverableError, type Job } from 'bullmq';
-import { CODE_INDEX_TABLES, refreshTableStatistics } from '../db/table-statistics';
 import { isAppError } from '../errors';
 import { indexRepository, type IndexRunResult } from '../indexing/index-repository';
 import { observeIndexRun } from '../metrics/record';
@@ -46,7 +45,6 @@ export function indexRepositoryProcessor(services: Pick<Services, 'prisma' | 'lo
         },
         'index job done',
       );
-      if (result.outcome === 'indexed') await refreshCodeStatistics(services, job.id);
       return result;
     } catch (error) {
       observeIndexRun({ startedAt: started, result: null });
@@ -60,17 +58,4 @@ export function indexRepositoryProcessor(services: Pick<Services, 'prisma' | 'lo
       throw error;
     }
   };
-}
-
-/**
- * The code tables' statistics after a run that wrote (refreshTableStatistics), so the searches that
- * follow are planned for their new size. A failure is logged: the run's snapshot is already active.
- */
-async function refreshCodeStatistics(services: Pick<Services, 'prisma' | 'logger'>, jobId: string | undefined): Promise<void> {
-  try {
-    const analyzed = await refreshTableStatistics(services.prisma, { tables: CODE_INDEX_TABLES });
-    if (analyzed.length) services.logger.info({ event: 'table_statistics_refreshed', jobId, analyzed }, 'analyzed grown tables');
-  } catch (error) {
-    services.logger.warn({ event: 'table_statistics_failed', jobId, err: error }, 'could not analyze the code tables');
-  }
 }
