@@ -15,6 +15,10 @@ export function depthLimitRule(maxDepth: number): ValidationRule {
     for (const definition of context.getDocument().definitions) {
       if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments.set(definition.name.value, definition);
     }
+    // A fragment's depth does not depend on where it is spread: each is walked once. Walked at every
+    // spread, a chain of fragments each spreading the next twice took 2^n walks (2.2 s for an
+    // anonymous 1.5 KB query of 22 fragments, twice as long for each more).
+    const fragmentDepths = new Map<string, number>();
     const depthOf = (selectionSet: SelectionSetNode | undefined, visited: Set<string>): number => {
       if (!selectionSet) return 0;
       let deepest = 0;
@@ -28,7 +32,14 @@ export function depthLimitRule(maxDepth: number): ValidationRule {
           const name = selection.name.value;
           const fragment = fragments.get(name);
           if (!fragment || visited.has(name)) continue;
-          deepest = Math.max(deepest, depthOf(fragment.selectionSet, new Set([...visited, name])));
+          let fragmentDepth = fragmentDepths.get(name);
+          if (fragmentDepth === undefined) {
+            visited.add(name);
+            fragmentDepth = depthOf(fragment.selectionSet, visited);
+            visited.delete(name);
+            fragmentDepths.set(name, fragmentDepth);
+          }
+          deepest = Math.max(deepest, fragmentDepth);
         }
         if (deepest > maxDepth) return deepest;
       }
