@@ -49,9 +49,19 @@ export type PageArgs = { first?: number | null; after?: string | null; last?: nu
 export const MAX_PAGE_SIZE = 100;
 
 const encodeCursor = (key: string) => Buffer.from(key, 'utf8').toString('base64url');
+/**
+ * The cursor without base64's padding. A loop, not `/=+$/`: that regex tries every run of '=' and
+ * rescans it to the end, so a cursor of '=' runs not at its end took quadratic time (an anonymous
+ * 60 KB cursor held the process for 1.2 s).
+ */
+const withoutPadding = (cursor: string) => {
+  let end = cursor.length;
+  while (end > 0 && cursor.charCodeAt(end - 1) === 61) end -= 1;
+  return cursor.slice(0, end);
+};
 const decodeCursor = (cursor: string, field: string) => {
   const key = Buffer.from(cursor, 'base64url').toString('utf8');
-  if (!key || encodeCursor(key) !== cursor.replace(/=+$/, '')) throw badInput(`${field} is not a valid cursor`, field);
+  if (!key || encodeCursor(key) !== withoutPadding(cursor)) throw badInput(`${field} is not a valid cursor`, field);
   return key;
 };
 
