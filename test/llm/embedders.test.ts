@@ -21,6 +21,14 @@ describe('lexical embedder (the default, no model)', () => {
     expect(identifierTerms(text)).toEqual(terms);
   });
 
+  it('splits runs of capitals before the word they start, in time linear in the run', () => {
+    expect(identifierTerms('HTTPServer parseJSONBody XMLHttpRequest ABCDef')).toEqual(
+      expect.arrayContaining(['http', 'server', 'json', 'body', 'xml', 'abc', 'def']),
+    );
+    // 300,000 capitals then a word: the split once rescanned the run from each of its capitals.
+    expect(identifierTerms(`${'A'.repeat(300_000)}Bc`)).toEqual(['a'.repeat(300_000), 'bc', `${'a'.repeat(300_000)}_bc`]);
+  });
+
   it('gives unit vectors of its size, the same every time', async () => {
     const [first] = await embedder.embed(['export function parseConnection(url: string) {}']);
     const [again] = await embedder.embed(['export function parseConnection(url: string) {}']);
