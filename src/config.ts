@@ -116,6 +116,7 @@ const envSchema = z.object({
   INDEX_THREADS: z.coerce.number({ message: 'must be a number' }).int().min(0).max(16, 'must be at most 16').optional(),
   INDEX_TRANSACTION_CHUNKS: positiveInt.max(10_000, 'must be at most 10000').optional(),
   EVENT_LOOP_WARN_MS: positiveInt.default(200),
+  INTENT_TIMEOUT_MS: positiveInt.max(60_000, 'must be at most 60000').default(1_000),
   WORKER_NICE: z.coerce
     .number({ message: 'must be a number' })
     .int('must be a whole number')
@@ -210,6 +211,8 @@ export type Config = Readonly<{
   duoChatDir: string;
   /** An event-loop delay above this (ms, the worst in each 10 s) is logged as a warning. Default 200. */
   eventLoopWarnMs: number;
+  /** How long a code suggestion's intent detection may take (ms) before the request is answered as a completion. Default 1,000. */
+  intentTimeoutMs: number;
   /** The nice value a worker-only process (`--role=worker`) runs at, so the API beside it is served first; 0 keeps it. Default 10. */
   workerNice: number;
   /** How long a token's, seat's or membership's look-up is reused (ms); 0 turns the cache off. Default 3,000. */
@@ -349,6 +352,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       transactionChunks: values.INDEX_TRANSACTION_CHUNKS ?? (values.DATABASE_URL ? 256 : 8),
     }),
     eventLoopWarnMs: values.EVENT_LOOP_WARN_MS,
+    intentTimeoutMs: values.INTENT_TIMEOUT_MS,
     workerNice: values.WORKER_NICE,
     authCacheMs: values.AUTH_CACHE_MS,
     llm: Object.freeze({

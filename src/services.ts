@@ -9,6 +9,7 @@ import type { Embedder } from './llm/embedders/embedder';
 import type { LlmProvider } from './llm/types';
 import type { Logger } from './logger';
 import type { Queues } from './queues';
+import type { IntentThread } from './suggestions/intent-thread';
 import type { SuggestionSessions } from './suggestions/sessions/sessions.service';
 
 /** What the edges (resolvers, routes, workers, commands) are given: built once in the composition root. */
@@ -34,6 +35,8 @@ export type Services = {
   chunker: FileChunker;
   /** The chat gatekeeper's first stage; null when turned off (GATEKEEPER=false). */
   gatekeeper: PromptChecker | null;
+  /** Code suggestions' intent detection, on a thread of its own and within INTENT_TIMEOUT_MS. */
+  intent: Pick<IntentThread, 'detect'>;
   /** Continuous code suggestions (codeSuggestionSession* mutations and codeSuggestionUpdates). */
   suggestionSessions: SuggestionSessions;
 };

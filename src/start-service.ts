@@ -30,7 +30,7 @@ import { reindexStale } from './indexing/code-index.service';
 import { ChunkPool, inProcessChunker } from './indexing/chunk-pool';
 import { monitorEventLoop } from './event-loop-monitor';
 import { SuggestionSessions } from './suggestions/sessions/sessions.service';
-import { detectIntent } from './suggestions/detect-intent';
+import { IntentThread } from './suggestions/intent-thread';
 import { createPromptChecker } from './chat/prompt-checker';
 import type { Logger } from './logger';
 import { createQueues, scheduleMaintenance, type Queues } from './queues';
@@ -113,13 +113,14 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
   });
   const chatEvents = new ChatEventBus({ events, prefix: config.redisPrefix });
   const llm = instrumentProvider(createLlmProvider(config.llm));
+  const intent = new IntentThread({ timeoutMs: config.intentTimeoutMs, logger });
   const suggestionSessions = new SuggestionSessions({
     prisma: database.prisma,
     events,
     prefix: config.redisPrefix,
     llm,
     maxRetries: config.llm.maxRetries,
-    detect: (input) => detectIntent(input),
+    detect: (input) => intent.detect(input),
     logger,
   });
   const chunkPool = role !== 'api' && config.indexing.threads > 0 ? new ChunkPool({ threads: config.indexing.threads, logger }) : null;
@@ -138,6 +139,7 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
     embedder,
     chunker: chunkPool ?? inProcessChunker,
     gatekeeper: config.gatekeeper.enabled ? createPromptChecker(config) : null,
+    intent,
     suggestionSessions,
   };
   let demo: DemoSeed | null = null;
@@ -245,6 +247,7 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
       await step('sockets', () => Promise.all([sockets?.close(), cable?.close()]));
       await step('http', () => Promise.all([stopHttp?.(), metricsServer?.close()]));
       await step('suggestion-sessions', async () => suggestionSessions.close());
+      await step('intent-thread', () => intent.close());
       await step('queues', () => queues.close());
       await step('events', () => events.close());
       await step('redis-prefix-claim', () => prefixClaim.release());

@@ -28,7 +28,6 @@ import { MCP_PATH, mcpRoutes, restSurface } from './mcp.routes';
 import { oauthRoutes } from './oauth.routes';
 import { repositoryFilesRoutes } from './repository-files.routes';
 import { duoChatPageRoutes } from './duo-chat-page';
-import { detectIntent } from '../suggestions/detect-intent';
 import { avatarRoutes } from './avatar.routes';
 
 export type HttpApp = { app: Express; apollo: ApolloServer<GraphQLContext> };
@@ -93,7 +92,7 @@ export async function createHttpApp(services: Services, httpServer: Server): Pro
   // Before the general body parser: this endpoint has GitLab's own, smaller body limit.
   app.use(
     '/api/v4/code_suggestions',
-    codeSuggestionsRoutes(services, (input) => detectIntent(input)),
+    codeSuggestionsRoutes(services),
   );
   app.use('/api', express.json({ limit: services.config.maxBodyBytes }), safeJsonBody(services.config.maxJsonDepth));
   app.use('/api/v4', restV4Routes(services));

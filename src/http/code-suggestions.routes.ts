@@ -5,7 +5,7 @@ import { resolveDuoAccess, type DuoAccess } from '../auth/duo-access';
 import type { Services } from '../services';
 import { safeJsonBody } from './safe-json.middleware';
 import { COMPLETION_LIMITS, parseCompletionRequest } from '../suggestions/completion-request';
-import { collectSuggestion, suggest, type DetectIntent } from '../suggestions/completions.service';
+import { collectSuggestion, suggest } from '../suggestions/completions.service';
 import { connectionDetails } from '../suggestions/connection-details';
 import { locals } from './locals';
 import { GITLAB_VERSION } from '../instance';
@@ -18,7 +18,7 @@ export const NO_MODEL_NOTICE = 'no language model is configured: set LLM_PROVIDE
 const MONOLITH = { 'X-GitLab-Error-Origin': 'monolith' };
 
 /** GitLab's /api/v4/code_suggestions endpoints: thin, the work is in src/suggestions. */
-export function codeSuggestionsRoutes(services: Services, detect: DetectIntent): Router {
+export function codeSuggestionsRoutes(services: Services): Router {
   const router = Router();
   const limiter = new RateLimiterRedis({
     storeClient: services.redis,
@@ -71,7 +71,7 @@ export function codeSuggestionsRoutes(services: Services, detect: DetectIntent):
       request: completion,
       llm: services.llm,
       maxRetries: services.config.llm.maxRetries,
-      detect,
+      detect: (input) => services.intent.detect(input),
       signal: abort.signal,
     });
     if (!suggestion.text) response.set('X-Duo-Slice-Notice', NO_MODEL_NOTICE);

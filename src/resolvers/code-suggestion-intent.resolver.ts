@@ -4,7 +4,6 @@ import { assertCodeSuggestions } from '../auth/policies';
 import type { GraphQLContext } from '../graphql/context';
 import { requireViewer } from '../graphql/require-viewer';
 import { COMPLETION_LIMITS } from '../suggestions/completion-request';
-import { detectIntent } from '../suggestions/detect-intent';
 
 @ObjectType('CodeSuggestionIntent', { description: 'What the server-side detection decides for a code suggestion at the cursor.' })
 class CodeSuggestionIntent {
@@ -43,7 +42,7 @@ export class CodeSuggestionIntentResolver {
       if (value.length > COMPLETION_LIMITS.content)
         throw badInput(`${field} is too long (maximum is ${COMPLETION_LIMITS.content} characters)`, field);
     }
-    const decision = await detectIntent({ fileName, contentAboveCursor, contentBelowCursor: contentBelowCursor ?? '' });
+    const decision = await context.services.intent.detect({ fileName, contentAboveCursor, contentBelowCursor: contentBelowCursor ?? '' });
     return {
       intent: decision.intent,
       generationType: decision.generationType,

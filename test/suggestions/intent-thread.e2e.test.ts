@@ -1,0 +1,63 @@
+import { groupWithSeat, userWithToken, type UserWithToken } from '../helpers/fixtures';
+import { readJson } from '../helpers/http';
+import { startTestService, type TestService } from '../helpers/test-service';
+
+// Kotlin's grammar parses a run of `<a,b>` in quadratic time: 20 KB took 1.6 s, and this (60 KB) about 14 s,
+// all of it on the API's event loop while detection ran there. Detection reads it as a small file.
+const RUNAWAY_KOTLIN = `fun f() { F${'<a,b>'.repeat(12_000)}() }`;
+const GO_COMMENT = 'package main\n\nimport "fmt"\n\nfunc a() {}\nfunc b() {}\nfunc c() {}\n// print the sum of two numbers\n';
+
+describe('code suggestion intent detection on its own thread, within INTENT_TIMEOUT_MS', () => {
+  let service: TestService;
+  let alice: UserWithToken;
+
+  beforeAll(async () => {
+    service = await startTestService({ env: { INTENT_TIMEOUT_MS: '300' } });
+    alice = await userWithToken(service.prisma);
+    await groupWithSeat(service.prisma, { plan: 'premium', addOn: 'duo_pro', username: alice.username });
+  });
+  afterAll(() => service?.close());
+
+  const complete = (fileName: string, above: string) =>
+    fetch(`${service.url}/api/v4/code_suggestions/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${alice.token}` },
+      body: JSON.stringify({ current_file: { file_name: fileName, content_above_cursor: above, content_below_cursor: '' } }),
+    });
+  const INTENT =
+    'query($f: String!, $a: String!) { codeSuggestionIntent(fileName: $f, contentAboveCursor: $a) { intent generationType language } }';
+
+  it('serves other requests while a detection runs, answers a runaway one as a completion, and detects again after', async () => {
+    const finished: string[] = [];
+    const runaway = complete('Main.kt', RUNAWAY_KOTLIN).then(async (response) => {
+      finished.push('runaway');
+      return { status: response.status, body: await readJson(response) };
+    });
+    // Once the runaway request is parsing, a query is answered beside it.
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    const query = service.graphql('{ currentUser { username } }', { token: alice.token }).then((result) => {
+      finished.push('query');
+      return result;
+    });
+    expect((await query).body.data).toEqual({ currentUser: { username: alice.username } });
+    expect(await runaway).toMatchObject({ status: 200, body: { intent: 'completion', generation_type: null } });
+    expect(finished).toEqual(['query', 'runaway']);
+
+    // The runaway's thread was ended: a new one answers the next detection with its real decision.
+    const comment = await complete('main.go', GO_COMMENT);
+    expect(await readJson(comment)).toMatchObject({ intent: 'generation', generation_type: 'comment' });
+  });
+
+  it('answers codeSuggestionIntent for a runaway file as a completion in its language, and a detection waiting behind it', async () => {
+    type Intent = { codeSuggestionIntent: { intent: string; generationType: string | null; language: string | null } };
+    const [runaway, waiting] = await Promise.all([
+      service.graphql<Intent>(INTENT, { token: alice.token, variables: { f: 'Main.kt', a: RUNAWAY_KOTLIN } }),
+      service.graphql<Intent>(INTENT, { token: alice.token, variables: { f: 'main.go', a: GO_COMMENT } }),
+    ]);
+    expect(runaway.body).toEqual({ data: { codeSuggestionIntent: { intent: 'completion', generationType: null, language: 'kotlin' } } });
+    // It either ran after the runaway's thread was ended, or waited past the limit and is a completion too: never an error.
+    expect(['generation', 'completion']).toContain(waiting.body.data?.codeSuggestionIntent.intent);
+    const again = await service.graphql(INTENT, { token: alice.token, variables: { f: 'main.go', a: GO_COMMENT } });
+    expect(again.body).toEqual({ data: { codeSuggestionIntent: { intent: 'generation', generationType: 'comment', language: 'go' } } });
+  });
+});
