@@ -13,14 +13,23 @@ export function errorCodeOf(errors: readonly string[]): string | null {
   return null;
 }
 
-/** A chat message as GraphQL's AiMessage. contentHtml is null for chunks and for errors, as GitLab does. */
+/**
+ * A chat message as GraphQL's AiMessage. contentHtml is null for chunks and for errors, as GitLab does. It is
+ * rendered when the field is read, once: aiMessages maps every message it loads (up to 1,000, each up to 600,000
+ * characters, about 0.5 s to render at that size) before paging, and most documents never ask for it.
+ */
 export function toAiMessage(message: ChatMessageEvent): AiMessage {
   const items = message.contextItems;
+  let html: string | null | undefined;
+  const renders = message.chunkId === null && message.errors.length === 0;
   return {
     id: message.id,
     requestId: message.requestId,
     content: message.content,
-    contentHtml: message.chunkId !== null || message.errors.length > 0 ? null : renderMarkdown(message.content),
+    get contentHtml() {
+      if (html === undefined) html = renders ? renderMarkdown(message.content) : null;
+      return html;
+    },
     role: message.role as AiMessageRole,
     timestamp: new Date(message.timestamp),
     type: null,

@@ -421,4 +421,28 @@ describe('Duo Chat end to end: the language server over HTTP and graphql-ws, a s
     expect(JSON.stringify(stored.details)).not.toContain('secret');
     stream.stop();
   });
+
+  it('renders contentHtml only for the messages of the page, and only when the document asks for it', async () => {
+    const bob = await userWithToken(service.prisma);
+    await groupWithSeat(service.prisma, { plan: 'ultimate', addOn: 'duo_enterprise', username: bob.username });
+    // 24 long answers (580 KB of links each, about 0.6 s each to render): rendering them all on every aiMessages
+    // held the API for ~15 s a call.
+    const content = 'http://example.com/a '.repeat(27_600);
+    await service.prisma.aiMessage.createMany({
+      data: Array.from({ length: 24 }, () => ({
+        id: crypto.randomUUID(),
+        userId: bob.id,
+        requestId: crypto.randomUUID(),
+        role: 'assistant' as const,
+        content,
+      })),
+    });
+    type Nodes = { aiMessages: { nodes: Array<{ content: string; contentHtml?: string }> } };
+    const plain = await service.graphql<Nodes>('{ aiMessages { nodes { content } } }', { token: bob.token });
+    expect(plain.body.data!.aiMessages.nodes).toHaveLength(24);
+    const page = await service.graphql<Nodes>('{ aiMessages(first: 1) { nodes { contentHtml } } }', { token: bob.token });
+    expect(page.body.data!.aiMessages.nodes).toHaveLength(1);
+    const html = page.body.data!.aiMessages.nodes[0].contentHtml!;
+    expect(html.slice(0, 66)).toBe('<p><a href="http://example.com/a">http://example.com/a</a> <a href');
+  }, 15_000);
 });
