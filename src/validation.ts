@@ -52,29 +52,49 @@ export function requireFutureDate(value: string, field: string, now: Date = new 
 /** Where a JSON input breaks a rule every stored input follows: a NUL byte in a string, or nesting too deep. */
 export type UnsafeJson = { path: string; problem: 'nul' | 'depth' };
 
+/** A container on the walk's stack; its path is built from the parents only when a problem is found. */
+type Container = { value: object; key: string; parent: Container | null; depth: number };
+
+function pathOf(root: string, container: Container, key?: string | number): string {
+  const keys = key === undefined ? [] : [String(key)];
+  for (let node: Container | null = container; node?.parent; node = node.parent) keys.push(node.key);
+  return keys.reduceRight((path, next) => (path ? `${path}.${next}` : next), root);
+}
+
 /**
  * Walks a parsed JSON value without recursion (a 5,000-level object must not overflow the stack)
  * and returns the first string holding a NUL byte (PostgreSQL refuses `\u0000` in text and jsonb)
  * or the first value deeper than maxDepth; keys count as strings too. Paths are dotted: `input.question`.
+ * Only containers are put on the stack, and a path is spelled out only for the problem found: building
+ * one for every value held the event loop 0.3–0.75 s for a 4 MiB body, before a webhook checked its secret.
  */
 export function findUnsafeJson(value: unknown, options: { maxDepth: number; path?: string }): UnsafeJson | null {
-  const stack: Array<{ value: unknown; path: string; depth: number }> = [{ value, path: options.path ?? '', depth: 0 }];
-  const join = (path: string, key: string) => (path ? `${path}.${key}` : key);
+  const root = options.path ?? '';
+  if (typeof value === 'string') return value.includes('\u0000') ? { path: root, problem: 'nul' } : null;
+  if (value === null || typeof value !== 'object') return null;
+  const stack: Container[] = [{ value, key: '', parent: null, depth: 0 }];
   while (stack.length > 0) {
     const current = stack.pop()!;
-    if (typeof current.value === 'string') {
-      if (current.value.includes('\u0000')) return { path: current.path, problem: 'nul' };
-      continue;
-    }
-    if (current.value === null || typeof current.value !== 'object') continue;
-    if (current.depth >= options.maxDepth) return { path: current.path, problem: 'depth' };
-    const entries = Array.isArray(current.value)
-      ? current.value.map((item, index) => [String(index), item] as const)
-      : Object.entries(current.value);
-    for (const [key, item] of entries) {
-      const path = join(current.path, key);
-      if (key.includes('\u0000')) return { path, problem: 'nul' };
-      stack.push({ value: item, path, depth: current.depth + 1 });
+    if (current.depth >= options.maxDepth) return { path: pathOf(root, current), problem: 'depth' };
+    // An index is spelled as a key only when it is part of a path.
+    const visit = (key: string | number, item: unknown): UnsafeJson | null => {
+      if ((typeof key === 'string' && key.includes('\u0000')) || (typeof item === 'string' && item.includes('\u0000'))) {
+        return { path: pathOf(root, current, key), problem: 'nul' };
+      }
+      if (item !== null && typeof item === 'object')
+        stack.push({ value: item, key: String(key), parent: current, depth: current.depth + 1 });
+      return null;
+    };
+    if (Array.isArray(current.value)) {
+      for (let index = 0; index < current.value.length; index += 1) {
+        const unsafe = visit(index, current.value[index]);
+        if (unsafe) return unsafe;
+      }
+    } else {
+      for (const key of Object.keys(current.value)) {
+        const unsafe = visit(key, (current.value as Record<string, unknown>)[key]);
+        if (unsafe) return unsafe;
+      }
     }
   }
   return null;
