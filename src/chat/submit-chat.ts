@@ -60,9 +60,8 @@ export type SubmitChatOptions = {
 
 export type SubmitChatResult = { requestId: string; threadId: number | null };
 
-const CURRENT_FILE_LIMIT = 600_000;
-
-/** Which key marks the newest request of a client subscription, so older ones know they are superseded. */
+/** The most characters in a chat message's content, in aiChatPromptCheck's, and in each of currentFile's texts. */
+export const CHAT_CONTENT_LIMIT = 600_000;
 
 /**
  * aiAction(chat): validates, stores the user's message with its context items, echoes it to
@@ -73,8 +72,8 @@ export async function submitChat(options: SubmitChatOptions): Promise<SubmitChat
   assertDuoChat(options.access);
   const content = request.content.trim();
   if (!content) throw badInput("content can't be blank", 'content');
-  if (request.content.length > CURRENT_FILE_LIMIT)
-    throw badInput(`content is too long (maximum is ${CURRENT_FILE_LIMIT} characters)`, 'content');
+  if (request.content.length > CHAT_CONTENT_LIMIT)
+    throw badInput(`content is too long (maximum is ${CHAT_CONTENT_LIMIT} characters)`, 'content');
   checkCurrentFile(request.currentFile);
   requireMaxLength(request.clientSubscriptionId, 'clientSubscriptionId', INPUT_LIMITS.clientSubscriptionId);
   requireMaxLength(request.platformOrigin, 'platformOrigin', INPUT_LIMITS.platformOrigin);
@@ -226,8 +225,8 @@ function checkCurrentFile(file: ChatRequest['currentFile']): void {
   if (!file) return;
   if (file.fileName.length > 255) throw badInput('currentFile.fileName is too long (maximum is 255 characters)', 'currentFile.fileName');
   for (const field of ['selectedText', 'contentAboveCursor', 'contentBelowCursor'] as const) {
-    if ((file[field]?.length ?? 0) > CURRENT_FILE_LIMIT)
-      throw badInput(`currentFile.${field} is too long (maximum is ${CURRENT_FILE_LIMIT} characters)`, `currentFile.${field}`);
+    if ((file[field]?.length ?? 0) > CHAT_CONTENT_LIMIT)
+      throw badInput(`currentFile.${field} is too long (maximum is ${CHAT_CONTENT_LIMIT} characters)`, `currentFile.${field}`);
   }
 }
 

@@ -2,6 +2,8 @@ import { Arg, Ctx, Field, Float, ObjectType, Query, Resolver } from 'type-graphq
 import { assertDuoChat } from '../auth/policies';
 import type { GraphQLContext } from '../graphql/context';
 import { requireViewer } from '../graphql/require-viewer';
+import { CHAT_CONTENT_LIMIT } from '../chat/submit-chat';
+import { requireMaxLength } from '../validation';
 import { AiGatekeeperDecision } from './ai-message.types';
 
 @ObjectType('AiIntentAlternative', { description: 'Another intent the prompt may have, with its confidence.' })
@@ -33,6 +35,8 @@ export class PromptCheckResolver {
   ): Promise<AiChatPromptCheck | null> {
     requireViewer(context);
     assertDuoChat(await context.duoAccess());
+    // As for aiAction. The gatekeeper reads 20,000 characters, but its cache key is built from all of them.
+    requireMaxLength(content, 'content', CHAT_CONTENT_LIMIT);
     const check = context.services.gatekeeper;
     if (!check) return null;
     const verdict = check(content);

@@ -109,6 +109,18 @@ describe('the chat gatekeeper, end to end', () => {
     );
     expect(body.data!.aiChatPromptCheck).toMatchObject({ status: 'CLEAR', intent: 'CODEBASE_SEARCH', intents: ['CODEBASE_SEARCH'] });
   });
+
+  it("refuses an aiChatPromptCheck longer than aiAction's content may be, naming the field", async () => {
+    const { body } = await setup.service.graphql('query($c: String!) { aiChatPromptCheck(content: $c) { status } }', {
+      token: setup.user.token,
+      variables: { c: 'why? '.repeat(120_001) },
+    });
+    expect(body.data?.aiChatPromptCheck ?? null).toBeNull();
+    expect(body.errors?.[0]).toMatchObject({
+      message: 'content is too long (maximum is 600000 characters)',
+      extensions: { code: 'BAD_USER_INPUT', field: 'content' },
+    });
+  });
 });
 
 describe('the gatekeeper asking for confirmation', () => {
