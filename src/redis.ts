@@ -8,12 +8,33 @@ import type { Logger } from './logger';
 export type RedisConnectionOptions = {
   /** BullMQ workers need null: a blocked command must wait, not fail. Default 20. */
   maxRetriesPerRequest?: number | null;
+  /** A command without a reply after this long (ms) fails. Default: none. */
+  commandTimeoutMs?: number;
 };
+
+/**
+ * The request path's connection: while Redis is down or hung, a command fails within about two seconds
+ * (after one reconnection attempt, or when its reply is late) instead of waiting for Redis to come back, so a
+ * request that needs Redis gets an error and one that can do without it (the rate limit) goes on.
+ */
+export const REQUEST_REDIS_OPTIONS: RedisConnectionOptions = { maxRetriesPerRequest: 1, commandTimeoutMs: 2_000 };
+
+// What ioredis says when Redis cannot be reached in time: retries used up, a late reply, a closed connection.
+const UNAVAILABLE_MESSAGE = /^(Command timed out|Connection is closed\.|Stream isn't writeable|Reached the max retries per request limit)/;
+
+/** What a client is told when its request needed Redis and Redis did not answer (GraphQL SERVICE_UNAVAILABLE, HTTP 503). */
+export const REDIS_UNAVAILABLE_MESSAGE = 'Temporarily unavailable: Redis did not answer. Try again shortly.';
+
+/** Whether an error means Redis did not answer (as opposed to answering with an error). */
+export function isRedisUnavailable(error: unknown): boolean {
+  return error instanceof Error && (error.name === 'MaxRetriesPerRequestError' || UNAVAILABLE_MESSAGE.test(error.message));
+}
 
 export function connectRedis(url: string, logger: Logger, options: RedisConnectionOptions = {}): Redis {
   const redis = new Redis(url, {
     maxRetriesPerRequest: options.maxRetriesPerRequest === undefined ? 20 : options.maxRetriesPerRequest,
     enableReadyCheck: true,
+    ...(options.commandTimeoutMs === undefined ? {} : { commandTimeout: options.commandTimeoutMs }),
   });
   redis.on('error', (error) => logger.warn({ event: 'redis_error', err: error }, 'redis connection error'));
   return redis;

@@ -34,7 +34,7 @@ import { IntentThread } from './suggestions/intent-thread';
 import { createPromptChecker } from './chat/prompt-checker';
 import type { Logger } from './logger';
 import { createQueues, scheduleMaintenance, type Queues } from './queues';
-import { connectRedis, ensureRedis, type RedisSupervisor } from './redis';
+import { connectRedis, ensureRedis, REQUEST_REDIS_OPTIONS, type RedisSupervisor } from './redis';
 import { readRevision } from './revision';
 import { claimRedisPrefix, databaseIdentity, type PrefixClaim } from './redis-prefix-claim';
 import type { Services } from './services';
@@ -75,7 +75,10 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
   // First, so a model directory that cannot be loaded stops the start before anything is opened.
   const embedder = await createEmbedder(config.embeddings);
   const redisSupervisor: RedisSupervisor = await ensureRedis({ url: config.redisUrl, dataDir: config.dataDir, logger });
+  // Two connections: the workers' (BullMQ's blocking commands wait for Redis, however long) and the prefix claim's,
+  // and the request path's, whose commands fail fast while Redis is down (REQUEST_REDIS_OPTIONS).
   const redis = connectRedis(config.redisUrl, logger, { maxRetriesPerRequest: null });
+  const requestRedis = connectRedis(config.redisUrl, logger, REQUEST_REDIS_OPTIONS);
   let database: Database | undefined;
   let prefixClaim: PrefixClaim;
   try {
@@ -100,14 +103,15 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
   } catch (error) {
     await database?.close();
     redis.disconnect();
+    requestRedis.disconnect();
     await redisSupervisor.stop();
     throw error;
   }
 
   configureAuthCache(database.prisma, { ttlMs: config.authCacheMs });
-  const queues: Queues = createQueues({ connection: redis, prefix: config.redisPrefix, logger });
+  const queues: Queues = createQueues({ connection: requestRedis, prefix: config.redisPrefix, logger });
   const events = new EventBus({
-    redis,
+    redis: requestRedis,
     createSubscriber: () => connectRedis(config.redisUrl, logger, { maxRetriesPerRequest: null }),
     logger,
   });
@@ -128,7 +132,7 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
   const services: Services = {
     config,
     prisma: database.prisma,
-    redis,
+    redis: requestRedis,
     logger,
     revision: readRevision(),
     externalUrl: config.externalUrl ?? `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}`,
@@ -252,7 +256,7 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
       await step('events', () => events.close());
       await step('redis-prefix-claim', () => prefixClaim.release());
       await step('database', () => database.close());
-      await step('redis', () => redis.quit().catch(() => redis.disconnect()));
+      await step('redis', () => Promise.all([redis, requestRedis].map((client) => client.quit().catch(() => client.disconnect()))));
       await step('redis-server', () => redisSupervisor.stop());
       eventLoop.stop();
       logger.info({ event: 'shutdown_complete' }, 'stopped');

@@ -1,9 +1,9 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
-import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { PROJECT_ROOT } from '../src/paths';
+import { freePort } from './helpers/free-port';
 import { createTestDatabase, type TestDatabase } from './helpers/test-database';
 import { TEST_REDIS_URL } from './helpers/test-env';
 import { deleteRedisKeys } from './helpers/test-service';
@@ -41,15 +41,6 @@ function threadNiceValues(pid: number): number[] {
 // Generous: under a full parallel test run, compiling the service on the fly takes a while.
 async function waitFor(check: () => boolean | Promise<boolean>, what: string, timeoutMs = 45_000): Promise<void> {
   await waitUntil(check, { what, timeoutMs, intervalMs: 100 });
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 // The service as `npm start` runs it: its own process, real signals.

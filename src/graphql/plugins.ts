@@ -3,6 +3,7 @@ import { unwrapResolverError } from '@apollo/server/errors';
 import { type GraphQLFormattedError, type GraphQLSchema } from 'graphql';
 import { isAppError, type AppErrorCode } from '../errors';
 import type { Logger } from '../logger';
+import { isRedisUnavailable, REDIS_UNAVAILABLE_MESSAGE } from '../redis';
 import type { GraphQLContext } from './context';
 import { guardOperation, type OperationLimits } from './operation-guard';
 
@@ -46,7 +47,11 @@ const PASS_THROUGH_CODES = new Set([
 ]);
 
 /** Every `extensions.code` the error formatter can answer with (metrics label errors by it). */
-export const GRAPHQL_ERROR_CODES: ReadonlySet<string> = new Set([...PASS_THROUGH_CODES, ...Object.values(GRAPHQL_CODES)]);
+export const GRAPHQL_ERROR_CODES: ReadonlySet<string> = new Set([
+  ...PASS_THROUGH_CODES,
+  ...Object.values(GRAPHQL_CODES),
+  'SERVICE_UNAVAILABLE',
+]);
 
 function isDeliberate(error: unknown, formattedCode: unknown): boolean {
   const original = unwrapResolverError(error);
@@ -85,6 +90,14 @@ export function errorLoggingPlugin(logger: Logger): ApolloServerPlugin<GraphQLCo
  */
 export function formatError(formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError {
   const original = unwrapResolverError(error);
+  if (isRedisUnavailable(original)) {
+    return {
+      message: REDIS_UNAVAILABLE_MESSAGE,
+      locations: formatted.locations,
+      path: formatted.path,
+      extensions: { code: 'SERVICE_UNAVAILABLE' },
+    };
+  }
   if (!isDeliberate(error, formatted.extensions?.code)) {
     return {
       message: 'Internal server error',

@@ -1,6 +1,7 @@
 import type { ErrorRequestHandler, Request, Response } from 'express';
 import { isAppError, type AppError } from '../errors';
 import type { Logger } from '../logger';
+import { isRedisUnavailable, REDIS_UNAVAILABLE_MESSAGE } from '../redis';
 import { locals } from './locals';
 
 const GRAPHQL_CODES: Record<number, string> = {
@@ -10,6 +11,7 @@ const GRAPHQL_CODES: Record<number, string> = {
   404: 'NOT_FOUND',
   413: 'BAD_USER_INPUT',
   429: 'RATE_LIMITED',
+  503: 'SERVICE_UNAVAILABLE',
 };
 
 export const GRAPHQL_PATH = '/api/graphql';
@@ -45,7 +47,7 @@ export function sendAppError(request: Request, response: Response, error: AppErr
   sendError(request, response, error.httpStatus, message, error.field);
 }
 
-/** The last handler: body-parser's errors by their status, AppErrors by code, anything else a logged 500. */
+/** The last handler: body-parser's errors by their status, AppErrors by code, Redis not answering a logged 503, anything else a logged 500. */
 export function errorHandler(logger: Logger): ErrorRequestHandler {
   return (error: unknown, request, response, next) => {
     if (response.headersSent) return next(error);
@@ -62,6 +64,7 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
       );
     }
     logger.error({ event: 'http_internal_error', requestId: locals(response).requestId, path: request.path, err: error }, 'request failed');
+    if (isRedisUnavailable(error)) return sendError(request, response, 503, REDIS_UNAVAILABLE_MESSAGE);
     sendError(request, response, 500, '500 Internal Server Error');
   };
 }
