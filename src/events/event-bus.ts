@@ -11,6 +11,9 @@ export type EventBusOptions = {
 
 export type Listener<T> = (payload: T) => void;
 
+/** A channel's listeners in this process, and its SUBSCRIBE: every listen waits for it, not only the first. */
+type Channel = { listeners: Set<Listener<unknown>>; subscribed: Promise<unknown> };
+
 /**
  * Events over Redis pub/sub, so that every API replica delivers what any worker publishes. One
  * subscriber connection per process, fanned out to in-process listeners by channel. Channel names
@@ -18,7 +21,7 @@ export type Listener<T> = (payload: T) => void;
  */
 export class EventBus {
   private subscriber: Redis | null = null;
-  private readonly listeners = new Map<string, Set<Listener<unknown>>>();
+  private readonly channels = new Map<string, Channel>();
 
   constructor(private readonly options: EventBusOptions) {}
 
@@ -26,45 +29,59 @@ export class EventBus {
     await this.options.redis.publish(channel, JSON.stringify(payload));
   }
 
-  /** Resolves once Redis confirmed the subscription, so no event published after it is missed. */
-  async listen<T>(channel: string, listener: Listener<T>): Promise<() => Promise<void>> {
+  /**
+   * Resolves once Redis confirmed the subscription, so no event published after it is missed: a second listen
+   * made while the first one's SUBSCRIBE is on its way waits for it too. A SUBSCRIBE that fails fails every
+   * listen that waited for it, and the next listen tries again.
+   */
+  async listen<T>(name: string, listener: Listener<T>): Promise<() => Promise<void>> {
     const subscriber = this.ensureSubscriber();
-    let set = this.listeners.get(channel);
-    if (!set) {
-      set = new Set();
-      this.listeners.set(channel, set);
-      await subscriber.subscribe(channel);
+    let channel = this.channels.get(name);
+    if (!channel) {
+      const created: Channel = { listeners: new Set(), subscribed: subscriber.subscribe(name) };
+      created.subscribed.catch(() => {
+        if (this.channels.get(name) === created) this.channels.delete(name);
+      });
+      this.channels.set(name, created);
+      channel = created;
     }
-    set.add(listener as Listener<unknown>);
-    return async () => {
-      const current = this.listeners.get(channel);
-      if (!current?.delete(listener as Listener<unknown>) || current.size > 0) return;
-      this.listeners.delete(channel);
-      await subscriber.unsubscribe(channel).catch(() => undefined);
+    channel.listeners.add(listener as Listener<unknown>);
+    const stop = async () => {
+      const current = this.channels.get(name);
+      if (current !== channel || !current.listeners.delete(listener as Listener<unknown>) || current.listeners.size > 0) return;
+      this.channels.delete(name);
+      await subscriber.unsubscribe(name).catch(() => undefined);
     };
+    try {
+      await channel.subscribed;
+    } catch (error) {
+      channel.listeners.delete(listener as Listener<unknown>);
+      throw error;
+    }
+    return stop;
   }
 
   private ensureSubscriber(): Redis {
     if (this.subscriber) return this.subscriber;
     const subscriber = this.options.createSubscriber();
-    subscriber.on('message', (channel: string, raw: string) => {
-      const set = this.listeners.get(channel);
-      if (!set) return;
+    subscriber.on('message', (name: string, raw: string) => {
+      const listeners = this.channels.get(name)?.listeners;
+      if (!listeners) return;
       let payload: unknown;
       try {
         payload = JSON.parse(raw);
       } catch (error) {
-        this.options.logger.warn({ event: 'event_unreadable', channel, err: error }, 'unreadable event');
+        this.options.logger.warn({ event: 'event_unreadable', channel: name, err: error }, 'unreadable event');
         return;
       }
-      for (const listener of set) listener(payload);
+      for (const listener of listeners) listener(payload);
     });
     this.subscriber = subscriber;
     return subscriber;
   }
 
   async close(): Promise<void> {
-    this.listeners.clear();
+    this.channels.clear();
     const subscriber = this.subscriber;
     this.subscriber = null;
     await subscriber?.quit().catch(() => subscriber.disconnect());
