@@ -47,7 +47,10 @@ export function sendAppError(request: Request, response: Response, error: AppErr
   sendError(request, response, error.httpStatus, message, error.field);
 }
 
-/** The last handler: body-parser's errors by their status, AppErrors by code, Redis not answering a logged 503, anything else a logged 500. */
+/**
+ * The last handler: body-parser's errors by their status, AppErrors by code, Redis not answering a logged 503,
+ * anything else a logged 500.
+ */
 export function errorHandler(logger: Logger): ErrorRequestHandler {
   return (error: unknown, request, response, next) => {
     if (response.headersSent) return next(error);
