@@ -11,7 +11,11 @@ export type CodeRegion = {
 // Each pattern recognises one runtime's frame or error header. They decide only what counts as
 // prose, never an intent: the model learns what a trace in a prompt means.
 const TRACE_LINE_PATTERNS: RegExp[] = [
-  /^\s*at\s+\S.*[(\s]\S+:\d+(:\d+)?\)?\s*$/, // JavaScript, Java, C#
+  // JavaScript, Java, C#: two patterns for what was `\S.*[(\s]\S+:\d+...`, where \S+ rescanned a run
+  // of '(' from each of them (a 20,000-character line took 0.2 s). The location follows the last
+  // space, or the first '(' when no space comes before it.
+  /^\s*at\s+\S.*\s\S+:\d+(:\d+)?\)?\s*$/,
+  /^\s*at\s+\S[^\s(]*\(\S+:\d+(:\d+)?\)?\s*$/,
   /^\s*at\s+\S+:\d+:\d+\s*$/,
   /^\s*File ".+", line \d+/, // Python
   /^\s*Traceback \(most recent call last\)/,
@@ -32,7 +36,9 @@ const CODE_START = new RegExp(
     String.raw`fn|pub|impl|struct|interface|enum|#include|using|namespace|async|await|elif|else|try|catch|finally|SELECT|` +
     String.raw`INSERT|UPDATE|DELETE|CREATE)\b`,
 );
-const CODE_END = /([{};]|\)\s*:|=>|\]\s*,?|\}\s*,?)\s*$/;
+// `\](?:\s*,)?\s*$` for `\]\s*,?\s*$`: the two \s* around an optional comma could share spaces in
+// every way, quadratic in the spaces after a ']' (0.13 s for 20,000).
+const CODE_END = /([{};]|\)\s*:|=>|\](?:\s*,)?|\}(?:\s*,)?)\s*$/;
 const CODE_SYMBOLS = /[{}()[\];=<>]/g;
 const OPERATORS = /[{}()[\];=<>+\-*/%.:,]/;
 const CALL_LINE = /^[\w$.]+\(.*\)[;,]?$/;

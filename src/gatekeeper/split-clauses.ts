@@ -8,10 +8,17 @@ export type Clause = {
   end: number;
 };
 
+// A mark after these ends no sentence: "1. explain X", "e.g. this", "U.S.", "etc.", "vs."
+const NOT_AN_END = String.raw`(?:^|\n)\s*\d{1,2}|\b[a-z]\.[a-z]|\be\.g|\bi\.e|\betc|\bvs`;
 // Where people join requests: sentence ends, line breaks, semicolons and coordinating words. These
 // only propose cut points; whether a cut separates two requests is decided by the model's scores.
+// A run of . ! ? is tried from its first mark only (from its second when the first follows
+// NOT_AN_END), and the spaces before a joining word from their first (or the first after the
+// newlines \n+ took): tried from every position, each attempt ran to the end of the run and failed
+// as the one before it had, so 20,000 dots or spaces took 0.4-0.5 s.
 const BOUNDARY = new RegExp(
-  String.raw`(?<!(?:^|\n)\s*\d{1,2}|\b[a-z]\.[a-z]|\be\.g|\bi\.e|\betc|\bvs)[.!?]+(?=\s)|\n+|;|,?\s+(?:and then|and also|` +
+  String.raw`(?:(?<![.!?])(?<!${NOT_AN_END})|(?<=(?:${NOT_AN_END})[.!?]))[.!?]+(?=\s)|\n+|;|` +
+    String.raw`(?:,|(?<![^\S\n]\n*))\s+(?:and then|and also|` +
     String.raw`and after that|after that|afterwards|and once that(?: is|'s) done|once that(?: is|'s) done|and finally|` +
     String.raw`finally|while you(?:'re| are) at it|as well as|then|also|plus|and|n|&|\+)(?=\s)`,
   'gi',

@@ -15,7 +15,23 @@ export const PLACEHOLDERS = {
   number: '<num>',
 } as const;
 
-const TOKEN = /`[^`\n]+`|[\w$.]+\(\)|[\w$]*[/\\][\w$./\\-]*|[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+|[\w$']+|\?+/g;
+// Inline code, a call, a path, a dotted name, a word, question marks: the first that matches.
+const TOKEN = new RegExp(
+  [
+    /`[^`\n]+`/,
+    // A call "x.y()" is looked for from the start of a run of [\w$.] only, or from its first '.'
+    // when [\w$']+ took the word before it ("it's.x()"): from any later position of the run the
+    // attempt ends where the one before it failed. From every position, 20,000 dots took 0.2 s.
+    /(?:(?<![\w$.])|(?=\.)(?<='[\w$]*))[\w$.]+\(\)/,
+    /[\w$]*[/\\][\w$./\\-]*/,
+    /[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+/,
+    /[\w$']+/,
+    /\?+/,
+  ]
+    .map((part) => part.source)
+    .join('|'),
+  'g',
+);
 const FILE_EXTENSION = new RegExp(
   String.raw`\.(ts|tsx|js|jsx|mjs|cjs|py|rb|go|rs|java|kt|cs|php|c|cc|cpp|h|hpp|swift|scala|sql|json|ya?ml|toml|md|sh|vue|` +
     String.raw`svelte|html|css|scss|ex|exs|erb|gradle|xml|proto|tf|lock)$`,
