@@ -1,8 +1,10 @@
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { AppError } from '../errors';
 import { createClassifier } from './classifier';
 import { contextKey, NO_CONTEXT, type GatekeeperContext } from './context';
+import { MAX_ANALYSED_CHARS } from './extract-features';
 import type { LinearModel } from './linear-model';
 import { LruCache } from '../lru-cache';
 import { parseModel } from './model-file';
@@ -50,18 +52,21 @@ function readModel(modelPath: string): LinearModel {
  * Prompts that differ only in case or whitespace get one cache entry. Features ignore indentation
  * and blank lines, and case matters to them only in telling camelCase names from words, so the
  * shared answer is the one either prompt would get; a result's `text` excerpts come from
- * whichever prompt was seen first.
+ * whichever prompt was seen first. Only the characters the classifier reads (MAX_ANALYSED_CHARS)
+ * make the key, and a long key is kept as its hash: a prompt may be 600,000 characters long.
  */
 function cacheKey(prompt: string, context: GatekeeperContext): string {
-  return (
+  const read = prompt.length > MAX_ANALYSED_CHARS ? prompt.slice(0, MAX_ANALYSED_CHARS) : prompt;
+  const key =
     contextKey(context) +
     '\u0000' +
-    prompt
+    read
       .toLowerCase()
       .replace(/[^\S\n]+/g, ' ')
       .replace(/ ?\n[\s]*/g, '\n')
-      .trim()
-  );
+      .trim();
+  // A hash never holds the NUL every key does, so the two kinds cannot meet.
+  return key.length > 256 ? createHash('sha256').update(key).digest('base64') : key;
 }
 
 /** Loads the model (once per file) and returns a gatekeeper with its own cache and thresholds. */

@@ -205,6 +205,15 @@ describe('cache', () => {
     expect(cached.cacheSize).toBe(1);
   });
 
+  it('keys a long prompt by the characters it reads (20,000), so prompts that differ only after them share one entry', () => {
+    const cached = loadGatekeeper({ cacheSize: 10 });
+    const head = `why does parseConnection throw here? ${'the url has a port. '.repeat(1_000)}`.slice(0, 20_000);
+    const first = cached.classify(`${head} and then rewrite it in Go`);
+    expect(cached.classify(`${head}${'x'.repeat(500_000)}`)).toBe(first);
+    expect(cached.cacheSize).toBe(1);
+    expect(loadGatekeeper({ cacheSize: 0 }).classify(`${head} but not this`)).toEqual(first);
+  });
+
   it('is bounded, evicting the least recently used prompt', () => {
     const cached = loadGatekeeper({ cacheSize: 3 });
     const tests = cached.classify('tests pls');
