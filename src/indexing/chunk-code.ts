@@ -10,6 +10,8 @@ export type ChunkCodeOptions = {
   grammar: GrammarName;
   /** Default 1,500. */
   maxChars?: number;
+  /** The parse's time limit (ms): past it ParseBudgetExceeded is thrown. Default: none. */
+  parseBudgetMs?: number;
 };
 
 // Node types across the grammars, by the role they play in a chunk. A type missing here is just "other code".
@@ -362,20 +364,24 @@ export async function chunkCode(input: ChunkInput, options: ChunkCodeOptions): P
   // A declaration under a quarter of the budget is "small": it merges with its neighbours instead of standing alone.
   const context: Context = { lines, grammar, maxChars, smallChars: Math.floor(maxChars / 4) };
   const scope: Scope = { prefix: null, inType: false };
-  const pieces = grammar.withTree(input.content, (tree) => {
-    const nodes = tree.rootNode.namedChildren.filter((child): child is Node => child !== null);
-    const filler = {
-      kind: 'module' as const,
-      symbol: null,
-      named: false,
-      closing: false,
-      header: false,
-      container: null,
-      attachable: false,
-    };
-    const segments = fillGaps(segmentsOf(nodes, scope, context), { startRow: 0, endRow: lines.lastRow }, filler, lines);
-    return chunkSegments(segments, scope, context);
-  });
+  const pieces = grammar.withTree(
+    input.content,
+    (tree) => {
+      const nodes = tree.rootNode.namedChildren.filter((child): child is Node => child !== null);
+      const filler = {
+        kind: 'module' as const,
+        symbol: null,
+        named: false,
+        closing: false,
+        header: false,
+        container: null,
+        attachable: false,
+      };
+      const segments = fillGaps(segmentsOf(nodes, scope, context), { startRow: 0, endRow: lines.lastRow }, filler, lines);
+      return chunkSegments(segments, scope, context);
+    },
+    options.parseBudgetMs === undefined ? {} : { budgetMs: options.parseBudgetMs },
+  );
   const language = GRAMMARS[options.grammar].language;
   return pieces.map((piece) => ({ path: input.path, language, ...piece }));
 }

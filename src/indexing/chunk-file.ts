@@ -1,5 +1,5 @@
 import { languageOf } from '../parsing/languages';
-import { grammarForFileName } from '../parsing';
+import { grammarForFileName, ParseBudgetExceeded } from '../parsing';
 import { CHUNKER_VERSION } from './chunk';
 import type { Chunk, ChunkInput, ChunkOptions } from './chunk';
 import { chunkCode } from './chunk-code';
@@ -42,11 +42,24 @@ export async function chunkFileWith(strategy: ChunkStrategy, input: ChunkInput, 
 }
 
 /**
+ * How long a file's parse may take before it is chunked by lines instead. Parsing takes about 0.25 ms per KB (a
+ * 1 MB file, the largest indexed by default, about 0.25 s); adversarial text can take some grammars far longer
+ * (60 KB of Kotlin generics: about 14 s, growing with the square of the size), which held an index run for hours.
+ */
+export const PARSE_BUDGET_MS = 3_000;
+
+/**
  * Chunks one file: by declarations when duo-slice has a tree-sitter grammar for it (src/parsing), by
- * overlapping line windows otherwise. Deterministic: the same input and options give the same chunks.
+ * overlapping line windows otherwise, or when its parse outruns PARSE_BUDGET_MS. Deterministic: the same input and
+ * options give the same chunks, but for a file whose parse takes about PARSE_BUDGET_MS.
  */
 export async function chunkFile(input: ChunkInput, options: ChunkOptions = {}): Promise<Chunk[]> {
   const grammar = grammarForFileName(input.path);
   if (grammar === null) return chunkLines(input, options);
-  return chunkCode(input, { grammar, maxChars: options.maxChars });
+  try {
+    return await chunkCode(input, { grammar, maxChars: options.maxChars, parseBudgetMs: options.parseBudgetMs ?? PARSE_BUDGET_MS });
+  } catch (error) {
+    if (!(error instanceof ParseBudgetExceeded)) throw error;
+    return chunkLines(input, options);
+  }
 }

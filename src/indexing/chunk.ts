@@ -30,6 +30,8 @@ export type ChunkOptions = {
   maxChars?: number;
   /** Lines repeated at the start of the next line window of a file without a grammar. Default 3. */
   overlapLines?: number;
+  /** A parse that takes longer (ms) is given up and the file chunked by lines. Default PARSE_BUDGET_MS (chunk-file.ts). */
+  parseBudgetMs?: number;
 };
 
 export const DEFAULT_MAX_CHARS = 1_500;

@@ -10,7 +10,20 @@ export type ParseOptions = {
    * source's own indices, rows and columns. Default: the whole source.
    */
   includedRanges?: Range[];
+  /**
+   * Give up a parse that takes longer than this (ms) and throw ParseBudgetExceeded. Tree-sitter's parse of
+   * adversarial text is quadratic in some grammars (60 KB of Kotlin generics: about 14 s); default: no limit.
+   */
+  budgetMs?: number;
 };
+
+/** A parse was given up because it took longer than its budget (ParseOptions.budgetMs). */
+export class ParseBudgetExceeded extends Error {
+  constructor(grammar: string, budgetMs: number) {
+    super(`tree-sitter's ${grammar} parse took longer than ${budgetMs} ms and was given up`);
+    this.name = 'ParseBudgetExceeded';
+  }
+}
 
 // web-tree-sitter copies at most 5,119 UTF-16 code units per read into WASM memory; a chunk must fit.
 const CHUNK_LENGTH = 4_096;
@@ -45,7 +58,17 @@ export class Grammar {
     // Given a string, web-tree-sitter hands the parser `source.slice(index)` for every chunk it reads; bounded
     // chunks are cheaper, and halve the garbage-collection pauses on large files (see bench/intent.ts).
     const read = (index: number) => (index < source.length ? source.slice(index, index + CHUNK_LENGTH) : undefined);
-    const tree = this.parser.parse(read, null, options.includedRanges ? { includedRanges: options.includedRanges } : undefined);
+    const deadline = options.budgetMs === undefined ? null : performance.now() + options.budgetMs;
+    const tree = this.parser.parse(read, null, {
+      ...(options.includedRanges ? { includedRanges: options.includedRanges } : {}),
+      // Returning true cancels the parse (web-tree-sitter's d.ts types the callback as returning void).
+      ...(deadline === null ? {} : { progressCallback: () => performance.now() > deadline }),
+    });
+    if (!tree && deadline !== null && performance.now() > deadline) {
+      // A cancelled parse is kept to be resumed by the next call, which would then read another source.
+      this.parser.reset();
+      throw new ParseBudgetExceeded(this.info.name, options.budgetMs!);
+    }
     if (!tree) throw new Error(`tree-sitter returned no tree for ${this.info.name}`);
     counters.treeParsed();
     const free = () => {

@@ -1,7 +1,7 @@
 // The parsing module's public face: the one owner of tree-sitter, shared by suggestions and indexing.
 export { GRAMMARS, grammarForFileName } from './grammars';
 export type { GrammarInfo, GrammarName } from './grammars';
-export { Grammar, capturesInRows } from './grammar';
+export { Grammar, ParseBudgetExceeded, capturesInRows } from './grammar';
 export type { ParseOptions } from './grammar';
 export { loadGrammar, withTree } from './load-grammar';
 export { LineIndex } from './line-index';

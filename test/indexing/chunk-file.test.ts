@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { chunkLines } from '../../src/indexing/chunk-lines';
 import { CHUNKER_VERSION, chunkFile, chunkId } from '../../src/indexing/chunk-file';
 import type { Chunk } from '../../src/indexing/chunk-file';
 
@@ -180,6 +181,20 @@ describe('chunkFile on code', () => {
     const chunks = await chunkFile({ path: 'data.ts', content }, { maxChars: 200 });
     expectWellFormed(content, chunks, 200);
     expect(chunks.find((chunk) => chunk.content === long)).toBeDefined();
+  });
+});
+
+describe('chunkFile on a file whose parse outruns its budget', () => {
+  // Kotlin's grammar parses a run of `<a,b>` in quadratic time: these 60 KB take about 14 s.
+  const runaway = { path: 'src/Runaway.kt', content: `fun f() {\n  F${'<a,b>'.repeat(12_000)}()\n}\n` };
+
+  it('chunks it by lines, and parses the next file of the same grammar as before', async () => {
+    const session = { path: 'src/SessionManager.kt', content: read('SessionManager.kt') };
+    const before = await chunkFile(session);
+    expect(await chunkFile(runaway, { parseBudgetMs: 100 })).toEqual(chunkLines(runaway));
+    // The parser was reset after giving up: it does not resume the runaway parse on the next file.
+    expect(await chunkFile(session)).toEqual(before);
+    expect(before.some((chunk) => chunk.symbol !== null)).toBe(true);
   });
 });
 
