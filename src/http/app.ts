@@ -90,10 +90,7 @@ export async function createHttpApp(services: Services, httpServer: Server): Pro
   app.use('/api', authenticateMiddleware(services.prisma, restSurface));
   app.use('/api', rateLimit);
   // Before the general body parser: this endpoint has GitLab's own, smaller body limit.
-  app.use(
-    '/api/v4/code_suggestions',
-    codeSuggestionsRoutes(services),
-  );
+  app.use('/api/v4/code_suggestions', codeSuggestionsRoutes(services));
   app.use('/api', express.json({ limit: services.config.maxBodyBytes }), safeJsonBody(services.config.maxJsonDepth));
   app.use('/api/v4', restV4Routes(services));
   app.use('/api/v4', semanticSearchRoutes(services));
