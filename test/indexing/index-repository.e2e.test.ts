@@ -1,4 +1,5 @@
 import { PrismaPg } from '@prisma/adapter-pg';
+import pg from 'pg';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -514,6 +515,66 @@ describe('indexRepository (real git, PostgreSQL and pgvector)', () => {
       expect(await run()).toMatchObject({ outcome: 'indexed', mode: 'incremental', commitSha: next, filesRead: 1 });
     } finally {
       server.close();
+    }
+  });
+
+  it("counts and collects a project the statistics do not know yet by hash joins, not loops over the other side's rows", async () => {
+    const files = Object.fromEntries(
+      Array.from({ length: 150 }, (_, index) => [
+        `src/module${index}.ts`,
+        `export function first${index}(value: number): number {\n  return value + ${index};\n}\n\n` +
+          `export function second${index}(text: string): string {\n  return text.repeat(${index});\n}\n`,
+      ]),
+    );
+    // Statistics taken while the code tables held another project's rows: the new one is estimated at a row or two.
+    expect(await (await setup(files)).run()).toMatchObject({ outcome: 'indexed' });
+    await prisma.$executeRawUnsafe('ANALYZE code_index_files, code_blob_chunks, code_chunks, code_chunk_vectors');
+    const fresh = await setup(files);
+    const sent: Array<{ text: string; values: unknown[] }> = [];
+    const query = pg.Client.prototype.query;
+    const spy = jest.spyOn(pg.Client.prototype, 'query').mockImplementation(function (this: pg.Client, ...args: unknown[]) {
+      const config = args[0] as string | { text: string; values?: unknown[] };
+      sent.push(
+        typeof config === 'string'
+          ? { text: config, values: (args[1] as unknown[]) ?? [] }
+          : { text: config.text, values: config.values ?? [] },
+      );
+      return (query as (...rest: unknown[]) => unknown).apply(this, args);
+    });
+    try {
+      expect(await fresh.run()).toMatchObject({ outcome: 'indexed', mode: 'full' });
+    } finally {
+      spy.mockRestore();
+    }
+    // Each whole-project statement, explained after what the run sent before it in its transaction.
+    const wholeProject = [
+      'SELECT (SELECT count(*) FROM code_index_files',
+      'DELETE FROM code_blob_chunks b WHERE',
+      'DELETE FROM code_chunks c WHERE',
+    ];
+    const client = new pg.Client({ connectionString: database.url });
+    await client.connect();
+    try {
+      for (const start of wholeProject) {
+        const at = sent.findIndex((statement) => statement.text.trimStart().startsWith(start));
+        expect(at).toBeGreaterThan(0);
+        const transaction = sent.slice(sent.slice(0, at).findLastIndex((statement) => /^BEGIN/i.test(statement.text)) + 1, at);
+        const explain = async (settings: typeof transaction) => {
+          await client.query('BEGIN');
+          try {
+            for (const setting of settings.filter((statement) => /^SET LOCAL/i.test(statement.text))) await client.query(setting.text);
+            const plan = await client.query<{ 'QUERY PLAN': string }>(`EXPLAIN ${sent[at].text}`, sent[at].values);
+            return plan.rows.map((row) => row['QUERY PLAN']).join('\n');
+          } finally {
+            await client.query('ROLLBACK');
+          }
+        };
+        // The state is the one where plans go wrong: planned alone, the statement nests loops.
+        expect(await explain([])).toMatch(/Nested Loop/);
+        expect(await explain(transaction)).not.toMatch(/Nested Loop/);
+      }
+    } finally {
+      await client.end();
     }
   });
 });
