@@ -7,7 +7,10 @@ import type { Logger } from './logger';
 /** Queue names; processors live in src/workers, services enqueue through this module. */
 export const QUEUE_NAMES = { maintenance: 'maintenance', chat: 'chat', indexing: 'indexing' } as const;
 
-export const MAINTENANCE_JOBS = { purgeExpiredThreads: 'purge-expired-threads' } as const;
+export const MAINTENANCE_JOBS = {
+  purgeExpiredThreads: 'purge-expired-threads',
+  refreshTableStatistics: 'refresh-table-statistics',
+} as const;
 
 /** One chat answer to generate: everything else is read from the stored user message. */
 export type ChatJob = {
@@ -23,6 +26,9 @@ export type ChatJob = {
 export const CHAT_JOB_NAME = 'complete-chat';
 
 /** Index (or drop) one ref of a project; the worker reads the ref's newest commit when it runs. */
+/** A table statistics refresh (refreshTableStatistics): which tables (default all), and whether grown or not. */
+export type StatisticsJob = { tables?: string[]; always?: boolean };
+
 export type IndexJob = {
   projectId: number;
   ref: string;
@@ -58,6 +64,8 @@ export type Queues = {
    * write of their scripts); each caller still resolves only once its own job is in the queue.
    */
   enqueueChat(job: ChatJob): Promise<void>;
+  /** On the maintenance queue, so that an index run's next job does not wait for it. */
+  enqueueStatistics(job: StatisticsJob): Promise<void>;
   close(): Promise<void>;
 };
 
@@ -118,17 +126,28 @@ export function createQueues(options: QueueOptions): Queues {
     enqueueChat: async (job) => {
       await enqueueChatJob(job);
     },
+    enqueueStatistics: async (job) => {
+      await maintenance.add(MAINTENANCE_JOBS.refreshTableStatistics, job);
+    },
     close: async () => {
       await Promise.all([maintenance.close(), chat.close(), indexing.close()]);
     },
   };
 }
 
-/** Registers the hourly purge of expired conversation threads (idempotent: one scheduler per id). */
-export async function scheduleMaintenance(queues: Queues, everyMs = 60 * 60 * 1000): Promise<void> {
+/**
+ * Registers the maintenance schedules (idempotent: one scheduler per id): the hourly purge of expired
+ * conversation threads, and every 10 minutes the table statistics autovacuum would keep where none runs.
+ */
+export async function scheduleMaintenance(queues: Queues, everyMs = 60 * 60 * 1000, statisticsEveryMs = 10 * 60 * 1000): Promise<void> {
   await queues.maintenance.upsertJobScheduler(
     MAINTENANCE_JOBS.purgeExpiredThreads,
     { every: everyMs },
     { name: MAINTENANCE_JOBS.purgeExpiredThreads },
+  );
+  await queues.maintenance.upsertJobScheduler(
+    MAINTENANCE_JOBS.refreshTableStatistics,
+    { every: statisticsEveryMs },
+    { name: MAINTENANCE_JOBS.refreshTableStatistics },
   );
 }

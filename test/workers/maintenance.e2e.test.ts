@@ -26,11 +26,13 @@ describe('maintenance worker: purging expired conversation threads', () => {
     return Object.assign(new QueueEvents(QUEUE_NAMES.maintenance, { connection, prefix: bullPrefix(service.redisPrefix) }), { connection });
   };
 
-  it('registers its hourly schedule when workers start', async () => {
+  it('registers its schedules when workers start', async () => {
     const queues = createQueues({ connection: redis, prefix: service.redisPrefix, logger: service.running.services.logger });
     try {
       const schedulers = await queues.maintenance.getJobSchedulers();
-      expect(schedulers.map((scheduler) => scheduler.key)).toContain(MAINTENANCE_JOBS.purgeExpiredThreads);
+      expect(schedulers.map((scheduler) => scheduler.key)).toEqual(
+        expect.arrayContaining([MAINTENANCE_JOBS.purgeExpiredThreads, MAINTENANCE_JOBS.refreshTableStatistics]),
+      );
     } finally {
       await queues.close();
     }
@@ -61,6 +63,43 @@ describe('maintenance worker: purging expired conversation threads', () => {
     expect(await service.prisma.aiConversationThread.findUnique({ where: { id: old.id } })).toBeNull();
     expect(await service.prisma.aiMessage.count({ where: { threadId: old.id } })).toBe(0);
     expect(await service.prisma.aiConversationThread.findUnique({ where: { id: recent.id } })).not.toBeNull();
+  });
+
+  it('analyzes a table that grew since it was last measured, through the queue, and only then', async () => {
+    const runJob = async () => {
+      const queues = createQueues({ connection: redis, prefix: service.redisPrefix, logger: service.running.services.logger });
+      const events = queueEvents();
+      try {
+        await events.waitUntilReady();
+        const job = await queues.maintenance.add(MAINTENANCE_JOBS.refreshTableStatistics, {});
+        return (await job.waitUntilFinished(events, 30_000)) as { analyzed: string[] };
+      } finally {
+        await events.close();
+        events.connection.disconnect();
+        await queues.close();
+      }
+    };
+    const measured = async () =>
+      (
+        await service.prisma.$queryRaw<Array<{ rows: number }>>`SELECT reltuples::int AS rows FROM pg_class WHERE relname = 'ai_messages'`
+      )[0].rows;
+    const [{ launcher }] = await service.prisma.$queryRaw<Array<{ launcher: boolean }>>`
+      SELECT EXISTS (SELECT 1 FROM pg_stat_activity WHERE backend_type = 'autovacuum launcher') AS launcher`;
+    await runJob();
+    const user = await userWithToken(service.prisma);
+    await service.prisma.$executeRaw`
+      INSERT INTO ai_messages (id, user_id, request_id, role, content)
+      SELECT gen_random_uuid(), ${user.id}, gen_random_uuid(), 'user', 'question ' || n FROM generate_series(1, 3000) AS n`;
+    const first = await runJob();
+    if (launcher) {
+      // PostgreSQL's autovacuum keeps them: nothing is done here.
+      expect(first.analyzed).toEqual([]);
+      return;
+    }
+    // This machine runs PostgreSQL without autovacuum, as the embedded database is.
+    expect(first.analyzed).toContain('ai_messages');
+    expect(await measured()).toBeGreaterThanOrEqual(3000);
+    expect((await runJob()).analyzed).not.toContain('ai_messages');
   });
 
   it('fails an unknown job at once, without retries', async () => {
