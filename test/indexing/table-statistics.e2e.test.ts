@@ -46,17 +46,19 @@ describe('table statistics after an index run, through the queue', () => {
 
   const estimatedAndCounted = async () => {
     const [row] = await service.prisma.$queryRaw<Array<{ estimated: number; counted: number }>>`
-      SELECT (SELECT reltuples::int FROM pg_class WHERE relname = 'code_blob_chunks') AS estimated,
-             (SELECT count(*)::int FROM code_blob_chunks) AS counted`;
+      SELECT (SELECT reltuples::int FROM pg_class WHERE relname = 'code_chunks') AS estimated,
+             (SELECT count(*)::int FROM code_chunks) AS counted`;
     return row;
   };
 
   it("measures the code tables after a project's first run, even when it grew them by less than a tenth", async () => {
+    // Large enough to be measured (MIN_ANALYZED_PAGES): each function a chunk of its own, about 800 in all.
+    const body = (index: number) => Array.from({ length: 30 }, (_, line) => `  total += value * ${line} + ${index};`).join('\n');
     const large = Object.fromEntries(
-      Array.from({ length: 120 }, (_, index) => [
+      Array.from({ length: 400 }, (_, index) => [
         `src/module${index}.ts`,
-        `export function first${index}(value: number): number {\n  return value + ${index};\n}\n\n` +
-          `export function second${index}(text: string): string {\n  return text.repeat(${index});\n}\n`,
+        `export function first${index}(value: number): number {\n  let total = 0;\n${body(index)}\n  return total;\n}\n\n` +
+          `export function second${index}(value: number): number {\n  let total = 1;\n${body(index + 1)}\n  return total;\n}\n`,
       ]),
     );
     await indexProject(large);
@@ -74,6 +76,6 @@ describe('table statistics after an index run, through the queue', () => {
       intervalMs: 100,
       what: 'the statistics to count the second project',
     });
-    expect(row.counted).toBeGreaterThan(120);
+    expect(row.counted).toBeGreaterThan(300);
   }, 60_000);
 });
