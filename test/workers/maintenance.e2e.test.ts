@@ -97,7 +97,8 @@ describe('maintenance worker: purging expired conversation threads', () => {
     }
     await service.prisma.$executeRaw`
       INSERT INTO ai_messages (id, user_id, request_id, role, content)
-      SELECT gen_random_uuid(), ${user.id}, gen_random_uuid(), 'user', rpad('question ' || n, 300, ' and more') FROM generate_series(1, 3000) AS n`;
+      SELECT gen_random_uuid(), ${user.id}, gen_random_uuid(), 'user', rpad('question ' || n, 300, ' and more')
+      FROM generate_series(1, 3000) AS n`;
     const first = await runJob();
     if (launcher) {
       // PostgreSQL's autovacuum keeps them: nothing is done here.
