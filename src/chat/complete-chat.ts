@@ -55,6 +55,11 @@ export const CHAT_ERRORS = {
 } as const;
 export type ChatErrorCode = keyof typeof CHAT_ERRORS;
 
+/** A failed answer's text, as stored and shown: GitLab's words for the code, then the code. */
+export function chatErrorText(code: ChatErrorCode): string {
+  return `${CHAT_ERRORS[code]} Error code: ${code}`;
+}
+
 export function errorCodeFor(error: unknown): ChatErrorCode {
   if (!(error instanceof LlmError)) return 'A9999';
   if (error.kind === 'timeout') return 'A1000';
@@ -170,7 +175,7 @@ export async function completeChat(options: CompleteChatOptions): Promise<Comple
           { event: 'chat_completion_failed', requestId: job.requestId, jobId: job.jobId, code, err: error },
           'chat answer failed',
         );
-        content = `${CHAT_ERRORS[code]} Error code: ${code}`;
+        content = chatErrorText(code);
         errors = [content];
       }
     }

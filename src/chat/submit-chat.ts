@@ -7,7 +7,8 @@ import type { DuoAccess } from '../auth/duo-access';
 import { AppError, badInput, NOT_AVAILABLE } from '../errors';
 import { numericId, toGlobalId, type GlobalId } from '../global-id';
 import { countGatekeeperAnswer, countGatekeeperVerdict } from '../metrics/record';
-import type { Queues } from '../queues';
+import type { ChatJob, Queues } from '../queues';
+import { chatErrorText } from './complete-chat';
 import type { ChatEventBus } from './chat-events';
 import { authorizeCodebaseItems } from './codebase-context';
 import { validateContextItems, type ContextItemInput } from './context-items';
@@ -146,22 +147,44 @@ export async function submitChat(options: SubmitChatOptions): Promise<SubmitChat
     return { requestId, threadId };
   };
 
+  /**
+   * Queues the answer, the echo sent before it. When the answer cannot be queued (Redis down), the question
+   * gets the answer GitLab gives a failed request (A9999), so the history holds no question nobody answers;
+   * the client still gets the error. A job queued after all (its reply was late) finds that answer and sends it.
+   */
+  const enqueueAnswer = async (job: ChatJob) => {
+    const [echo, queued] = await Promise.allSettled([echoed, options.queues.enqueueChat(job)]);
+    if (queued.status === 'rejected') {
+      const failed = chatErrorText('A9999');
+      await saveAssistantMessage(prisma, {
+        ...conversation,
+        requestId,
+        content: failed,
+        errors: [failed],
+        extras: { sources: [], contextItemIds: contextItems.map((item) => item.id) },
+        agentVersionId: message.agentVersionId,
+        clientSubscriptionId: request.clientSubscriptionId,
+      }).catch((error: unknown) =>
+        options.logger.warn({ event: 'chat_failure_unsaved', requestId, err: error }, 'could not store the failed answer'),
+      );
+      throw queued.reason;
+    }
+    if (echo.status === 'rejected') throw echo.reason;
+  };
+
   // A slash command fixes the intent; /help and a command with nothing to work on are answered
   // at once, without the model.
   if (slash?.command.kind === 'help') return answerNow(helpAnswer());
   if (slash?.command.kind === 'code') {
     if (!commandTarget({ input: slash.input, currentFile: request.currentFile, contextItems })) return answerNow(refusalFor(slash.command));
     await supersedeOlderRequests(options, requestId);
-    await Promise.all([
-      echoed,
-      options.queues.enqueueChat({
-        requestId,
-        userId: viewer.user.id,
-        currentFile: request.currentFile,
-        promptRequestId: null,
-        intent: slash.command.intent ?? null,
-      }),
-    ]);
+    await enqueueAnswer({
+      requestId,
+      userId: viewer.user.id,
+      currentFile: request.currentFile,
+      promptRequestId: null,
+      intent: slash.command.intent ?? null,
+    });
     return { requestId, threadId };
   }
 
@@ -197,10 +220,7 @@ export async function submitChat(options: SubmitChatOptions): Promise<SubmitChat
   }
 
   await supersedeOlderRequests(options, requestId);
-  await Promise.all([
-    echoed,
-    options.queues.enqueueChat({ requestId, userId: viewer.user.id, currentFile: request.currentFile, promptRequestId, intent }),
-  ]);
+  await enqueueAnswer({ requestId, userId: viewer.user.id, currentFile: request.currentFile, promptRequestId, intent });
   return { requestId, threadId };
 }
 

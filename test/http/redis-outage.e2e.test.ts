@@ -41,10 +41,10 @@ describe('a Redis that stops answering', () => {
   });
 
   const currentUser = () => service.graphql('{ currentUser { username } }', { token: alice.token });
-  const chat = () =>
+  const chat = (question = 'How do I parse a URL?') =>
     service.graphql<{ aiAction: { requestId: string; errors: string[] } | null }>(LSP_CHAT_MUTATION, {
       token: alice.token,
-      variables: { question: 'How do I parse a URL?', resourceId: null, currentFileContext: null, platformOrigin: 'language_server' },
+      variables: { question, resourceId: null, currentFileContext: null, platformOrigin: 'language_server' },
     });
 
   it('fails what needs it within seconds instead of waiting, serves what does not, and recovers when Redis answers again', async () => {
@@ -54,7 +54,7 @@ describe('a Redis that stops answering', () => {
       // The rate limit cannot be read: the request goes through, as the limiter's rule says.
       expect((await currentUser()).body).toEqual({ data: { currentUser: { username: alice.username } } });
       // The answer cannot be queued: an error the client can show, not a request that never ends.
-      const stalled = await chat();
+      const stalled = await chat('Asked while Redis was away');
       expect(stalled.body.errors?.[0]?.extensions?.code).toBe('SERVICE_UNAVAILABLE');
     } finally {
       redis.kill('SIGCONT');
@@ -64,5 +64,16 @@ describe('a Redis that stops answering', () => {
       timeoutMs: 10_000,
       intervalMs: 100,
     });
+    // The question whose answer could not be queued was stored: it has the answer GitLab gives a failed request.
+    type Messages = { aiMessages: { nodes: Array<{ requestId: string; role: string; content: string; errorCode: string | null }> } };
+    const { body } = await service.graphql<Messages>('{ aiMessages { nodes { requestId role content errorCode } } }', {
+      token: alice.token,
+    });
+    const nodes = body.data!.aiMessages.nodes;
+    const asked = nodes.find((node) => node.content === 'Asked while Redis was away')!;
+    expect(nodes.filter((node) => node.requestId === asked.requestId).map((node) => [node.role, node.errorCode])).toEqual([
+      ['USER', null],
+      ['ASSISTANT', 'A9999'],
+    ]);
   }, 30_000);
 });
