@@ -25,10 +25,10 @@ export type ChatJob = {
 };
 export const CHAT_JOB_NAME = 'complete-chat';
 
-/** Index (or drop) one ref of a project; the worker reads the ref's newest commit when it runs. */
 /** A table statistics refresh (refreshTableStatistics): which tables (default all), and whether grown or not. */
 export type StatisticsJob = { tables?: string[]; always?: boolean };
 
+/** Index (or drop) one ref of a project; the worker reads the ref's newest commit when it runs. */
 export type IndexJob = {
   projectId: number;
   ref: string;

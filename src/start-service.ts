@@ -75,8 +75,8 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
   // First, so a model directory that cannot be loaded stops the start before anything is opened.
   const embedder = await createEmbedder(config.embeddings);
   const redisSupervisor: RedisSupervisor = await ensureRedis({ url: config.redisUrl, dataDir: config.dataDir, logger });
-  // Two connections: the workers' (BullMQ's blocking commands wait for Redis, however long) and the prefix claim's,
-  // and the request path's, whose commands fail fast while Redis is down (REQUEST_REDIS_OPTIONS).
+  // Two connections: one whose commands wait for Redis however long (BullMQ's workers, whose blocking commands need
+  // that, and the prefix claim), and the request path's, whose commands fail fast while Redis is down.
   const redis = connectRedis(config.redisUrl, logger, { maxRetriesPerRequest: null });
   const requestRedis = connectRedis(config.redisUrl, logger, REQUEST_REDIS_OPTIONS);
   let database: Database | undefined;

@@ -73,8 +73,7 @@ export async function submitChat(options: SubmitChatOptions): Promise<SubmitChat
   assertDuoChat(options.access);
   const content = request.content.trim();
   if (!content) throw badInput("content can't be blank", 'content');
-  if (request.content.length > CHAT_CONTENT_LIMIT)
-    throw badInput(`content is too long (maximum is ${CHAT_CONTENT_LIMIT} characters)`, 'content');
+  requireMaxLength(request.content, 'content', CHAT_CONTENT_LIMIT);
   checkCurrentFile(request.currentFile);
   requireMaxLength(request.clientSubscriptionId, 'clientSubscriptionId', INPUT_LIMITS.clientSubscriptionId);
   requireMaxLength(request.platformOrigin, 'platformOrigin', INPUT_LIMITS.platformOrigin);
@@ -245,8 +244,7 @@ function checkCurrentFile(file: ChatRequest['currentFile']): void {
   if (!file) return;
   if (file.fileName.length > 255) throw badInput('currentFile.fileName is too long (maximum is 255 characters)', 'currentFile.fileName');
   for (const field of ['selectedText', 'contentAboveCursor', 'contentBelowCursor'] as const) {
-    if ((file[field]?.length ?? 0) > CHAT_CONTENT_LIMIT)
-      throw badInput(`currentFile.${field} is too long (maximum is ${CHAT_CONTENT_LIMIT} characters)`, `currentFile.${field}`);
+    requireMaxLength(file[field], `currentFile.${field}`, CHAT_CONTENT_LIMIT);
   }
 }
 

@@ -175,7 +175,6 @@ export function createGraphQLWsServer(services: Services, schema: GraphQLSchema,
           connection.starting.delete(id);
         }
       },
-
       onOperation: (_context, _id, _payload, _args, result) => countSubscription('graphql_ws', result),
       onComplete: (context, id) => {
         const connection = connections.get(context);

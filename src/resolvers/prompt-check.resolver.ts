@@ -35,7 +35,7 @@ export class PromptCheckResolver {
   ): Promise<AiChatPromptCheck | null> {
     requireViewer(context);
     assertDuoChat(await context.duoAccess());
-    // As for aiAction. The gatekeeper reads 20,000 characters, but its cache key is built from all of them.
+    // The limit aiAction's content has.
     requireMaxLength(content, 'content', CHAT_CONTENT_LIMIT);
     const check = context.services.gatekeeper;
     if (!check) return null;
