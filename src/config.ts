@@ -123,6 +123,7 @@ const envSchema = z.object({
     .min(0)
     .max(19, 'must be at most 19')
     .default(10),
+  DATABASE_REQUEST_TIMEOUT_MS: positiveInt.max(600_000, 'must be at most 600000').default(15_000),
   AUTH_CACHE_MS: z.coerce.number({ message: 'must be a number' }).int().min(0).max(60_000, 'must be at most 60000').default(3_000),
   GATEKEEPER: booleanString.default(true),
   GATEKEEPER_CLEAR_THRESHOLD: z.coerce.number({ message: 'must be a number' }).min(0).max(1).optional(),
@@ -217,6 +218,8 @@ export type Config = Readonly<{
   workerNice: number;
   /** How long a token's, seat's or membership's look-up is reused (ms); 0 turns the cache off. Default 3,000. */
   authCacheMs: number;
+  /** The API's limit on each database statement and each wait for a connection, with `--role=api` (jobs have none). */
+  databaseRequestTimeoutMs: number;
   /** How long a worker holds a job without renewing its lock before another worker takes it over. Default 30 s. */
   jobLockMs: number;
   gatekeeper: Readonly<{
@@ -355,6 +358,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     intentTimeoutMs: values.INTENT_TIMEOUT_MS,
     workerNice: values.WORKER_NICE,
     authCacheMs: values.AUTH_CACHE_MS,
+    databaseRequestTimeoutMs: values.DATABASE_REQUEST_TIMEOUT_MS,
     llm: Object.freeze({
       provider: values.LLM_PROVIDER,
       baseUrl: values.LLM_BASE_URL,

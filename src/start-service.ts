@@ -88,6 +88,8 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
       logger,
       embeddedRole: 'owner',
       embeddedSharedBuffersMb: config.pgliteSharedBuffersMb,
+      // Only where no job runs: one pool serves both in a process with both (request-timeout.ts).
+      requestTimeoutMs: role === 'api' ? config.databaseRequestTimeoutMs : undefined,
       onPool: observeDatabasePool,
       onFailure: options.onFatal,
     });

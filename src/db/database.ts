@@ -14,6 +14,7 @@ import type { PGliteThreadData, PGliteThreadReply } from './pglite.thread';
 import { PrismaClient } from './prisma';
 import { registerBulkPool } from './bulk-sql';
 import { withPoolClient } from './pool-client';
+import { createTimedPool } from './request-timeout';
 import type { SqlExecutor } from './sql-executor';
 
 export type DatabaseKind = 'postgres' | 'embedded' | 'embedded-socket';
@@ -39,6 +40,11 @@ export type OpenDatabaseOptions = {
   embeddedRole: 'owner' | 'client';
   /** Connections in the pool. Default 10 for PostgreSQL, 4 for the embedded database (one session: they take turns). */
   poolSize?: number;
+  /**
+   * A limit on each statement and each wait for a connection, in ms (request-timeout.ts); unset: none. The service
+   * sets it in a process that serves requests and runs no jobs; admin commands and tools do not.
+   */
+  requestTimeoutMs?: number;
   /** Called with a PostgreSQL pool once made (metrics watch it). */
   onPool?: (pool: pg.Pool) => void;
   /** Embedded only: PostgreSQL's shared buffers, in MiB (they count in the process's memory). Default 16. */
@@ -68,7 +74,11 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
 }
 
 async function openPostgres(databaseUrl: string, options: OpenDatabaseOptions, kind: DatabaseKind = 'postgres'): Promise<Database> {
-  return poolDatabase(kind, new pg.Pool({ connectionString: databaseUrl, max: options.poolSize ?? 10 }), options);
+  return poolDatabase(
+    kind,
+    createTimedPool({ connectionString: databaseUrl, max: options.poolSize ?? 10 }, options.requestTimeoutMs),
+    options,
+  );
 }
 
 /** PostgreSQL, or the embedded database's socket: the same pool, Prisma adapter and migrations. */
@@ -81,8 +91,9 @@ function poolDatabase(kind: DatabaseKind, pool: pg.Pool, options: OpenDatabaseOp
     kind,
     prisma,
     executor: executorFor(pool),
-    // The advisory lock and BEGIN/COMMIT belong to one session: keep one connection throughout.
-    migrate: () => withPoolClient(pool, (connection) => migrateAndCheck(executorFor(connection))),
+    // The advisory lock and BEGIN/COMMIT belong to one session: keep one connection throughout. No request
+    // timeout: building an index on a large table takes as long as it takes.
+    migrate: () => withPoolClient(pool, (connection) => migrateAndCheck(executorFor(connection, { untimed: true }))),
     close: async () => {
       await prisma.$disconnect();
       await pool.end();
@@ -90,11 +101,13 @@ function poolDatabase(kind: DatabaseKind, pool: pg.Pool, options: OpenDatabaseOp
   };
 }
 
-function executorFor(queryable: pg.Pool | pg.PoolClient): SqlExecutor {
+function executorFor(queryable: pg.Pool | pg.PoolClient, options: { untimed?: boolean } = {}): SqlExecutor {
+  // query_timeout 0: none, whatever the pool's (request-timeout.ts).
+  const statement = (text: string, values?: unknown[]) => (options.untimed ? { text, values, query_timeout: 0 } : { text, values });
   return {
-    query: async <Row>(sql: string, params?: unknown[]) => (await queryable.query(sql, params)).rows as Row[],
+    query: async <Row>(sql: string, params?: unknown[]) => (await queryable.query(statement(sql, params))).rows as Row[],
     exec: async (sql) => {
-      await queryable.query(sql);
+      await queryable.query(statement(sql));
     },
   };
 }
@@ -161,7 +174,10 @@ async function openEmbedded(options: OpenDatabaseOptions): Promise<Database> {
   });
   if (options.embeddedRole === 'owner') publishSocketPath(options.dataDir, socketPath);
   // PGlite is one session: its thread runs one connection's transaction at a time, whatever the pool size.
-  const pool = new pg.Pool({ host: socketDir, port: SOCKET_PORT, user: 'postgres', database: 'postgres', max: options.poolSize ?? 4 });
+  const pool = createTimedPool(
+    { host: socketDir, port: SOCKET_PORT, user: 'postgres', database: 'postgres', max: options.poolSize ?? 4 },
+    options.requestTimeoutMs,
+  );
   const database = poolDatabase('embedded', pool, options);
   return {
     ...database,

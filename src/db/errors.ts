@@ -25,3 +25,46 @@ export async function withConflict<T>(message: string, create: () => Promise<T>)
     throw error;
   }
 }
+
+/** What a client is told when its request needed the database and it did not answer (GraphQL SERVICE_UNAVAILABLE, HTTP 503). */
+export const DATABASE_UNAVAILABLE_MESSAGE = 'Temporarily unavailable: the database did not answer. Try again shortly.';
+
+// Prisma's "can't reach", "timed out", "socket timeout" and "server closed the connection".
+const PRISMA_UNREACHABLE = new Set(['P1001', 'P1002', 'P1008', 'P1017']);
+// The driver adapter's kinds for the same, and for a server that takes no more connections.
+const ADAPTER_UNREACHABLE = new Set(['DatabaseNotReachable', 'ConnectionClosed', 'SocketTimeout', 'TooManyConnections']);
+// The socket's, and PostgreSQL's: too many connections, shutting down or starting, connection exceptions (class 08).
+const CODES_UNREACHABLE = /^(ECONNREFUSED|ECONNRESET|ETIMEDOUT|ENOTFOUND|EHOSTUNREACH|ENETUNREACH|EPIPE|53300|57P0[123]|08\d{3})$/;
+// pg's own: a statement, a wait for a pooled connection or a connect past its timeout, a connection that ended
+// under a statement.
+const PG_UNREACHABLE = new RegExp(
+  '^(Query read timeout|timeout exceeded when trying to connect|timeout expired|Connection terminated|' +
+    'Connection terminated unexpectedly|Connection terminated due to connection timeout|' +
+    'Client has encountered a connection error and is not queryable)$',
+);
+
+/**
+ * Whether an error means the database could not be reached in time (as opposed to answering with an error):
+ * pg's timeouts (request-timeout.ts), its and the socket's errors, and Prisma's wrappings of them (by code, by the driver
+ * adapter's kind, or by the message of an error it passed on). By shape, not class: an error from another realm
+ * (a test's sandbox) is not `instanceof Error`.
+ */
+export function isDatabaseUnavailable(error: unknown): boolean {
+  for (let current = error, depth = 0; current && depth < 5; depth += 1) {
+    const candidate = current as {
+      name?: string;
+      code?: unknown;
+      message?: unknown;
+      cause?: unknown;
+      thrownValue?: unknown;
+      meta?: { driverAdapterError?: { cause?: { kind?: string } } };
+    };
+    if (typeof candidate.code === 'string' && (PRISMA_UNREACHABLE.has(candidate.code) || CODES_UNREACHABLE.test(candidate.code)))
+      return true;
+    if (ADAPTER_UNREACHABLE.has(candidate.meta?.driverAdapterError?.cause?.kind ?? '')) return true;
+    if (typeof candidate.message === 'string' && PG_UNREACHABLE.test(candidate.message.trim().split('\n').at(-1)!.trim())) return true;
+    // graphql-js wraps a thrown value that is not an Error of its realm (NonErrorThrown).
+    current = candidate.cause ?? candidate.thrownValue;
+  }
+  return false;
+}

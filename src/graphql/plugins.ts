@@ -3,7 +3,7 @@ import { unwrapResolverError } from '@apollo/server/errors';
 import { type GraphQLFormattedError, type GraphQLSchema } from 'graphql';
 import { isAppError, type AppErrorCode } from '../errors';
 import type { Logger } from '../logger';
-import { isRedisUnavailable, REDIS_UNAVAILABLE_MESSAGE } from '../redis';
+import { unavailableMessage } from '../unavailable';
 import type { GraphQLContext } from './context';
 import { guardOperation, type OperationLimits } from './operation-guard';
 
@@ -90,9 +90,10 @@ export function errorLoggingPlugin(logger: Logger): ApolloServerPlugin<GraphQLCo
  */
 export function formatError(formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError {
   const original = unwrapResolverError(error);
-  if (isRedisUnavailable(original)) {
+  const unavailable = unavailableMessage(original);
+  if (unavailable) {
     return {
-      message: REDIS_UNAVAILABLE_MESSAGE,
+      message: unavailable,
       locations: formatted.locations,
       path: formatted.path,
       extensions: { code: 'SERVICE_UNAVAILABLE' },

@@ -4,6 +4,7 @@ import type { Duplex } from 'node:stream';
 import { GraphQLError, type GraphQLSchema, type ValidationRule } from 'graphql';
 import { WebSocket, WebSocketServer, type RawData } from 'ws';
 import { isAppError } from '../errors';
+import { unavailableMessage } from '../unavailable';
 import type { Logger } from '../logger';
 import { observeSocketServer, withSubscriptionCount } from '../metrics/record';
 import {
@@ -22,6 +23,8 @@ const TOO_MANY_SUBSCRIPTIONS = 'Too many open subscriptions: close some before o
 const MAX_FRAME_BYTES = 1024 * 1024;
 // How long close() lets a client finish the closing handshake before cutting it off.
 const CLOSE_GRACE_MS = 1000;
+/** Authentication could not reach the database or Redis in time. */
+const UNAVAILABLE = Symbol('unavailable');
 
 export type ActionCableServerOptions<User> = {
   schema: GraphQLSchema;
@@ -102,6 +105,11 @@ export function createActionCableServer<User>(options: ActionCableServerOptions<
 
     const authenticated = authenticate().then((user) => {
       if (socket.readyState !== WebSocket.OPEN) return null;
+      if (user === UNAVAILABLE) {
+        // As Rails on an error while connecting: no "unauthorized", so the client comes back (its reconnect backs off).
+        socket.close(1011);
+        return null;
+      }
       if (user === null) {
         send({ type: 'disconnect', reason: 'unauthorized', reconnect: false });
         socket.close(1000);
@@ -229,12 +237,17 @@ export function createActionCableServer<User>(options: ActionCableServerOptions<
       subscriptions.clear();
     });
 
-    async function authenticate(): Promise<User | null> {
+    async function authenticate(): Promise<User | null | typeof UNAVAILABLE> {
       try {
         const user = await options.authenticate(request);
         if (user === null) logger.info({ event: 'cable_rejected', reason: 'unauthenticated' }, 'ActionCable connection rejected');
         return user;
       } catch (error) {
+        const unavailable = unavailableMessage(error);
+        if (unavailable) {
+          logger.warn({ event: 'cable_connect_unavailable', err: error }, unavailable);
+          return UNAVAILABLE;
+        }
         if (isAppError(error)) logger.info({ event: 'cable_rejected', reason: error.code }, 'ActionCable connection rejected');
         else logger.error({ event: 'cable_authentication_failed', err: error }, 'ActionCable authentication failed');
         return null;

@@ -1,7 +1,7 @@
 import type { ErrorRequestHandler, Request, Response } from 'express';
 import { isAppError, type AppError } from '../errors';
 import type { Logger } from '../logger';
-import { isRedisUnavailable, REDIS_UNAVAILABLE_MESSAGE } from '../redis';
+import { unavailableMessage } from '../unavailable';
 import { locals } from './locals';
 
 const GRAPHQL_CODES: Record<number, string> = {
@@ -67,7 +67,8 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
       );
     }
     logger.error({ event: 'http_internal_error', requestId: locals(response).requestId, path: request.path, err: error }, 'request failed');
-    if (isRedisUnavailable(error)) return sendError(request, response, 503, REDIS_UNAVAILABLE_MESSAGE);
+    const unavailable = unavailableMessage(error);
+    if (unavailable) return sendError(request, response, 503, unavailable);
     sendError(request, response, 500, '500 Internal Server Error');
   };
 }
