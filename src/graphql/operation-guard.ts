@@ -11,6 +11,8 @@ import {
 } from 'graphql';
 import { hasScope, type Viewer } from '../auth/viewer';
 import { findUnsafeJson, describeUnsafeJson } from '../validation';
+import { depthLimitMessage } from './depth-limit';
+import type { StrippedDocument } from './gl-introduced';
 import { operationCost } from './operation-cost';
 
 /** Mutations an `ai_features` token may run (GitLab allows that scope on the AI endpoints only). */
@@ -28,6 +30,8 @@ export type OperationLimits = {
   maxComplexity: number;
   /** Deepest nesting of any JSON value in variables or inline arguments. */
   maxJsonDepth: number;
+  /** Deepest nesting of fields. The depth rule checks it in validation; here it is checked again with what @gl_introduced stripped. */
+  maxDepth: number;
 };
 
 export type GuardOperationOptions = {
@@ -37,6 +41,8 @@ export type GuardOperationOptions = {
   variables: Record<string, unknown> | null | undefined;
   viewer: Viewer | null;
   limits: OperationLimits;
+  /** What @gl_introduced took out of the document before validation (gl-introduced.ts): it still counts. Default: nothing. */
+  stripped?: StrippedDocument | null;
 };
 
 const badInput = (message: string, field?: string) =>
@@ -47,7 +53,8 @@ const badInput = (message: string, field?: string) =>
  * validated operation before executing it, in one place so that they cannot drift apart:
  * token scopes on every mutation field that would run (fragments included), the variables
  * (coerced before anything uses them; NUL bytes and JSON depth), inline string arguments, and
- * the cost limit. Throws a GraphQLError with the code clients branch on.
+ * the cost limit, with the depth and cost of fields @gl_introduced stripped. Throws a GraphQLError
+ * with the code clients branch on.
  */
 export function guardOperation(options: GuardOperationOptions): void {
   const { schema, document, operation, viewer, limits } = options;
@@ -66,7 +73,9 @@ export function guardOperation(options: GuardOperationOptions): void {
   }
   checkInlineArguments(operation.selectionSet, fragments, limits.maxJsonDepth);
 
-  const complexity = operationCost({ schema, document, operationName: operation.name?.value, variables });
+  const stripped = options.stripped?.limitsOf(operation.name?.value);
+  if (stripped && stripped.depth > limits.maxDepth) throw badInput(depthLimitMessage(stripped.depth, limits.maxDepth));
+  const complexity = operationCost({ schema, document, operationName: operation.name?.value, variables }) + (stripped?.cost ?? 0);
   if (complexity > limits.maxComplexity) {
     throw new GraphQLError(`Query has complexity of ${complexity}, which exceeds max complexity of ${limits.maxComplexity}`, {
       extensions: { code: 'BAD_USER_INPUT', http: { status: 200 } },

@@ -5,16 +5,35 @@ import { isAppError, type AppErrorCode } from '../errors';
 import type { Logger } from '../logger';
 import { unavailableMessage } from '../unavailable';
 import type { GraphQLContext } from './context';
+import { stripIntroducedFields } from './gl-introduced';
 import { guardOperation, type OperationLimits } from './operation-guard';
 
-/** POST /api/graphql's side of guardOperation (graphql-ws and ActionCable call it themselves). */
-export function operationGuardPlugin(schema: GraphQLSchema, limits: OperationLimits): ApolloServerPlugin<GraphQLContext> {
+export type OperationGuardPluginOptions = {
+  schema: GraphQLSchema;
+  limits: OperationLimits;
+  /** Apollo's parse limit (parseOptions.maxTokens): the @gl_introduced filter parses with it too, so no longer document gets through. */
+  maxTokens: number;
+};
+
+/**
+ * POST /api/graphql's side of guardOperation and of @gl_introduced (graphql-ws and ActionCable do
+ * both themselves): Apollo reads `request.query` only after requestDidStart, so a document tagging
+ * newer fields is swapped there for the one without them, which Apollo then parses, validates and
+ * caches; the answer gets null where they were.
+ */
+export function operationGuardPlugin({ schema, limits, maxTokens }: OperationGuardPluginOptions): ApolloServerPlugin<GraphQLContext> {
   return {
-    async requestDidStart() {
+    async requestDidStart({ request }) {
+      const stripped = typeof request.query === 'string' ? stripIntroducedFields(request.query, { maxTokens }) : null;
+      if (stripped) request.query = stripped.query;
       return {
         async didResolveOperation({ request, document, operation, contextValue }) {
           if (!operation) return;
-          guardOperation({ schema, document, operation, variables: request.variables, viewer: contextValue.viewer, limits });
+          guardOperation({ schema, document, operation, variables: request.variables, viewer: contextValue.viewer, limits, stripped });
+        },
+        async willSendResponse({ response, operation }) {
+          if (stripped && operation && response.body.kind === 'single')
+            stripped.restore(response.body.singleResult.data, { schema, operationName: operation.name?.value });
         },
       };
     },

@@ -16,6 +16,7 @@ import {
   type OperationDefinitionNode,
   type ValidationRule,
 } from 'graphql';
+import { stripIntroducedFields, type StrippedDocument } from '../graphql/gl-introduced';
 import type { Logger } from '../logger';
 
 /** What GraphqlChannel transmits for one identifier, as GitLab's `GraphqlChannel` does. */
@@ -46,8 +47,16 @@ export type GraphqlChannelOptions = {
   checkOperation?(operation: CheckedOperation): void;
 };
 
-/** What checkOperation is given: the parsed document, the operation chosen, the raw variables. */
-export type CheckedOperation = { document: DocumentNode; operation: OperationDefinitionNode; variables: Record<string, unknown> };
+/**
+ * What checkOperation is given: the parsed document, the operation chosen, the raw variables, and
+ * what @gl_introduced stripped from the document before it was parsed (guardOperation counts it).
+ */
+export type CheckedOperation = {
+  document: DocumentNode;
+  operation: OperationDefinitionNode;
+  variables: Record<string, unknown>;
+  stripped: StrippedDocument | null;
+};
 
 /** A running GraphqlChannel subscription; `stop()` is safe to call at any time and more than once. */
 export type GraphqlChannelRun = {
@@ -68,7 +77,8 @@ export function startGraphqlChannel(options: GraphqlChannelOptions): GraphqlChan
   const transmit = (message: GraphqlChannelMessage) => {
     if (!stopped) options.transmit(message);
   };
-  const finish = (result: ExecutionResult) => transmit({ result: toJson(result, options), more: false });
+  let restore = (result: ExecutionResult) => result;
+  const finish = (result: ExecutionResult) => transmit({ result: toJson(restore(result), options), more: false });
 
   // Not awaited: an async generator's return() waits for its pending await, maybe for ever.
   const closeIterator = () => {
@@ -83,7 +93,14 @@ export function startGraphqlChannel(options: GraphqlChannelOptions): GraphqlChan
   const run = async () => {
     const prepared = prepare(options);
     if (!('args' in prepared)) return finish(prepared);
-    const { args, operation } = prepared;
+    const { args, operation, stripped } = prepared;
+    if (stripped) {
+      // Null where the fields @gl_introduced stripped were, as GitLab answers them.
+      restore = (result) => {
+        stripped.restore(result.data, { schema: options.schema, operationName: operation.name?.value });
+        return result;
+      };
+    }
     if (operation.operation !== 'subscription') return finish(await execute(args));
 
     const stream = await subscribe(args);
@@ -96,7 +113,7 @@ export function startGraphqlChannel(options: GraphqlChannelOptions): GraphqlChan
     for (;;) {
       const next = await stream.next();
       if (stopped || next.done) break;
-      transmit({ result: toJson(next.value, options), more: true });
+      transmit({ result: toJson(restore(next.value), options), more: true });
     }
     transmit({ result: nothing, more: false });
   };
@@ -109,15 +126,16 @@ export function startGraphqlChannel(options: GraphqlChannelOptions): GraphqlChan
   return { stop, done };
 }
 
-type PreparedOperation = { args: ExecutionArgs; operation: OperationDefinitionNode };
+type PreparedOperation = { args: ExecutionArgs; operation: OperationDefinitionNode; stripped: StrippedDocument | null };
 
 // The request errors carry the codes Apollo gives them on /api/graphql, so formatError treats both alike.
 function prepare(options: GraphqlChannelOptions): PreparedOperation | ExecutionResult {
   const request = readRequest(options.params);
   if (request instanceof GraphQLError) return { errors: [request] };
+  const stripped = stripIntroducedFields(request.query, { maxTokens: options.maxTokens });
   let document: DocumentNode;
   try {
-    document = parse(request.query, options.maxTokens ? { maxTokens: options.maxTokens } : undefined);
+    document = parse(stripped?.query ?? request.query, options.maxTokens ? { maxTokens: options.maxTokens } : undefined);
   } catch (error) {
     return { errors: [withCode(error as GraphQLError, 'GRAPHQL_PARSE_FAILED')] };
   }
@@ -132,7 +150,7 @@ function prepare(options: GraphqlChannelOptions): PreparedOperation | ExecutionR
   }
   if (options.checkOperation) {
     try {
-      options.checkOperation({ document, operation, variables: request.variables });
+      options.checkOperation({ document, operation, variables: request.variables, stripped });
     } catch (error) {
       if (error instanceof GraphQLError) return { errors: [error] };
       throw error;
@@ -147,7 +165,7 @@ function prepare(options: GraphqlChannelOptions): PreparedOperation | ExecutionR
     operationName: request.operationName,
     contextValue: options.createContext(),
   };
-  return { args, operation };
+  return { args, operation, stripped };
 }
 
 type GraphqlRequest = { query: string; variables: Record<string, unknown>; operationName: string | undefined };

@@ -48,7 +48,15 @@ export async function createHttpApp(services: Services, httpServer: Server): Pro
     plugins: [
       ApolloServerPluginLandingPageDisabled(),
       ApolloServerPluginDrainHttpServer({ httpServer }),
-      operationGuardPlugin(schema, { maxComplexity: services.config.graphqlMaxComplexity, maxJsonDepth: services.config.maxJsonDepth }),
+      operationGuardPlugin({
+        schema,
+        limits: {
+          maxComplexity: services.config.graphqlMaxComplexity,
+          maxJsonDepth: services.config.maxJsonDepth,
+          maxDepth: services.config.graphqlMaxDepth,
+        },
+        maxTokens: services.config.graphqlMaxTokens,
+      }),
       errorLoggingPlugin(services.logger),
       metricsPlugin(schema),
     ],

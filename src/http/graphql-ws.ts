@@ -1,5 +1,15 @@
 import type { IncomingMessage } from 'node:http';
-import { getOperationAST, GraphQLError, parse, specifiedRules, validate, type ExecutionArgs, type GraphQLSchema } from 'graphql';
+import {
+  getOperationAST,
+  GraphQLError,
+  parse,
+  specifiedRules,
+  validate,
+  type DocumentNode,
+  type ExecutionArgs,
+  type ExecutionResult,
+  type GraphQLSchema,
+} from 'graphql';
 import type { SubscribePayload } from 'graphql-ws';
 import { useServer } from 'graphql-ws/use/ws';
 import { WebSocketServer, type WebSocket } from 'ws';
@@ -7,6 +17,7 @@ import { tokenFromHeaders } from '../auth/tokens';
 import type { Viewer } from '../auth/viewer';
 import { createGraphQLContext } from '../graphql/context';
 import { depthLimitRule } from '../graphql/depth-limit';
+import { stripIntroducedFields, type StrippedDocument } from '../graphql/gl-introduced';
 import { noMutationsRule } from '../graphql/no-mutations';
 import { guardOperation } from '../graphql/operation-guard';
 import { formatError } from '../graphql/plugins';
@@ -72,6 +83,12 @@ export function createGraphQLWsServer(services: Services, schema: GraphQLSchema,
   const wss = new WebSocketServer({ noServer: true, maxPayload: guard.maxMessageBytes });
   observeSocketServer('graphql_ws', wss);
   const connections = new WeakMap<object, Connection>();
+  // Documents @gl_introduced stripped, and the operation run: their results get null where the stripped fields were.
+  const strippedDocuments = new WeakMap<DocumentNode, { stripped: StrippedDocument; operationName: string | undefined }>();
+  const restore = (document: DocumentNode, result: ExecutionResult) => {
+    const found = strippedDocuments.get(document);
+    found?.stripped.restore(result.data, { schema, operationName: found.operationName });
+  };
   const releaseAll = (connection: Connection | undefined) => {
     if (!connection) return;
     clearInterval(connection.recheck);
@@ -104,9 +121,10 @@ export function createGraphQLWsServer(services: Services, schema: GraphQLSchema,
       return format([new GraphQLError('401 Unauthorized', { extensions: { code: 'UNAUTHENTICATED' } })]);
     const refused = await guard.admit(connection.viewer, connection.address);
     if (refused) return format([refused]);
+    const stripped = stripIntroducedFields(payload.query, { maxTokens: guard.maxTokens });
     let document;
     try {
-      document = parse(payload.query, { maxTokens: guard.maxTokens });
+      document = parse(stripped?.query ?? payload.query, { maxTokens: guard.maxTokens });
     } catch (error) {
       return format(withCode([error as GraphQLError], 'GRAPHQL_PARSE_FAILED'));
     }
@@ -116,7 +134,15 @@ export function createGraphQLWsServer(services: Services, schema: GraphQLSchema,
     if (!operation)
       return format([new GraphQLError('Unable to identify operation', { extensions: { code: 'OPERATION_RESOLUTION_FAILURE' } })]);
     try {
-      guardOperation({ schema, document, operation, variables: payload.variables, viewer: connection.viewer, limits: guard.limits });
+      guardOperation({
+        schema,
+        document,
+        operation,
+        variables: payload.variables,
+        viewer: connection.viewer,
+        limits: guard.limits,
+        stripped,
+      });
     } catch (error) {
       if (error instanceof GraphQLError) return format([error]);
       throw error;
@@ -126,6 +152,7 @@ export function createGraphQLWsServer(services: Services, schema: GraphQLSchema,
       if (!slot) return format([new GraphQLError(TOO_MANY_SUBSCRIPTIONS, { extensions: { code: 'RATE_LIMITED' } })]);
       connection.slots.set(id, slot);
     }
+    if (stripped) strippedDocuments.set(document, { stripped, operationName: operation.name?.value });
     const args: ExecutionArgs = {
       schema,
       document,
@@ -184,7 +211,10 @@ export function createGraphQLWsServer(services: Services, schema: GraphQLSchema,
         guard.releaseSlot(slot);
       },
       onClose: (context) => releaseAll(connections.get(context)),
-      onNext: (_context, _id, _payload, _args, result) => (result.errors ? { ...result, errors: format(result.errors) } : result),
+      onNext: (_context, _id, _payload, args, result) => {
+        restore(args.document, result);
+        return result.errors ? { ...result, errors: format(result.errors) } : result;
+      },
       onError: (_context, _id, _payload, errors) => format(errors),
     },
     wss,

@@ -39,7 +39,7 @@ export function createSocketGuard(services: Services): SocketGuard {
   });
   const open = new Map<string, number>();
   return {
-    limits: { maxComplexity: config.graphqlMaxComplexity, maxJsonDepth: config.maxJsonDepth },
+    limits: { maxComplexity: config.graphqlMaxComplexity, maxJsonDepth: config.maxJsonDepth, maxDepth: config.graphqlMaxDepth },
     maxTokens: config.graphqlMaxTokens,
     maxMessageBytes: config.wsMaxMessageBytes,
     reauthIntervalMs: config.socketReauthIntervalMs,

@@ -17,6 +17,19 @@ export class MetadataResolver {
     };
   }
 
+  @Query(() => Boolean, {
+    description: 'Check if a feature flag is enabled. Deprecated in GitLab 17.4: Replaced with metadata.featureFlags.',
+    deprecationReason: 'Replaced with metadata.featureFlags. Deprecated in GitLab 17.4.',
+  })
+  featureFlagEnabled(
+    @Ctx() context: GraphQLContext,
+    @Arg('name', () => String, { description: 'Name of the feature flag.' }) name: string,
+  ): boolean {
+    // Language servers up to 7.9.0 still ask this, one flag at a time; as GitLab, false without a signed-in user.
+    if (!context.viewer) return false;
+    return isFeatureFlagEnabled(context.services.config.featureFlags, name);
+  }
+
   @FieldResolver(() => [GitlabInstanceFeatureFlag], {
     description: 'Feature flags for the GitLab instance: the ones the configuration turns on are enabled, every other name is not.',
   })

@@ -17,6 +17,7 @@ import { MetadataResolver } from './metadata.resolver';
 import { DuoChatPresetsResolver } from './duo-chat-presets.resolver';
 import { ThreadResolver } from './thread.resolver';
 import { AiAgentVersionID, AiConversationThreadID, AiModelID, NamespaceID, ProjectID, Time, UserID } from '../graphql/scalars';
+import { GlIntroducedDirective } from '../graphql/gl-introduced';
 
 export const RESOLVERS = [
   CurrentUserResolver,
@@ -59,7 +60,13 @@ export function buildGraphQLSchema(): GraphQLSchema {
   const scalars = [UserID, ProjectID, NamespaceID, AiModelID, AiConversationThreadID, AiAgentVersionID, Time, JSONResolver].filter(
     (scalar) => !named.has(scalar.name),
   );
-  cached = new GraphQLSchema({ ...config, types: [...config.types, ...scalars] });
+  // @gl_introduced, which clients send to every version: what it strips never reaches validation
+  // (graphql/gl-introduced.ts), and on what it keeps it must validate and does nothing.
+  cached = new GraphQLSchema({
+    ...config,
+    types: [...config.types, ...scalars],
+    directives: [...config.directives, GlIntroducedDirective],
+  });
   return cached;
 }
 

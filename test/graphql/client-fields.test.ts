@@ -92,6 +92,34 @@ describe('fields GitLab clients read', () => {
     expect(anonymous.body.data!.metadata).toBeNull();
   });
 
+  it("featureFlagEnabled (deprecated in 17.4): the language server's query up to 7.9.0, answered as metadata.featureFlags", async () => {
+    // Byte for byte what those language servers send, once per instance flag they know.
+    const query = '\n  query featureFlagsEnabled($name: String!) {\n    featureFlagEnabled(name: $name)\n  }\n';
+    const names = ['advanced_context_resolver', 'code_suggestions_context', 'duo_additional_context', 'my_flag'];
+    const answers = [];
+    for (const name of names) {
+      const { status, body } = await service.graphql<{ featureFlagEnabled: boolean }>(query, { token: alice.token, variables: { name } });
+      expect(status).toBe(200);
+      expect(body.errors).toBeUndefined();
+      answers.push({ name, enabled: body.data!.featureFlagEnabled });
+    }
+    const { body } = await service.graphql<{ metadata: { featureFlags: unknown[] } }>(
+      'query($names: [String!]!) { metadata { featureFlags(names: $names) { name enabled } } }',
+      { token: alice.token, variables: { names } },
+    );
+    expect(answers).toEqual(body.data!.metadata.featureFlags);
+    expect(answers.map((answer) => answer.enabled)).toEqual([false, true, false, true]);
+    const anonymous = await service.graphql<{ featureFlagEnabled: boolean }>(query, { variables: { name: 'my_flag' } });
+    expect(anonymous.body.data!.featureFlagEnabled).toBe(false);
+    const introspection = await service.graphql<{ __type: { fields: Array<{ name: string; deprecationReason: string }> } }>(
+      '{ __type(name: "Query") { fields(includeDeprecated: true) { name deprecationReason } } }',
+    );
+    expect(introspection.body.data!.__type.fields).toContainEqual({
+      name: 'featureFlagEnabled',
+      deprecationReason: 'Replaced with metadata.featureFlags. Deprecated in GitLab 17.4.',
+    });
+  });
+
   it('metadata.featureFlags refuses too many names or too long a name, naming the argument', async () => {
     const query = 'query($names: [String!]!) { metadata { featureFlags(names: $names) { name enabled } } }';
     const many = await service.graphql(query, {
