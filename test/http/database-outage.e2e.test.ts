@@ -1,3 +1,5 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { LSP_CHAT_MUTATION, wsClient } from '../helpers/chat-client';
 import { openRawCable } from '../helpers/cable-clients';
 import { groupWithSeat, userWithToken, type UserWithToken } from '../helpers/fixtures';
@@ -50,6 +52,12 @@ describe('a database that stops answering', () => {
       token: alice.token,
       variables: { question, resourceId: null, currentFileContext: null, platformOrigin: 'language_server' },
     });
+  // A new thread is made with its first message in one transaction: a connection checked out of the pool.
+  const chatInNewThread = (question: string) =>
+    service.graphql<{ aiAction: { requestId: string; threadId: string | null; errors: string[] } | null }>(
+      'mutation($q: String!) { aiAction(input: { chat: { content: $q }, conversationType: DUO_CHAT }) { requestId threadId errors } }',
+      { token: alice.token, variables: { q: question } },
+    );
   const timed = async <T>(work: () => Promise<T>): Promise<{ value: T; ms: number }> => {
     const started = Date.now();
     const value = await work();
@@ -58,6 +66,12 @@ describe('a database that stops answering', () => {
 
   it('answers each transport with SERVICE_UNAVAILABLE (HTTP 503) within the timeout, lets jobs wait, and recovers', async () => {
     expect((await chat('How do I parse a URL?')).body.data?.aiAction?.errors).toEqual([]);
+    const mcp = new Client({ name: 'duo-slice-test', version: '1.0.0' });
+    await mcp.connect(
+      new StreamableHTTPClientTransport(new URL(`${service.url}/api/v4/mcp`), {
+        requestInit: { headers: { Authorization: `Bearer ${alice.token}` } },
+      }),
+    );
     proxy.freeze();
     let outside: Promise<unknown>;
     try {
@@ -67,8 +81,10 @@ describe('a database that stops answering', () => {
       expect((await service.graphql('{ currentUser { username } }', { token: alice.token })).body).toEqual({
         data: { currentUser: { username: alice.username } },
       });
-      const [mutation, rest, graphqlWs, cable] = await Promise.all([
+      const [mutation, transaction, tool, rest, graphqlWs, cable] = await Promise.all([
         timed(() => chat('Asked while the database was away')),
+        timed(() => chatInNewThread('A new thread while the database was away')),
+        timed(() => mcp.callTool({ name: 'get_code_index_status', arguments: { project_id: 'nowhere/nothing' } })),
         timed(async () => {
           const response = await fetch(`${service.url}/api/v4/user`, { headers: { authorization: `Bearer ${alice.token}` } });
           return { status: response.status, body: await response.json() };
@@ -93,16 +109,19 @@ describe('a database that stops answering', () => {
           return { code, frames: socket.frames.filter((frame) => frame.type !== 'ping') };
         }),
       ]);
-      expect(mutation.value.body.errors?.[0]).toMatchObject({ message: UNAVAILABLE, extensions: { code: 'SERVICE_UNAVAILABLE' } });
+      for (const { value } of [mutation, transaction])
+        expect(value.body.errors?.[0]).toMatchObject({ message: UNAVAILABLE, extensions: { code: 'SERVICE_UNAVAILABLE' } });
+      expect(tool.value).toMatchObject({ isError: true, content: [{ type: 'text', text: `Tool execution failed: ${UNAVAILABLE}` }] });
       expect(rest.value).toEqual({ status: 503, body: { message: UNAVAILABLE } });
       expect(graphqlWs.value).toMatchObject({ errors: [{ message: UNAVAILABLE, extensions: { code: 'SERVICE_UNAVAILABLE' } }] });
       // Not "unauthorized, do not reconnect": the client comes back later, as from Rails after an error while connecting.
       expect(cable.value).toEqual({ code: 1011, frames: [] });
-      for (const { ms } of [mutation, rest, graphqlWs, cable]) expect(ms).toBeLessThan(ANSWERED_WITHIN_MS);
+      for (const { ms } of [mutation, transaction, tool, rest, graphqlWs, cable]) expect(ms).toBeLessThan(ANSWERED_WITHIN_MS);
       // Longer than the request timeout: the job's statement is still waiting, not failed.
       await sleep(2 * TIMEOUT_MS);
     } finally {
       proxy.thaw();
+      await mcp.close();
     }
     expect(await outside).toEqual([{ one: 1 }]);
     // The connections whose statements timed out were closed, not handed out again: every request works at once.
@@ -111,6 +130,7 @@ describe('a database that stops answering', () => {
       timeoutMs: 10_000,
       intervalMs: 100,
     });
+    expect((await chatInNewThread('A new thread, now')).body.data?.aiAction).toMatchObject({ errors: [], threadId: expect.any(String) });
     const users = await Promise.all(
       Array.from({ length: 12 }, () => fetch(`${service.url}/api/v4/user`, { headers: { authorization: `Bearer ${alice.token}` } })),
     );
