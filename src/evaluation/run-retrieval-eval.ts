@@ -22,7 +22,7 @@ import {
 } from './evaluate-retrieval';
 import type { ChunkStrategy } from '../indexing/chunk-file';
 import { buildBm25Index } from './bm25-baseline';
-import { readBlobs, resolveCommit } from '../indexing/git-reader';
+import { BlobReader, readBlobs, resolveBranchFirst } from '../indexing/git-reader';
 import { indexRepository, type IndexProgress, type IndexRunResult } from '../indexing/index-repository';
 import { openRepository } from '../indexing/repository-location';
 import type { Embedder } from '../llm/embedders/embedder';
@@ -89,7 +89,8 @@ export async function prepareSource(args: RetrievalEvalOptions, bar: ProgressBar
     label = repository;
   }
   const git = await openRepository({ projectId: 0, repositoryUrl: repository, dataDir: os.tmpdir() });
-  const commit = (await resolveCommit(git, `refs/heads/${args.ref}`).catch(() => null)) ?? (await resolveCommit(git, args.ref));
+  const reader = new BlobReader(git);
+  const commit = await resolveBranchFirst(reader, args.ref).finally(() => reader.close());
   if (!commit) throw badInput(`${label} has no branch, tag or commit "${args.ref}"`);
   return { label, repository, commit };
 }

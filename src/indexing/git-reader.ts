@@ -74,6 +74,12 @@ export async function resolveCommit(options: GitOptions, ref: string): Promise<s
   }
 }
 
+/** The commit a branch (or any other ref, or a sha) points at: refs/heads/<ref> first, so a tag of the same name never wins. */
+export async function resolveBranchFirst(reader: Pick<BlobReader, 'resolveCommit'>, ref: string): Promise<string | null> {
+  validateRef(ref);
+  return (await reader.resolveCommit(`refs/heads/${ref}`)) ?? (await reader.resolveCommit(ref));
+}
+
 export type TreePath = { path: string; blob: string; mode: string };
 export type TreeEntry = TreePath & { size: number };
 

@@ -34,6 +34,7 @@ import {
   changedEntries,
   isAncestor,
   listFiles,
+  resolveBranchFirst,
   validateRef,
   withSizes,
   type GitOptions,
@@ -131,12 +132,6 @@ function settingsDigest(options: { exclusions: readonly string[]; maxFileBytes: 
     .slice(0, 16);
 }
 
-/** The commit a branch (or any ref) points at: refs/heads/<ref> first, so a tag of the same name never wins. */
-async function resolveRef(reader: BlobReader, ref: string): Promise<string | null> {
-  validateRef(ref);
-  return (await reader.resolveCommit(`refs/heads/${ref}`)) ?? (await reader.resolveCommit(ref));
-}
-
 async function readText(reader: BlobReader, blob: string): Promise<string | null> {
   const [read] = await reader.read([blob]);
   return read?.content?.toString('utf8') ?? null;
@@ -188,7 +183,7 @@ async function indexCommit(
   const { prisma, projectId, ref } = options;
   const { index, project, git, reader } = run;
   const where = { projectId_ref: { projectId, ref } };
-  const commit = await resolveRef(reader, ref);
+  const commit = await resolveBranchFirst(reader, ref);
   if (!commit) {
     if (index.activeSnapshotId !== null) {
       // The branch was indexed and is gone: it was deleted (a fetch prunes it from a remote's mirror).

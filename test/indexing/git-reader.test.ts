@@ -8,6 +8,7 @@ import {
   listFiles,
   changedEntries,
   readBlobs,
+  resolveBranchFirst,
   resolveCommit,
   validateRef,
   withSizes,
@@ -67,6 +68,25 @@ describe('git reader', () => {
     expect(await resolveCommit({ repository }, 'main')).toBe(second);
     expect(await resolveCommit({ repository }, first)).toBe(first);
     expect(await resolveCommit({ repository }, 'no-such-branch')).toBeNull();
+  });
+
+  it('resolves a branch before a tag of the same name, then tags and shas', async () => {
+    git('tag', 'release', first);
+    git('branch', 'release', second);
+    git('tag', 'only-a-tag', first);
+    const reader = new BlobReader({ repository });
+    try {
+      // git's own rule (rev-parse) would warn that the name is ambiguous and take the tag.
+      expect(await resolveBranchFirst(reader, 'release')).toBe(second);
+      expect(await resolveBranchFirst(reader, 'only-a-tag')).toBe(first);
+      expect(await resolveBranchFirst(reader, first)).toBe(first);
+      expect(await resolveBranchFirst(reader, 'no-such-ref')).toBeNull();
+      await expect(resolveBranchFirst(reader, 'a..b')).rejects.toMatchObject({ code: 'BAD_USER_INPUT' });
+    } finally {
+      reader.close();
+      git('tag', '-d', 'release', 'only-a-tag');
+      git('branch', '-D', 'release');
+    }
   });
 
   it("lists a commit's files with their blobs and sizes, paths with spaces included", async () => {
