@@ -65,6 +65,7 @@ const envSchema = z.object({
       return [...new Set(names)];
     }),
   DATABASE_URL: urlWithProtocol(['postgres:', 'postgresql:']).optional(),
+  DATABASE_POOL_SIZE: positiveInt.max(1_000, 'must be at most 1000').default(10),
   DATA_DIR: z.string().min(1).default('.data'),
   REDIS_URL: urlWithProtocol(['redis:', 'rediss:']).default('redis://127.0.0.1:6379'),
   REDIS_PREFIX: z.string().min(1).default('duo'),
@@ -167,6 +168,8 @@ export type Config = Readonly<{
   /** Instance feature flags that are on (FEATURE_FLAGS); `metadata.featureFlags` answers every other name with false. */
   featureFlags: readonly string[];
   databaseUrl: string | undefined;
+  /** Connections each process keeps to PostgreSQL (GitLab's `pool`); the embedded database is one session and keeps its own 4. */
+  databasePoolSize: number;
   dataDir: string;
   redisUrl: string;
   redisPrefix: string;
@@ -314,6 +317,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     externalUrl: values.EXTERNAL_URL,
     featureFlags: Object.freeze([...values.FEATURE_FLAGS]),
     databaseUrl: values.DATABASE_URL,
+    databasePoolSize: values.DATABASE_POOL_SIZE,
     dataDir: path.resolve(values.DATA_DIR),
     redisUrl: values.REDIS_URL,
     redisPrefix: values.REDIS_PREFIX,

@@ -90,6 +90,8 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
       embeddedSharedBuffersMb: config.pgliteSharedBuffersMb,
       // Only where no job runs: one pool serves both in a process with both (request-timeout.ts).
       requestTimeoutMs: role === 'api' ? config.databaseRequestTimeoutMs : undefined,
+      // PostgreSQL's; the embedded database is one session, whose pool keeps its own size.
+      poolSize: config.databaseUrl ? config.databasePoolSize : undefined,
       onPool: observeDatabasePool,
       onFailure: options.onFatal,
     });

@@ -12,6 +12,8 @@ describe('configuration', () => {
       logLevel: 'info',
       demoSeed: true,
       disabledContextCategories: [],
+      databasePoolSize: 10,
+      databaseRequestTimeoutMs: 15_000,
     });
     expect(config.dataDir).toMatch(/\.data$/);
     expect(Object.isFrozen(config)).toBe(true);
