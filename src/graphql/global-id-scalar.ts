@@ -5,6 +5,8 @@ export type GlobalIdScalarOptions = {
   name: string;
   /** The model the id must name; null accepts any model (GitLab's AiModelID). */
   model: string | null;
+  /** Models that are kinds of it, also accepted (GitLab's GlobalIDType takes a subclass: a Group is a Namespace). */
+  kinds?: readonly string[];
   description: string;
 };
 
@@ -14,7 +16,7 @@ export function globalIdScalar(options: GlobalIdScalarOptions): GraphQLScalarTyp
     if (typeof value !== 'string') throw new GraphQLError(`${options.name} must be a string`, { extensions: { code: 'BAD_USER_INPUT' } });
     const parsed = parseGlobalId(value);
     if (!parsed) throw new GraphQLError(`"${value}" is not a valid Global ID`, { extensions: { code: 'BAD_USER_INPUT' } });
-    if (options.model && parsed.model !== options.model) {
+    if (options.model && parsed.model !== options.model && !options.kinds?.includes(parsed.model)) {
       throw new GraphQLError(`"${value}" does not represent an instance of ${options.model}`, { extensions: { code: 'BAD_USER_INPUT' } });
     }
     return parsed;

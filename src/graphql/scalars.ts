@@ -14,6 +14,8 @@ export const ProjectID = globalIdScalar({
 export const NamespaceID = globalIdScalar({
   name: 'NamespaceID',
   model: 'Namespace',
+  // Web Duo Chat sends its page's top-level group (`root_ancestor.to_global_id`) as rootNamespaceId.
+  kinds: ['Group', 'Namespaces::UserNamespace', 'Namespaces::ProjectNamespace'],
   description: 'A `NamespaceID` is a global ID. It is encoded as a string, e.g. `"gid://gitlab/Namespace/1"`.',
 });
 export const AiModelID = globalIdScalar({

@@ -49,7 +49,8 @@ describe('GraphQL conformance with GitLab clients', () => {
     const groupPath = await groupWithSeat(service.prisma, { plan: 'ultimate', addOn: 'duo_enterprise', username: alice.username });
     const project = await projectIn(service.prisma, groupPath, { member: { username: alice.username, accessLevel: 'developer' } });
     const group = await service.prisma.group.findUniqueOrThrow({ where: { fullPath: groupPath } });
-    // One message in the legacy conversation (the language server's) and one in a Duo Chat thread (the web's).
+    // One message in the legacy conversation (the language server's), one in a Duo Chat thread (the web's), and the
+    // threads the Quick Chat follow-up and the thread deletion need.
     const seed = async (conversationType: string | null) => {
       const { body } = await service.graphql<{ aiAction: { requestId: string; threadId: string | null; errors: string[] } }>(SEED_CHAT, {
         token: alice.token,
@@ -63,8 +64,26 @@ describe('GraphQL conformance with GitLab clients', () => {
       if (!body.data?.aiAction) throw new Error(`seeding the chat failed: ${JSON.stringify(body.errors)}`);
       return body.data.aiAction;
     };
+    // The answer's id (feedback is given on answers) once the worker stored it; waiting also keeps
+    // the threads' order by last update the order they were seeded in.
+    const answerOf = async (requestId: string) => {
+      const deadline = Date.now() + 20_000;
+      for (;;) {
+        const answer = await service.prisma.aiMessage.findFirst({ where: { requestId, role: 'assistant' } });
+        if (answer) return answer.id;
+        if (Date.now() > deadline) throw new Error(`no answer stored for the seeded request ${requestId}`);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    };
     const legacy = await seed(null);
+    await answerOf(legacy.requestId);
+    // VS Code's Quick Chat thread, and a Duo Chat thread that deleteConversationThread deletes.
+    const quickChat = await seed('DUO_QUICK_CHAT');
+    await answerOf(quickChat.requestId);
+    const deletable = await seed('DUO_CHAT');
+    await answerOf(deletable.requestId);
     const threaded = await seed('DUO_CHAT');
+    const answerId = await answerOf(threaded.requestId);
     values = {
       'user.id': alice.id,
       'user.gid': `gid://gitlab/User/${alice.id}`,
@@ -80,6 +99,9 @@ describe('GraphQL conformance with GitLab clients', () => {
       baseUrl: service.url,
       requestId: legacy.requestId,
       threadId: threaded.threadId,
+      messageId: answerId,
+      quickChatThreadId: quickChat.threadId,
+      deletableThreadId: deletable.threadId,
       version: GITLAB_VERSION,
     };
   });
