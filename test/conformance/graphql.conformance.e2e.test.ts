@@ -3,9 +3,9 @@ import { stripIntroducedFields } from '../../src/graphql/gl-introduced';
 import { buildGraphQLSchema } from '../../src/resolvers/schema';
 import { GITLAB_VERSION } from '../../src/instance';
 import { subscribe, wsClient } from '../helpers/chat-client';
-import { groupWithSeat, projectIn, userWithToken, type UserWithToken } from '../helpers/fixtures';
-import { startStubLlmServer, type StubLlmServer } from '../helpers/stub-llm-server';
-import { startTestService, type TestService } from '../helpers/test-service';
+import type { UserWithToken } from '../helpers/fixtures';
+import type { TestService } from '../helpers/test-service';
+import { startConformanceService, type ConformanceService } from './conformance-service';
 import { compareVersions, failedChecks, fill, loadFixtures, sentAt, type Fixture } from './fixture-format';
 
 // Every GraphQL document GitLab's clients send (fixtures in ./graphql), against the real service:
@@ -34,21 +34,15 @@ AiConversationsThreadsConversationType, $additionalContext: [AiAdditionalContext
 }`;
 
 describe('GraphQL conformance with GitLab clients', () => {
-  let stub: StubLlmServer;
+  let world: ConformanceService;
   let service: TestService;
   let alice: UserWithToken;
   let values: Record<string, unknown>;
 
   beforeAll(async () => {
-    stub = await startStubLlmServer({ defaultBehaviour: { kind: 'echo' } });
-    service = await startTestService({
-      role: 'all',
-      env: { LLM_PROVIDER: 'openai', LLM_BASE_URL: stub.url, LLM_MODEL: 'stub', GATEKEEPER: 'false' },
-    });
-    alice = await userWithToken(service.prisma);
-    const groupPath = await groupWithSeat(service.prisma, { plan: 'ultimate', addOn: 'duo_enterprise', username: alice.username });
-    const project = await projectIn(service.prisma, groupPath, { member: { username: alice.username, accessLevel: 'developer' } });
-    const group = await service.prisma.group.findUniqueOrThrow({ where: { fullPath: groupPath } });
+    world = await startConformanceService();
+    ({ service, alice } = world);
+    const { project, group } = world;
     // One message in the legacy conversation (the language server's), one in a Duo Chat thread (the web's), and the
     // threads the Quick Chat follow-up and the thread deletion need.
     const seed = async (conversationType: string | null) => {
@@ -105,10 +99,7 @@ describe('GraphQL conformance with GitLab clients', () => {
       version: GITLAB_VERSION,
     };
   });
-  afterAll(async () => {
-    await service?.close();
-    await stub?.close();
-  });
+  afterAll(async () => world?.close());
 
   it('has documents from each client, each with its source and version window', () => {
     const clients = new Set(fixtures.map((fixture) => fixture.client));

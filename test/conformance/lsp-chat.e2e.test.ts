@@ -1,8 +1,10 @@
 import { createLspCable, subscribeLikeLsp } from '../helpers/cable-clients';
-import { groupWithSeat, userWithToken, type UserWithToken } from '../helpers/fixtures';
-import { startStubLlmServer, type StubLlmServer } from '../helpers/stub-llm-server';
-import { startTestService, type TestService } from '../helpers/test-service';
-import { loadFixtures, type Fixture } from './fixture-format';
+import type { UserWithToken } from '../helpers/fixtures';
+import type { StubLlmServer } from '../helpers/stub-llm-server';
+import type { TestService } from '../helpers/test-service';
+import { waitUntil } from '../helpers/wait';
+import { graphqlFixturesOf, startConformanceService, type ConformanceService } from './conformance-service';
+import type { Fixture } from './fixture-format';
 
 // A chat started exactly as GitLab's language server starts one, with the documents of the
 // conformance fixtures: version, getUser, the Duo feature probe, instance feature flags, the
@@ -19,11 +21,7 @@ type Message = {
 };
 type CableMessage = { result?: { data?: { aiCompletionResponse: Message | null }; errors?: unknown[] }; more?: boolean };
 
-const lsp = Object.fromEntries(
-  loadFixtures('graphql')
-    .filter((fixture) => fixture.client === 'gitlab-lsp')
-    .map((fixture) => [fixture.name, fixture]),
-) as Record<string, Fixture>;
+const lsp = graphqlFixturesOf('gitlab-lsp');
 
 const GREETING = {
   id: 'file:///workspace/src/greeting.ts',
@@ -32,32 +30,19 @@ const GREETING = {
   metadata: { title: 'greeting.ts', enabled: true, relativePath: 'src/greeting.ts', subType: 'open_tab', icon: 'document' },
 };
 
-async function until(check: () => boolean, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error('timed out');
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
+const until = (check: () => boolean) => waitUntil(check, { timeoutMs: 20_000, intervalMs: 20 });
 
 describe("a chat started as GitLab's language server starts one", () => {
+  let world: ConformanceService;
   let stub: StubLlmServer;
   let service: TestService;
   let alice: UserWithToken;
 
   beforeAll(async () => {
-    stub = await startStubLlmServer({ defaultBehaviour: { kind: 'echo' } });
-    service = await startTestService({
-      role: 'all',
-      env: { LLM_PROVIDER: 'openai', LLM_BASE_URL: stub.url, LLM_MODEL: 'stub', GATEKEEPER: 'false' },
-    });
-    alice = await userWithToken(service.prisma);
-    await groupWithSeat(service.prisma, { plan: 'ultimate', addOn: 'duo_pro', username: alice.username });
+    world = await startConformanceService('duo_pro');
+    ({ stub, service, alice } = world);
   });
-  afterAll(async () => {
-    await service?.close();
-    await stub?.close();
-  });
+  afterAll(async () => world?.close());
 
   /** POSTs a fixture's document as the language server does (graphql-request: query, variables). */
   async function send<Data>(fixture: Fixture, variables: Record<string, unknown>): Promise<Data> {

@@ -1,9 +1,11 @@
 import { createLspCable, subscribeLikeLsp } from '../helpers/cable-clients';
 import { subscribe, wsClient, type StreamedMessage } from '../helpers/chat-client';
-import { groupWithSeat, projectIn, userWithToken, type UserWithToken } from '../helpers/fixtures';
-import { startStubLlmServer, type StubLlmServer } from '../helpers/stub-llm-server';
-import { startTestService, type TestService } from '../helpers/test-service';
-import { fill, loadFixtures, type Fixture } from './fixture-format';
+import type { UserWithToken } from '../helpers/fixtures';
+import type { StubLlmServer } from '../helpers/stub-llm-server';
+import type { TestService } from '../helpers/test-service';
+import { waitUntil } from '../helpers/wait';
+import { graphqlFixturesOf, startConformanceService, type ConformanceService } from './conformance-service';
+import { fill, type Fixture } from './fixture-format';
 
 // Conversations in threads, as GitLab's clients hold them, with the fixtures' exact documents: a
 // request that needs an earlier answer (the thread's id, a message's id) cannot be a fixture of its
@@ -28,50 +30,29 @@ type Body<Data> = { data?: Data | null; errors?: Array<{ message: string }> };
 type CableMessage = { result?: { data?: { aiCompletionResponse: StreamedMessage | null } } };
 const THREAD_GID = /^gid:\/\/gitlab\/Ai::Conversation::Thread\/\d+$/;
 
-const byName = (client: Fixture['client']) =>
-  Object.fromEntries(
-    loadFixtures('graphql')
-      .filter((fixture) => fixture.client === client)
-      .map((fixture) => [fixture.name, fixture]),
-  ) as Record<string, Fixture>;
-const vscode = byName('gitlab-vscode-extension');
-const lsp = byName('gitlab-lsp');
-const web = byName('gitlab-web');
+const vscode = graphqlFixturesOf('gitlab-vscode-extension');
+const lsp = graphqlFixturesOf('gitlab-lsp');
+const web = graphqlFixturesOf('gitlab-web');
 
-async function until(check: () => boolean, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error('timed out');
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
+const until = (check: () => boolean) => waitUntil(check, { timeoutMs: 20_000, intervalMs: 20 });
 
 describe("conversations in threads, as GitLab's clients hold them", () => {
+  let world: ConformanceService;
   let stub: StubLlmServer;
   let service: TestService;
   let alice: UserWithToken;
   let values: Record<string, unknown>;
 
   beforeAll(async () => {
-    stub = await startStubLlmServer({ defaultBehaviour: { kind: 'echo' } });
-    service = await startTestService({
-      role: 'all',
-      env: { LLM_PROVIDER: 'openai', LLM_BASE_URL: stub.url, LLM_MODEL: 'stub', GATEKEEPER: 'false' },
-    });
-    alice = await userWithToken(service.prisma);
-    const groupPath = await groupWithSeat(service.prisma, { plan: 'ultimate', addOn: 'duo_enterprise', username: alice.username });
-    const project = await projectIn(service.prisma, groupPath, { member: { username: alice.username, accessLevel: 'developer' } });
-    const group = await service.prisma.group.findUniqueOrThrow({ where: { fullPath: groupPath } });
+    world = await startConformanceService();
+    ({ stub, service, alice } = world);
     values = {
       'user.gid': `gid://gitlab/User/${alice.id}`,
-      'project.gid': `gid://gitlab/Project/${project.id}`,
-      'group.gid': `gid://gitlab/Group/${group.id}`,
+      'project.gid': `gid://gitlab/Project/${world.project.id}`,
+      'group.gid': `gid://gitlab/Group/${world.group.id}`,
     };
   });
-  afterAll(async () => {
-    await service?.close();
-    await stub?.close();
-  });
+  afterAll(async () => world?.close());
 
   /** POSTs a fixture's document with its variables (placeholders filled), `overrides` on top; undefined ones are left out. */
   async function send<Data>(fixture: Fixture, overrides: Record<string, unknown> = {}): Promise<Body<Data>> {
