@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { ApolloServerPlugin } from '@apollo/server';
 import { unwrapResolverError } from '@apollo/server/errors';
 import { type GraphQLFormattedError, type GraphQLSchema } from 'graphql';
@@ -7,6 +8,8 @@ import { unavailableMessage } from '../unavailable';
 import type { GraphQLContext } from './context';
 import { stripIntroducedFields } from './gl-introduced';
 import { guardOperation, type OperationLimits } from './operation-guard';
+
+const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
 export type OperationGuardPluginOptions = {
   schema: GraphQLSchema;
@@ -25,7 +28,13 @@ export function operationGuardPlugin({ schema, limits, maxTokens }: OperationGua
   return {
     async requestDidStart({ request }) {
       const stripped = typeof request.query === 'string' ? stripIntroducedFields(request.query, { maxTokens }) : null;
-      if (stripped) request.query = stripped.query;
+      if (stripped) {
+        // An automatic persisted query names the client's text by its hash: Apollo compares it with the text it
+        // runs, so a hash that matched the client's text is carried over to the filtered one.
+        const persisted = request.extensions?.persistedQuery as { sha256Hash?: unknown } | undefined;
+        if (persisted && persisted.sha256Hash === sha256(request.query!)) persisted.sha256Hash = sha256(stripped.query);
+        request.query = stripped.query;
+      }
       return {
         async didResolveOperation({ request, document, operation, contextValue }) {
           if (!operation) return;

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { Client } from 'graphql-ws';
 import { openRawCable } from '../helpers/cable-clients';
 import { wsClient } from '../helpers/chat-client';
@@ -86,6 +87,24 @@ describe('@gl_introduced', () => {
     expect(status).toBe(200);
     expect(body).toEqual({ data: { currentUser: { ...currentUser, userPreferences: null } } });
     expect(currentUser).toMatchObject({ id: `gid://gitlab/User/${alice.id}`, username: alice.username });
+  });
+
+  it('answers it as an automatic persisted query too, registered and then by its hash', async () => {
+    const sha256Hash = createHash('sha256').update(GET_USER).digest('hex');
+    const post = async (body: Record<string, unknown>) => {
+      const response = await fetch(`${service.url}/api/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${alice.token}` },
+        body: JSON.stringify({ ...body, extensions: { persistedQuery: { version: 1, sha256Hash } } }),
+      });
+      return { status: response.status, body: (await response.json()) as Answer };
+    };
+    const expected = { status: 200, body: { data: { currentUser: { ...currentUser, userPreferences: null } } } };
+    expect(await post({ query: GET_USER, operationName: 'getUser' })).toEqual(expected);
+    // The hash alone names the client's text, not the filtered one: Apollo asks for the text, as for any new query.
+    expect((await post({ operationName: 'getUser' })).body.errors?.[0]?.extensions?.code).toBe('PERSISTED_QUERY_NOT_FOUND');
+    // A hash that does not name the text sent is refused, as before.
+    expect((await post({ query: `${GET_USER} `, operationName: 'getUser' })).status).toBe(400);
   });
 
   it('serves fields tagged with our version or an older one, and ignores a tag it cannot read', async () => {
