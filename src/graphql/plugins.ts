@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { ApolloServerPlugin } from '@apollo/server';
 import { unwrapResolverError } from '@apollo/server/errors';
-import { type GraphQLFormattedError, type GraphQLSchema } from 'graphql';
+import { GraphQLError, type GraphQLFormattedError, type GraphQLSchema } from 'graphql';
 import { isAppError, type AppErrorCode } from '../errors';
 import type { Logger } from '../logger';
 import { unavailableMessage } from '../unavailable';
@@ -84,7 +84,19 @@ export const GRAPHQL_ERROR_CODES: ReadonlySet<string> = new Set([
 function isDeliberate(error: unknown, formattedCode: unknown): boolean {
   const original = unwrapResolverError(error);
   if (isAppError(original)) return original.code !== 'INTERNAL';
-  return typeof formattedCode === 'string' && PASS_THROUGH_CODES.has(formattedCode);
+  return (typeof formattedCode === 'string' && PASS_THROUGH_CODES.has(formattedCode)) || isRequestRefusal(error, formattedCode);
+}
+
+/**
+ * Apollo's own refusal of a request before it runs, with an HTTP 4xx and no code of its own (a persisted
+ * query's hash that names another text, an unsupported persisted-query version): the client's mistake, BAD_REQUEST.
+ */
+function isRequestRefusal(error: unknown, formattedCode: unknown): boolean {
+  // Apollo gives every error without a code INTERNAL_SERVER_ERROR.
+  if (formattedCode !== undefined && formattedCode !== 'INTERNAL_SERVER_ERROR') return false;
+  if (!(error instanceof GraphQLError) || error.originalError || error.path) return false;
+  const status = (error.extensions?.http as { status?: unknown } | undefined)?.status;
+  return typeof status === 'number' && status >= 400 && status < 500;
 }
 
 /** Logs, with the request id, every error that formatError will mask. */
@@ -143,6 +155,7 @@ export function formatError(formatted: GraphQLFormattedError, error: unknown): G
       extensions: { code: GRAPHQL_CODES[original.code], ...(original.field ? { field: original.field } : {}) },
     };
   }
+  if (isRequestRefusal(error, formatted.extensions?.code)) return { message: formatted.message, extensions: { code: 'BAD_REQUEST' } };
   const field = formatted.extensions?.field;
   return { ...formatted, extensions: { code: formatted.extensions?.code, ...(typeof field === 'string' ? { field } : {}) } };
 }

@@ -103,8 +103,11 @@ describe('@gl_introduced', () => {
     expect(await post({ query: GET_USER, operationName: 'getUser' })).toEqual(expected);
     // The hash alone names the client's text, not the filtered one: Apollo asks for the text, as for any new query.
     expect((await post({ operationName: 'getUser' })).body.errors?.[0]?.extensions?.code).toBe('PERSISTED_QUERY_NOT_FOUND');
-    // A hash that does not name the text sent is refused, as before.
-    expect((await post({ query: `${GET_USER} `, operationName: 'getUser' })).status).toBe(400);
+    // A hash that does not name the text sent is refused, as before, and said so.
+    expect(await post({ query: `${GET_USER} `, operationName: 'getUser' })).toEqual({
+      status: 400,
+      body: { errors: [{ message: 'provided sha does not match query', extensions: { code: 'BAD_REQUEST' } }] },
+    });
   });
 
   it('serves fields tagged with our version or an older one, and ignores a tag it cannot read', async () => {
