@@ -106,6 +106,16 @@ export function codeSuggestionsDenial(viewer: Viewer, access: DuoAccess, options
   return null;
 }
 
+/**
+ * Why a caller may not have git commands generated (`glab duo ask`, GitLab's access_glab_ask_git_command), or null:
+ * an `api` token (the endpoint allows no other scope) and a Duo seat.
+ */
+export function gitCommandDenial(viewer: Viewer, access: DuoAccess): 'scope' | 'seat' | null {
+  if (!hasScope(viewer, 'api')) return 'scope';
+  if (!access.chatAvailable) return 'seat';
+  return null;
+}
+
 /** Code Suggestions over GraphQL: FORBIDDEN with the reason (see codeSuggestionsDenial). */
 export function assertCodeSuggestions(viewer: Viewer, access: DuoAccess, options: { scope: boolean }): void {
   const denial = codeSuggestionsDenial(viewer, access, options);

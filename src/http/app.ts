@@ -27,6 +27,7 @@ import { codeSuggestionsRoutes } from './code-suggestions.routes';
 import { MCP_PATH, mcpRoutes, restSurface } from './mcp.routes';
 import { oauthRoutes } from './oauth.routes';
 import { repositoryFilesRoutes } from './repository-files.routes';
+import { gitCommandRoutes } from './git-command.routes';
 import { duoChatPageRoutes } from './duo-chat-page';
 import { avatarRoutes } from './avatar.routes';
 
@@ -103,6 +104,7 @@ export async function createHttpApp(services: Services, httpServer: Server): Pro
   app.use('/api/v4', restV4Routes(services));
   app.use('/api/v4', semanticSearchRoutes(services));
   app.use('/api/v4', repositoryFilesRoutes(services));
+  app.use('/api/v4', gitCommandRoutes(services));
   app.use(
     GRAPHQL_PATH,
     expressMiddleware(apollo, {
