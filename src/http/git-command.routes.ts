@@ -38,16 +38,14 @@ export function gitCommandRoutes(services: Services): Router {
     response.on('close', () => aborted.abort());
     try {
       // Grape answers a POST with 201.
-      response
-        .status(201)
-        .json(
-          await generateGitCommands({
-            request: prompt,
-            llm: services.llm,
-            maxRetries: services.config.llm.maxRetries,
-            signal: aborted.signal,
-          }),
-        );
+      response.status(201).json(
+        await generateGitCommands({
+          request: prompt,
+          llm: services.llm,
+          maxRetries: services.config.llm.maxRetries,
+          signal: aborted.signal,
+        }),
+      );
     } catch (error) {
       if (!(error instanceof LlmError)) throw error;
       if (error.kind === 'aborted') return; // the client went away

@@ -30,7 +30,7 @@ describe('POST /api/v4/ai/llm/git_command (glab duo ask)', () => {
       headers: { 'content-type': 'application/json', ...(token ? { 'private-token': token } : {}) },
       body: JSON.stringify(body),
     });
-    return { status: response.status, body: (await response.json()) };
+    return { status: response.status, body: await response.json() };
   };
 
   it("answers glab's request with the model's commands in Vertex AI's shape, asked with GitLab's prompt", async () => {
