@@ -23,6 +23,7 @@ import { guardOperation } from '../graphql/operation-guard';
 import { formatError } from '../graphql/plugins';
 import { countSubscription, observeSocketServer } from '../metrics/record';
 import type { Services } from '../services';
+import { unavailableMessage } from '../unavailable';
 import { TOO_MANY_SUBSCRIPTIONS, type SocketGuard } from './socket-guard';
 
 export type GraphQLWsServer = { wss: WebSocketServer; close(): Promise<void> };
@@ -175,7 +176,15 @@ export function createGraphQLWsServer(services: Services, schema: GraphQLSchema,
           starting: new Set(),
         };
         if (token) {
-          const viewer = await guard.reauthenticate(token);
+          const viewer = await guard.reauthenticate(token).catch((error: unknown) => {
+            // The database or Redis did not answer: not the client's fault, and not for ever. 1011 lets it come back
+            // (graphql-ws' own 4500 for a failed connect is one its clients do not retry).
+            const unavailable = unavailableMessage(error);
+            if (!unavailable) throw error;
+            services.logger.warn({ event: 'socket_connect_unavailable', transport: 'graphql-ws', err: error }, unavailable);
+            context.extra.socket.close(1011, 'Service unavailable');
+            return null;
+          });
           if (!viewer) return false;
           // Closed while its token was checked: graphql-ws has already run onClose, before this
           // connection was known, so nothing would ever stop a re-check started now.
