@@ -168,7 +168,7 @@ export type Config = Readonly<{
   /** Instance feature flags that are on (FEATURE_FLAGS); `metadata.featureFlags` answers every other name with false. */
   featureFlags: readonly string[];
   databaseUrl: string | undefined;
-  /** Connections each process keeps to PostgreSQL (GitLab's `pool`); the embedded database is one session and keeps its own 4. */
+  /** Connections each pool keeps to PostgreSQL (GitLab's `pool`); the embedded database is one session and keeps its own 4. */
   databasePoolSize: number;
   dataDir: string;
   redisUrl: string;
@@ -221,7 +221,7 @@ export type Config = Readonly<{
   workerNice: number;
   /** How long a token's, seat's or membership's look-up is reused (ms); 0 turns the cache off. Default 3,000. */
   authCacheMs: number;
-  /** The API's limit on each database statement and each wait for a connection, with `--role=api` (jobs have none). */
+  /** A request's limit on each database statement and each wait for a connection (jobs have none: a pool of their own). */
   databaseRequestTimeoutMs: number;
   /** How long a worker holds a job without renewing its lock before another worker takes it over. Default 30 s. */
   jobLockMs: number;

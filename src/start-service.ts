@@ -88,8 +88,8 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
       logger,
       embeddedRole: 'owner',
       embeddedSharedBuffersMb: config.pgliteSharedBuffersMb,
-      // Only where no job runs: one pool serves both in a process with both (request-timeout.ts).
-      requestTimeoutMs: role === 'api' ? config.databaseRequestTimeoutMs : undefined,
+      // Requests' statements; jobs (database.jobPrisma) have a pool of their own without the limit.
+      requestTimeoutMs: role === 'worker' ? undefined : config.databaseRequestTimeoutMs,
       // PostgreSQL's; the embedded database is one session, whose pool keeps its own size.
       poolSize: config.databaseUrl ? config.databasePoolSize : undefined,
       onPool: observeDatabasePool,
@@ -224,10 +224,11 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
   }
   if (role !== 'api') {
     await scheduleMaintenance(queues);
-    workers = await startWorkers(services, redis);
+    // Jobs wait for the database as long as it takes: the jobs' pool (the same as the requests' in a worker process).
+    workers = await startWorkers({ ...services, prisma: database.jobPrisma }, redis);
     logger.info({ event: 'workers_started', queues: workers.workers.map((worker) => worker.name) }, 'workers started');
     const stale = await reindexStale({
-      prisma: database.prisma,
+      prisma: database.jobPrisma,
       queues,
       embedderVersion: embedder.version,
       chunkerVersion: CHUNKER_VERSION,

@@ -21,7 +21,13 @@ export type DatabaseKind = 'postgres' | 'embedded' | 'embedded-socket';
 
 export type Database = {
   kind: DatabaseKind;
+  /** Requests' client: with `requestTimeoutMs`, each statement and each wait for a connection is limited. */
   prisma: PrismaClient;
+  /**
+   * Jobs' client, without that limit: a pool of its own, made on first use when the requests' pool has a
+   * limit (a process running both), else `prisma` itself.
+   */
+  readonly jobPrisma: PrismaClient;
   executor: SqlExecutor;
   /** Applies pending migrations and checks that pgvector is there. */
   migrate(): Promise<MigrationResult>;
@@ -74,29 +80,41 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
 }
 
 async function openPostgres(databaseUrl: string, options: OpenDatabaseOptions, kind: DatabaseKind = 'postgres'): Promise<Database> {
-  return poolDatabase(
-    kind,
-    createTimedPool({ connectionString: databaseUrl, max: options.poolSize ?? 10 }, options.requestTimeoutMs),
-    options,
-  );
+  return poolDatabase(kind, { connectionString: databaseUrl, max: options.poolSize ?? 10 }, options);
 }
 
-/** PostgreSQL, or the embedded database's socket: the same pool, Prisma adapter and migrations. */
-function poolDatabase(kind: DatabaseKind, pool: pg.Pool, options: OpenDatabaseOptions): Database {
-  pool.on('error', (error) => options.logger.warn({ event: 'database_pool_error', err: error }, 'idle database connection failed'));
-  options.onPool?.(pool);
-  const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
-  registerBulkPool(prisma, pool, { sessionPerConnection: kind === 'postgres' });
+type PooledClient = { pool: pg.Pool; prisma: PrismaClient };
+
+/** PostgreSQL, or the embedded database's socket: the same pools, Prisma adapter and migrations. */
+function poolDatabase(kind: DatabaseKind, config: pg.PoolConfig, options: OpenDatabaseOptions): Database {
+  const open = (timeoutMs: number | undefined): PooledClient => {
+    const pool = createTimedPool(config, timeoutMs);
+    pool.on('error', (error) => options.logger.warn({ event: 'database_pool_error', err: error }, 'idle database connection failed'));
+    options.onPool?.(pool);
+    const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
+    registerBulkPool(prisma, pool, { sessionPerConnection: kind === 'postgres' });
+    return { pool, prisma };
+  };
+  const requests = open(options.requestTimeoutMs);
+  let jobs: PooledClient | null = options.requestTimeoutMs ? null : requests;
+  const { pool, prisma } = requests;
   return {
     kind,
     prisma,
+    get jobPrisma() {
+      jobs ??= open(undefined);
+      return jobs.prisma;
+    },
     executor: executorFor(pool),
     // The advisory lock and BEGIN/COMMIT belong to one session: keep one connection throughout. No request
     // timeout: building an index on a large table takes as long as it takes.
     migrate: () => withPoolClient(pool, (connection) => migrateAndCheck(executorFor(connection, { untimed: true }))),
     close: async () => {
-      await prisma.$disconnect();
-      await pool.end();
+      for (const client of new Set([requests, jobs])) {
+        if (!client) continue;
+        await client.prisma.$disconnect();
+        await client.pool.end();
+      }
     },
   };
 }
@@ -174,24 +192,24 @@ async function openEmbedded(options: OpenDatabaseOptions): Promise<Database> {
   });
   if (options.embeddedRole === 'owner') publishSocketPath(options.dataDir, socketPath);
   // PGlite is one session: its thread runs one connection's transaction at a time, whatever the pool size.
-  const pool = createTimedPool(
+  const database = poolDatabase(
+    'embedded',
     { host: socketDir, port: SOCKET_PORT, user: 'postgres', database: 'postgres', max: options.poolSize ?? 4 },
-    options.requestTimeoutMs,
+    options,
   );
-  const database = poolDatabase('embedded', pool, options);
-  return {
-    ...database,
-    close: async () => {
-      closing = true;
-      try {
-        await database.close();
-      } finally {
-        await thread.close();
-        rmSync(socketDir, { recursive: true, force: true });
-        releaseLock(options.dataDir);
-      }
-    },
+  // Not a spread: it would make the jobs' pool at once (jobPrisma is made on first use).
+  const closePools = database.close.bind(database);
+  database.close = async () => {
+    closing = true;
+    try {
+      await closePools();
+    } finally {
+      await thread.close();
+      rmSync(socketDir, { recursive: true, force: true });
+      releaseLock(options.dataDir);
+    }
   };
+  return database;
 }
 
 type DatabaseThread = {

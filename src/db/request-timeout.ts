@@ -1,16 +1,16 @@
 import pg from 'pg';
 
 /**
- * A pool for a process that serves requests and runs no jobs (`--role=api`): each statement and each wait for
- * a connection fails after `timeoutMs` instead of waiting as long as PostgreSQL takes to answer. The limit is
- * the client's own: a hung server or a network that drops everything would never send PostgreSQL's
- * statement_timeout error. A client whose statement timed out is not handed out again (its connection still
- * carries that statement); the pool opens another.
+ * The requests' pool: each statement and each wait for a connection fails after `timeoutMs` instead of
+ * waiting as long as PostgreSQL takes to answer. The limit is the client's own: a hung server or a network
+ * that drops everything would never send PostgreSQL's statement_timeout error. A client whose statement
+ * timed out is not handed out again (its connection still carries that statement); the pool opens another.
  *
- * Jobs' processes have no such limit (an index run's statements may take longer, and a failed job is retried
- * anyway); nor does a process running both (one pool, and telling a request's statements from a job's would
- * mean AsyncLocalStorage, whose promise hooks cost every request more than the limit is worth).
- * A statement says `query_timeout: 0` to have none (the migrations).
+ * Jobs have no such limit (an index run's statements may take longer, and a failed job is retried anyway):
+ * a process that runs them has a second pool for them (database.ts, jobPrisma). Two pools rather than one
+ * that tells a request's statements from a job's, which would mean AsyncLocalStorage, whose promise hooks
+ * cost every request more than the limit is worth. A statement says `query_timeout: 0` to have none (the
+ * migrations).
  */
 export function createTimedPool(config: pg.PoolConfig, timeoutMs: number | undefined): pg.Pool {
   if (!timeoutMs) return new pg.Pool(config);

@@ -148,6 +148,32 @@ describe('a database that stops answering', () => {
     expect(users.map((response) => response.status)).toEqual(Array.from({ length: 12 }, () => 200));
   }, 30_000);
 
+  it('does the same in one process running the API and the workers, whose jobs wait on a pool of their own', async () => {
+    const viaProxy = new URL(database.url);
+    viaProxy.host = `127.0.0.1:${proxy.port}`;
+    const allInOne = await startTestService({
+      role: 'all',
+      env: { DATABASE_URL: viaProxy.toString(), DATABASE_REQUEST_TIMEOUT_MS: String(TIMEOUT_MS) },
+    });
+    try {
+      expect(allInOne.running.database.jobPrisma).not.toBe(allInOne.prisma);
+      proxy.freeze();
+      let job: Promise<unknown>;
+      try {
+        job = allInOne.running.database.jobPrisma.$queryRaw`SELECT 1 AS one`;
+        const { value, ms } = await timed(() => allInOne.graphql('{ aiMessages { nodes { content } } }', { token: alice.token }));
+        expect(value.body.errors?.[0]).toMatchObject({ message: UNAVAILABLE, extensions: { code: 'SERVICE_UNAVAILABLE' } });
+        expect(ms).toBeLessThan(ANSWERED_WITHIN_MS);
+        await sleep(2 * TIMEOUT_MS);
+      } finally {
+        proxy.thaw();
+      }
+      expect(await job).toEqual([{ one: 1 }]);
+    } finally {
+      await allInOne.close();
+    }
+  }, 30_000);
+
   it('answers SERVICE_UNAVAILABLE at once while the database refuses connections', async () => {
     await proxy.close();
     const { value, ms } = await timed(() => chat('Asked while the database refused connections'));
