@@ -1,7 +1,7 @@
 import type { PrismaClient, Project } from '../db/prisma';
 import { AppError, forbidden, NOT_AVAILABLE } from '../errors';
 import { numericId, rowId, toGlobalId, type GlobalId } from '../global-id';
-import type { DuoAccess } from './duo-access';
+import { resolveDuoAccess, type DuoAccess } from './duo-access';
 import { hasScope, type Viewer } from './viewer';
 import { authCaches } from './auth-cache';
 
@@ -110,10 +110,11 @@ export function codeSuggestionsDenial(viewer: Viewer, access: DuoAccess, options
  * Why a caller may not have git commands generated (`glab duo ask`, GitLab's access_glab_ask_git_command), or null:
  * an `api` token (the endpoint allows no other scope) and a Duo seat.
  */
-export function gitCommandDenial(viewer: Viewer, access: DuoAccess): 'scope' | 'seat' | null {
+export async function gitCommandDenial(prisma: PrismaClient, viewer: Viewer): Promise<'scope' | 'seat' | null> {
+  // The scope first: a token that may not call the endpoint costs no seat look-up.
   if (!hasScope(viewer, 'api')) return 'scope';
-  if (!access.chatAvailable) return 'seat';
-  return null;
+  const access = await resolveDuoAccess({ prisma, userId: viewer.user.id, disabledCategories: [] });
+  return access.chatAvailable ? null : 'seat';
 }
 
 /** Code Suggestions over GraphQL: FORBIDDEN with the reason (see codeSuggestionsDenial). */

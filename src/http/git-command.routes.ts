@@ -1,6 +1,5 @@
 import { Router } from 'express';
 import { gitCommandDenial } from '../auth/policies';
-import { resolveDuoAccess } from '../auth/duo-access';
 import { AppError, badInput, unauthenticated } from '../errors';
 import { LlmError } from '../llm/types';
 import type { Services } from '../services';
@@ -16,8 +15,7 @@ export function gitCommandRoutes(services: Services): Router {
   router.post('/ai/llm/git_command', async (request, response) => {
     const viewer = locals(response).viewer;
     if (!viewer) throw unauthenticated();
-    const access = await resolveDuoAccess({ prisma: services.prisma, userId: viewer.user.id, disabledCategories: [] });
-    const denial = gitCommandDenial(viewer, access);
+    const denial = await gitCommandDenial(services.prisma, viewer);
     if (denial === 'scope') {
       response.status(403).json({
         error: 'insufficient_scope',

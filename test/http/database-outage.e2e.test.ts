@@ -24,12 +24,14 @@ describe('a database that stops answering', () => {
   let worker: TestService;
   let alice: UserWithToken;
   let bob: UserWithToken;
+  /** The test database's URL through the proxy. */
+  let viaProxy: URL;
 
   beforeAll(async () => {
     database = await createTestDatabase();
     const target = new URL(database.url);
     proxy = await startFreezableProxy({ host: target.hostname, port: Number(target.port || 5432) });
-    const viaProxy = new URL(database.url);
+    viaProxy = new URL(database.url);
     viaProxy.host = `127.0.0.1:${proxy.port}`;
     service = await startTestService({
       // A long auth cache: alice's token is known from before the database stops; bob's never was.
@@ -149,8 +151,6 @@ describe('a database that stops answering', () => {
   }, 30_000);
 
   it('does the same in one process running the API and the workers, whose jobs wait on a pool of their own', async () => {
-    const viaProxy = new URL(database.url);
-    viaProxy.host = `127.0.0.1:${proxy.port}`;
     const allInOne = await startTestService({
       role: 'all',
       env: { DATABASE_URL: viaProxy.toString(), DATABASE_REQUEST_TIMEOUT_MS: String(TIMEOUT_MS) },
