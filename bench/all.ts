@@ -22,6 +22,7 @@ const BENCHES: Bench[] = [
   { name: 'chat', args: [], limitMinutes: 10 },
   { name: 'index', args: [], limitMinutes: 20 },
   { name: 'session', args: [], limitMinutes: 5 },
+  { name: 'completions', args: [], limitMinutes: 10 },
   { name: 'startup', args: [], limitMinutes: 10, build: true },
   ...(process.argv.includes('--with-search') ? [{ name: 'search', args: ['60', '100000', '5'], limitMinutes: 40 }] : []),
 ];

@@ -96,6 +96,8 @@ const envSchema = z.object({
   WS_MAX_SUBSCRIPTIONS_PER_USER: positiveInt.default(50),
   SOCKET_REAUTH_INTERVAL_MS: positiveInt.default(30_000),
   WEBHOOK_RATE_LIMIT_PER_MINUTE: positiveInt.default(60),
+  /** GitLab's `code_suggestions_api_rate_limit` application setting (17.2+): per user, per minute. */
+  CODE_SUGGESTIONS_RATE_LIMIT_PER_MINUTE: positiveInt.default(60),
   PGLITE_SHARED_BUFFERS_MB: positiveInt.min(1).max(4_096, 'must be at most 4096').default(DEFAULT_EMBEDDED_SHARED_BUFFERS_MB),
   LLM_PROVIDER: z.enum(['none', 'openai', 'anthropic'], { message: 'must be none, openai or anthropic' }).default('none'),
   LLM_BASE_URL: urlWithProtocol(['http:', 'https:']).optional(),
@@ -192,6 +194,8 @@ export type Config = Readonly<{
   socketReauthIntervalMs: number;
   /** Push webhook calls per address per minute. Default 60. */
   webhookRateLimitPerMinute: number;
+  /** Code suggestion requests per user per minute (GitLab's `code_suggestions_api_rate_limit`). Default 60. */
+  codeSuggestionsRateLimitPerMinute: number;
   /** The embedded database's shared buffers in MiB (part of the process's memory). Default 32. */
   pgliteSharedBuffersMb: number;
   llm: LlmConfig;
@@ -334,6 +338,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     maxSubscriptionsPerUser: values.WS_MAX_SUBSCRIPTIONS_PER_USER,
     socketReauthIntervalMs: values.SOCKET_REAUTH_INTERVAL_MS,
     webhookRateLimitPerMinute: values.WEBHOOK_RATE_LIMIT_PER_MINUTE,
+    codeSuggestionsRateLimitPerMinute: values.CODE_SUGGESTIONS_RATE_LIMIT_PER_MINUTE,
     pgliteSharedBuffersMb: values.PGLITE_SHARED_BUFFERS_MB,
     jobLockMs: values.JOB_LOCK_MS,
     duoChatDir: path.resolve(values.DUO_CHAT_DIR ?? path.join(PROJECT_ROOT, 'dist', 'web')),

@@ -23,7 +23,7 @@ export function codeSuggestionsRoutes(services: Services): Router {
   const limiter = new RateLimiterRedis({
     storeClient: services.redis,
     keyPrefix: codeSuggestionsRatePrefix(services.config.redisPrefix),
-    points: 60,
+    points: services.config.codeSuggestionsRateLimitPerMinute,
     duration: 60,
   });
   router.use(express.json({ limit: COMPLETION_LIMITS.bodyBytes }), safeJsonBody(services.config.maxJsonDepth));

@@ -271,3 +271,24 @@ describe('codeSuggestionIntent (GraphQL)', () => {
     expect(body.errors?.[0]?.extensions?.code).toBe('FORBIDDEN');
   });
 });
+
+describe('CODE_SUGGESTIONS_RATE_LIMIT_PER_MINUTE', () => {
+  let service: TestService;
+  afterAll(async () => service?.close());
+
+  it("sets the per-user limit, as GitLab's code_suggestions_api_rate_limit does", async () => {
+    service = await startTestService({ env: { CODE_SUGGESTIONS_RATE_LIMIT_PER_MINUTE: '3' } });
+    const user = await userWithToken(service.prisma);
+    await groupWithSeat(service.prisma, { plan: 'premium', addOn: 'duo_pro', username: user.username });
+    const body = JSON.stringify({ current_file: { file_name: 'a.py', content_above_cursor: 'x = ', content_below_cursor: '' } });
+    const post = () =>
+      fetch(`${service.url}/api/v4/code_suggestions/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${user.token}` },
+        body,
+      });
+    const statuses: number[] = [];
+    for (let index = 0; index < 4; index += 1) statuses.push((await post()).status);
+    expect(statuses).toEqual([200, 200, 200, 429]);
+  });
+});
