@@ -128,7 +128,7 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
     prefix: config.redisPrefix,
     llm,
     maxRetries: config.llm.maxRetries,
-    detect: (input) => intent.detect(input),
+    detect: (input, userId) => intent.detect(input, userId),
     logger,
   });
   const chunkPool = role !== 'api' && config.indexing.threads > 0 ? new ChunkPool({ threads: config.indexing.threads, logger }) : null;

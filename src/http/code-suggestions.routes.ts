@@ -64,6 +64,7 @@ export function codeSuggestionsRoutes(services: Services): Router {
 
   router.post('/completions', async (request, response) => {
     if (!(await authorize(request, response))) return;
+    const userId = locals(response).viewer!.user.id;
     const completion = parseCompletionRequest(request.body);
     const abort = new AbortController();
     response.on('close', () => abort.abort());
@@ -71,7 +72,7 @@ export function codeSuggestionsRoutes(services: Services): Router {
       request: completion,
       llm: services.llm,
       maxRetries: services.config.llm.maxRetries,
-      detect: (input) => services.intent.detect(input),
+      detect: (input) => services.intent.detect(input, userId),
       signal: abort.signal,
     });
     if (!suggestion.text) response.set('X-Duo-Slice-Notice', NO_MODEL_NOTICE);

@@ -32,7 +32,8 @@ export class CodeSuggestionIntentResolver {
     @Arg('contentBelowCursor', () => String, { nullable: true }) contentBelowCursor?: string | null,
   ): Promise<CodeSuggestionIntent> {
     // A read: any token scope may ask, as for other queries.
-    assertCodeSuggestions(requireViewer(context), await context.duoAccess(), { scope: false });
+    const viewer = requireViewer(context);
+    assertCodeSuggestions(viewer, await context.duoAccess(), { scope: false });
     if (fileName.length > COMPLETION_LIMITS.fileName)
       throw badInput(`fileName is too long (maximum is ${COMPLETION_LIMITS.fileName} characters)`, 'fileName');
     for (const [field, value] of [
@@ -42,7 +43,10 @@ export class CodeSuggestionIntentResolver {
       if (value.length > COMPLETION_LIMITS.content)
         throw badInput(`${field} is too long (maximum is ${COMPLETION_LIMITS.content} characters)`, field);
     }
-    const decision = await context.services.intent.detect({ fileName, contentAboveCursor, contentBelowCursor: contentBelowCursor ?? '' });
+    const decision = await context.services.intent.detect(
+      { fileName, contentAboveCursor, contentBelowCursor: contentBelowCursor ?? '' },
+      viewer.user.id,
+    );
     return {
       intent: decision.intent,
       generationType: decision.generationType,

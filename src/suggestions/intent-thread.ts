@@ -15,12 +15,18 @@ export type IntentThreadOptions = {
   timeoutMs: number;
   /** The thread stops after this long without work, giving its memory (grammars, WASM heap) back. Default 300,000 ms. */
   idleMs?: number;
+  /**
+   * After one of a user's detections outran its limit or broke the thread, that user's requests are
+   * answered without detection for this long (ms). Default 60,000.
+   */
+  cooldownMs?: number;
   logger?: Logger;
 };
 
 type Task = {
   id: number;
   input: DetectIntentInput;
+  userId: number | undefined;
   resolve: (decision: IntentDecision) => void;
   /** Runs from when the thread is ready; null while it starts. */
   timer: NodeJS.Timeout | null;
@@ -32,6 +38,8 @@ const THREAD = threadFile(__filename, 'intent.thread');
 // thread, not the process.
 const THREAD_OLD_GENERATION_MB = 256;
 const THREAD_YOUNG_GENERATION_MB = 8;
+/** Users kept in cooldown at the most: past it, the ones whose cooldown ended are dropped first, then the oldest. */
+const MAX_COOLING_USERS = 10_000;
 
 /** What is answered when detection cannot: complete the code at the cursor, as when the request names no intent. */
 export function fallbackDecision(fileName: string): IntentDecision {
@@ -45,6 +53,12 @@ export function fallbackDecision(fileName: string): IntentDecision {
  * patterns can break tree-sitter's WebAssembly: here neither holds up the requests the process serves,
  * a detection that outruns its limit ends with the thread (a new one starts for the next), and the
  * request gets a completion. The thread starts on first use and stops when idle.
+ *
+ * Detections run one at a time, so a runaway holds up everyone's behind it. Each detection may name
+ * the user it is for: a user whose detection ran away or broke the thread is answered without
+ * detection (a completion, as the runaway was) for `cooldownMs`. One account sending such files
+ * within its rate limit then costs the thread at most one limit's worth a cooldown, not all of it,
+ * and its own next requests are answered at once instead of after the limit.
  */
 export class IntentThread {
   private readonly timeoutMs: number;
@@ -57,10 +71,14 @@ export class IntentThread {
   private nextId = 1;
   private idleTimer: NodeJS.Timeout | null = null;
   private closed = false;
+  private readonly cooldownMs: number;
+  /** Users answered without detection, until when (performance.now()). */
+  private readonly cooling = new Map<number, number>();
 
   constructor(options: IntentThreadOptions) {
     this.timeoutMs = options.timeoutMs;
     this.idleMs = options.idleMs ?? 300_000;
+    this.cooldownMs = options.cooldownMs ?? 60_000;
     this.logger = options.logger;
   }
 
@@ -69,14 +87,15 @@ export class IntentThread {
     return this.worker !== null;
   }
 
-  detect(input: DetectIntentInput): Promise<IntentDecision> {
-    if (this.closed) return Promise.resolve(fallbackDecision(input.fileName));
+  /** `userId`: whose request it is, for the cooldown after a runaway (none: no cooldown). */
+  detect(input: DetectIntentInput, userId?: number): Promise<IntentDecision> {
+    if (this.closed || (userId !== undefined && this.coolingDown(userId))) return Promise.resolve(fallbackDecision(input.fileName));
     if (this.idleTimer) {
       clearTimeout(this.idleTimer);
       this.idleTimer = null;
     }
     return new Promise((resolve) => {
-      const task: Task = { id: this.nextId++, input, resolve, timer: null, queuedAt: performance.now() };
+      const task: Task = { id: this.nextId++, input, userId, resolve, timer: null, queuedAt: performance.now() };
       this.queue.push(task);
       if (this.ready) this.startTimer(task);
       this.dispatch();
@@ -114,7 +133,11 @@ export class IntentThread {
     const waitedMs = Math.round(performance.now() - task.queuedAt);
     const log = { fileName: task.input.fileName, characters: sizeOf(task.input), waitedMs, timeoutMs: this.timeoutMs };
     if (task === this.running) {
-      this.logger?.warn({ event: 'intent_detection_timeout', ...log }, 'intent detection outran its time limit: its thread was ended');
+      this.coolDown(task);
+      this.logger?.warn(
+        { event: 'intent_detection_timeout', ...log, userId: task.userId, cooldownMs: task.userId === undefined ? null : this.cooldownMs },
+        'intent detection outran its time limit: its thread was ended',
+      );
       this.running = null;
       void this.stopThread();
     } else {
@@ -152,6 +175,7 @@ export class IntentThread {
         this.running = null;
         if ('error' in reply) {
           // A failed parse can leave tree-sitter's WebAssembly unusable: the next detection gets a new thread.
+          this.coolDown(task);
           this.logger?.warn(
             { event: 'intent_detection_failed', fileName: task.input.fileName, err: reply.error },
             'intent detection failed',
@@ -167,6 +191,7 @@ export class IntentThread {
       this.worker = null;
       this.ready = false;
       if (this.running) {
+        this.coolDown(this.running);
         this.logger?.warn({ event: 'intent_detection_failed', fileName: this.running.input.fileName, err: error }, 'intent thread failed');
         this.settle(this.running, null);
         this.running = null;
@@ -175,6 +200,29 @@ export class IntentThread {
     };
     worker.on('error', lost);
     worker.on('exit', (code) => lost(new Error(`the intent detection thread exited with code ${code}`)));
+  }
+
+  private coolingDown(userId: number): boolean {
+    const until = this.cooling.get(userId);
+    if (until === undefined) return false;
+    if (until > performance.now()) return true;
+    this.cooling.delete(userId);
+    return false;
+  }
+
+  /** The user of a detection that ran away or broke the thread gets no detection for a while. */
+  private coolDown(task: Task): void {
+    if (task.userId === undefined) return;
+    const now = performance.now();
+    if (this.cooling.size >= MAX_COOLING_USERS) {
+      for (const [userId, until] of this.cooling) if (until <= now) this.cooling.delete(userId);
+      for (const userId of this.cooling.keys()) {
+        if (this.cooling.size < MAX_COOLING_USERS) break;
+        this.cooling.delete(userId);
+      }
+    }
+    this.cooling.delete(task.userId); // set again last: the Map's order is the order cooldowns end
+    this.cooling.set(task.userId, now + this.cooldownMs);
   }
 
   private scheduleIdleStop(): void {

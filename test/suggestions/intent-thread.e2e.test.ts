@@ -18,10 +18,16 @@ describe('code suggestion intent detection on its own thread, within INTENT_TIME
   });
   afterAll(() => service?.close());
 
-  const complete = (fileName: string, above: string) =>
+  /** A user with a seat. Each test's runaway files are another user's: a user's runaway puts them in a cooldown. */
+  const seatedUser = async () => {
+    const user = await userWithToken(service.prisma);
+    await groupWithSeat(service.prisma, { plan: 'premium', addOn: 'duo_pro', username: user.username });
+    return user;
+  };
+  const complete = (fileName: string, above: string, user: UserWithToken = alice) =>
     fetch(`${service.url}/api/v4/code_suggestions/completions`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${alice.token}` },
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${user.token}` },
       body: JSON.stringify({ current_file: { file_name: fileName, content_above_cursor: above, content_below_cursor: '' } }),
     });
   const INTENT =
@@ -29,7 +35,8 @@ describe('code suggestion intent detection on its own thread, within INTENT_TIME
 
   it('serves other requests while a detection runs, answers a runaway one as a completion, and detects again after', async () => {
     const finished: string[] = [];
-    const runaway = complete('Main.kt', RUNAWAY_KOTLIN).then(async (response) => {
+    const bob = await seatedUser();
+    const runaway = complete('Main.kt', RUNAWAY_KOTLIN, bob).then(async (response) => {
       finished.push('runaway');
       return { status: response.status, body: await readJson(response) };
     });
@@ -50,8 +57,9 @@ describe('code suggestion intent detection on its own thread, within INTENT_TIME
 
   it('answers codeSuggestionIntent for a runaway file as a completion in its language, and a detection waiting behind it', async () => {
     type Intent = { codeSuggestionIntent: { intent: string; generationType: string | null; language: string | null } };
+    const carol = await seatedUser();
     const [runaway, waiting] = await Promise.all([
-      service.graphql<Intent>(INTENT, { token: alice.token, variables: { f: 'Main.kt', a: RUNAWAY_KOTLIN } }),
+      service.graphql<Intent>(INTENT, { token: carol.token, variables: { f: 'Main.kt', a: RUNAWAY_KOTLIN } }),
       service.graphql<Intent>(INTENT, { token: alice.token, variables: { f: 'main.go', a: GO_COMMENT } }),
     ]);
     expect(runaway.body).toEqual({ data: { codeSuggestionIntent: { intent: 'completion', generationType: null, language: 'kotlin' } } });
@@ -59,5 +67,28 @@ describe('code suggestion intent detection on its own thread, within INTENT_TIME
     expect(['generation', 'completion']).toContain(waiting.body.data?.codeSuggestionIntent.intent);
     const again = await service.graphql(INTENT, { token: alice.token, variables: { f: 'main.go', a: GO_COMMENT } });
     expect(again.body).toEqual({ data: { codeSuggestionIntent: { intent: 'generation', generationType: 'comment', language: 'go' } } });
+    // Carol's own detections wait out her cooldown, on every entry point.
+    const cooling = await service.graphql(INTENT, { token: carol.token, variables: { f: 'main.go', a: GO_COMMENT } });
+    expect(cooling.body).toEqual({ data: { codeSuggestionIntent: { intent: 'completion', generationType: null, language: 'go' } } });
+  });
+
+  it("answers a user whose detection ran away without detection for a while; others' do not wait", async () => {
+    const mallory = await seatedUser();
+    const completeAs = (user: UserWithToken, fileName: string, above: string) =>
+      complete(fileName, above, user).then(
+        async (response) => (await readJson(response)) as { intent: string; generation_type: string | null },
+      );
+
+    expect(await completeAs(mallory, 'Main.kt', RUNAWAY_KOTLIN)).toMatchObject({ intent: 'completion' });
+    // Mallory keeps sending the runaway file; each time Alice asks just after. Were Mallory's files
+    // still detected, Alice's detection would wait behind each one past the limit and be a completion.
+    for (let round = 0; round < 3; round += 1) {
+      const malloryAnswer = completeAs(mallory, 'Main.kt', RUNAWAY_KOTLIN);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(await completeAs(alice, 'main.go', GO_COMMENT)).toMatchObject({ intent: 'generation', generation_type: 'comment' });
+      expect(await malloryAnswer).toMatchObject({ intent: 'completion', generation_type: null });
+    }
+    // Mallory's ordinary files are not detected either while it lasts: the rule is per user.
+    expect(await completeAs(mallory, 'main.go', GO_COMMENT)).toMatchObject({ intent: 'completion' });
   });
 });

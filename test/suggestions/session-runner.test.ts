@@ -2,6 +2,7 @@ import { SessionRunner } from '../../src/suggestions/sessions/session-runner';
 import type { SessionState } from '../../src/suggestions/sessions/run-generation';
 
 const state = (revision: number): SessionState => ({
+  userId: 1,
   fileName: 'a.py',
   projectPath: null,
   content: `x${revision}`,

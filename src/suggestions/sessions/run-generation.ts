@@ -5,7 +5,18 @@ import { suggest, type DetectIntent } from '../completions.service';
 import type { CodeSuggestionUpdateEvent } from './session-update';
 
 /** The document state one generation is made for. */
-export type SessionState = { fileName: string; projectPath: string | null; content: string; cursorOffset: number; revision: number };
+export type SessionState = {
+  /** The session's owner. */
+  userId: number;
+  fileName: string;
+  projectPath: string | null;
+  content: string;
+  cursorOffset: number;
+  revision: number;
+};
+
+/** Intent detection for a user's document (the user, for IntentThread's cooldown after a runaway). */
+export type DetectIntentFor = (input: Parameters<DetectIntent>[0], userId: number) => ReturnType<DetectIntent>;
 
 /** A completed suggestion, to keep with the state it was made for before COMPLETE is sent. */
 export type CompletedSuggestion = {
@@ -24,7 +35,7 @@ export type RunGenerationOptions = {
   state: SessionState;
   llm: LlmProvider | null;
   maxRetries: number;
-  detect: DetectIntent;
+  detect: DetectIntentFor;
   /** Aborts when a newer update supersedes this generation: nothing is published after that. */
   signal: AbortSignal;
   publish: (update: CodeSuggestionUpdateEvent) => Promise<void>;
@@ -69,7 +80,7 @@ export async function runGeneration(options: RunGenerationOptions): Promise<void
       },
       llm: options.llm,
       maxRetries: options.maxRetries,
-      detect: options.detect,
+      detect: (input) => options.detect(input, state.userId),
       signal,
     });
     intent = suggestion.decision.intent;

@@ -7,9 +7,8 @@ import { Prisma, type PrismaClient } from '../../db/prisma';
 import { AppError, badInput } from '../../errors';
 import type { LlmProvider } from '../../llm/types';
 import type { Logger } from '../../logger';
-import type { DetectIntent } from '../completions.service';
 import { COMPLETION_LIMITS } from '../completion-request';
-import { runGeneration, type CompletedSuggestion } from './run-generation';
+import { runGeneration, type CompletedSuggestion, type DetectIntentFor } from './run-generation';
 import { DEFAULT_SESSION_TIMING, SessionRunner, type SessionTimingOptions } from './session-runner';
 import { listenerIterator, type EventBus } from '../../events/event-bus';
 import { suggestionSessionChannel } from '../../redis-keys';
@@ -26,7 +25,7 @@ export type SuggestionSessionsOptions = SessionTimingOptions & {
   /** Null when no model is configured: every generation is EMPTY. */
   llm: LlmProvider | null;
   maxRetries: number;
-  detect: DetectIntent;
+  detect: DetectIntentFor;
   logger: Logger;
 };
 
@@ -135,6 +134,7 @@ export class SuggestionSessions {
     this.runner.update(
       session.id,
       {
+        userId: viewer.user.id,
         fileName: updated.fileName,
         projectPath: updated.projectPath,
         content: input.content,
