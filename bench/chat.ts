@@ -184,6 +184,7 @@ async function main(): Promise<void> {
     LOG_LEVEL: 'error',
     REDIS_PREFIX: `duobench:chat${process.pid}`,
     RATE_LIMIT_PER_MINUTE: '10000000',
+    AI_ACTION_RATE_LIMIT: '100000000',
     LLM_PROVIDER: 'openai',
     LLM_BASE_URL: stub.url,
     LLM_MODEL: 'stub',

@@ -181,6 +181,7 @@ function serviceConfig(options: { databaseUrl: string; dataDir: string; redisPre
     LOG_LEVEL: 'warn',
     DEMO_SEED: 'false',
     RATE_LIMIT_PER_MINUTE: '10000000',
+    AI_ACTION_RATE_LIMIT: '100000000',
     ...(options.llmUrl && { LLM_PROVIDER: 'openai', LLM_BASE_URL: options.llmUrl, LLM_MODEL: 'stub', LLM_MAX_RETRIES: '0' }),
   });
 }

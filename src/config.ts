@@ -98,6 +98,8 @@ const envSchema = z.object({
   WEBHOOK_RATE_LIMIT_PER_MINUTE: positiveInt.default(60),
   /** GitLab's `code_suggestions_api_rate_limit` application setting (17.2+): per user, per minute. */
   CODE_SUGGESTIONS_RATE_LIMIT_PER_MINUTE: positiveInt.default(60),
+  /** GitLab's `ai_action_api_rate_limit` application setting: per user, per 8 hours. */
+  AI_ACTION_RATE_LIMIT: positiveInt.default(160),
   PGLITE_SHARED_BUFFERS_MB: positiveInt.min(1).max(4_096, 'must be at most 4096').default(DEFAULT_EMBEDDED_SHARED_BUFFERS_MB),
   LLM_PROVIDER: z.enum(['none', 'openai', 'anthropic'], { message: 'must be none, openai or anthropic' }).default('none'),
   LLM_BASE_URL: urlWithProtocol(['http:', 'https:']).optional(),
@@ -196,6 +198,8 @@ export type Config = Readonly<{
   webhookRateLimitPerMinute: number;
   /** Code suggestion requests per user per minute (GitLab's `code_suggestions_api_rate_limit`). Default 60. */
   codeSuggestionsRateLimitPerMinute: number;
+  /** AI actions (aiAction, `glab duo ask`) per user per 8 hours (GitLab's `ai_action_api_rate_limit`). Default 160. */
+  aiActionRateLimit: number;
   /** The embedded database's shared buffers in MiB (part of the process's memory). Default 32. */
   pgliteSharedBuffersMb: number;
   llm: LlmConfig;
@@ -339,6 +343,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     socketReauthIntervalMs: values.SOCKET_REAUTH_INTERVAL_MS,
     webhookRateLimitPerMinute: values.WEBHOOK_RATE_LIMIT_PER_MINUTE,
     codeSuggestionsRateLimitPerMinute: values.CODE_SUGGESTIONS_RATE_LIMIT_PER_MINUTE,
+    aiActionRateLimit: values.AI_ACTION_RATE_LIMIT,
     pgliteSharedBuffersMb: values.PGLITE_SHARED_BUFFERS_MB,
     jobLockMs: values.JOB_LOCK_MS,
     duoChatDir: path.resolve(values.DUO_CHAT_DIR ?? path.join(PROJECT_ROOT, 'dist', 'web')),

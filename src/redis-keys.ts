@@ -7,8 +7,11 @@ export const bullPrefix = (prefix: string) => `${prefix}:bull`;
 /** Prefix of a request rate limiter's keys: the per-user one is `rate`, others name themselves (`webhook-rate`). */
 export const rateLimitPrefix = (prefix: string, name = 'rate') => `${prefix}:${name}`;
 
-/** Prefix of the code suggestions endpoint's own per-user limiter's keys. */
-export const codeSuggestionsRatePrefix = (prefix: string) => `${prefix}:rate:code-suggestions`;
+/** The name (rateLimitPrefix) of the code suggestions endpoint's own per-user limit. */
+export const CODE_SUGGESTIONS_RATE_NAME = 'rate:code-suggestions';
+
+/** The name (rateLimitPrefix) of GitLab's `ai_action` limit: aiAction and `glab duo ask`, per user. */
+export const AI_ACTION_RATE_NAME = 'rate:ai_action';
 
 /** The request id of the newest chat request on a user's clientSubscriptionId (newer ones supersede it). */
 export const activeChatRequestKey = (prefix: string, userId: number, clientSubscriptionId: string) =>

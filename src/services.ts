@@ -1,4 +1,5 @@
 import type { Redis } from 'ioredis';
+import type { RequestLimiter } from './auth/rate-limits';
 import type { ChatEventBus } from './chat/chat-events';
 import type { EventBus } from './events/event-bus';
 import type { PromptChecker } from './chat/gate-prompt';
@@ -35,6 +36,8 @@ export type Services = {
   chunker: FileChunker;
   /** The chat gatekeeper's first stage; null when turned off (GATEKEEPER=false). */
   gatekeeper: PromptChecker | null;
+  /** GitLab's `ai_action` limit (AI_ACTION_RATE_LIMIT per user per 8 hours): aiAction and `glab duo ask`. */
+  aiActionLimiter: RequestLimiter;
   /** Code suggestions' intent detection, on a thread of its own and within INTENT_TIMEOUT_MS. */
   intent: Pick<IntentThread, 'detect'>;
   /** Continuous code suggestions (codeSuggestionSession* mutations and codeSuggestionUpdates). */

@@ -1,3 +1,4 @@
+import { createAiActionLimiter } from './auth/rate-limits';
 import 'reflect-metadata';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -147,6 +148,12 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
     embedder,
     chunker: chunkPool ?? inProcessChunker,
     gatekeeper: config.gatekeeper.enabled ? createPromptChecker(config) : null,
+    aiActionLimiter: createAiActionLimiter({
+      redis: requestRedis,
+      keyPrefix: config.redisPrefix,
+      points: config.aiActionRateLimit,
+      logger,
+    }),
     intent,
     suggestionSessions,
   };

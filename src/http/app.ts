@@ -80,7 +80,7 @@ export async function createHttpApp(services: Services, httpServer: Server): Pro
     rateLimitMiddleware({
       redis: services.redis,
       keyPrefix: services.config.redisPrefix,
-      pointsPerMinute: services.config.webhookRateLimitPerMinute,
+      points: services.config.webhookRateLimitPerMinute,
       logger: services.logger,
       name: 'webhook-rate',
       byAddress: true,
@@ -90,7 +90,7 @@ export async function createHttpApp(services: Services, httpServer: Server): Pro
   const rateLimit = rateLimitMiddleware({
     redis: services.redis,
     keyPrefix: services.config.redisPrefix,
-    pointsPerMinute: services.config.rateLimitPerMinute,
+    points: services.config.rateLimitPerMinute,
     logger: services.logger,
   });
   // Before the API's authentication: these take tokens the API would refuse (mcp scope; any scope for token info).

@@ -1,5 +1,4 @@
 import express, { Router, type Request, type Response } from 'express';
-import { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import { codeSuggestionsDenial, findReadableProject } from '../auth/policies';
 import { resolveDuoAccess, type DuoAccess } from '../auth/duo-access';
 import type { Services } from '../services';
@@ -10,9 +9,9 @@ import { connectionDetails } from '../suggestions/connection-details';
 import { locals } from './locals';
 import { GITLAB_VERSION } from '../instance';
 import { publicUrl } from './rest-v4.routes';
-import { codeSuggestionsRatePrefix } from '../redis-keys';
+import { createRequestLimiter, RATE_LIMIT_MESSAGE, rateLimitKey } from '../auth/rate-limits';
+import { CODE_SUGGESTIONS_RATE_NAME } from '../redis-keys';
 
-export const CODE_SUGGESTIONS_RATE_MESSAGE = 'This endpoint has been requested too many times. Try again later.';
 export const NO_MODEL_NOTICE = 'no language model is configured: set LLM_PROVIDER, LLM_MODEL and LLM_BASE_URL';
 
 const MONOLITH = { 'X-GitLab-Error-Origin': 'monolith' };
@@ -20,11 +19,13 @@ const MONOLITH = { 'X-GitLab-Error-Origin': 'monolith' };
 /** GitLab's /api/v4/code_suggestions endpoints: thin, the work is in src/suggestions. */
 export function codeSuggestionsRoutes(services: Services): Router {
   const router = Router();
-  const limiter = new RateLimiterRedis({
-    storeClient: services.redis,
-    keyPrefix: codeSuggestionsRatePrefix(services.config.redisPrefix),
+  // GitLab's code_suggestions_api_endpoint limit, apart from the API's own.
+  const limiter = createRequestLimiter({
+    redis: services.redis,
+    keyPrefix: services.config.redisPrefix,
     points: services.config.codeSuggestionsRateLimitPerMinute,
-    duration: 60,
+    logger: services.logger,
+    name: CODE_SUGGESTIONS_RATE_NAME,
   });
   router.use(express.json({ limit: COMPLETION_LIMITS.bodyBytes }), safeJsonBody(services.config.maxJsonDepth));
 
@@ -49,14 +50,9 @@ export function codeSuggestionsRoutes(services: Services): Router {
       response.status(401).set(MONOLITH).json({ message: '401 Unauthorized' });
       return null;
     }
-    try {
-      await limiter.consume(`user:${viewer.user.id}`);
-    } catch (error) {
-      if (!(error instanceof RateLimiterRes)) throw error;
-      response
-        .status(429)
-        .set('Retry-After', String(Math.ceil(error.msBeforeNext / 1000)))
-        .json({ error: CODE_SUGGESTIONS_RATE_MESSAGE });
+    const decision = await limiter.consume(rateLimitKey(viewer, undefined));
+    if (!decision.allowed) {
+      response.status(429).set('Retry-After', String(decision.retryAfterSeconds)).json({ error: RATE_LIMIT_MESSAGE });
       return null;
     }
     return access;

@@ -1,5 +1,6 @@
 import { Router } from 'express';
 import { gitCommandDenial } from '../auth/policies';
+import { RATE_LIMIT_MESSAGE, rateLimitKey } from '../auth/rate-limits';
 import { AppError, badInput, unauthenticated } from '../errors';
 import { LlmError } from '../llm/types';
 import type { Services } from '../services';
@@ -22,6 +23,15 @@ export function gitCommandRoutes(services: Services): Router {
         error_description: 'The request requires higher privileges than provided by the access token.',
         scope: 'api',
       });
+      return;
+    }
+    // GitLab's check_rate_limit!(:ai_action), the budget aiAction uses: after the token's scope, before anything else.
+    const decision = await services.aiActionLimiter.consume(rateLimitKey(viewer, request.ip));
+    if (!decision.allowed) {
+      response
+        .status(429)
+        .set('Retry-After', String(decision.retryAfterSeconds))
+        .json({ message: { error: RATE_LIMIT_MESSAGE } });
       return;
     }
     const body: unknown = request.body;

@@ -4,7 +4,7 @@ import type { Viewer } from '../auth/viewer';
 import { isAppError } from '../errors';
 import type { OperationLimits } from '../graphql/operation-guard';
 import type { Services } from '../services';
-import { createRequestLimiter, RATE_LIMIT_MESSAGE, rateLimitKey, type RequestLimiter } from './rate-limit.middleware';
+import { createRequestLimiter, RATE_LIMIT_MESSAGE, rateLimitKey, type RequestLimiter } from '../auth/rate-limits';
 
 /**
  * What graphql-ws and ActionCable check besides the operation itself (operation-guard.ts): the
@@ -34,7 +34,7 @@ export function createSocketGuard(services: Services): SocketGuard {
   const limiter: RequestLimiter = createRequestLimiter({
     redis: services.redis,
     keyPrefix: config.redisPrefix,
-    pointsPerMinute: config.rateLimitPerMinute,
+    points: config.rateLimitPerMinute,
     logger: services.logger,
   });
   const open = new Map<string, number>();

@@ -1,4 +1,5 @@
 import { Arg, Ctx, Mutation, Resolver } from 'type-graphql';
+import { takeAiAction } from '../auth/rate-limits';
 import { submitChat } from '../chat/submit-chat';
 import { badInput } from '../errors';
 import type { GraphQLContext } from '../graphql/context';
@@ -16,6 +17,8 @@ export class AiActionResolver {
   })
   async aiAction(@Arg('input', () => AiActionInput) input: AiActionInput, @Ctx() context: GraphQLContext): Promise<AiActionPayload> {
     const viewer = requireViewer(context);
+    // GitLab checks the ai_action limit first, whatever the request holds.
+    await takeAiAction(context.services.aiActionLimiter, viewer);
     if (METHODS.filter((method) => input[method]).length !== 1 || !input.chat)
       throw badInput('Only one method argument is required', 'chat');
     const { chat } = input;
