@@ -1,34 +1,56 @@
 /**
  * A least-recently-used cache on a Map, whose iteration order is insertion order: a hit is
  * re-inserted to become the newest, and the oldest key is the first one iterated.
+ *
+ * Bounded by its entries' total weight: each weighs 1 unless `weigh` says otherwise (say, the
+ * characters of a cached text). An entry heavier than the whole bound is not kept.
  */
 export class LruCache<Key, Value> {
-  private readonly entries = new Map<Key, Value>();
+  private readonly entries = new Map<Key, { value: Value; weight: number }>();
+  private total = 0;
 
-  /** `maxSize` 0 keeps nothing. */
-  constructor(readonly maxSize: number) {}
+  /** `maxSize`: the most total weight kept (0 keeps nothing). */
+  constructor(
+    readonly maxSize: number,
+    private readonly weigh: (key: Key, value: Value) => number = () => 1,
+  ) {}
 
+  /** How many entries are kept. */
   get size(): number {
     return this.entries.size;
   }
 
+  /** Their total weight. */
+  get weight(): number {
+    return this.total;
+  }
+
   get(key: Key): Value | undefined {
-    const value = this.entries.get(key);
-    if (value !== undefined) {
-      this.entries.delete(key);
-      this.entries.set(key, value);
-    }
-    return value;
+    const entry = this.entries.get(key);
+    if (entry === undefined) return undefined;
+    this.entries.delete(key);
+    this.entries.set(key, entry);
+    return entry.value;
   }
 
   set(key: Key, value: Value): void {
-    if (this.maxSize === 0) return;
-    this.entries.delete(key);
-    this.entries.set(key, value);
-    if (this.entries.size > this.maxSize) this.entries.delete(this.entries.keys().next().value as Key);
+    this.remove(key);
+    const weight = this.weigh(key, value);
+    if (weight > this.maxSize) return;
+    this.entries.set(key, { value, weight });
+    this.total += weight;
+    while (this.total > this.maxSize) this.remove(this.entries.keys().next().value as Key);
   }
 
   clear(): void {
     this.entries.clear();
+    this.total = 0;
+  }
+
+  private remove(key: Key): void {
+    const entry = this.entries.get(key);
+    if (entry === undefined) return;
+    this.entries.delete(key);
+    this.total -= entry.weight;
   }
 }

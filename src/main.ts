@@ -1,3 +1,4 @@
+import './production-mode';
 import 'reflect-metadata';
 import v8 from 'node:v8';
 import { ConfigError, loadConfig } from './config';

@@ -91,7 +91,9 @@ function poolDatabase(kind: DatabaseKind, config: pg.PoolConfig, options: OpenDa
     const pool = createTimedPool(config, timeoutMs);
     pool.on('error', (error) => options.logger.warn({ event: 'database_pool_error', err: error }, 'idle database connection failed'));
     options.onPool?.(pool);
-    const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
+    // `minimal`: otherwise (without NODE_ENV=production) Prisma makes an Error, and so captures a stack, for
+    // every query it sends, to point at the caller's line should it fail.
+    const prisma = new PrismaClient({ adapter: new PrismaPg(pool), errorFormat: 'minimal' });
     registerBulkPool(prisma, pool, { sessionPerConnection: kind === 'postgres' });
     return { pool, prisma };
   };
