@@ -41,6 +41,12 @@ export function renderMarkdown(text: string): string {
   if (cached !== undefined) return cached;
   const { markdown, sanitize, allowed } = load();
   const html = sanitize(markdown.render(text), allowed);
-  if (text.length <= CACHED_TEXT_MAX_CHARS) rendered.set(text, html);
+  if (text.length <= CACHED_TEXT_MAX_CHARS) {
+    // sanitize-html builds its output by concatenation, which V8 keeps as a tree of pieces; reading a
+    // character joins them into one string, so the cache holds one object per answer, not thousands
+    // (100 first renders of 4 KB answers: 41 ms with, 45 ms without, against 41 ms not caching).
+    html.charCodeAt(0);
+    rendered.set(text, html);
+  }
   return html;
 }
