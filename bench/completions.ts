@@ -20,19 +20,12 @@
  * with a token and a Duo seat, as many IDEs would send them; the per-user limits are raised so that
  * none is refused. Every wait has a time limit and says what never arrived.
  */
-import { randomBytes } from 'node:crypto';
-import { rmSync } from 'node:fs';
-import { openDatabase } from '../src/db/database';
-import { createLogger } from '../src/logger';
 import { groupWithSeat, userWithToken } from '../test/helpers/fixtures';
 import { startStubLlmServer } from '../test/helpers/stub-llm-server';
-import { createTestDatabase } from '../test/helpers/test-database';
-import { TEST_REDIS_URL } from '../test/helpers/test-env';
-import { deleteRedisKeys } from '../test/helpers/test-service';
 import { cursorAtRow, realisticSource } from '../test/suggestions/helpers/realistic-source';
 import { cpuMs, machineLoad, median, percentile, QUICK, reportFigures, runBench, within } from './lib/figures';
 import { machineCpuMs } from './lib/machine-cpu';
-import { startServiceProcess } from './lib/service-process';
+import { startBenchApi } from './lib/service-process';
 
 const SECONDS = Number(process.argv[2] ?? (QUICK ? 2 : 5));
 const RUNS = Number(process.argv[3] ?? 3);
@@ -74,33 +67,21 @@ const LARGE_STREAMED = largeBodies(true);
 
 async function main(): Promise<void> {
   const stub = await startStubLlmServer({ defaultBehaviour: { kind: 'stream', pieces: ['return ', 'result;'] }, record: false });
-  const database = await createTestDatabase();
-  const redisPrefix = `duobench:${randomBytes(5).toString('hex')}`;
-  const dataDir = `/tmp/duo-bench-completions-${process.pid}`;
-  const service = await startServiceProcess('api', {
-    PORT: '0',
-    HOST: '127.0.0.1',
-    DATA_DIR: dataDir,
-    DATABASE_URL: database.url,
-    REDIS_URL: TEST_REDIS_URL,
-    REDIS_PREFIX: redisPrefix,
-    LOG_LEVEL: 'error',
-    DEMO_SEED: 'false',
+  const service = await startBenchApi('completions', {
     LLM_PROVIDER: 'openai',
     LLM_BASE_URL: stub.url,
     LLM_MODEL: 'stub',
     RATE_LIMIT_PER_MINUTE: '10000000',
     CODE_SUGGESTIONS_RATE_LIMIT_PER_MINUTE: '10000000',
   });
-  const fixtures = await openDatabase({ databaseUrl: database.url, dataDir, logger: createLogger('error'), embeddedRole: 'client' });
   try {
     const tokens: string[] = [];
     for (let index = 0; index < USERS; index += 1) {
-      const user = await userWithToken(fixtures.prisma);
-      await groupWithSeat(fixtures.prisma, { plan: 'premium', addOn: 'duo_pro', username: user.username });
+      const user = await userWithToken(service.prisma);
+      await groupWithSeat(service.prisma, { plan: 'premium', addOn: 'duo_pro', username: user.username });
       tokens.push(user.token);
     }
-    const url = service.url!;
+    const url = service.url;
     let next = 0;
     const token = () => tokens[(next += 1) % tokens.length];
 
@@ -245,11 +226,7 @@ async function main(): Promise<void> {
     ]);
   } finally {
     await service.close();
-    await fixtures.close();
     await stub.close();
-    await database.drop();
-    await deleteRedisKeys(redisPrefix);
-    rmSync(dataDir, { recursive: true, force: true });
   }
 }
 

@@ -14,17 +14,12 @@
  * Each figure is the median over `runs` runs; the loads follow one unmeasured round. Every wait has a time limit.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
-import { readFileSync, rmSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { openDatabase } from '../src/db/database';
-import { createLogger } from '../src/logger';
 import { PROJECT_ROOT } from '../src/paths';
 import { groupWithSeat, userWithToken } from '../test/helpers/fixtures';
-import { createTestDatabase } from '../test/helpers/test-database';
-import { TEST_REDIS_URL } from '../test/helpers/test-env';
-import { deleteRedisKeys } from '../test/helpers/test-service';
 import { cpuMs, machineLoad, median, percentile, QUICK, reportFigures, runBench, within } from './lib/figures';
-import { startServiceProcess } from './lib/service-process';
+import { startBenchApi } from './lib/service-process';
 
 const SECONDS = Number(process.argv[2] ?? (QUICK ? 2 : 5));
 const RUNS = Number(process.argv[3] ?? 3);
@@ -70,23 +65,9 @@ export function parse${part}(input: string, base?: string): URL | null {
     .join('\n');
 
 async function main(): Promise<void> {
-  const database = await createTestDatabase();
-  const redisPrefix = `duobench:${randomBytes(5).toString('hex')}`;
-  const dataDir = `/tmp/duo-bench-messages-${process.pid}`;
-  const service = await startServiceProcess('api', {
-    PORT: '0',
-    HOST: '127.0.0.1',
-    DATA_DIR: dataDir,
-    DATABASE_URL: database.url,
-    REDIS_URL: TEST_REDIS_URL,
-    REDIS_PREFIX: redisPrefix,
-    LOG_LEVEL: 'error',
-    DEMO_SEED: 'false',
-    RATE_LIMIT_PER_MINUTE: '10000000',
-  });
-  const fixtures = await openDatabase({ databaseUrl: database.url, dataDir, logger: createLogger('error'), embeddedRole: 'client' });
+  const service = await startBenchApi('messages', { RATE_LIMIT_PER_MINUTE: '10000000' });
   try {
-    const prisma = fixtures.prisma;
+    const prisma = service.prisma;
     const user = await userWithToken(prisma);
     await groupWithSeat(prisma, { plan: 'premium', addOn: 'duo_pro', username: user.username });
     /** A thread of TURNS questions and answers; each thread's answers differ, so a new one is rendered afresh. */
@@ -113,7 +94,7 @@ async function main(): Promise<void> {
       });
       return `gid://gitlab/Ai::Conversation::Thread/${thread.id}`;
     };
-    const url = service.url!;
+    const url = service.url;
     const post = async (query: string, variables: Record<string, unknown>, check: (data: unknown) => boolean) => {
       const started = performance.now();
       const response = await within(
@@ -200,10 +181,6 @@ async function main(): Promise<void> {
     ]);
   } finally {
     await service.close();
-    await fixtures.close();
-    await database.drop();
-    await deleteRedisKeys(redisPrefix);
-    rmSync(dataDir, { recursive: true, force: true });
   }
 }
 

@@ -11,19 +11,12 @@
  * time per update of the service process (steadier than wall time on a shared machine) and of this
  * one (clients and stub). BENCH_CPU_PROF=<dir> writes a CPU profile of the service process there.
  */
-import { randomBytes } from 'node:crypto';
-import { rmSync } from 'node:fs';
 import { wsClient } from '../test/helpers/chat-client';
 import { groupWithSeat, userWithToken } from '../test/helpers/fixtures';
 import { startStubLlmServer } from '../test/helpers/stub-llm-server';
-import { createTestDatabase } from '../test/helpers/test-database';
-import { TEST_REDIS_URL } from '../test/helpers/test-env';
-import { deleteRedisKeys } from '../test/helpers/test-service';
-import { openDatabase } from '../src/db/database';
-import { createLogger } from '../src/logger';
 import { DEFAULT_SESSION_TIMING } from '../src/suggestions/sessions/session-runner';
 import { cpuMs, machineLoad, percentile, QUICK, reportFigures, runBench, within } from './lib/figures';
-import { startServiceProcess } from './lib/service-process';
+import { startBenchApi } from './lib/service-process';
 
 const ROUNDS = Number(process.argv[2] ?? (QUICK ? 4 : 10));
 /**
@@ -38,25 +31,13 @@ const FILE = 'import os\nimport sys\nimport json\nimport time\n\ndef total(items
 
 async function main() {
   const stub = await startStubLlmServer({ defaultBehaviour: { kind: 'stream', pieces: ['return ', 'result'] }, record: false });
-  const database = await createTestDatabase();
-  const redisPrefix = `duobench:${randomBytes(5).toString('hex')}`;
-  const dataDir = `/tmp/duo-bench-session-${process.pid}`;
-  const service = await startServiceProcess('api', {
-    PORT: '0',
-    HOST: '127.0.0.1',
-    DATA_DIR: dataDir,
-    DATABASE_URL: database.url,
-    REDIS_URL: TEST_REDIS_URL,
-    REDIS_PREFIX: redisPrefix,
-    LOG_LEVEL: 'error',
-    DEMO_SEED: 'false',
+  const service = await startBenchApi('session', {
     LLM_PROVIDER: 'openai',
     LLM_BASE_URL: stub.url,
     LLM_MODEL: 'stub',
     RATE_LIMIT_PER_MINUTE: '1000000',
   });
-  const url = service.url!;
-  const fixtures = await openDatabase({ databaseUrl: database.url, dataDir, logger: createLogger('error'), embeddedRole: 'client' });
+  const url = service.url;
   const graphql = async <Data>(query: string, options: { token: string; variables: Record<string, unknown> }) => {
     const response = await fetch(`${url}/api/graphql`, {
       method: 'POST',
@@ -66,8 +47,8 @@ async function main() {
     return { body: (await response.json()) as { data?: Data; errors?: unknown } };
   };
   try {
-    const user = await userWithToken(fixtures.prisma);
-    await groupWithSeat(fixtures.prisma, { plan: 'premium', addOn: 'duo_pro', username: user.username });
+    const user = await userWithToken(service.prisma);
+    await groupWithSeat(service.prisma, { plan: 'premium', addOn: 'duo_pro', username: user.username });
     const client = wsClient(url, user.token);
     const sessions = await Promise.all(
       Array.from({ length: SESSIONS }, async () => {
@@ -149,11 +130,7 @@ async function main() {
     await client.dispose();
   } finally {
     await service.close();
-    await fixtures.close();
     await stub.close();
-    await database.drop();
-    await deleteRedisKeys(redisPrefix);
-    rmSync(dataDir, { recursive: true, force: true });
   }
 }
 

@@ -5,7 +5,15 @@
  * stops (`node --cpu-prof`).
  */
 import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { rmSync } from 'node:fs';
 import path from 'node:path';
+import { openDatabase } from '../../src/db/database';
+import type { PrismaClient } from '../../src/db/prisma';
+import { createLogger } from '../../src/logger';
+import { createTestDatabase } from '../../test/helpers/test-database';
+import { TEST_REDIS_URL } from '../../test/helpers/test-env';
+import { deleteRedisKeys } from '../../test/helpers/test-service';
 import type { Role } from '../../src/start-service';
 import { PROJECT_ROOT } from '../../src/paths';
 import { within } from './figures';
@@ -56,6 +64,52 @@ export async function startServiceProcess(role: Role, env: Record<string, string
     close: async () => {
       if (child.exitCode === null) child.kill('SIGTERM');
       await within(exited, 30_000, `the ${role} process did not stop`);
+    },
+  };
+}
+
+/** An API process (`--role=api`) with a database and a Redis prefix of its own, and a client of that database for the bench's fixtures. */
+export type BenchApi = { url: string; pid: number; prisma: PrismaClient; close(): Promise<void> };
+
+/**
+ * Starts the API on a new test database and prefix, quiet and without demo data, with `env` on top;
+ * `close` stops it and removes the database, the Redis keys and the data directory.
+ */
+export async function startBenchApi(name: string, env: Record<string, string>): Promise<BenchApi> {
+  const database = await createTestDatabase();
+  const redisPrefix = `duobench:${randomBytes(5).toString('hex')}`;
+  const dataDir = `/tmp/duo-bench-${name}-${process.pid}`;
+  const removeAll = async () => {
+    await database.drop();
+    await deleteRedisKeys(redisPrefix);
+    rmSync(dataDir, { recursive: true, force: true });
+  };
+  let service: ServiceProcess;
+  try {
+    service = await startServiceProcess('api', {
+      PORT: '0',
+      HOST: '127.0.0.1',
+      DATA_DIR: dataDir,
+      DATABASE_URL: database.url,
+      REDIS_URL: TEST_REDIS_URL,
+      REDIS_PREFIX: redisPrefix,
+      LOG_LEVEL: 'error',
+      DEMO_SEED: 'false',
+      ...env,
+    });
+  } catch (error) {
+    await removeAll();
+    throw error;
+  }
+  const fixtures = await openDatabase({ databaseUrl: database.url, dataDir, logger: createLogger('error'), embeddedRole: 'client' });
+  return {
+    url: service.url!,
+    pid: service.pid,
+    prisma: fixtures.prisma,
+    close: async () => {
+      await service.close();
+      await fixtures.close();
+      await removeAll();
     },
   };
 }
