@@ -1,6 +1,8 @@
 import { groupWithSeat, userWithToken, type UserWithToken } from '../helpers/fixtures';
+import { wsClient } from '../helpers/chat-client';
 import { readJson } from '../helpers/http';
 import { startTestService, type TestService } from '../helpers/test-service';
+import { waitUntil } from '../helpers/wait';
 
 // Kotlin's grammar parses a run of `<a,b>` in quadratic time: 20 KB took 1.6 s, and this (60 KB) about 14 s,
 // all of it on the API's event loop while detection ran there. Detection reads it as a small file.
@@ -90,5 +92,49 @@ describe('code suggestion intent detection on its own thread, within INTENT_TIME
     }
     // Mallory's ordinary files are not detected either while it lasts: the rule is per user.
     expect(await completeAs(mallory, 'main.go', GO_COMMENT)).toMatchObject({ intent: 'completion' });
+  });
+
+  it("keeps the cooldown in a user's continuous suggestion sessions too", async () => {
+    const dave = await seatedUser();
+    expect(await readJson(await complete('Main.kt', RUNAWAY_KOTLIN, dave))).toMatchObject({ intent: 'completion' });
+    type Update = { revision: number; intent: string | null; status: string };
+    // The intent a session's first generation was made with (no model here: it ends EMPTY, with its intent).
+    const sessionIntent = async (user: UserWithToken) => {
+      const started = await service.graphql<{ codeSuggestionSessionStart: { sessionId: string } }>(
+        'mutation($input: CodeSuggestionSessionStartInput!) { codeSuggestionSessionStart(input: $input) { sessionId } }',
+        { token: user.token, variables: { input: { fileName: 'main.go', content: GO_COMMENT, cursorOffset: GO_COMMENT.length } } },
+      );
+      const sessionId = started.body.data!.codeSuggestionSessionStart.sessionId;
+      const client = wsClient(service.url, user.token);
+      const updates: Update[] = [];
+      try {
+        client.subscribe<{ codeSuggestionUpdates: Update }>(
+          {
+            query: 'subscription($id: ID!) { codeSuggestionUpdates(sessionId: $id) { revision intent status } }',
+            variables: { id: sessionId },
+          },
+          {
+            next: (result) => void (result.data && updates.push(result.data.codeSuggestionUpdates)),
+            error: () => undefined,
+            complete: () => undefined,
+          },
+        );
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        const updated = await service.graphql(
+          'mutation($input: CodeSuggestionSessionUpdateInput!) { codeSuggestionSessionUpdate(input: $input) { revision } }',
+          { token: user.token, variables: { input: { sessionId, content: `${GO_COMMENT}`, cursorOffset: GO_COMMENT.length } } },
+        );
+        expect(updated.body.errors).toBeUndefined();
+        const done = await waitUntil(() => updates.find((update) => update.status === 'EMPTY' || update.status === 'COMPLETE'), {
+          timeoutMs: 5_000,
+          what: () => JSON.stringify(updates),
+        });
+        return done.intent;
+      } finally {
+        await client.dispose();
+      }
+    };
+    expect(await sessionIntent(dave)).toBe('completion');
+    expect(await sessionIntent(alice)).toBe('generation');
   });
 });
