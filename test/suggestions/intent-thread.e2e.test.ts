@@ -129,7 +129,7 @@ describe('code suggestion intent detection on its own thread, within INTENT_TIME
           timeoutMs: 5_000,
           what: () => JSON.stringify(updates),
         });
-        return done.intent;
+        return done!.intent;
       } finally {
         await client.dispose();
       }
