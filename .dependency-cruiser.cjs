@@ -13,6 +13,7 @@ const FOUNDATION_FILES = [
   'random',
   'redis',
   'redis-keys',
+  'redis-availability',
   'global-id',
   'validation',
   'queues',

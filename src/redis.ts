@@ -3,6 +3,7 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { Redis } from 'ioredis';
 import { AppError } from './errors';
+import { FailFastRedis, type FailFastOptions } from './redis-availability';
 import type { Logger } from './logger';
 
 export type RedisConnectionOptions = {
@@ -10,32 +11,25 @@ export type RedisConnectionOptions = {
   maxRetriesPerRequest?: number | null;
   /** A command without a reply after this long (ms) fails. Default: none. */
   commandTimeoutMs?: number;
+  /** Once a command goes unanswered, fail every command at once until a PING answers (FailFastRedis). */
+  failFast?: Omit<FailFastOptions, 'logger'>;
 };
 
 /**
  * The request path's connection: while Redis is down or hung, a command fails within about two seconds
  * (after one reconnection attempt, or when its reply is late) instead of waiting for Redis to come back, so a
- * request that needs Redis gets an error and one that can do without it (the rate limit) goes on.
+ * request that needs Redis gets an error and one that can do without it (the rate limit) goes on. After the
+ * first such failure the connection fails at once (FailFastRedis), PINGing every half second until Redis answers.
  */
-export const REQUEST_REDIS_OPTIONS: RedisConnectionOptions = { maxRetriesPerRequest: 1, commandTimeoutMs: 2_000 };
-
-// What ioredis says when Redis cannot be reached in time: retries used up, a late reply, a closed connection.
-const UNAVAILABLE_MESSAGE = /^(Command timed out|Connection is closed\.|Stream isn't writeable|Reached the max retries per request limit)/;
-
-/** What a client is told when its request needed Redis and Redis did not answer (GraphQL SERVICE_UNAVAILABLE, HTTP 503). */
-export const REDIS_UNAVAILABLE_MESSAGE = 'Temporarily unavailable: Redis did not answer. Try again shortly.';
-
-/** Whether an error means Redis did not answer (as opposed to answering with an error). */
-export function isRedisUnavailable(error: unknown): boolean {
-  return error instanceof Error && (error.name === 'MaxRetriesPerRequestError' || UNAVAILABLE_MESSAGE.test(error.message));
-}
+export const REQUEST_REDIS_OPTIONS: Omit<RedisConnectionOptions, 'failFast'> = { maxRetriesPerRequest: 1, commandTimeoutMs: 2_000 };
 
 export function connectRedis(url: string, logger: Logger, options: RedisConnectionOptions = {}): Redis {
-  const redis = new Redis(url, {
+  const settings = {
     maxRetriesPerRequest: options.maxRetriesPerRequest === undefined ? 20 : options.maxRetriesPerRequest,
     enableReadyCheck: true,
     ...(options.commandTimeoutMs === undefined ? {} : { commandTimeout: options.commandTimeoutMs }),
-  });
+  };
+  const redis = options.failFast ? new FailFastRedis(url, settings, { ...options.failFast, logger }) : new Redis(url, settings);
   redis.on('error', (error) => logger.warn({ event: 'redis_error', err: error }, 'redis connection error'));
   return redis;
 }

@@ -24,7 +24,7 @@ import type { Viewer } from './auth/viewer';
 import { GRAPHQL_PATH } from './http/http-errors';
 import { buildGraphQLSchema } from './resolvers/schema';
 import { createLlmProvider } from './llm/create-provider';
-import { instrumentProvider } from './metrics/record';
+import { instrumentProvider, redisAvailability } from './metrics/record';
 import { createEmbedder } from './llm/embedders/create-embedder';
 import { CHUNKER_VERSION } from './indexing/chunk';
 import { reindexStale } from './indexing/code-index.service';
@@ -79,7 +79,8 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
   // Two connections: one whose commands wait for Redis however long (BullMQ's workers, whose blocking commands need
   // that, and the prefix claim), and the request path's, whose commands fail fast while Redis is down.
   const redis = connectRedis(config.redisUrl, logger, { maxRetriesPerRequest: null });
-  const requestRedis = connectRedis(config.redisUrl, logger, REQUEST_REDIS_OPTIONS);
+  const requestRedis = connectRedis(config.redisUrl, logger, { ...REQUEST_REDIS_OPTIONS, failFast: redisAvailability });
+  redisAvailability.onChange(true);
   let database: Database | undefined;
   let prefixClaim: PrefixClaim;
   try {

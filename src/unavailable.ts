@@ -1,5 +1,5 @@
 import { DATABASE_UNAVAILABLE_MESSAGE, isDatabaseUnavailable } from './db/errors';
-import { isRedisUnavailable, REDIS_UNAVAILABLE_MESSAGE } from './redis';
+import { isRedisUnavailable, REDIS_UNAVAILABLE_MESSAGE } from './redis-availability';
 
 /**
  * What a client is told when its request needed Redis or the database and it did not answer in time

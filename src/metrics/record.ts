@@ -186,3 +186,9 @@ export function observeIndexRun(run: { startedAt: number; result: IndexRunResult
     metrics.indexBytes.observe(run.result.bytesRead);
   }
 }
+
+/** The request connection's view of Redis (FailFastRedis): answering or not, and the commands it failed at once. */
+export const redisAvailability = {
+  onChange: (answering: boolean): void => metrics.redisAnswering.set(answering ? 1 : 0),
+  onRefused: (): void => metrics.redisCommandsRefused.inc(),
+};

@@ -111,6 +111,14 @@ export const metrics = {
     'PostgreSQL pool connections of this process by state (total, idle, in_use; waiting: queries waiting for one)',
     ['state'],
   ),
+  redisAnswering: gauge(
+    'duo_redis_answering',
+    "1 while Redis answers this process's request connection; 0 from a command it left unanswered until a PING answers",
+  ),
+  redisCommandsRefused: counter(
+    'duo_redis_commands_refused_total',
+    'Commands the request connection failed at once, without waiting, while Redis was not answering',
+  ),
   scrapeErrors: counter('duo_metrics_scrape_errors_total', 'Parts of a scrape that could not be read (database, redis)', ['source']),
 };
 

@@ -1,0 +1,107 @@
+import { Command, Redis } from 'ioredis';
+import type { Logger } from './logger';
+
+// What ioredis says when Redis cannot be reached in time: retries used up, a late reply, a closed connection;
+// and what a fail-fast connection says while Redis has stopped answering.
+const UNAVAILABLE_MESSAGE =
+  /^(Command timed out|Connection is closed\.|Stream isn't writeable|Reached the max retries per request limit|Redis is not answering)/;
+
+/** What a client is told when its request needed Redis and Redis did not answer (GraphQL SERVICE_UNAVAILABLE, HTTP 503). */
+export const REDIS_UNAVAILABLE_MESSAGE = 'Temporarily unavailable: Redis did not answer. Try again shortly.';
+
+const NOT_ANSWERING_MESSAGE = 'Redis is not answering: the command was not sent (the connection waits for a PING to answer first)';
+
+/** Whether a command was failed at once, unsent, because the connection had seen Redis stop answering (logged there once). */
+export function isRefusedUnsent(error: unknown): boolean {
+  return error instanceof Error && error.message === NOT_ANSWERING_MESSAGE;
+}
+
+/** Whether an error means Redis did not answer (as opposed to answering with an error). */
+export function isRedisUnavailable(error: unknown): boolean {
+  return error instanceof Error && (error.name === 'MaxRetriesPerRequestError' || UNAVAILABLE_MESSAGE.test(error.message));
+}
+
+export type FailFastOptions = {
+  /** How long after an unanswered PING the next one asks whether Redis answers again. Default 500. */
+  probeIntervalMs?: number;
+  logger: Logger;
+  /** Called when Redis stops answering (false) and when it answers again (true). */
+  onChange?(answering: boolean): void;
+  /** Called for each command failed at once while Redis is not answering. */
+  onRefused?(): void;
+};
+
+/**
+ * The request path's connection. Once a command goes unanswered (its reply later than the command timeout,
+ * or the connection lost past its retries), every command fails at once, as unavailable, until a PING answers
+ * again; so while Redis hangs each request pays no timeout of its own: those that can do without Redis (the
+ * rate limits) go on at once, the others fail at once. Pipelines pass through unchanged.
+ */
+export class FailFastRedis extends Redis {
+  private notAnswering = false;
+  private probe: NodeJS.Timeout | null = null;
+
+  constructor(
+    url: string,
+    options: { maxRetriesPerRequest: number | null; enableReadyCheck: boolean; commandTimeout?: number },
+    private readonly failFast: FailFastOptions,
+  ) {
+    super(url, options);
+    this.once('end', () => this.stopProbing());
+  }
+
+  /** False from a command that went unanswered until a PING answers. */
+  get answering(): boolean {
+    return !this.notAnswering;
+  }
+
+  override sendCommand(command: Command, stream?: Parameters<Redis['sendCommand']>[1]): unknown {
+    // A pipeline's commands are written together by the pipeline (stream): refusing one alone would hold the rest back.
+    if (this.notAnswering && !stream && command.name !== 'quit') {
+      this.failFast.onRefused?.();
+      command.reject(new Error(NOT_ANSWERING_MESSAGE));
+      return command.promise;
+    }
+    const reply = super.sendCommand(command, stream);
+    command.promise.catch((error: unknown) => {
+      if (isRedisUnavailable(error)) this.stoppedAnswering(error);
+    });
+    return reply;
+  }
+
+  private stoppedAnswering(error: unknown): void {
+    if (this.notAnswering || this.status === 'end') return;
+    this.notAnswering = true;
+    this.failFast.logger.warn(
+      { event: 'redis_not_answering', err: error },
+      'Redis did not answer: the request connection fails at once until a PING answers',
+    );
+    this.failFast.onChange?.(false);
+    // At once: a command late only because Redis was busy a moment is followed by a PING that answers.
+    this.scheduleProbe(0);
+  }
+
+  private scheduleProbe(delayMs: number): void {
+    this.probe = setTimeout(() => {
+      this.probe = null;
+      const ping = new Command('ping');
+      super.sendCommand(ping);
+      ping.promise.then(
+        () => {
+          this.notAnswering = false;
+          this.failFast.logger.info({ event: 'redis_answering' }, 'Redis answers again');
+          this.failFast.onChange?.(true);
+        },
+        () => {
+          if (this.status !== 'end') this.scheduleProbe(this.failFast.probeIntervalMs ?? 500);
+        },
+      );
+    }, delayMs);
+    this.probe.unref();
+  }
+
+  private stopProbing(): void {
+    if (this.probe) clearTimeout(this.probe);
+    this.probe = null;
+  }
+}
