@@ -35,7 +35,7 @@ export type FailFastOptions = {
  * The request path's connection. Once a command goes unanswered (its reply later than the command timeout,
  * or the connection lost past its retries), every command fails at once, as unavailable, until a PING answers
  * again; so while Redis hangs each request pays no timeout of its own: those that can do without Redis (the
- * rate limits) go on at once, the others fail at once. Pipelines pass through unchanged.
+ * rate limits) go on at once, the others fail at once. Pipelines and transactions too.
  */
 export class FailFastRedis extends Redis {
   private notAnswering = false;
@@ -56,8 +56,9 @@ export class FailFastRedis extends Redis {
   }
 
   override sendCommand(command: Command, stream?: Parameters<Redis['sendCommand']>[1]): unknown {
-    // A pipeline's commands are written together by the pipeline (stream): refusing one alone would hold the rest back.
-    if (this.notAnswering && !stream && command.name !== 'quit') {
+    // A pipeline's or transaction's commands come here one after another in one synchronous loop (with the
+    // pipeline's stream), so all of them are refused or none: the pipeline then settles with their errors.
+    if (this.notAnswering && command.name !== 'quit') {
       this.failFast.onRefused?.();
       command.reject(new Error(NOT_ANSWERING_MESSAGE));
       return command.promise;

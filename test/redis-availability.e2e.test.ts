@@ -55,21 +55,29 @@ describe('FailFastRedis', () => {
     expect(refusals).toBe(3);
   });
 
-  it('passes a pipeline through whole (its commands are written together)', async () => {
+  it('refuses a pipeline and a transaction whole while Redis is not answering: they settle with unavailable errors', async () => {
     redis.pause();
     try {
       await connection.get('k').catch(() => undefined);
       expect(connection.answering).toBe(false);
       const refusedBefore = refusals;
-      const pipeline = connection.pipeline().set('p', '1').get('p').exec();
-      redis.resume();
-      const results = await pipeline.catch((error: unknown) => error);
-      // Sent, not refused: once Redis runs again its replies come back (or the commands time out as unavailable).
-      expect(refusals).toBe(refusedBefore);
-      expect(Array.isArray(results) || isRedisUnavailable(results)).toBe(true);
+      const results = await connection.pipeline().set('p', '1').get('p').exec();
+      expect(results!.map(([error]) => isRedisUnavailable(error))).toEqual([true, true]);
+      const transaction = await connection
+        .multi()
+        .incr('t')
+        .exec()
+        .catch((error: unknown) => error);
+      expect(isRedisUnavailable(transaction)).toBe(true);
+      // Two pipelined commands, then MULTI, INCR and EXEC.
+      expect(refusals).toBe(refusedBefore + 5);
     } finally {
       redis.resume();
     }
     await waitUntil(async () => connection.answering, { what: 'a PING to answer', timeoutMs: 5_000, intervalMs: 20 });
+    expect(await connection.pipeline().set('p', '2').get('p').exec()).toEqual([
+      [null, 'OK'],
+      [null, '2'],
+    ]);
   });
 });
