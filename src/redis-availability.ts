@@ -33,8 +33,8 @@ export type FailFastOptions = {
 
 /**
  * The request path's connection. Once a command goes unanswered (its reply later than the command timeout,
- * or the connection lost past its retries), every command fails at once, as unavailable, until a PING answers
- * again; so while Redis hangs each request pays no timeout of its own: those that can do without Redis (the
+ * or the connection lost past its retries), every command fails at once, as unavailable, until Redis answers
+ * again (a PING, or a reconnection's handshake); so while Redis hangs each request pays no timeout of its own: those that can do without Redis (the
  * rate limits) go on at once, the others fail at once. Pipelines and transactions too.
  */
 export class FailFastRedis extends Redis {
@@ -48,6 +48,8 @@ export class FailFastRedis extends Redis {
   ) {
     super(url, options);
     this.once('end', () => this.stopProbing());
+    // A reconnection whose handshake Redis answered is an answer too.
+    this.on('ready', () => this.answeredAgain());
   }
 
   /** False from a command that went unanswered until a PING answers. */
@@ -58,7 +60,9 @@ export class FailFastRedis extends Redis {
   override sendCommand(command: Command, stream?: Parameters<Redis['sendCommand']>[1]): unknown {
     // A pipeline's or transaction's commands come here one after another in one synchronous loop (with the
     // pipeline's stream), so all of them are refused or none: the pipeline then settles with their errors.
-    if (this.notAnswering && command.name !== 'quit') {
+    // A reconnection's own handshake (status `connect`: INFO for the ready check, CLIENT SETNAME, …) must go out,
+    // or the connection could never come back.
+    if (this.notAnswering && this.status !== 'connect' && command.name !== 'quit') {
       this.failFast.onRefused?.();
       command.reject(new Error(NOT_ANSWERING_MESSAGE));
       return command.promise;
@@ -88,17 +92,21 @@ export class FailFastRedis extends Redis {
       const ping = new Command('ping');
       super.sendCommand(ping);
       ping.promise.then(
+        () => this.answeredAgain(),
         () => {
-          this.notAnswering = false;
-          this.failFast.logger.info({ event: 'redis_answering' }, 'Redis answers again');
-          this.failFast.onChange?.(true);
-        },
-        () => {
-          if (this.status !== 'end') this.scheduleProbe(this.failFast.probeIntervalMs ?? 500);
+          if (this.notAnswering && this.probe === null && this.status !== 'end') this.scheduleProbe(this.failFast.probeIntervalMs ?? 500);
         },
       );
     }, delayMs);
     this.probe.unref();
+  }
+
+  private answeredAgain(): void {
+    if (!this.notAnswering) return;
+    this.notAnswering = false;
+    this.stopProbing();
+    this.failFast.logger.info({ event: 'redis_answering' }, 'Redis answers again');
+    this.failFast.onChange?.(true);
   }
 
   private stopProbing(): void {

@@ -27,7 +27,7 @@ describe('FailFastRedis', () => {
   });
   afterAll(async () => {
     redis?.resume();
-    await connection?.quit().catch(() => undefined);
+    connection?.disconnect();
     redis?.stop();
   });
 
@@ -79,5 +79,19 @@ describe('FailFastRedis', () => {
       [null, 'OK'],
       [null, '2'],
     ]);
+  });
+
+  it('comes back after Redis was down and a new one started: the reconnection goes through', async () => {
+    await redis.kill();
+    // Down: the first command fails after the reconnection attempt, the next at once.
+    expect(isRedisUnavailable(await connection.get('k').catch((error: unknown) => error))).toBe(true);
+    expect(connection.answering).toBe(false);
+    const refusedBefore = refusals;
+    expect(isRedisUnavailable(await connection.get('k').catch((error: unknown) => error))).toBe(true);
+    expect(refusals).toBe(refusedBefore + 1);
+    await redis.start();
+    await waitUntil(async () => connection.answering, { what: 'the reconnection to answer', timeoutMs: 10_000, intervalMs: 20 });
+    expect(changes.slice(-2)).toEqual([false, true]);
+    expect(await connection.set('k', 'after')).toBe('OK');
   });
 });

@@ -74,4 +74,20 @@ describe('a Redis that stops answering', () => {
       ['ASSISTANT', 'A9999'],
     ]);
   }, 30_000);
+
+  it('serves again once a Redis that was down is started anew (nothing in it)', async () => {
+    await redis.kill();
+    try {
+      expect((await currentUser()).body).toEqual({ data: { currentUser: { username: alice.username } } });
+      expect((await chat('Asked while Redis was down')).body.errors?.[0]?.extensions?.code).toBe('SERVICE_UNAVAILABLE');
+    } finally {
+      await redis.start();
+    }
+    await waitUntil(async () => (await chat()).body.data?.aiAction?.errors?.length === 0, {
+      what: 'aiAction to work again after Redis started anew',
+      timeoutMs: 15_000,
+      intervalMs: 100,
+    });
+    expect(valueOf(await scrape(), 'duo_redis_answering')).toBe(1);
+  }, 30_000);
 });
