@@ -34,8 +34,9 @@ export type FailFastOptions = {
 /**
  * The request path's connection. Once a command goes unanswered (its reply later than the command timeout,
  * or the connection lost past its retries), every command fails at once, as unavailable, until Redis answers
- * again (a PING, or a reconnection's handshake); so while Redis hangs each request pays no timeout of its own: those that can do without Redis (the
- * rate limits) go on at once, the others fail at once. Pipelines and transactions too.
+ * again (a PING, or a reconnection's handshake); so while Redis hangs each request pays no timeout of its own:
+ * those that can do without Redis (the rate limits) go on at once, the others fail at once. Pipelines and
+ * transactions too.
  */
 export class FailFastRedis extends Redis {
   private notAnswering = false;
@@ -94,7 +95,8 @@ export class FailFastRedis extends Redis {
       ping.promise.then(
         () => this.answeredAgain(),
         () => {
-          if (this.notAnswering && this.probe === null && this.status !== 'end') this.scheduleProbe(this.failFast.probeIntervalMs ?? 500);
+          const again = this.notAnswering && this.probe === null && this.status !== 'end';
+          if (again) this.scheduleProbe(this.failFast.probeIntervalMs ?? 500);
         },
       );
     }, delayMs);
