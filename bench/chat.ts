@@ -41,7 +41,7 @@ import { bullPrefix } from '../src/redis-keys';
 import { Queue } from 'bullmq';
 import { startStubLlmServer } from '../test/helpers/stub-llm-server';
 import { deleteRedisKeys } from '../test/helpers/test-service';
-import { cpuMs, machineLoad, median, percentile, QUICK, reportFigures, runBench, within } from './lib/figures';
+import { closedLoop, cpuMs, machineLoad, median, percentile, QUICK, reportFigures, runBench, timed, within } from './lib/figures';
 import { cpuShares, formatShares, readCpu, type CpuParts, type CpuShares } from './lib/machine-cpu';
 import { startServiceProcess } from './lib/service-process';
 
@@ -65,18 +65,8 @@ type Load = { p50: number; p99: number; perSecond: number; machine: CpuShares };
 type Round = { trivial: Load; action: Load; backlog: { drainMs: number; workerCpu: number } };
 
 async function load(request: () => Promise<void>, parts: CpuParts): Promise<Load> {
-  const latencies: number[] = [];
   const before = await readCpu(parts);
-  const deadline = performance.now() + SECONDS * 1000;
-  await Promise.all(
-    Array.from({ length: CONCURRENCY }, async () => {
-      while (performance.now() < deadline) {
-        const started = performance.now();
-        await request();
-        latencies.push(performance.now() - started);
-      }
-    }),
-  );
+  const latencies = await closedLoop(CONCURRENCY, SECONDS, timed(request));
   const machine = cpuShares(before, await readCpu(parts), latencies.length);
   return {
     p50: percentile(latencies, 50),

@@ -23,7 +23,7 @@
 import { groupWithSeat, userWithToken } from '../test/helpers/fixtures';
 import { startStubLlmServer } from '../test/helpers/stub-llm-server';
 import { cursorAtRow, realisticSource } from '../test/suggestions/helpers/realistic-source';
-import { cpuMs, machineLoad, median, percentile, QUICK, reportFigures, runBench, within } from './lib/figures';
+import { closedLoop, cpuMs, machineLoad, median, percentile, QUICK, reportFigures, runBench, within } from './lib/figures';
 import { machineCpuMs } from './lib/machine-cpu';
 import { startBenchApi } from './lib/service-process';
 
@@ -132,14 +132,9 @@ async function main(): Promise<void> {
     };
 
     const load = async (label: string, request: () => Promise<Sample>): Promise<Load> => {
-      const samples: Sample[] = [];
       const [apiBefore, benchBefore, machineBefore] = [cpuMs(service.pid), cpuMs(), machineCpuMs()];
-      const deadline = performance.now() + SECONDS * 1000;
-      await Promise.all(
-        Array.from({ length: CONCURRENCY }, async () => {
-          while (performance.now() < deadline)
-            samples.push(await within(request(), REQUEST_LIMIT_MS, `a request of the ${label} load got no answer`));
-        }),
+      const samples = await closedLoop(CONCURRENCY, SECONDS, () =>
+        within(request(), REQUEST_LIMIT_MS, `a request of the ${label} load got no answer`),
       );
       const count = samples.length;
       const firstChunks = samples.flatMap((sample) => (sample.firstChunk === undefined ? [] : [sample.firstChunk]));

@@ -18,7 +18,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { PROJECT_ROOT } from '../src/paths';
 import { groupWithSeat, userWithToken } from '../test/helpers/fixtures';
-import { cpuMs, machineLoad, median, percentile, QUICK, reportFigures, runBench, within } from './lib/figures';
+import { closedLoop, cpuMs, machineLoad, median, percentile, QUICK, reportFigures, runBench, within } from './lib/figures';
 import { startBenchApi } from './lib/service-process';
 
 const SECONDS = Number(process.argv[2] ?? (QUICK ? 2 : 5));
@@ -119,14 +119,8 @@ async function main(): Promise<void> {
 
     type Load = { p50: number; p99: number; perSecond: number; cpu: number };
     const load = async (request: () => Promise<number>): Promise<Load> => {
-      const latencies: number[] = [];
       const before = cpuMs(service.pid);
-      const deadline = performance.now() + SECONDS * 1000;
-      await Promise.all(
-        Array.from({ length: CONCURRENCY }, async () => {
-          while (performance.now() < deadline) latencies.push(await request());
-        }),
-      );
+      const latencies = await closedLoop(CONCURRENCY, SECONDS, request);
       return {
         p50: percentile(latencies, 50),
         p99: percentile(latencies, 99),

@@ -13,7 +13,7 @@
  */
 import { groupWithSeat, userWithToken } from '../test/helpers/fixtures';
 import { startOwnRedis } from '../test/helpers/own-redis';
-import { machineLoad, median, percentile, QUICK, reportFigures, runBench, within } from './lib/figures';
+import { closedLoop, machineLoad, median, percentile, QUICK, reportFigures, runBench, timed, within } from './lib/figures';
 import { startBenchApi } from './lib/service-process';
 
 const SECONDS = Number(process.argv[2] ?? (QUICK ? 3 : 4));
@@ -59,17 +59,7 @@ async function main(): Promise<void> {
       );
     };
     const load = async (request: () => Promise<void>): Promise<Load> => {
-      const latencies: number[] = [];
-      const deadline = performance.now() + SECONDS * 1000;
-      await Promise.all(
-        Array.from({ length: CONCURRENCY }, async () => {
-          while (performance.now() < deadline) {
-            const started = performance.now();
-            await request();
-            latencies.push(performance.now() - started);
-          }
-        }),
-      );
+      const latencies = await closedLoop(CONCURRENCY, SECONDS, timed(request));
       return { answered: latencies.length, p50: percentile(latencies, 50), p99: percentile(latencies, 99), max: Math.max(...latencies) };
     };
     const untilChatWorks = async () => {

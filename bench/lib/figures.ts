@@ -37,6 +37,30 @@ export async function within<T>(promise: Promise<T>, ms: number, message: string
   }
 }
 
+/**
+ * A closed-loop load: `clients` concurrent loops, each sending `request` again as soon as it is answered, until
+ * `seconds` have passed; every result, in the order they came.
+ */
+export async function closedLoop<T>(clients: number, seconds: number, request: () => Promise<T>): Promise<T[]> {
+  const results: T[] = [];
+  const deadline = performance.now() + seconds * 1000;
+  await Promise.all(
+    Array.from({ length: clients }, async () => {
+      while (performance.now() < deadline) results.push(await request());
+    }),
+  );
+  return results;
+}
+
+/** `request` as one that answers with its wall time in ms. */
+export function timed(request: () => Promise<unknown>): () => Promise<number> {
+  return async () => {
+    const started = performance.now();
+    await request();
+    return performance.now() - started;
+  };
+}
+
 /** Prints the figures as one line for bench/all.ts, after the bench's own report. */
 export function reportFigures(figures: readonly Figure[]): void {
   console.log(`${FIGURES_PREFIX}${JSON.stringify(figures)}`);
