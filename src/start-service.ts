@@ -24,7 +24,7 @@ import type { Viewer } from './auth/viewer';
 import { GRAPHQL_PATH } from './http/http-errors';
 import { buildGraphQLSchema } from './resolvers/schema';
 import { createLlmProvider } from './llm/create-provider';
-import { instrumentProvider, redisAvailability } from './metrics/record';
+import { databaseAvailability, instrumentProvider, redisAvailability } from './metrics/record';
 import { createEmbedder } from './llm/embedders/create-embedder';
 import { CHUNKER_VERSION } from './indexing/chunk';
 import { reindexStale } from './indexing/code-index.service';
@@ -81,6 +81,7 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
   const redis = connectRedis(config.redisUrl, logger, { maxRetriesPerRequest: null });
   const requestRedis = connectRedis(config.redisUrl, logger, { ...REQUEST_REDIS_OPTIONS, failFast: redisAvailability });
   redisAvailability.onChange(true);
+  databaseAvailability.onChange(true);
   let database: Database | undefined;
   let prefixClaim: PrefixClaim;
   try {
@@ -95,6 +96,7 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
       // PostgreSQL's; the embedded database is one session, whose pool keeps its own size.
       poolSize: config.databaseUrl ? config.databasePoolSize : undefined,
       onPool: observeDatabasePool,
+      failFast: databaseAvailability,
       onFailure: options.onFatal,
     });
     const migrations = await database.migrate();

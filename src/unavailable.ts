@@ -1,5 +1,5 @@
-import { DATABASE_UNAVAILABLE_MESSAGE, isDatabaseUnavailable } from './db/errors';
-import { isRedisUnavailable, REDIS_UNAVAILABLE_MESSAGE } from './redis-availability';
+import { DATABASE_NOT_ANSWERING, DATABASE_UNAVAILABLE_MESSAGE, isDatabaseUnavailable } from './db/errors';
+import { isRedisUnavailable, isRefusedUnsent, REDIS_UNAVAILABLE_MESSAGE } from './redis-availability';
 
 /**
  * What a client is told when its request needed Redis or the database and it did not answer in time
@@ -9,4 +9,21 @@ export function unavailableMessage(error: unknown): string | null {
   if (isRedisUnavailable(error)) return REDIS_UNAVAILABLE_MESSAGE;
   if (isDatabaseUnavailable(error)) return DATABASE_UNAVAILABLE_MESSAGE;
   return null;
+}
+
+/**
+ * Whether a request failed on a dependency already known not to answer: its command or statement was refused
+ * unsent. The outage was logged once where it was seen (redis_not_answering, database_not_answering), so the
+ * requests it fails meanwhile are not logged one by one.
+ */
+export function refusedUnsent(error: unknown): boolean {
+  // Prisma and graphql-js wrap what the driver threw; Prisma's message may end with the driver's.
+  for (let current = error, depth = 0; current && depth < 5; depth += 1) {
+    if (isRefusedUnsent(current)) return true;
+    const candidate = current as { message?: unknown; cause?: unknown; thrownValue?: unknown; originalError?: unknown };
+    if (typeof candidate.message === 'string' && candidate.message.trim().split('\n').at(-1)!.trim() === DATABASE_NOT_ANSWERING)
+      return true;
+    current = candidate.cause ?? candidate.thrownValue ?? candidate.originalError;
+  }
+  return false;
 }

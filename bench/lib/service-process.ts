@@ -71,11 +71,16 @@ export async function startServiceProcess(role: Role, env: Record<string, string
 /** An API process (`--role=api`) with a database and a Redis prefix of its own, and a client of that database for the bench's fixtures. */
 export type BenchApi = { url: string; pid: number; prisma: PrismaClient; close(): Promise<void> };
 
+export type BenchApiOptions = {
+  /** The URL the service reaches its database by (a proxy's, say), made from the database's own. */
+  databaseUrl?: (direct: string) => Promise<string>;
+};
+
 /**
  * Starts the API on a new test database and prefix, quiet and without demo data, with `env` on top;
  * `close` stops it and removes the database, the Redis keys and the data directory.
  */
-export async function startBenchApi(name: string, env: Record<string, string>): Promise<BenchApi> {
+export async function startBenchApi(name: string, env: Record<string, string>, options: BenchApiOptions = {}): Promise<BenchApi> {
   const database = await createTestDatabase();
   const redisPrefix = `duobench:${randomBytes(5).toString('hex')}`;
   const dataDir = `/tmp/duo-bench-${name}-${process.pid}`;
@@ -90,7 +95,7 @@ export async function startBenchApi(name: string, env: Record<string, string>): 
       PORT: '0',
       HOST: '127.0.0.1',
       DATA_DIR: dataDir,
-      DATABASE_URL: database.url,
+      DATABASE_URL: options.databaseUrl ? await options.databaseUrl(database.url) : database.url,
       REDIS_URL: TEST_REDIS_URL,
       REDIS_PREFIX: redisPrefix,
       LOG_LEVEL: 'error',

@@ -2,8 +2,8 @@ import type { Redis } from 'ioredis';
 import { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import { AppError } from '../errors';
 import type { Logger } from '../logger';
-import { isRefusedUnsent } from '../redis-availability';
 import { AI_ACTION_RATE_NAME, rateLimitPrefix } from '../redis-keys';
+import { refusedUnsent } from '../unavailable';
 import type { Viewer } from './viewer';
 
 /** GitLab's words when a limit is reached, on every transport. */
@@ -54,7 +54,7 @@ export function createRequestLimiter(options: RequestLimiterOptions): RequestLim
           return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil(error.msBeforeNext / 1000)) };
         // Redis trouble must not take the API down with it: let the request through and say so (once, not per
         // request, while the connection refuses commands unsent: it logged redis_not_answering).
-        if (!isRefusedUnsent(error))
+        if (!refusedUnsent(error))
           options.logger.warn({ event: 'rate_limit_unavailable', limiter: options.name ?? 'rate', err: error }, 'rate limiter unavailable');
         return { allowed: true, remaining: options.points };
       }

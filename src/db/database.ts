@@ -14,7 +14,7 @@ import type { PGliteThreadData, PGliteThreadReply } from './pglite.thread';
 import { PrismaClient } from './prisma';
 import { registerBulkPool } from './bulk-sql';
 import { withPoolClient } from './pool-client';
-import { createTimedPool } from './request-timeout';
+import { createTimedPool, type FailFastWatch } from './request-timeout';
 import type { SqlExecutor } from './sql-executor';
 
 export type DatabaseKind = 'postgres' | 'embedded' | 'embedded-socket';
@@ -51,6 +51,11 @@ export type OpenDatabaseOptions = {
    * sets it in a process that serves requests and runs no jobs; admin commands and tools do not.
    */
   requestTimeoutMs?: number;
+  /**
+   * With `requestTimeoutMs`: told when the requests' pool finds PostgreSQL not answering and answering again, and
+   * of each statement refused meanwhile (request-timeout.ts); the change is logged here.
+   */
+  failFast?: Omit<FailFastWatch, 'probeIntervalMs'>;
   /** Called with a PostgreSQL pool once made (metrics watch it). */
   onPool?: (pool: pg.Pool) => void;
   /** Embedded only: PostgreSQL's shared buffers, in MiB (they count in the process's memory). Default 16. */
@@ -87,8 +92,20 @@ type PooledClient = { pool: pg.Pool; prisma: PrismaClient };
 
 /** PostgreSQL, or the embedded database's socket: the same pools, Prisma adapter and migrations. */
 function poolDatabase(kind: DatabaseKind, config: pg.PoolConfig, options: OpenDatabaseOptions): Database {
+  const watch: FailFastWatch = {
+    onRefused: options.failFast?.onRefused,
+    onChange: (answering) => {
+      if (answering) options.logger.info({ event: 'database_answering' }, 'the database answers again');
+      else
+        options.logger.warn(
+          { event: 'database_not_answering' },
+          "the database did not answer in time: requests' statements fail at once until it answers",
+        );
+      options.failFast?.onChange?.(answering);
+    },
+  };
   const open = (timeoutMs: number | undefined): PooledClient => {
-    const pool = createTimedPool(config, timeoutMs);
+    const pool = createTimedPool(config, timeoutMs, watch);
     pool.on('error', (error) => options.logger.warn({ event: 'database_pool_error', err: error }, 'idle database connection failed'));
     options.onPool?.(pool);
     // `minimal`: otherwise (without NODE_ENV=production) Prisma makes an Error, and so captures a stack, for

@@ -29,6 +29,9 @@ export async function withConflict<T>(message: string, create: () => Promise<T>)
 /** What a client is told when its request needed the database and it did not answer (GraphQL SERVICE_UNAVAILABLE, HTTP 503). */
 export const DATABASE_UNAVAILABLE_MESSAGE = 'Temporarily unavailable: the database did not answer. Try again shortly.';
 
+/** What the requests' pool says of a statement or connection refused unsent while the database is not answering (request-timeout.ts). */
+export const DATABASE_NOT_ANSWERING = 'The database is not answering: the statement was not sent';
+
 // Prisma's "can't reach", "timed out", "socket timeout" and "server closed the connection".
 const PRISMA_UNREACHABLE = new Set(['P1001', 'P1002', 'P1008', 'P1017']);
 // The driver adapter's kinds for the same, and for a server that takes no more connections.
@@ -40,7 +43,9 @@ const CODES_UNREACHABLE = /^(ECONNREFUSED|ECONNRESET|ETIMEDOUT|ENOTFOUND|EHOSTUN
 const PG_UNREACHABLE = new RegExp(
   '^(Query read timeout|timeout exceeded when trying to connect|timeout expired|Connection terminated|' +
     'Connection terminated unexpectedly|Connection terminated due to connection timeout|' +
-    'Client has encountered a connection error and is not queryable)$',
+    'Client has encountered a connection error and is not queryable|' +
+    // request-timeout.ts: refused unsent while the database is not answering.
+    `${DATABASE_NOT_ANSWERING})$`,
 );
 
 /**

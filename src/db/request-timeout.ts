@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { DATABASE_NOT_ANSWERING } from './errors';
 
 /**
  * The requests' pool: each statement and each wait for a connection fails after `timeoutMs` instead of
@@ -12,27 +13,146 @@ import pg from 'pg';
  * cost every request more than the limit is worth. A statement says `query_timeout: 0` to have none (the
  * migrations).
  */
-export function createTimedPool(config: pg.PoolConfig, timeoutMs: number | undefined): pg.Pool {
+export type FailFastWatch = {
+  /** How long after an unanswered probe the next one asks whether PostgreSQL answers again. Default 500. */
+  probeIntervalMs?: number;
+  /** Called when PostgreSQL stops answering (false) and when it answers again (true). */
+  onChange?(answering: boolean): void;
+  /** Called for each statement or connection refused at once while PostgreSQL is not answering. */
+  onRefused?(): void;
+};
+
+/**
+ * With `timeoutMs`, the pool also fails fast: once a statement or a wait for a connection ran out of time, every
+ * statement and every connection asked for fails at once, unsent, until a probe (a connection of its own and
+ * `SELECT 1`, at once and then every `probeIntervalMs`) is answered. So while PostgreSQL hangs only the requests
+ * already waiting pay the timeout. A statement that names its own `query_timeout` (the migrations) is refused too.
+ */
+export function createTimedPool(config: pg.PoolConfig, timeoutMs: number | undefined, watch: FailFastWatch = {}): pg.Pool {
   if (!timeoutMs) return new pg.Pool(config);
+  const state = new AnswerWatch(config, timeoutMs, watch);
 
   // pg's overloads (promise or callback) are passed through: only the statement's config changes.
   class TimedClient extends pg.Client {}
   type Query = (this: pg.Client, config: unknown, values?: unknown, callback?: unknown) => unknown;
   const query = Reflect.get(pg.Client.prototype, 'query') as Query;
   TimedClient.prototype.query = function timedQuery(this: pg.Client, config: unknown, values?: unknown, callback?: unknown) {
+    if (!state.answering) return refuse(state, typeof values === 'function' ? values : callback);
     const result = query.call(this, withTimeout(config, timeoutMs), values, callback);
     if (result instanceof Promise) {
       // A client checked out of the pool is dropped on release once its statement timed out.
       result.catch((error: unknown) => {
-        if (error instanceof Error && error.message === QUERY_TIMEOUT) (this as unknown as { _queryable: boolean })._queryable = false;
+        if (!(error instanceof Error) || error.message !== QUERY_TIMEOUT) return;
+        (this as unknown as { _queryable: boolean })._queryable = false;
+        state.stoppedAnswering(error);
       });
     }
     return result;
   } as pg.Client['query'];
 
   // connectionTimeoutMillis: the wait for a pooled connection, and opening one.
-  return new pg.Pool({ ...config, connectionTimeoutMillis: timeoutMs, Client: TimedClient });
+  class TimedPool extends pg.Pool {
+    override connect(): Promise<pg.PoolClient>;
+    override connect(
+      callback: (error: Error | undefined, client: pg.PoolClient | undefined, done: (release?: unknown) => void) => void,
+    ): void;
+    override connect(callback?: (error: Error | undefined, client: pg.PoolClient | undefined, done: (release?: unknown) => void) => void) {
+      if (!state.answering) return refuse(state, callback) as Promise<pg.PoolClient>;
+      if (callback) {
+        return super.connect((error, client, done) => {
+          if (error && CONNECT_TIMEOUT.test(error.message)) state.stoppedAnswering(error);
+          callback(error, client, done);
+        });
+      }
+      const connected = super.connect();
+      connected.catch((error: unknown) => {
+        if (error instanceof Error && CONNECT_TIMEOUT.test(error.message)) state.stoppedAnswering(error);
+      });
+      return connected;
+    }
+  }
+  const pool = new TimedPool({ ...config, connectionTimeoutMillis: timeoutMs, Client: TimedClient });
+  const end = pool.end.bind(pool);
+  pool.end = ((callback?: () => void) => {
+    state.stop();
+    return end(callback as never);
+  }) as pg.Pool['end'];
+  return pool;
 }
+
+/** A refusal in the caller's form: the callback's error, or a rejected promise. */
+function refuse(state: AnswerWatch, callback: unknown): Promise<never> | undefined {
+  state.refused();
+  const error = new Error(DATABASE_NOT_ANSWERING);
+  if (typeof callback === 'function') {
+    process.nextTick(() => (callback as (error: Error) => void)(error));
+    return undefined;
+  }
+  return Promise.reject(error);
+}
+
+/** Whether PostgreSQL answers the requests' pool, and the probe that finds out again once it did not. */
+class AnswerWatch {
+  answering = true;
+  private probe: NodeJS.Timeout | null = null;
+  private stopped = false;
+
+  constructor(
+    private readonly config: pg.PoolConfig,
+    private readonly timeoutMs: number,
+    private readonly watch: FailFastWatch,
+  ) {}
+
+  refused(): void {
+    this.watch.onRefused?.();
+  }
+
+  stoppedAnswering(_error: Error): void {
+    if (!this.answering || this.stopped) return;
+    this.answering = false;
+    this.watch.onChange?.(false);
+    this.schedule(0);
+  }
+
+  stop(): void {
+    this.stopped = true;
+    if (this.probe) clearTimeout(this.probe);
+    this.probe = null;
+  }
+
+  private schedule(delayMs: number): void {
+    this.probe = setTimeout(() => {
+      void this.ask().then((answered) => {
+        this.probe = null;
+        if (this.stopped) return;
+        if (answered) {
+          this.answering = true;
+          this.watch.onChange?.(true);
+        } else this.schedule(this.watch.probeIntervalMs ?? 500);
+      });
+    }, delayMs);
+    this.probe.unref();
+  }
+
+  /** A connection of its own, so that none of the pool's stuck ones is asked. */
+  private async ask(): Promise<boolean> {
+    const { max: _max, ...settings } = this.config;
+    const client = new pg.Client({ ...settings, connectionTimeoutMillis: this.timeoutMs, query_timeout: this.timeoutMs });
+    client.on('error', () => undefined);
+    try {
+      await client.connect();
+      await client.query('SELECT 1');
+      return true;
+    } catch {
+      return false;
+    } finally {
+      void client.end().catch(() => undefined);
+    }
+  }
+}
+
+// What pg says when a wait for a pooled connection, or opening one, passes connectionTimeoutMillis.
+const CONNECT_TIMEOUT = /^(timeout exceeded when trying to connect|Connection terminated due to connection timeout)$/;
 
 // What pg says when `query_timeout` passes.
 const QUERY_TIMEOUT = 'Query read timeout';

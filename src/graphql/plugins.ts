@@ -4,7 +4,7 @@ import { unwrapResolverError } from '@apollo/server/errors';
 import { GraphQLError, type GraphQLFormattedError, type GraphQLSchema } from 'graphql';
 import { isAppError, type AppErrorCode } from '../errors';
 import type { Logger } from '../logger';
-import { unavailableMessage } from '../unavailable';
+import { refusedUnsent, unavailableMessage } from '../unavailable';
 import type { GraphQLContext } from './context';
 import { stripIntroducedFields } from './gl-introduced';
 import { guardOperation, type OperationLimits } from './operation-guard';
@@ -106,7 +106,8 @@ export function errorLoggingPlugin(logger: Logger): ApolloServerPlugin<GraphQLCo
       return {
         async didEncounterErrors({ errors, contextValue, operationName }) {
           for (const error of errors) {
-            if (isDeliberate(error, error.extensions?.code)) continue;
+            // A dependency known to be down was logged once, where it was seen to stop answering.
+            if (isDeliberate(error, error.extensions?.code) || refusedUnsent(unwrapResolverError(error))) continue;
             logger.error(
               {
                 event: 'graphql_internal_error',

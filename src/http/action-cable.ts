@@ -4,7 +4,7 @@ import type { Duplex } from 'node:stream';
 import { GraphQLError, type GraphQLSchema, type ValidationRule } from 'graphql';
 import { WebSocket, WebSocketServer, type RawData } from 'ws';
 import { isAppError } from '../errors';
-import { unavailableMessage } from '../unavailable';
+import { refusedUnsent, unavailableMessage } from '../unavailable';
 import type { Logger } from '../logger';
 import { observeSocketServer, withSubscriptionCount } from '../metrics/record';
 import {
@@ -245,7 +245,7 @@ export function createActionCableServer<User>(options: ActionCableServerOptions<
       } catch (error) {
         const unavailable = unavailableMessage(error);
         if (unavailable) {
-          logger.warn({ event: 'cable_connect_unavailable', err: error }, unavailable);
+          if (!refusedUnsent(error)) logger.warn({ event: 'cable_connect_unavailable', err: error }, unavailable);
           return UNAVAILABLE;
         }
         if (isAppError(error)) logger.info({ event: 'cable_rejected', reason: error.code }, 'ActionCable connection rejected');

@@ -23,7 +23,7 @@ import { guardOperation } from '../graphql/operation-guard';
 import { formatError } from '../graphql/plugins';
 import { countSubscription, observeSocketServer } from '../metrics/record';
 import type { Services } from '../services';
-import { unavailableMessage } from '../unavailable';
+import { refusedUnsent, unavailableMessage } from '../unavailable';
 import { TOO_MANY_SUBSCRIPTIONS, type SocketGuard } from './socket-guard';
 
 export type GraphQLWsServer = { wss: WebSocketServer; close(): Promise<void> };
@@ -181,7 +181,8 @@ export function createGraphQLWsServer(services: Services, schema: GraphQLSchema,
             // (graphql-ws' own 4500 for a failed connect is one its clients do not retry).
             const unavailable = unavailableMessage(error);
             if (!unavailable) throw error;
-            services.logger.warn({ event: 'socket_connect_unavailable', transport: 'graphql-ws', err: error }, unavailable);
+            if (!refusedUnsent(error))
+              services.logger.warn({ event: 'socket_connect_unavailable', transport: 'graphql-ws', err: error }, unavailable);
             context.extra.socket.close(1011, 'Service unavailable');
             return null;
           });

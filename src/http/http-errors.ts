@@ -1,7 +1,7 @@
 import type { ErrorRequestHandler, Request, Response } from 'express';
 import { isAppError, type AppError } from '../errors';
 import type { Logger } from '../logger';
-import { unavailableMessage } from '../unavailable';
+import { refusedUnsent, unavailableMessage } from '../unavailable';
 import { locals } from './locals';
 
 const GRAPHQL_CODES: Record<number, string> = {
@@ -66,7 +66,12 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
         type === 'entity.parse.failed' ? 'The request body is not valid JSON' : `${status} Bad Request`,
       );
     }
-    logger.error({ event: 'http_internal_error', requestId: locals(response).requestId, path: request.path, err: error }, 'request failed');
+    // A dependency known to be down was logged once, where it was seen to stop answering.
+    if (!refusedUnsent(error))
+      logger.error(
+        { event: 'http_internal_error', requestId: locals(response).requestId, path: request.path, err: error },
+        'request failed',
+      );
     const unavailable = unavailableMessage(error);
     if (unavailable) return sendError(request, response, 503, unavailable);
     sendError(request, response, 500, '500 Internal Server Error');

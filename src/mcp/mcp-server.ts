@@ -7,7 +7,7 @@ import { codeIndexStatus } from '../search/codebase.service';
 import { directoryPathProblem, formatSemanticResultsText, SEMANTIC_SEARCH_LIMITS } from '../search/semantic-code-results';
 import { semanticCodeSearch } from '../search/semantic-code-search';
 import type { Services } from '../services';
-import { unavailableMessage } from '../unavailable';
+import { refusedUnsent, unavailableMessage } from '../unavailable';
 
 export type McpServerOptions = {
   services: Services;
@@ -45,7 +45,8 @@ export function createMcpServer(options: McpServerOptions): McpServer {
         return toolError(`Tool execution failed: ${error.userMessage}`, error.userMessage);
       const unavailable = unavailableMessage(error);
       if (unavailable) {
-        services.logger.warn({ event: 'mcp_tool_unavailable', tool, requestId: options.requestId, err: error }, unavailable);
+        if (!refusedUnsent(error))
+          services.logger.warn({ event: 'mcp_tool_unavailable', tool, requestId: options.requestId, err: error }, unavailable);
         return toolError(`Tool execution failed: ${unavailable}`, unavailable);
       }
       services.logger.error({ event: 'mcp_tool_failed', tool, requestId: options.requestId, err: error }, 'MCP tool failed');

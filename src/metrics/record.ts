@@ -192,3 +192,9 @@ export const redisAvailability = {
   onChange: (answering: boolean): void => metrics.redisAnswering.set(answering ? 1 : 0),
   onRefused: (): void => metrics.redisCommandsRefused.inc(),
 };
+
+/** The requests' database pool's view of PostgreSQL (request-timeout.ts): answering or not, and what it refused. */
+export const databaseAvailability = {
+  onChange: (answering: boolean): void => metrics.databaseAnswering.set(answering ? 1 : 0),
+  onRefused: (): void => metrics.databaseStatementsRefused.inc(),
+};

@@ -111,6 +111,15 @@ export const metrics = {
     'PostgreSQL pool connections of this process by state (total, idle, in_use; waiting: queries waiting for one)',
     ['state'],
   ),
+  databaseAnswering: gauge(
+    'duo_database_answering',
+    "1 while PostgreSQL answers this process's requests' pool in time; " +
+      '0 from a statement or connection that ran out of time until a probe answers',
+  ),
+  databaseStatementsRefused: counter(
+    'duo_database_statements_refused_total',
+    "Statements and connections the requests' pool failed at once, unsent, while PostgreSQL was not answering",
+  ),
   redisAnswering: gauge(
     'duo_redis_answering',
     "1 while Redis answers this process's request connection; 0 from a command it left unanswered until a PING answers",

@@ -5,6 +5,7 @@ import { LSP_CHAT_MUTATION, wsClient } from '../helpers/chat-client';
 import { openRawCable } from '../helpers/cable-clients';
 import { groupWithSeat, userWithToken, type UserWithToken } from '../helpers/fixtures';
 import { startFreezableProxy, type FreezableProxy } from '../helpers/freezable-proxy';
+import { parseScrape, valueOf } from '../helpers/prometheus';
 import { createTestDatabase, type TestDatabase } from '../helpers/test-database';
 import { startTestService, type TestService } from '../helpers/test-service';
 import { sleep, waitUntil } from '../helpers/wait';
@@ -35,7 +36,12 @@ describe('a database that stops answering', () => {
     viaProxy.host = `127.0.0.1:${proxy.port}`;
     service = await startTestService({
       // A long auth cache: alice's token is known from before the database stops; bob's never was.
-      env: { DATABASE_URL: viaProxy.toString(), DATABASE_REQUEST_TIMEOUT_MS: String(TIMEOUT_MS), AUTH_CACHE_MS: '60000' },
+      env: {
+        DATABASE_URL: viaProxy.toString(),
+        DATABASE_REQUEST_TIMEOUT_MS: String(TIMEOUT_MS),
+        AUTH_CACHE_MS: '60000',
+        METRICS_ALLOWED_CIDRS: '127.0.0.1/32, ::1',
+      },
     });
     worker = await startTestService({ role: 'worker', env: { DATABASE_URL: viaProxy.toString() } });
     alice = await userWithToken(service.prisma);
@@ -130,12 +136,29 @@ describe('a database that stops answering', () => {
       expect(graphqlWsConnect.value).toBe(1011);
       for (const { ms } of [mutation, transaction, tool, rest, graphqlWs, graphqlWsConnect, cable])
         expect(ms).toBeLessThan(ANSWERED_WITHIN_MS);
+      // Those ran out of time: from now on the requests' statements are refused unsent, each request at once.
+      const scrape = async () => parseScrape(await (await fetch(`${service.url}/-/metrics`)).text());
+      expect(valueOf(await scrape(), 'duo_database_answering')).toBe(0);
+      const refusedBefore = valueOf(await scrape(), 'duo_database_statements_refused_total');
+      for (let index = 0; index < 3; index += 1) {
+        const response = await fetch(`${service.url}/api/v4/user`, { headers: { authorization: `Bearer ${alice.token}` } });
+        expect({ status: response.status, body: await response.json() }).toEqual({ status: 503, body: { message: UNAVAILABLE } });
+      }
+      expect(valueOf(await scrape(), 'duo_database_statements_refused_total')).toBeGreaterThanOrEqual(refusedBefore + 3);
       // Longer than the request timeout: the job's statement is still waiting, not failed.
       await sleep(2 * TIMEOUT_MS);
     } finally {
       proxy.thaw();
       await mcp.close();
     }
+    await waitUntil(
+      async () => valueOf(parseScrape(await (await fetch(`${service.url}/-/metrics`)).text()), 'duo_database_answering') === 1,
+      {
+        what: 'the probe to find the database answering',
+        timeoutMs: 10_000,
+        intervalMs: 50,
+      },
+    );
     expect(await outside).toEqual([{ one: 1 }]);
     // The connections whose statements timed out were closed, not handed out again: every request works at once.
     await waitUntil(async () => (await chat('And now?')).body.data?.aiAction?.errors?.length === 0, {
