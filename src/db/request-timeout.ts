@@ -24,9 +24,10 @@ export type FailFastWatch = {
 
 /**
  * With `timeoutMs`, the pool also fails fast: once a statement or a wait for a connection ran out of time, every
- * statement and every connection asked for fails at once, unsent, until a probe (a connection of its own and
- * `SELECT 1`, at once and then every `probeIntervalMs`) is answered. So while PostgreSQL hangs only the requests
- * already waiting pay the timeout. A statement that names its own `query_timeout` (the migrations) is refused too.
+ * connection asked of the pool (and so every statement sent through it: `pool.query` takes one too) fails at
+ * once, unsent, until a probe (a connection of its own and `SELECT 1`, at once and then every `probeIntervalMs`)
+ * is answered. So while PostgreSQL hangs only the requests already waiting pay the timeout. A connection already
+ * checked out keeps sending: refusing a transaction's ROLLBACK would hand it back to the pool still open.
  */
 export function createTimedPool(config: pg.PoolConfig, timeoutMs: number | undefined, watch: FailFastWatch = {}): pg.Pool {
   if (!timeoutMs) return new pg.Pool(config);
@@ -37,7 +38,6 @@ export function createTimedPool(config: pg.PoolConfig, timeoutMs: number | undef
   type Query = (this: pg.Client, config: unknown, values?: unknown, callback?: unknown) => unknown;
   const query = Reflect.get(pg.Client.prototype, 'query') as Query;
   TimedClient.prototype.query = function timedQuery(this: pg.Client, config: unknown, values?: unknown, callback?: unknown) {
-    if (!state.answering) return refuse(state, typeof values === 'function' ? values : callback);
     const result = query.call(this, withTimeout(config, timeoutMs), values, callback);
     if (result instanceof Promise) {
       // A client checked out of the pool is dropped on release once its statement timed out.

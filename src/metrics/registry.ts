@@ -118,7 +118,7 @@ export const metrics = {
   ),
   databaseStatementsRefused: counter(
     'duo_database_statements_refused_total',
-    "Statements and connections the requests' pool failed at once, unsent, while PostgreSQL was not answering",
+    "Connections asked of the requests' pool (each for a statement or a transaction) refused at once while PostgreSQL was not answering",
   ),
   redisAnswering: gauge(
     'duo_redis_answering',
