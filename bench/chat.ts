@@ -41,7 +41,19 @@ import { bullPrefix } from '../src/redis-keys';
 import { Queue } from 'bullmq';
 import { startStubLlmServer } from '../test/helpers/stub-llm-server';
 import { deleteRedisKeys } from '../test/helpers/test-service';
-import { closedLoop, cpuMs, machineLoad, median, percentile, QUICK, reportFigures, runBench, timed, within } from './lib/figures';
+import {
+  closedLoop,
+  cpuMs,
+  loadColumns,
+  machineLoad,
+  median,
+  percentile,
+  QUICK,
+  reportFigures,
+  runBench,
+  timed,
+  within,
+} from './lib/figures';
 import { cpuShares, formatShares, readCpu, type CpuParts, type CpuShares } from './lib/machine-cpu';
 import { startServiceProcess } from './lib/service-process';
 
@@ -283,15 +295,8 @@ async function main(): Promise<void> {
       overhead.push(await firstChunkOverhead(url, token, user.id, SAMPLES));
     }
     const row = (label: string, loads: Load[]) =>
-      `  ${label.padEnd(28)} p50 ${median(loads.map((l) => l.p50))
-        .toFixed(1)
-        .padStart(6)} ms   p99 ${median(loads.map((l) => l.p99))
-        .toFixed(1)
-        .padStart(6)} ms   ${median(loads.map((l) => l.perSecond))
-        .toFixed(0)
-        .padStart(5)} req/s   CPU per request: API ${median(loads.map((l) => l.machine.api)).toFixed(2)} ms, worker ${median(
-        loads.map((l) => l.machine.worker),
-      ).toFixed(2)} ms`;
+      `  ${label.padEnd(28)} ${loadColumns(loads)}   CPU per request: API ${median(loads.map((l) => l.machine.api)).toFixed(2)} ms, ` +
+      `worker ${median(loads.map((l) => l.machine.worker)).toFixed(2)} ms`;
     console.log(
       `duo-slice chat bench: ${CONCURRENCY} concurrent clients, ${SECONDS} s per measure, median of ${RUNS} runs, node ` +
         `${process.version}; ${machineLoad()}`,

@@ -23,7 +23,7 @@
 import { groupWithSeat, userWithToken } from '../test/helpers/fixtures';
 import { startStubLlmServer } from '../test/helpers/stub-llm-server';
 import { cursorAtRow, realisticSource } from '../test/suggestions/helpers/realistic-source';
-import { closedLoop, cpuMs, machineLoad, median, percentile, QUICK, reportFigures, runBench, within } from './lib/figures';
+import { closedLoop, cpuMs, loadColumns, machineLoad, median, percentile, QUICK, reportFigures, runBench, within } from './lib/figures';
 import { machineCpuMs } from './lib/machine-cpu';
 import { startBenchApi } from './lib/service-process';
 
@@ -184,13 +184,8 @@ async function main(): Promise<void> {
       const firstChunk =
         runs[0][at].firstChunkP50 === null ? '' : `   first chunk p50 ${figure(at, (l) => l.firstChunkP50!).toFixed(1)} ms`;
       console.log(
-        `  ${label.padEnd(26)} p50 ${figure(at, (l) => l.p50)
-          .toFixed(1)
-          .padStart(6)} ms   p99 ${figure(at, (l) => l.p99)
-          .toFixed(1)
-          .padStart(6)} ms   ${figure(at, (l) => l.perSecond)
-          .toFixed(0)
-          .padStart(5)} req/s   CPU per request: service ${figure(at, (l) => l.api).toFixed(2)} ms, clients and stub ` +
+        `  ${label.padEnd(26)} ${loadColumns(runs.map((loads) => loads[at]))}   ` +
+          `CPU per request: service ${figure(at, (l) => l.api).toFixed(2)} ms, clients and stub ` +
           `${figure(at, (l) => l.bench).toFixed(2)} ms, machine ${figure(at, (l) => l.machine).toFixed(2)} ms${firstChunk}`,
       );
     });

@@ -18,7 +18,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { PROJECT_ROOT } from '../src/paths';
 import { groupWithSeat, userWithToken } from '../test/helpers/fixtures';
-import { closedLoop, cpuMs, machineLoad, median, percentile, QUICK, reportFigures, runBench, within } from './lib/figures';
+import { closedLoop, cpuMs, loadColumns, machineLoad, median, percentile, QUICK, reportFigures, runBench, within } from './lib/figures';
 import { startBenchApi } from './lib/service-process';
 
 const SECONDS = Number(process.argv[2] ?? (QUICK ? 2 : 5));
@@ -149,13 +149,7 @@ async function main(): Promise<void> {
       threadLoads.push(await load(() => readThread(warmThread)));
     }
     const row = (label: string, loads: Load[]) =>
-      `  ${label.padEnd(30)} p50 ${median(loads.map((l) => l.p50))
-        .toFixed(1)
-        .padStart(6)} ms   p99 ${median(loads.map((l) => l.p99))
-        .toFixed(1)
-        .padStart(6)} ms   ${median(loads.map((l) => l.perSecond))
-        .toFixed(0)
-        .padStart(5)} req/s   service CPU per request ${median(loads.map((l) => l.cpu)).toFixed(2)} ms`;
+      `  ${label.padEnd(30)} ${loadColumns(loads)}   service CPU per request ${median(loads.map((l) => l.cpu)).toFixed(2)} ms`;
     console.log(
       `duo-slice chat history bench: threads of ${TURNS} turns, ${CONCURRENCY} concurrent clients, ${SECONDS} s per load, median of ` +
         `${RUNS} runs, node ${process.version}; ${machineLoad()}`,

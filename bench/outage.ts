@@ -19,7 +19,7 @@
 import { groupWithSeat, userWithToken } from '../test/helpers/fixtures';
 import { startFreezableProxy, type FreezableProxy } from '../test/helpers/freezable-proxy';
 import { startOwnRedis } from '../test/helpers/own-redis';
-import { closedLoop, machineLoad, median, percentile, QUICK, reportFigures, runBench, timed, within } from './lib/figures';
+import { closedLoop, loadColumns, machineLoad, median, percentile, QUICK, reportFigures, runBench, timed, within } from './lib/figures';
 import { startBenchApi } from './lib/service-process';
 
 const SECONDS = Number(process.argv[2] ?? (QUICK ? 3 : 4));
@@ -33,7 +33,7 @@ const RECOVERY_LIMIT_MS = 30_000;
 const CHAT = `mutation($content: String!) { aiAction(input: { chat: { content: $content } }) { requestId errors } }`;
 
 type Reply = { data?: Record<string, unknown> | null; errors?: Array<{ extensions?: { code?: string } }> };
-type Load = { answered: number; p50: number; p99: number; max: number; codes: Map<string, number> };
+type Load = { perSecond: number; p50: number; p99: number; max: number; codes: Map<string, number> };
 type Run = { trivial: Load; chat: Load; chatBackMs: number; messages: Load; messagesBackMs: number };
 
 async function main(): Promise<void> {
@@ -88,7 +88,7 @@ async function main(): Promise<void> {
         }),
       );
       return {
-        answered: latencies.length,
+        perSecond: latencies.length / SECONDS,
         p50: percentile(latencies, 50),
         p99: percentile(latencies, 99),
         max: Math.max(...latencies),
@@ -144,12 +144,7 @@ async function main(): Promise<void> {
 
     const mid = (pick: (run: Run) => number) => median(runs.map(pick));
     const line = (name: string, which: 'trivial' | 'chat' | 'messages') =>
-      `  ${name.padEnd(40)} ${(mid((run) => run[which].answered) / SECONDS).toFixed(0).padStart(6)} req/s   ` +
-      `p50 ${mid((run) => run[which].p50)
-        .toFixed(1)
-        .padStart(7)} ms   p99 ${mid((run) => run[which].p99)
-        .toFixed(1)
-        .padStart(7)} ms   max ${mid((run) => run[which].max)
+      `  ${name.padEnd(40)} ${loadColumns(runs.map((run) => run[which]))}   max ${mid((run) => run[which].max)
         .toFixed(0)
         .padStart(5)} ms`;
     console.log(`duo-slice outage bench: ${SECONDS} s per load, ${CONCURRENCY} clients, median of ${RUNS} runs`);

@@ -1,4 +1,4 @@
-import { DATABASE_NOT_ANSWERING, DATABASE_UNAVAILABLE_MESSAGE, isDatabaseUnavailable } from './db/errors';
+import { DATABASE_NOT_ANSWERING, DATABASE_UNAVAILABLE_MESSAGE, driverMessage, errorChain, isDatabaseUnavailable } from './db/errors';
 import { isRedisUnavailable, isRefusedUnsent, REDIS_UNAVAILABLE_MESSAGE } from './redis-availability';
 
 /**
@@ -17,13 +17,5 @@ export function unavailableMessage(error: unknown): string | null {
  * requests it fails meanwhile are not logged one by one.
  */
 export function refusedUnsent(error: unknown): boolean {
-  // Prisma and graphql-js wrap what the driver threw; Prisma's message may end with the driver's.
-  for (let current = error, depth = 0; current && depth < 5; depth += 1) {
-    if (isRefusedUnsent(current)) return true;
-    const candidate = current as { message?: unknown; cause?: unknown; thrownValue?: unknown; originalError?: unknown };
-    if (typeof candidate.message === 'string' && candidate.message.trim().split('\n').at(-1)!.trim() === DATABASE_NOT_ANSWERING)
-      return true;
-    current = candidate.cause ?? candidate.thrownValue ?? candidate.originalError;
-  }
-  return false;
+  return errorChain(error).some((current) => isRefusedUnsent(current) || driverMessage(current) === DATABASE_NOT_ANSWERING);
 }

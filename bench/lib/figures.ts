@@ -61,6 +61,21 @@ export function timed(request: () => Promise<unknown>): () => Promise<number> {
   };
 }
 
+/** A load's p50, p99 and throughput, each the median over its runs, in the columns the benches print. */
+export function loadColumns(runs: ReadonlyArray<{ p50: number; p99: number; perSecond: number }>): string {
+  const mid = (pick: (run: (typeof runs)[number]) => number) => median(runs.map(pick));
+  return (
+    `p50 ${mid((run) => run.p50)
+      .toFixed(1)
+      .padStart(6)} ms   p99 ${mid((run) => run.p99)
+      .toFixed(1)
+      .padStart(6)} ms   ` +
+    `${mid((run) => run.perSecond)
+      .toFixed(0)
+      .padStart(5)} req/s`
+  );
+}
+
 /** Prints the figures as one line for bench/all.ts, after the bench's own report. */
 export function reportFigures(figures: readonly Figure[]): void {
   console.log(`${FIGURES_PREFIX}${JSON.stringify(figures)}`);

@@ -55,21 +55,31 @@ const PG_UNREACHABLE = new RegExp(
  * (a test's sandbox) is not `instanceof Error`.
  */
 export function isDatabaseUnavailable(error: unknown): boolean {
-  for (let current = error, depth = 0; current && depth < 5; depth += 1) {
-    const candidate = current as {
-      name?: string;
-      code?: unknown;
-      message?: unknown;
-      cause?: unknown;
-      thrownValue?: unknown;
-      meta?: { driverAdapterError?: { cause?: { kind?: string } } };
-    };
+  return errorChain(error).some((current) => {
+    const candidate = current as { code?: unknown; meta?: { driverAdapterError?: { cause?: { kind?: string } } } };
     if (typeof candidate.code === 'string' && (PRISMA_UNREACHABLE.has(candidate.code) || CODES_UNREACHABLE.test(candidate.code)))
       return true;
     if (ADAPTER_UNREACHABLE.has(candidate.meta?.driverAdapterError?.cause?.kind ?? '')) return true;
-    if (typeof candidate.message === 'string' && PG_UNREACHABLE.test(candidate.message.trim().split('\n').at(-1)!.trim())) return true;
-    // graphql-js wraps a thrown value that is not an Error of its realm (NonErrorThrown).
+    return PG_UNREACHABLE.test(driverMessage(current) ?? '');
+  });
+}
+
+/**
+ * An error and those it wraps, outermost first, at most five: Prisma's `cause`, and graphql-js' wrapping of a thrown
+ * value that is not an Error of its realm (NonErrorThrown: `thrownValue`).
+ */
+export function errorChain(error: unknown): unknown[] {
+  const chain: unknown[] = [];
+  for (let current = error; current && chain.length < 5;) {
+    chain.push(current);
+    const candidate = current as { cause?: unknown; thrownValue?: unknown };
     current = candidate.cause ?? candidate.thrownValue;
   }
-  return false;
+  return chain;
+}
+
+/** An error's message as the driver wrote it: Prisma puts its own lines before the driver's. */
+export function driverMessage(error: unknown): string | null {
+  const message = (error as { message?: unknown } | null)?.message;
+  return typeof message === 'string' ? message.trim().split('\n').at(-1)!.trim() : null;
 }

@@ -44,7 +44,7 @@ export function createTimedPool(config: pg.PoolConfig, timeoutMs: number | undef
       result.catch((error: unknown) => {
         if (!(error instanceof Error) || error.message !== QUERY_TIMEOUT) return;
         (this as unknown as { _queryable: boolean })._queryable = false;
-        state.stoppedAnswering(error);
+        state.stoppedAnswering();
       });
     }
     return result;
@@ -60,24 +60,25 @@ export function createTimedPool(config: pg.PoolConfig, timeoutMs: number | undef
       if (!state.answering) return refuse(state, callback) as Promise<pg.PoolClient>;
       if (callback) {
         return super.connect((error, client, done) => {
-          if (error && CONNECT_TIMEOUT.test(error.message)) state.stoppedAnswering(error);
+          if (error && CONNECT_TIMEOUT.test(error.message)) state.stoppedAnswering();
           callback(error, client, done);
         });
       }
       const connected = super.connect();
       connected.catch((error: unknown) => {
-        if (error instanceof Error && CONNECT_TIMEOUT.test(error.message)) state.stoppedAnswering(error);
+        if (error instanceof Error && CONNECT_TIMEOUT.test(error.message)) state.stoppedAnswering();
       });
       return connected;
     }
+
+    override end(): Promise<void>;
+    override end(callback: () => void): void;
+    override end(callback?: () => void) {
+      state.stop();
+      return callback ? super.end(callback) : super.end();
+    }
   }
-  const pool = new TimedPool({ ...config, connectionTimeoutMillis: timeoutMs, Client: TimedClient });
-  const end = pool.end.bind(pool);
-  pool.end = ((callback?: () => void) => {
-    state.stop();
-    return end(callback as never);
-  }) as pg.Pool['end'];
-  return pool;
+  return new TimedPool({ ...config, connectionTimeoutMillis: timeoutMs, Client: TimedClient });
 }
 
 /** A refusal in the caller's form: the callback's error, or a rejected promise. */
@@ -107,7 +108,7 @@ class AnswerWatch {
     this.watch.onRefused?.();
   }
 
-  stoppedAnswering(_error: Error): void {
+  stoppedAnswering(): void {
     if (!this.answering || this.stopped) return;
     this.answering = false;
     this.watch.onChange?.(false);
