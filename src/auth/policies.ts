@@ -99,11 +99,19 @@ export function assertDuoChat(access: DuoAccess): void {
   if (!access.chatAvailable) throw forbidden(CHAT_NOT_AVAILABLE);
 }
 
-/** Why a caller may not use Code Suggestions, or null: an api or ai_features token (when `scope` is set) and a seat. */
-export function codeSuggestionsDenial(viewer: Viewer, access: DuoAccess, options: { scope: boolean }): 'scope' | 'seat' | null {
-  if (options.scope && !hasScope(viewer, 'api', 'ai_features')) return 'scope';
-  if (!access.codeSuggestionsAvailable) return 'seat';
-  return null;
+/**
+ * Why a caller may not use Code Suggestions, or null: an api or ai_features token (when `scope` is set) and a seat.
+ * The scope first, as GitLab checks it when it authenticates the token: a token that may not call the endpoint
+ * costs no seat look-up. Returns the access it loaded, for the caller's next checks.
+ */
+export async function codeSuggestionsDenial(
+  viewer: Viewer,
+  loadAccess: () => Promise<DuoAccess>,
+  options: { scope: boolean },
+): Promise<{ denial: 'scope' } | { denial: 'seat' } | { denial: null; access: DuoAccess }> {
+  if (options.scope && !hasScope(viewer, 'api', 'ai_features')) return { denial: 'scope' };
+  const access = await loadAccess();
+  return access.codeSuggestionsAvailable ? { denial: null, access } : { denial: 'seat' };
 }
 
 /**
@@ -118,8 +126,12 @@ export async function gitCommandDenial(prisma: PrismaClient, viewer: Viewer): Pr
 }
 
 /** Code Suggestions over GraphQL: FORBIDDEN with the reason (see codeSuggestionsDenial). */
-export function assertCodeSuggestions(viewer: Viewer, access: DuoAccess, options: { scope: boolean }): void {
-  const denial = codeSuggestionsDenial(viewer, access, options);
+export async function assertCodeSuggestions(
+  viewer: Viewer,
+  loadAccess: () => Promise<DuoAccess>,
+  options: { scope: boolean },
+): Promise<void> {
+  const { denial } = await codeSuggestionsDenial(viewer, loadAccess, options);
   if (denial === 'scope') throw forbidden('Code Suggestions need a token with the api or ai_features scope');
   if (denial === 'seat') throw forbidden(CODE_SUGGESTIONS_NOT_AVAILABLE);
 }

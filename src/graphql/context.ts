@@ -9,7 +9,7 @@ export type GraphQLContext = {
   viewer: Viewer | null;
   services: Services;
   /** The viewer's Duo access, computed at most once per request. */
-  duoAccess(): Promise<DuoAccess>;
+  duoAccess: () => Promise<DuoAccess>;
 };
 
 export function createGraphQLContext(

@@ -36,9 +36,12 @@ export function codeSuggestionsRoutes(services: Services): Router {
       response.status(401).set(MONOLITH).json({ message: '401 Unauthorized' });
       return null;
     }
-    const access = await resolveDuoAccess({ prisma: services.prisma, userId: viewer.user.id, disabledCategories: [] });
-    const denial = codeSuggestionsDenial(viewer, access, { scope: true });
-    if (denial === 'scope') {
+    const checked = await codeSuggestionsDenial(
+      viewer,
+      () => resolveDuoAccess({ prisma: services.prisma, userId: viewer.user.id, disabledCategories: [] }),
+      { scope: true },
+    );
+    if (checked.denial === 'scope') {
       response.status(403).json({
         error: 'insufficient_scope',
         error_description: 'The request requires higher privileges than provided by the access token.',
@@ -46,7 +49,7 @@ export function codeSuggestionsRoutes(services: Services): Router {
       });
       return null;
     }
-    if (denial === 'seat') {
+    if (checked.denial === 'seat') {
       response.status(401).set(MONOLITH).json({ message: '401 Unauthorized' });
       return null;
     }
@@ -55,7 +58,7 @@ export function codeSuggestionsRoutes(services: Services): Router {
       response.status(429).set('Retry-After', String(decision.retryAfterSeconds)).json({ error: RATE_LIMIT_MESSAGE });
       return null;
     }
-    return access;
+    return checked.access;
   };
 
   router.post('/completions', async (request, response) => {

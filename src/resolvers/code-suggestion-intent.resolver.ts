@@ -33,7 +33,7 @@ export class CodeSuggestionIntentResolver {
   ): Promise<CodeSuggestionIntent> {
     // A read: any token scope may ask, as for other queries.
     const viewer = requireViewer(context);
-    assertCodeSuggestions(viewer, await context.duoAccess(), { scope: false });
+    await assertCodeSuggestions(viewer, context.duoAccess, { scope: false });
     if (fileName.length > COMPLETION_LIMITS.fileName)
       throw badInput(`fileName is too long (maximum is ${COMPLETION_LIMITS.fileName} characters)`, 'fileName');
     for (const [field, value] of [

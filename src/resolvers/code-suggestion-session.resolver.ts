@@ -23,7 +23,7 @@ import {
 /** As for the completions endpoint: signed in, an api or ai_features token, and a Duo seat. */
 async function requireCodeSuggestions(context: GraphQLContext): Promise<Viewer> {
   const viewer = requireViewer(context);
-  assertCodeSuggestions(viewer, await context.duoAccess(), { scope: true });
+  await assertCodeSuggestions(viewer, context.duoAccess, { scope: true });
   return viewer;
 }
 

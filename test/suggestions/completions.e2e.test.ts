@@ -1,5 +1,6 @@
 import { groupWithSeat, projectIn, userWithToken, type UserWithToken } from '../helpers/fixtures';
 import { readJson } from '../helpers/http';
+import { sentStatements } from '../helpers/sent-statements';
 import { startStubLlmServer, type StubLlmServer } from '../helpers/stub-llm-server';
 import { startTestService, type TestService } from '../helpers/test-service';
 
@@ -176,7 +177,13 @@ describe('POST /api/v4/code_suggestions/completions', () => {
     expect(noSeat.status).toBe(401);
     expect(noSeat.headers.get('x-gitlab-error-origin')).toBe('monolith');
     const reader = await userWithToken(service.prisma, { scopes: ['read_api'] });
-    expect((await post(lspBody('x'), { token: reader.token })).status).toBe(403);
+    await groupWithSeat(service.prisma, { plan: 'ultimate', addOn: 'duo_pro', username: reader.username });
+    // The scope first, as GitLab checks it with the token: a token that may not call the endpoint costs no seat look-up.
+    const { result: scoped, texts } = await sentStatements(() => post(lspBody('x'), { token: reader.token }));
+    expect(scoped.status).toBe(403);
+    expect(await readJson(scoped)).toMatchObject({ error: 'insufficient_scope', scope: 'api ai_features' });
+    expect(texts.length).toBeGreaterThan(0); // the token's look-up: the spy sees this service's statements
+    expect(texts.filter((text) => text.includes('seat_assignments'))).toEqual([]);
   });
 
   it("limits each user to 60 requests a minute with GitLab's message", async () => {
