@@ -35,6 +35,7 @@ export type GraphqlChannelOptions = {
   params: Record<string, unknown>;
   /** Called once, lazily, so a throwing context factory is reported like any other error. */
   createContext(): unknown;
+  /** Each message in turn. A subscription's first comes once its event source listens (the subscribe resolver returned). */
   transmit(message: GraphqlChannelMessage): void;
   logger: Logger;
   /** Default: errors as graphql-js formats them. */

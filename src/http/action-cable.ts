@@ -176,12 +176,19 @@ export function createActionCableServer<User>(options: ActionCableServerOptions<
       }
       const user = connection.user;
       logger.info({ event: 'cable_subscribed', channel: GRAPHQL_CHANNEL, operationName: params.operationName }, 'Subscribed');
-      send({ identifier, type: 'confirm_subscription' });
+      // Confirmed just before the channel's first message: for a subscription, once its events' source listens (Redis
+      // acknowledged the SUBSCRIBE), as Rails defers the confirmation of a stream_from. Clients send their aiAction on
+      // the confirmation (the language server's ensureSubscribed): an answer published before would be lost.
+      let confirmed = false;
       const run = startGraphqlChannel({
         schema: options.schema,
         params,
         createContext: () => options.createContext(user, request),
-        transmit: (message) => send({ identifier, message }),
+        transmit: (message) => {
+          if (!confirmed) send({ identifier, type: 'confirm_subscription' });
+          confirmed = true;
+          send({ identifier, message });
+        },
         logger,
         formatError: options.formatError,
         validationRules: options.validationRules,

@@ -1,4 +1,5 @@
-import { LSP_CHAT_MUTATION } from '../helpers/chat-client';
+import { openRawCable, type CableFrame } from '../helpers/cable-clients';
+import { LSP_CHAT_MUTATION, LSP_SUBSCRIPTION } from '../helpers/chat-client';
 import { groupWithSeat, userWithToken, type UserWithToken } from '../helpers/fixtures';
 import { startOwnRedis, type OwnRedis } from '../helpers/own-redis';
 import { parseScrape, valueOf } from '../helpers/prometheus';
@@ -74,6 +75,52 @@ describe('a Redis that stops answering', () => {
       ['ASSISTANT', 'A9999'],
     ]);
   }, 30_000);
+
+  it('confirms an ActionCable subscription only once Redis listens for its events, as Rails defers a stream_from', async () => {
+    const cable = await openRawCable(`${service.url.replace(/^http/, 'ws')}/-/cable`, { token: alice.token });
+    const identifier = JSON.stringify({
+      channel: 'GraphqlChannel',
+      query: LSP_SUBSCRIPTION,
+      variables: JSON.stringify({ userId: `gid://gitlab/User/${alice.id}`, aiAction: 'CHAT', clientSubscriptionId: 'cable-confirm' }),
+      operationName: 'aiCompletionResponse',
+    });
+    try {
+      expect(await cable.take()).toEqual({ type: 'welcome' });
+      redis.pause();
+      try {
+        cable.send({ command: 'subscribe', identifier });
+        // The language server sends its question on the confirmation: while the SUBSCRIBE waits, an answer published
+        // would reach nobody, so nothing is confirmed (the first version confirmed after the rate limit's 2 s).
+        await expect(cable.take({ timeoutMs: 3_000 })).rejects.toThrow(/No frame within/);
+      } finally {
+        redis.resume();
+      }
+      expect(await cable.take({ timeoutMs: 10_000 })).toEqual({ identifier, type: 'confirm_subscription' });
+      expect(await cable.take()).toEqual({ identifier, message: { result: { data: { aiCompletionResponse: null } }, more: true } });
+      // A question answered in the mutation itself (/help needs no model) reaches the subscription.
+      await waitUntil(async () => (await chat()).body.data?.aiAction?.errors?.length === 0, {
+        what: 'aiAction to work again',
+        timeoutMs: 10_000,
+        intervalMs: 100,
+      });
+      const { body } = await service.graphql<{ aiAction: { requestId: string } }>(LSP_CHAT_MUTATION, {
+        token: alice.token,
+        variables: { question: '/help', clientSubscriptionId: 'cable-confirm', platformOrigin: 'language_server' },
+      });
+      const requestId = body.data!.aiAction.requestId;
+      type Streamed = {
+        message?: { result?: { data?: { aiCompletionResponse?: { requestId: string; role: string; chunkId: number | null } } } };
+      };
+      const answered = (frame: CableFrame) => {
+        const message = (frame as Streamed).message?.result?.data?.aiCompletionResponse;
+        return message?.requestId === requestId && message.role === 'ASSISTANT' && message.chunkId === null;
+      };
+      await waitUntil(() => cable.frames.some(answered), { what: 'the /help answer over ActionCable', timeoutMs: 10_000, intervalMs: 20 });
+    } finally {
+      redis.resume();
+      await cable.close();
+    }
+  }, 40_000);
 
   it('serves again once a Redis that was down is started anew (nothing in it)', async () => {
     await redis.kill();
