@@ -5,10 +5,12 @@
  *
  * Runs the service (API role, as `npm start -- --role=api`) in a process of its own on PostgreSQL and
  * Redis, stores threads of 50 turns (a question, then an answer of about 4 KB of Markdown with code,
- * a list and a table), and sends web Duo Chat's own `getAiMessagesWithThread` document (its fixture in
- * test/conformance/graphql/gitlab-web: every message with its contentHtml):
- *  - once for each of `runs` threads never read before (every answer rendered), one at a time, after
- *    three such reads to warm the code and before any load;
+ * a list and a table; each answer with its HTML, as the service stores one), and sends web Duo Chat's
+ * own `getAiMessagesWithThread` document (its fixture in test/conformance/graphql/gitlab-web: every
+ * message with its contentHtml):
+ *  - once for each of `runs` threads never read before, one at a time, after three such reads to warm
+ *    the code and before any load; and the same for threads stored without their answers' HTML (rows
+ *    from before it was stored, or of another renderer version: every answer rendered when read);
  *  - from 8 concurrent clients (BENCH_MESSAGES_CLIENTS=<n>) for `seconds`, beside a trivial query, with
  *    the CPU per request of the service process.
  * Each figure is the median over `runs` runs; the loads follow one unmeasured round. Every wait has a time limit.
@@ -17,6 +19,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { PROJECT_ROOT } from '../src/paths';
+import { MARKDOWN_VERSION, renderMarkdown } from '../src/chat/render-markdown';
 import { groupWithSeat, userWithToken } from '../test/helpers/fixtures';
 import { closedLoop, cpuMs, loadColumns, machineLoad, median, percentile, QUICK, reportFigures, runBench, within } from './lib/figures';
 import { startBenchApi } from './lib/service-process';
@@ -70,8 +73,11 @@ async function main(): Promise<void> {
     const prisma = service.prisma;
     const user = await userWithToken(prisma);
     await groupWithSeat(prisma, { plan: 'premium', addOn: 'duo_pro', username: user.username });
-    /** A thread of TURNS questions and answers; each thread's answers differ, so a new one is rendered afresh. */
-    const newThread = async (): Promise<string> => {
+    /**
+     * A thread of TURNS questions and answers; each thread's answers differ, so none is rendered from a cache.
+     * Answers are stored with their HTML as saveAssistantMessage stores them, unless `withHtml` is false.
+     */
+    const newThread = async (withHtml = true): Promise<string> => {
       const thread = await prisma.aiConversationThread.create({ data: { userId: user.id, conversationType: 'duo_chat', title: 'URLs' } });
       const started = Date.now() - TURNS * 2_000;
       const salt = randomBytes(4).toString('hex');
@@ -88,6 +94,9 @@ async function main(): Promise<void> {
             requestId,
             role: message.role as 'user' | 'assistant',
             content: message.content,
+            ...(withHtml && message.role === 'assistant'
+              ? { contentHtml: renderMarkdown(message.content, { keep: false }), cachedMarkdownVersion: MARKDOWN_VERSION }
+              : {}),
             createdAt: new Date(started + turn * 2_000 + message.at),
           }));
         }).flat(),
@@ -131,12 +140,18 @@ async function main(): Promise<void> {
 
     // Warm code first (a few reads of threads never read before), then the first reads, each alone,
     // before any load: a load's garbage would otherwise land in them.
-    for (let index = 0; index < 3; index += 1) await readThread(await newThread());
+    for (let index = 0; index < 3; index += 1) await readThread(await newThread(index % 2 === 0));
     const firsts: number[] = [];
+    const firstsRendered: number[] = [];
     for (let run = 0; run < RUNS; run += 1) {
-      const thread = await newThread();
-      await new Promise((resolve) => setTimeout(resolve, 500));
-      firsts.push(await readThread(thread));
+      for (const [withHtml, into] of [
+        [true, firsts],
+        [false, firstsRendered],
+      ] as const) {
+        const thread = await newThread(withHtml);
+        await new Promise((resolve) => setTimeout(resolve, 500));
+        into.push(await readThread(thread));
+      }
     }
     const warmThread = await newThread();
     await readThread(warmThread);
@@ -154,7 +169,9 @@ async function main(): Promise<void> {
       `duo-slice chat history bench: threads of ${TURNS} turns, ${CONCURRENCY} concurrent clients, ${SECONDS} s per load, median of ` +
         `${RUNS} runs, node ${process.version}; ${machineLoad()}`,
     );
-    console.log(`  a thread never read before, alone: ${firsts.map((ms) => `${ms.toFixed(1)} ms`).join(', ')}`);
+    const list = (values: number[]) => values.map((ms) => `${ms.toFixed(1)} ms`).join(', ');
+    console.log(`  a thread never read before, alone: ${list(firsts)}`);
+    console.log(`  the same, its answers stored without their HTML (rendered when read): ${list(firstsRendered)}`);
     console.log(row('trivial query', trivialLoads));
     console.log(row('getAiMessagesWithThread', threadLoads));
     const threadP50 = median(threadLoads.map((l) => l.p50));
@@ -163,7 +180,9 @@ async function main(): Promise<void> {
       {
         figure: `web Duo Chat opening a ${TURNS}-turn thread (getAiMessagesWithThread): first read alone / p50 at ${CONCURRENCY} clients`,
         target: 'none',
-        result: `${median(firsts).toFixed(1)} / ${threadP50.toFixed(1)} ms (service CPU ${threadCpu.toFixed(1)} ms)`,
+        result:
+          `${median(firsts).toFixed(1)} / ${threadP50.toFixed(1)} ms (service CPU ${threadCpu.toFixed(1)} ms; ` +
+          `first read with the answers rendered when read: ${median(firstsRendered).toFixed(1)} ms)`,
         met: null,
       },
     ]);

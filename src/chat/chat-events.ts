@@ -19,6 +19,8 @@ export type ChatMessageEvent = {
   threadId: number | null;
   agentVersionId: string | null;
   contextItems: ContextItem[];
+  /** The content as HTML when it was rendered as stored, by today's renderer (answers); otherwise rendered when read. */
+  contentHtml?: string;
 };
 
 /**

@@ -7,6 +7,7 @@ import { isUuid } from '../validation';
 import { Prisma, type PrismaClient } from '../db/prisma';
 import type { ChatMessageEvent } from './chat-events';
 import type { ContextItem } from './context-items';
+import { MARKDOWN_VERSION, renderMarkdown } from './render-markdown';
 
 export type ConversationType = 'duo_chat_legacy' | 'duo_code_review' | 'duo_quick_chat' | 'duo_chat';
 
@@ -29,6 +30,8 @@ type NewMessageRow = {
   agentVersionId: string | null;
   resourceId: string | null;
   projectId: number | null;
+  /** The content rendered to HTML now, stored with the renderer's version; null when it is not (rendered when read). */
+  contentHtml: string | null;
 };
 
 /** Every column of an ai_messages row `m`, under the names Prisma gives them (raw reads and RETURNING). */
@@ -36,7 +39,8 @@ const MESSAGE_COLUMNS = Prisma.raw(
   'm.id::text AS id, m.user_id AS "userId", m.thread_id AS "threadId", m.request_id::text AS "requestId", m.role::text AS role, ' +
     'm.content, m.errors, m.extras, m.ai_action AS "aiAction", m.client_subscription_id AS "clientSubscriptionId", ' +
     'm.platform_origin AS "platformOrigin", m.agent_version_id AS "agentVersionId", m.resource_id AS "resourceId", ' +
-    'm.project_id AS "projectId", m.has_feedback AS "hasFeedback", m.created_at AS "createdAt"',
+    'm.project_id AS "projectId", m.has_feedback AS "hasFeedback", m.created_at AS "createdAt", m.content_html AS "contentHtml", ' +
+    'm.cached_markdown_version AS "cachedMarkdownVersion"',
 );
 
 /** A message row with the values taken when it was asked for (its UUID, its time), ready to insert. */
@@ -68,10 +72,11 @@ async function insertOneMessage(client: Prisma.TransactionClient, row: MessageRo
     client,
     Prisma.sql`
     INSERT INTO ai_messages AS m (id, user_id, thread_id, request_id, role, content, errors, extras, client_subscription_id,
-      platform_origin, agent_version_id, resource_id, project_id, created_at)
+      platform_origin, agent_version_id, resource_id, project_id, created_at, content_html, cached_markdown_version)
     VALUES (${row.id}::uuid, ${row.userId}, ${row.threadId}, ${row.requestId}::uuid, ${row.role}::ai_message_role,
       ${row.content}, ${row.errors}::text[], ${JSON.stringify(row.extras)}::jsonb, ${row.clientSubscriptionId},
-      ${row.platformOrigin}, ${row.agentVersionId}, ${row.resourceId}, ${row.projectId}, ${row.createdAt}::timestamptz)
+      ${row.platformOrigin}, ${row.agentVersionId}, ${row.resourceId}, ${row.projectId}, ${row.createdAt}::timestamptz,
+      ${row.contentHtml}, ${markdownVersionOf(row)}::int)
     RETURNING ${MESSAGE_COLUMNS}`,
   );
   return withoutItems(record);
@@ -88,22 +93,27 @@ async function insertMessages(client: Prisma.TransactionClient, rows: MessageRow
     client,
     Prisma.sql`
     INSERT INTO ai_messages AS m (id, user_id, thread_id, request_id, role, content, errors, extras, client_subscription_id,
-      platform_origin, agent_version_id, resource_id, project_id, created_at)
+      platform_origin, agent_version_id, resource_id, project_id, created_at, content_html, cached_markdown_version)
     SELECT r.id, r.user_id, r.thread_id, r.request_id, r.role, r.content, ARRAY(SELECT jsonb_array_elements_text(r.errors)), r.extras,
-      r.client_subscription_id, r.platform_origin, r.agent_version_id, r.resource_id, r.project_id, r.created_at
+      r.client_subscription_id, r.platform_origin, r.agent_version_id, r.resource_id, r.project_id, r.created_at, r.content_html,
+      r.cached_markdown_version
     FROM unnest(${column((row) => row.id)}::uuid[], ${column((row) => row.userId)}::int[], ${column((row) => row.threadId)}::int[],
       ${column((row) => row.requestId)}::uuid[], ${column((row) => row.role)}::ai_message_role[], ${column((row) => row.content)}::text[],
       ${column((row) => JSON.stringify(row.errors))}::jsonb[], ${column((row) => JSON.stringify(row.extras))}::jsonb[],
       ${column((row) => row.clientSubscriptionId)}::text[], ${column((row) => row.platformOrigin)}::text[],
       ${column((row) => row.agentVersionId)}::text[], ${column((row) => row.resourceId)}::text[], ${column((row) => row.projectId)}::int[],
-      ${column((row) => row.createdAt)}::timestamptz[])
+      ${column((row) => row.createdAt)}::timestamptz[], ${column((row) => row.contentHtml)}::text[],
+      ${column(markdownVersionOf)}::int[])
       AS r(id, user_id, thread_id, request_id, role, content, errors, extras, client_subscription_id, platform_origin,
-        agent_version_id, resource_id, project_id, created_at)
+        agent_version_id, resource_id, project_id, created_at, content_html, cached_markdown_version)
     RETURNING ${MESSAGE_COLUMNS}`,
   );
   const byId = new Map(records.map((record) => [record.id, record]));
   return rows.map((row) => withoutItems(byId.get(row.id)!));
 }
+
+/** The version stored beside a row's rendering: the renderer's, or none when there is no rendering. */
+const markdownVersionOf = (row: Pick<NewMessageRow, 'contentHtml'>) => (row.contentHtml === null ? null : MARKDOWN_VERSION);
 
 /** Where a message belongs: a thread, or the user's legacy (thread-less) conversation. */
 export type Conversation = { userId: number; threadId: number | null };
@@ -132,6 +142,8 @@ export function toChatEvent(record: MessageWithItems): ChatMessageEvent {
     threadId: record.threadId,
     agentVersionId: record.agentVersionId,
     contextItems,
+    // A rendering made by another version of the renderer is left out: the reader renders the content afresh.
+    ...(record.contentHtml !== null && record.cachedMarkdownVersion === MARKDOWN_VERSION ? { contentHtml: record.contentHtml } : {}),
   };
 }
 
@@ -168,7 +180,8 @@ export async function createUserMessage(prisma: PrismaClient, message: NewUserMe
     // nested create and its re-read (message, then items) in a transaction: five round trips.
     if (message.contextItems.length === 0) {
       const { id: _id, ...row } = data(threadId);
-      return insertMessage(client, { ...row, errors: [], extras: {} });
+      // A question is rendered only if a reader asks for its HTML: most never are, and this is the request path.
+      return insertMessage(client, { ...row, errors: [], extras: {}, contentHtml: null });
     }
     return client.aiMessage.create({
       data: {
@@ -238,6 +251,9 @@ export async function saveAssistantMessage(
       agentVersionId: message.agentVersionId,
       resourceId: null,
       projectId: null,
+      // Rendered once, as stored (mostly by the worker), rather than by every reader: web Duo Chat asks every
+      // answer's contentHtml each time it opens a thread. A failed answer has none (GitLab's null).
+      contentHtml: message.errors.length === 0 ? renderMarkdown(message.content, { keep: false }) : null,
     });
     return { event: toChatEvent(record), created: true };
   } catch (error) {

@@ -14,9 +14,10 @@ export function errorCodeOf(errors: readonly string[]): string | null {
 }
 
 /**
- * A chat message as GraphQL's AiMessage. contentHtml is null for chunks and for errors, as GitLab does. It is
- * rendered when the field is read, once: aiMessages maps every message it loads (up to 1,000, each up to 600,000
- * characters, about 0.5 s to render at that size) before paging, and most documents never ask for it.
+ * A chat message as GraphQL's AiMessage. contentHtml is null for chunks and for errors, as GitLab does. An answer
+ * carries the rendering stored with it; any other message is rendered when the field is read, once: aiMessages maps
+ * every message it loads (up to 1,000, each up to 600,000 characters, about 0.5 s to render at that size) before
+ * paging, and most documents never ask for it.
  */
 export function toAiMessage(message: ChatMessageEvent): AiMessage {
   const items = message.contextItems;
@@ -27,7 +28,7 @@ export function toAiMessage(message: ChatMessageEvent): AiMessage {
     requestId: message.requestId,
     content: message.content,
     get contentHtml() {
-      if (html === undefined) html = renders ? renderMarkdown(message.content) : null;
+      if (html === undefined) html = renders ? (message.contentHtml ?? renderMarkdown(message.content)) : null;
       return html;
     },
     role: message.role as AiMessageRole,

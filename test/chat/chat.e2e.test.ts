@@ -3,6 +3,7 @@ import { groupWithSeat, projectIn, userWithToken, type UserWithToken } from '../
 import { LSP_CHAT_MUTATION, LSP_GET_MESSAGES, subscribe, wsClient } from '../helpers/chat-client';
 import { startStubLlmServer, type StubLlmServer } from '../helpers/stub-llm-server';
 import { startTestService, type TestService } from '../helpers/test-service';
+import { MARKDOWN_VERSION } from '../../src/chat/render-markdown';
 
 const FILE_ITEM = {
   id: 'file:///work/app/src/parse.ts',
@@ -94,6 +95,50 @@ describe('Duo Chat end to end: the language server over HTTP and graphql-ws, a s
     expect(nodes[0].extras.additionalContext).toEqual([{ id: FILE_ITEM.id, category: 'FILE', metadata: FILE_ITEM.metadata }]);
     expect(nodes[1].content).toBe(final.content);
     stream.stop();
+    echo.stop();
+  });
+
+  it("stores an answer's HTML with it and serves that while the renderer's version is the one it was made by", async () => {
+    const echo = await subscribe(client, { htmlResponse: true, userId: userGid(), aiAction: 'CHAT' });
+    const { body } = await chat({ question: 'Explain **bold** and `code`' });
+    const requestId = body.data!.aiAction!.requestId;
+    const final = (await echo.untilFinal(requestId)).find((message) => message.role === 'ASSISTANT' && message.chunkId === null)!;
+    type Row = { role: string; content_html: string | null; cached_markdown_version: number | null };
+    const rows = () =>
+      service.prisma.$queryRawUnsafe<Row[]>(
+        "SELECT role::text, content_html, cached_markdown_version FROM ai_messages WHERE request_id = $1::uuid ORDER BY role = 'assistant'",
+        requestId,
+      );
+    const [question, answer] = await rows();
+    // The question is rendered only when read; the answer was rendered as it was stored, by the worker.
+    expect(question).toMatchObject({ role: 'user', content_html: null, cached_markdown_version: null });
+    expect(answer).toMatchObject({ role: 'assistant', cached_markdown_version: MARKDOWN_VERSION });
+    expect(answer.content_html).toContain('<strong>bold</strong>');
+    expect(final.contentHtml).toBe(answer.content_html);
+    const readHtml = async () => {
+      const read = await service.graphql<{ aiMessages: { nodes: Array<{ role: string; contentHtml: string | null }> } }>(LSP_GET_MESSAGES, {
+        token: alice.token,
+        variables: { requestIds: [requestId] },
+      });
+      return read.body.data!.aiMessages.nodes.map((node) => [node.role, node.contentHtml]);
+    };
+    expect(await readHtml()).toEqual([
+      ['USER', '<p>Explain <strong>bold</strong> and <code>code</code></p>\n'],
+      ['ASSISTANT', answer.content_html],
+    ]);
+    // What is read is the stored rendering, not a new one...
+    await service.prisma.$executeRawUnsafe(
+      `UPDATE ai_messages SET content_html = '<p>as stored</p>' WHERE request_id = $1::uuid AND role = 'assistant'`,
+      requestId,
+    );
+    expect((await readHtml())[1]).toEqual(['ASSISTANT', '<p>as stored</p>']);
+    // ...while it was made by today's renderer: one of another version is rendered afresh.
+    await service.prisma.$executeRawUnsafe(
+      `UPDATE ai_messages SET cached_markdown_version = $2 WHERE request_id = $1::uuid AND role = 'assistant'`,
+      requestId,
+      MARKDOWN_VERSION - 1,
+    );
+    expect((await readHtml())[1]).toEqual(['ASSISTANT', answer.content_html]);
     echo.stop();
   });
 
