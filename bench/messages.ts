@@ -95,7 +95,7 @@ async function main(): Promise<void> {
             role: message.role as 'user' | 'assistant',
             content: message.content,
             ...(withHtml && message.role === 'assistant'
-              ? { contentHtml: renderMarkdown(message.content, { keep: false }), cachedMarkdownVersion: MARKDOWN_VERSION }
+              ? { contentHtml: renderMarkdown(message.content), cachedMarkdownVersion: MARKDOWN_VERSION }
               : {}),
             createdAt: new Date(started + turn * 2_000 + message.at),
           }));

@@ -252,8 +252,9 @@ export async function saveAssistantMessage(
       resourceId: null,
       projectId: null,
       // Rendered once, as stored (mostly by the worker), rather than by every reader: web Duo Chat asks every
-      // answer's contentHtml each time it opens a thread. A failed answer has none (GitLab's null).
-      contentHtml: message.errors.length === 0 ? renderMarkdown(message.content, { keep: false }) : null,
+      // answer's contentHtml each time it opens a thread. A failed answer has none (GitLab's null). The
+      // gatekeeper's answers, stored by the API, are the same few texts: the renderer's cache has them.
+      contentHtml: message.errors.length === 0 ? renderMarkdown(message.content) : null,
     });
     return { event: toChatEvent(record), created: true };
   } catch (error) {

@@ -42,16 +42,13 @@ const CACHED_TEXT_MAX_CHARS = 64_000;
  */
 export const MARKDOWN_VERSION = 1;
 
-/**
- * An answer's Markdown as HTML safe to put in a page: raw HTML in the Markdown is escaped, then sanitized.
- * `keep: false` for a rendering that is stored with its message (the worker's): it is not kept here too.
- */
-export function renderMarkdown(text: string, options: { keep?: boolean } = {}): string {
+/** An answer's Markdown as HTML safe to put in a page: raw HTML in the Markdown is escaped, then sanitized. */
+export function renderMarkdown(text: string): string {
   const cached = rendered.get(text);
   if (cached !== undefined) return cached;
   const { markdown, sanitize, allowed } = load();
   const html = sanitize(markdown.render(text), allowed);
-  if (options.keep !== false && text.length <= CACHED_TEXT_MAX_CHARS) {
+  if (text.length <= CACHED_TEXT_MAX_CHARS) {
     // sanitize-html builds its output by concatenation, which V8 keeps as a tree of pieces; reading a
     // character joins them into one string, so the cache holds one object per answer, not thousands
     // (100 first renders of 4 KB answers: 41 ms with, 45 ms without, against 41 ms not caching).
