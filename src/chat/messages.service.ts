@@ -43,6 +43,14 @@ const MESSAGE_COLUMNS = Prisma.raw(
     'm.cached_markdown_version AS "cachedMarkdownVersion"',
 );
 
+/** The context items of the row `m` as one JSON array, in position order, under the names Prisma gives them. */
+const CONTEXT_ITEMS = Prisma.raw(`COALESCE((
+        SELECT jsonb_agg(jsonb_build_object('id', i.id, 'messageId', i.message_id, 'position', i.position, 'itemId', i.item_id,
+          'category', i.category, 'content', i.content, 'metadata', i.metadata, 'schemaVersion', i.schema_version,
+          'itemType', i.item_type, 'isEnabled', i.is_enabled, 'disabledReasons', i.disabled_reasons) ORDER BY i.position)
+        FROM ai_message_context_items i WHERE i.message_id = m.id
+      ), '[]'::jsonb) AS "contextItems"`);
+
 /** A message row with the values taken when it was asked for (its UUID, its time), ready to insert. */
 type MessageRowToInsert = NewMessageRow & { id: string; createdAt: Date };
 
@@ -314,13 +322,7 @@ async function readRequests(prisma: PrismaClient, keys: RequestKey[]): Promise<M
   return queryRows<MessageWithItems>(
     prisma,
     Prisma.sql`
-    SELECT ${MESSAGE_COLUMNS},
-      COALESCE((
-        SELECT jsonb_agg(jsonb_build_object('id', i.id, 'messageId', i.message_id, 'position', i.position, 'itemId', i.item_id,
-          'category', i.category, 'content', i.content, 'metadata', i.metadata, 'schemaVersion', i.schema_version,
-          'itemType', i.item_type, 'isEnabled', i.is_enabled, 'disabledReasons', i.disabled_reasons) ORDER BY i.position)
-        FROM ai_message_context_items i WHERE i.message_id = m.id
-      ), '[]'::jsonb) AS "contextItems"
+    SELECT ${MESSAGE_COLUMNS}, ${CONTEXT_ITEMS}
     FROM ${requestRows(keys)}
     ORDER BY m.created_at ASC, m.id ASC`,
   );
@@ -359,24 +361,33 @@ export type MessageFilter = Conversation & {
   limit: number;
 };
 
-/** The conversation's messages, oldest first, filtered as GitLab's ChatStorage#messages_by does. */
+/**
+ * The conversation's messages, oldest first, filtered as GitLab's ChatStorage#messages_by does. Raw SQL, one
+ * statement: web Duo Chat reads a thread's whole history each time it opens it, and Prisma's findMany with the
+ * items (two statements, then its mapping of every row) was most of such a read's CPU once answers' HTML is stored.
+ */
 export async function listMessages(prisma: PrismaClient, filter: MessageFilter): Promise<ChatMessageEvent[]> {
-  const records = await prisma.aiMessage.findMany({
-    where: {
-      userId: filter.userId,
-      threadId: filter.threadId,
-      ...(filter.requestIds ? { requestId: { in: filter.requestIds.filter((id) => isUuid(id)) } } : {}),
-      ...(filter.roles ? { role: { in: filter.roles } } : {}),
-    },
-    // thread_id first, as in conversationHistory: one value among these rows, so the order is the
-    // same, and it is the index's order even for a legacy conversation (thread_id IS NULL), which
-    // PostgreSQL otherwise read whole and sorted (5.5 against 0.06 ms at 20,000 messages).
-    orderBy: [{ threadId: 'asc' }, { createdAt: 'asc' }, { id: 'asc' }],
-    take: filter.limit,
-    include: WITH_ITEMS,
-  });
+  if (!Number.isSafeInteger(filter.limit) || filter.limit < 0) throw new RangeError(`limit must be a whole number, got ${filter.limit}`);
+  const requestIds = filter.requestIds?.filter((id) => isUuid(id));
+  const records = await queryRows<MessageWithItems>(
+    prisma,
+    Prisma.sql`
+    SELECT ${MESSAGE_COLUMNS}, ${CONTEXT_ITEMS}
+    FROM ai_messages m
+    WHERE m.user_id = ${filter.userId} AND ${threadIs(filter.threadId)}
+      ${requestIds ? Prisma.sql`AND m.request_id = ANY(${requestIds}::uuid[])` : Prisma.empty}
+      ${filter.roles ? Prisma.sql`AND m.role = ANY(${filter.roles}::ai_message_role[])` : Prisma.empty}
+    ORDER BY m.thread_id, m.created_at, m.id
+    LIMIT ${Prisma.raw(String(filter.limit))}`,
+  );
+  // thread_id leads the ORDER BY, as in conversationHistory: one value among these rows, so the order is the same,
+  // and it is the index's order even for a legacy conversation (thread_id IS NULL), which PostgreSQL otherwise read
+  // whole and sorted (5.5 against 0.06 ms at 20,000 messages). The limit is in the text, as there too.
   return records.map(toChatEvent);
 }
+
+/** `m.thread_id` is the conversation's thread, or null for the legacy conversation. */
+const threadIs = (threadId: number | null) => (threadId === null ? Prisma.sql`m.thread_id IS NULL` : Prisma.sql`m.thread_id = ${threadId}`);
 
 /** A turn of the conversation as a prompt uses it. */
 export type HistoryTurn = Pick<ChatMessageEvent, 'role' | 'content'>;
@@ -414,15 +425,14 @@ export async function conversationHistory(
   // plan is the same index scan at the same cost, and PostgreSQL keeps it (it may still prefer custom
   // plans when the table's statistics say most conversations are much shorter than the one read).
   if (!Number.isSafeInteger(limit) || limit < 0) throw new RangeError(`limit must be a whole number, got ${limit}`);
-  const thread = conversation.threadId === null ? Prisma.sql`thread_id IS NULL` : Prisma.sql`thread_id = ${conversation.threadId}`;
   const excluded = excludeRequestIds.filter((id) => isUuid(id));
   const newestFirst = await queryRows<HistoryTurn>(
     prisma,
     Prisma.sql`
-    SELECT role::text AS role, content FROM ai_messages
-    WHERE user_id = ${conversation.userId} AND ${thread}
-      AND request_id <> ALL(${excluded}::uuid[]) AND errors = '{}'
-    ORDER BY thread_id DESC, created_at DESC, id DESC
+    SELECT m.role::text AS role, m.content FROM ai_messages m
+    WHERE m.user_id = ${conversation.userId} AND ${threadIs(conversation.threadId)}
+      AND m.request_id <> ALL(${excluded}::uuid[]) AND m.errors = '{}'
+    ORDER BY m.thread_id DESC, m.created_at DESC, m.id DESC
     LIMIT ${Prisma.raw(String(limit))}`,
   );
   const reset = newestFirst.findIndex((message) => message.role === 'user' && message.content.trim() === '/reset');

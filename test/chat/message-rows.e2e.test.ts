@@ -329,14 +329,16 @@ describe('chat message rows, on the pool and through Prisma', () => {
         'turn ' || n, now() - n * interval '1 second'
       FROM generate_series(1, 2000) AS n`;
     await database.prisma.$executeRaw`ANALYZE ai_messages`;
-    // Prisma's statements as they reach the pool, explained with their parameters.
+    // The statements as they reach the pool (listMessages' own, Prisma's for the confirmation), explained with their parameters.
     const { sent } = await statementsOf(async () => {
       const listed = await listMessages(database.prisma, { userId: reader, threadId: null, limit: 100 });
       expect(listed).toHaveLength(100);
       expect(listed[0].content).toBe('turn 2000');
       expect(await takePendingConfirmation(database.prisma, { userId: reader, threadId: null }, randomUUID())).toBeNull();
     });
-    const messageReads = sent.filter((statement) => /FROM "public"\."ai_messages"/.test(statement.text) && /ORDER BY/.test(statement.text));
+    const messageReads = sent.filter(
+      (statement) => /FROM ("public"\."ai_messages"|ai_messages m\b)/.test(statement.text) && /ORDER BY/.test(statement.text),
+    );
     expect(messageReads).toHaveLength(2);
     for (const statement of messageReads) {
       const plan = await pool.query<{ 'QUERY PLAN': string }>(`EXPLAIN (ANALYZE, COSTS OFF) ${statement.text}`, statement.values);
