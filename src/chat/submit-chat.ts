@@ -137,8 +137,10 @@ export async function submitChat(options: SubmitChatOptions): Promise<SubmitChat
       clientSubscriptionId: request.clientSubscriptionId,
     });
     if (request.clientSubscriptionId) {
+      // A chunk has no HTML (GitLab's null): the stored rendering travels with the final message only.
+      const { contentHtml: _html, ...chunk } = event;
       await options.events.publish(viewer.user.id, {
-        message: { ...event, id: null, chunkId: 1 },
+        message: { ...chunk, id: null, chunkId: 1 },
         topics: topicsFor(topicSource, 'chunk'),
       });
     }
