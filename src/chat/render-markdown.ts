@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type sanitizeHtml from 'sanitize-html';
 import { LruCache } from '../lru-cache';
 
@@ -35,12 +36,24 @@ function load(): Renderer {
 const rendered = new LruCache<string, string>(4_000_000, (text, html) => text.length + html.length);
 const CACHED_TEXT_MAX_CHARS = 64_000;
 
+/** Bump it whenever this module's own rules change a text's HTML (markdown-it's options, the sanitizer's). */
+const RULES_VERSION = 1;
+
+/* eslint-disable @typescript-eslint/no-require-imports -- two small package.json files, not the libraries (see load) */
+const packageVersion = (name: string) => (require(`${name}/package.json`) as { version: string }).version;
+/* eslint-enable @typescript-eslint/no-require-imports */
+
 /**
  * The version of the HTML renderMarkdown makes, kept beside a rendering stored with a message (GitLab's
- * cached_markdown_version). Bump it whenever a text's HTML changes (markdown-it's options, the sanitizer's rules):
- * stored renderings of another version are then rendered afresh when read.
+ * cached_markdown_version): this module's rules and the versions of markdown-it and sanitize-html, as a positive
+ * 31-bit number. An upgrade of either (a sanitizer's fix, say) so reaches the answers stored before it: renderings
+ * of another version are rendered afresh when read.
  */
-export const MARKDOWN_VERSION = 1;
+export const MARKDOWN_VERSION =
+  createHash('sha256')
+    .update(`${RULES_VERSION} markdown-it@${packageVersion('markdown-it')} sanitize-html@${packageVersion('sanitize-html')}`)
+    .digest()
+    .readUInt32BE(0) >>> 1;
 
 /** An answer's Markdown as HTML safe to put in a page: raw HTML in the Markdown is escaped, then sanitized. */
 export function renderMarkdown(text: string): string {
