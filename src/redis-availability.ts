@@ -1,4 +1,5 @@
 import { Command, Redis } from 'ioredis';
+import { AnswerWatch, type AnswerWatchEvents } from './answer-watch';
 import type { Logger } from './logger';
 
 // What ioredis says when Redis cannot be reached in time: retries used up, a late reply, a closed connection;
@@ -21,15 +22,7 @@ export function isRedisUnavailable(error: unknown): boolean {
   return error instanceof Error && (error.name === 'MaxRetriesPerRequestError' || UNAVAILABLE_MESSAGE.test(error.message));
 }
 
-export type FailFastOptions = {
-  /** How long after an unanswered PING the next one asks whether Redis answers again. Default 500. */
-  probeIntervalMs?: number;
-  logger: Logger;
-  /** Called when Redis stops answering (false) and when it answers again (true). */
-  onChange?(answering: boolean): void;
-  /** Called for each command failed at once while Redis is not answering. */
-  onRefused?(): void;
-};
+export type FailFastOptions = AnswerWatchEvents & { logger: Logger };
 
 /**
  * The request path's connection. Once a command goes unanswered (its reply later than the command timeout,
@@ -39,23 +32,35 @@ export type FailFastOptions = {
  * transactions too.
  */
 export class FailFastRedis extends Redis {
-  private notAnswering = false;
-  private probe: NodeJS.Timeout | null = null;
+  private readonly availability: AnswerWatch;
 
   constructor(
     url: string,
     options: { maxRetriesPerRequest: number | null; enableReadyCheck: boolean; commandTimeout?: number },
-    private readonly failFast: FailFastOptions,
+    failFast: FailFastOptions,
   ) {
     super(url, options);
-    this.once('end', () => this.stopProbing());
+    this.availability = new AnswerWatch({
+      ...failFast,
+      ask: () => this.answersPing(),
+      onChange: (answering, cause) => {
+        if (answering) failFast.logger.info({ event: 'redis_answering' }, 'Redis answers again');
+        else
+          failFast.logger.warn(
+            { event: 'redis_not_answering', err: cause },
+            'Redis did not answer: the request connection fails at once until a PING answers',
+          );
+        failFast.onChange?.(answering, cause);
+      },
+    });
+    this.once('end', () => this.availability.stop());
     // A reconnection whose handshake Redis answered is an answer too.
-    this.on('ready', () => this.answeredAgain());
+    this.on('ready', () => this.availability.answeredAgain());
   }
 
   /** False from a command that went unanswered until a PING answers. */
   get answering(): boolean {
-    return !this.notAnswering;
+    return this.availability.answering;
   }
 
   override sendCommand(command: Command, stream?: Parameters<Redis['sendCommand']>[1]): unknown {
@@ -63,56 +68,25 @@ export class FailFastRedis extends Redis {
     // pipeline's stream), so all of them are refused or none: the pipeline then settles with their errors.
     // A reconnection's own handshake (status `connect`: INFO for the ready check, CLIENT SETNAME, …) must go out,
     // or the connection could never come back.
-    if (this.notAnswering && this.status !== 'connect' && command.name !== 'quit') {
-      this.failFast.onRefused?.();
+    if (!this.availability.answering && this.status !== 'connect' && command.name !== 'quit') {
+      this.availability.refused();
       command.reject(new Error(NOT_ANSWERING_MESSAGE));
       return command.promise;
     }
     const reply = super.sendCommand(command, stream);
     command.promise.catch((error: unknown) => {
-      if (isRedisUnavailable(error)) this.stoppedAnswering(error);
+      if (isRedisUnavailable(error) && this.status !== 'end') this.availability.stoppedAnswering(error);
     });
     return reply;
   }
 
-  private stoppedAnswering(error: unknown): void {
-    if (this.notAnswering || this.status === 'end') return;
-    this.notAnswering = true;
-    this.failFast.logger.warn(
-      { event: 'redis_not_answering', err: error },
-      'Redis did not answer: the request connection fails at once until a PING answers',
+  /** The probe: a PING past the refusal above. */
+  private async answersPing(): Promise<boolean> {
+    const ping = new Command('ping');
+    super.sendCommand(ping);
+    return ping.promise.then(
+      () => true,
+      () => false,
     );
-    this.failFast.onChange?.(false);
-    // At once: a command late only because Redis was busy a moment is followed by a PING that answers.
-    this.scheduleProbe(0);
-  }
-
-  private scheduleProbe(delayMs: number): void {
-    this.probe = setTimeout(() => {
-      this.probe = null;
-      const ping = new Command('ping');
-      super.sendCommand(ping);
-      ping.promise.then(
-        () => this.answeredAgain(),
-        () => {
-          const again = this.notAnswering && this.probe === null && this.status !== 'end';
-          if (again) this.scheduleProbe(this.failFast.probeIntervalMs ?? 500);
-        },
-      );
-    }, delayMs);
-    this.probe.unref();
-  }
-
-  private answeredAgain(): void {
-    if (!this.notAnswering) return;
-    this.notAnswering = false;
-    this.stopProbing();
-    this.failFast.logger.info({ event: 'redis_answering' }, 'Redis answers again');
-    this.failFast.onChange?.(true);
-  }
-
-  private stopProbing(): void {
-    if (this.probe) clearTimeout(this.probe);
-    this.probe = null;
   }
 }

@@ -14,7 +14,8 @@ import type { PGliteThreadData, PGliteThreadReply } from './pglite.thread';
 import { PrismaClient } from './prisma';
 import { registerBulkPool } from './bulk-sql';
 import { withPoolClient } from './pool-client';
-import { createTimedPool, type FailFastWatch } from './request-timeout';
+import type { AnswerWatchEvents } from '../answer-watch';
+import { createTimedPool } from './request-timeout';
 import type { SqlExecutor } from './sql-executor';
 
 export type DatabaseKind = 'postgres' | 'embedded' | 'embedded-socket';
@@ -55,7 +56,7 @@ export type OpenDatabaseOptions = {
    * With `requestTimeoutMs`: told when the requests' pool finds PostgreSQL not answering and answering again, and
    * of each statement refused meanwhile (request-timeout.ts); the change is logged here.
    */
-  failFast?: Omit<FailFastWatch, 'probeIntervalMs'>;
+  failFast?: Omit<AnswerWatchEvents, 'probeIntervalMs'>;
   /** Called with a PostgreSQL pool once made (metrics watch it). */
   onPool?: (pool: pg.Pool) => void;
   /** Embedded only: PostgreSQL's shared buffers, in MiB (they count in the process's memory). Default 16. */
@@ -92,7 +93,7 @@ type PooledClient = { pool: pg.Pool; prisma: PrismaClient };
 
 /** PostgreSQL, or the embedded database's socket: the same pools, Prisma adapter and migrations. */
 function poolDatabase(kind: DatabaseKind, config: pg.PoolConfig, options: OpenDatabaseOptions): Database {
-  const watch: FailFastWatch = {
+  const watch: AnswerWatchEvents = {
     onRefused: options.failFast?.onRefused,
     onChange: (answering) => {
       if (answering) options.logger.info({ event: 'database_answering' }, 'the database answers again');

@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { AnswerWatch, type AnswerWatchEvents } from '../answer-watch';
 import { DATABASE_NOT_ANSWERING } from './errors';
 
 /**
@@ -12,26 +13,16 @@ import { DATABASE_NOT_ANSWERING } from './errors';
  * that tells a request's statements from a job's, which would mean AsyncLocalStorage, whose promise hooks
  * cost every request more than the limit is worth. A statement says `query_timeout: 0` to have none (the
  * migrations).
- */
-export type FailFastWatch = {
-  /** How long after an unanswered probe the next one asks whether PostgreSQL answers again. Default 500. */
-  probeIntervalMs?: number;
-  /** Called when PostgreSQL stops answering (false) and when it answers again (true). */
-  onChange?(answering: boolean): void;
-  /** Called for each statement or connection refused at once while PostgreSQL is not answering. */
-  onRefused?(): void;
-};
-
-/**
+ *
  * With `timeoutMs`, the pool also fails fast: once a statement or a wait for a connection ran out of time, every
  * connection asked of the pool (and so every statement sent through it: `pool.query` takes one too) fails at
- * once, unsent, until a probe (a connection of its own and `SELECT 1`, at once and then every `probeIntervalMs`)
+ * once, unsent, until a probe (a connection of its own and `SELECT 1`, at once and then every `probeIntervalMs`: AnswerWatch)
  * is answered. So while PostgreSQL hangs only the requests already waiting pay the timeout. A connection already
  * checked out keeps sending: refusing a transaction's ROLLBACK would hand it back to the pool still open.
  */
-export function createTimedPool(config: pg.PoolConfig, timeoutMs: number | undefined, watch: FailFastWatch = {}): pg.Pool {
+export function createTimedPool(config: pg.PoolConfig, timeoutMs: number | undefined, watch: AnswerWatchEvents = {}): pg.Pool {
   if (!timeoutMs) return new pg.Pool(config);
-  const state = new AnswerWatch(config, timeoutMs, watch);
+  const state = new AnswerWatch({ ...watch, ask: () => answersSelect(config, timeoutMs) });
 
   // pg's overloads (promise or callback) are passed through: only the statement's config changes.
   class TimedClient extends pg.Client {}
@@ -92,63 +83,19 @@ function refuse(state: AnswerWatch, callback: unknown): Promise<never> | undefin
   return Promise.reject(error);
 }
 
-/** Whether PostgreSQL answers the requests' pool, and the probe that finds out again once it did not. */
-class AnswerWatch {
-  answering = true;
-  private probe: NodeJS.Timeout | null = null;
-  private stopped = false;
-
-  constructor(
-    private readonly config: pg.PoolConfig,
-    private readonly timeoutMs: number,
-    private readonly watch: FailFastWatch,
-  ) {}
-
-  refused(): void {
-    this.watch.onRefused?.();
-  }
-
-  stoppedAnswering(): void {
-    if (!this.answering || this.stopped) return;
-    this.answering = false;
-    this.watch.onChange?.(false);
-    this.schedule(0);
-  }
-
-  stop(): void {
-    this.stopped = true;
-    if (this.probe) clearTimeout(this.probe);
-    this.probe = null;
-  }
-
-  private schedule(delayMs: number): void {
-    this.probe = setTimeout(() => {
-      void this.ask().then((answered) => {
-        this.probe = null;
-        if (this.stopped) return;
-        if (answered) {
-          this.answering = true;
-          this.watch.onChange?.(true);
-        } else this.schedule(this.watch.probeIntervalMs ?? 500);
-      });
-    }, delayMs);
-    this.probe.unref();
-  }
-
-  /** A connection of its own, so that none of the pool's stuck ones is asked. */
-  private async ask(): Promise<boolean> {
-    const { max: _max, ...settings } = this.config;
-    const client = new pg.Client({ ...settings, connectionTimeoutMillis: this.timeoutMs, query_timeout: this.timeoutMs });
-    client.on('error', () => undefined);
-    try {
-      await client.connect();
-      await client.query('SELECT 1');
-      return true;
-    } catch {
-      return false;
-    } finally {
-      void client.end().catch(() => undefined);
-    }
+/** The probe: `SELECT 1` on a connection of its own, so that none of the pool's stuck ones is asked. */
+async function answersSelect(config: pg.PoolConfig, timeoutMs: number): Promise<boolean> {
+  const { max: _max, ...settings } = config;
+  const client = new pg.Client({ ...settings, connectionTimeoutMillis: timeoutMs, query_timeout: timeoutMs });
+  client.on('error', () => undefined);
+  try {
+    await client.connect();
+    await client.query('SELECT 1');
+    return true;
+  } catch {
+    return false;
+  } finally {
+    void client.end().catch(() => undefined);
   }
 }
 
