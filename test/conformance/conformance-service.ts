@@ -18,11 +18,15 @@ export type ConformanceService = {
   close(): Promise<void>;
 };
 
-export async function startConformanceService(addOn: 'duo_pro' | 'duo_enterprise' = 'duo_enterprise'): Promise<ConformanceService> {
+export async function startConformanceService(
+  addOn: 'duo_pro' | 'duo_enterprise' = 'duo_enterprise',
+  /** More settings of the service's, on top of the runners' own. */
+  env: Record<string, string> = {},
+): Promise<ConformanceService> {
   const stub = await startStubLlmServer({ defaultBehaviour: { kind: 'echo' } });
   const service = await startTestService({
     role: 'all',
-    env: { LLM_PROVIDER: 'openai', LLM_BASE_URL: stub.url, LLM_MODEL: 'stub', GATEKEEPER: 'false' },
+    env: { LLM_PROVIDER: 'openai', LLM_BASE_URL: stub.url, LLM_MODEL: 'stub', GATEKEEPER: 'false', ...env },
   }).catch(async (error: unknown) => {
     await stub.close();
     throw error;

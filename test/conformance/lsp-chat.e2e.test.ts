@@ -3,12 +3,15 @@ import type { UserWithToken } from '../helpers/fixtures';
 import type { StubLlmServer } from '../helpers/stub-llm-server';
 import type { TestService } from '../helpers/test-service';
 import { waitUntil } from '../helpers/wait';
+import { CONTEXT_CATEGORIES } from '../../src/config';
 import { graphqlFixturesOf, startConformanceService, type ConformanceService } from './conformance-service';
 import type { Fixture } from './fixture-format';
 
 // A chat started exactly as GitLab's language server starts one, with the documents of the
 // conformance fixtures: version, getUser, the Duo feature probe, instance feature flags, the
-// ActionCable subscription, the chat mutation with additionalContext, then getAiMessages.
+// ActionCable subscription, the chat mutation with additionalContext, then getAiMessages. And the
+// same chat when the instance offers no context category: the language server then sends the
+// documents without additionalContext (aiCompletionResponse-noContext, chat-17.3), at any version.
 
 type Message = {
   id: string | null;
@@ -132,6 +135,65 @@ describe("a chat started as GitLab's language server starts one", () => {
       expect(asked.aiMessages.nodes[0].extras!.additionalContext).toEqual([
         { id: GREETING.id, category: 'FILE', metadata: expect.objectContaining({ relativePath: 'src/greeting.ts' }) },
       ]);
+      const answered = await send<{ aiMessages: { nodes: Message[] } }>(lsp['getAiMessages-17.5'], {
+        requestIds: [aiAction.requestId],
+        roles: ['ASSISTANT'],
+      });
+      expect(answered.aiMessages.nodes.map((node) => node.content)).toEqual([final.content]);
+    } finally {
+      cable.disconnect();
+    }
+  });
+});
+
+describe('a chat from the language server when the instance offers no context category', () => {
+  let world: ConformanceService;
+
+  beforeAll(async () => {
+    world = await startConformanceService('duo_pro', { DUO_DISABLED_CONTEXT_CATEGORIES: CONTEXT_CATEGORIES.join(',') });
+  });
+  afterAll(async () => world?.close());
+
+  it('streams the answer to the subscription without additionalContext, asked with the mutation without it', async () => {
+    const { service, alice } = world;
+    const send = async <Data>(fixture: Fixture, variables: Record<string, unknown>): Promise<Data> => {
+      const { body } = await service.graphql<Data>(fixture.document!, { token: alice.token, variables });
+      expect(body.errors).toBeUndefined();
+      return body.data!;
+    };
+    // What makes the language server choose the documents without additionalContext.
+    const features = await send<{ currentUser: { duoChatAvailableFeatures: string[] } }>(lsp.getDuoAvailableFeatures, {});
+    expect(features.currentUser.duoChatAvailableFeatures).toEqual([]);
+
+    const cable = await createLspCable(`${service.url.replace(/^http/, 'ws')}/-/cable`, alice.token);
+    try {
+      const clientSubscriptionId = crypto.randomUUID();
+      const userId = `gid://gitlab/User/${alice.id}`;
+      const { messages } = await subscribeLikeLsp(cable, {
+        query: lsp['aiCompletionResponse-noContext'].document!,
+        variables: { htmlResponse: false, userId, aiAction: 'CHAT', clientSubscriptionId },
+        operationName: 'aiCompletionResponse',
+      });
+      const { aiAction } = await send<{ aiAction: { requestId: string; errors: string[] } }>(lsp['chat-17.3'], {
+        question: 'What does greet return?',
+        resourceId: null,
+        currentFileContext: { fileName: 'src/app.ts', selectedText: 'greet("a")', contentAboveCursor: '', contentBelowCursor: '' },
+        clientSubscriptionId,
+        platformOrigin: 'vs_code_extension',
+      });
+      expect(aiAction.errors).toEqual([]);
+      const mine = () =>
+        (messages as CableMessage[])
+          .map((message) => message.result?.data?.aiCompletionResponse)
+          .filter((message): message is Message => message?.requestId === aiAction.requestId);
+      await until(() => mine().some((message) => message.chunkId === null));
+      const final = mine().find((message) => message.chunkId === null)!;
+      expect(final.role).toBe('ASSISTANT');
+      expect(final.errors).toEqual([]);
+      expect(final.content).toContain('What does greet return?');
+      expect(final.extras).toEqual({ sources: [] });
+      expect(mine().filter((message) => message.chunkId !== null).length).toBeGreaterThan(0);
+      // The language server reads messages with the 17.5 document at 17.5 and later, context or not.
       const answered = await send<{ aiMessages: { nodes: Message[] } }>(lsp['getAiMessages-17.5'], {
         requestIds: [aiAction.requestId],
         roles: ['ASSISTANT'],
