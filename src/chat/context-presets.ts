@@ -1,7 +1,8 @@
-import { findReadableProject } from '../auth/policies';
+import { findCodeReadableProject } from '../auth/policies';
 import type { Viewer } from '../auth/viewer';
 import type { PrismaClient } from '../db/prisma';
 import { languageOf } from '../parsing/languages';
+import { isExcludedBy } from '../search/context-exclusions';
 
 /** Suggested first questions when nothing more specific is known. */
 export const GENERAL_QUESTIONS = [
@@ -19,10 +20,12 @@ const NOT_CODE = new Set(['markdown', 'json', 'yaml', 'toml', 'xml', 'css', 'scs
 const TEST_PATH = /(^|\/)(tests?|spec|__tests__|fixtures?)\/|[._-](test|spec)\.[a-z]+$/i;
 
 /**
- * Suggested questions for Duo Chat (`aiChatContextPresets`). For a project the user may read
- * whose default branch is indexed, questions name files from its code: the shallowest source
- * files outside tests, which tend to be its entry points. A hidden, missing or unindexed project
- * gets the general questions, the same answer in each case.
+ * Suggested questions for Duo Chat (`aiChatContextPresets`). For a project whose code the user
+ * may read (Reporter and up in a private project: the questions name its files) and whose default
+ * branch is indexed, questions name files from its code: the shallowest source files outside
+ * tests and the project's Duo context exclusions, which tend to be its entry points. A hidden,
+ * missing or unindexed project, or one whose code is not the user's to read, gets the general
+ * questions, the same answer in each case.
  */
 export async function contextPresetQuestions(options: {
   prisma: PrismaClient;
@@ -36,7 +39,7 @@ export async function contextPresetQuestions(options: {
 }
 
 async function questionsFromCode(prisma: PrismaClient, viewer: Viewer, projectId: number): Promise<string[]> {
-  const project = await findReadableProject(prisma, viewer, { id: projectId });
+  const project = await findCodeReadableProject(prisma, viewer, { id: projectId });
   if (!project || !project.duoFeaturesEnabled) return [];
   const index = await prisma.codeIndex.findUnique({
     where: { projectId_ref: { projectId, ref: project.defaultBranch } },
@@ -49,11 +52,12 @@ async function questionsFromCode(prisma: PrismaClient, viewer: Viewer, projectId
     orderBy: { path: 'asc' },
     take: 2000,
   });
+  const excluded = isExcludedBy(project.contextExclusions);
   const sources = files
     .map((file) => file.path)
     .filter((path) => {
       const language = languageOf(path);
-      return language !== null && !NOT_CODE.has(language) && !TEST_PATH.test(path);
+      return language !== null && !NOT_CODE.has(language) && !TEST_PATH.test(path) && !excluded(path);
     })
     .sort((left, right) => left.split('/').length - right.split('/').length || left.localeCompare(right));
   if (sources.length === 0) return [];

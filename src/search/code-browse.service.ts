@@ -1,9 +1,9 @@
-import ignore from 'ignore';
 import type { Viewer } from '../auth/viewer';
 import type { PrismaClient } from '../db/prisma';
 import type { DuoAccess } from '../auth/duo-access';
 import type { Queues } from '../queues';
 import { AppError, badInput } from '../errors';
+import { isExcludedBy } from './context-exclusions';
 import { indexReadiness } from './index-readiness';
 import { authorizeCodebaseRead } from './read-codebase';
 import { readSnapshotFile, snapshotDirectories, type SnapshotFile } from './snapshot-files';
@@ -56,11 +56,7 @@ export async function readIndexedFile(
   const path = normalizeFilePath(options.path);
   const { project, readiness } = await browseSnapshot(options, { category: 'repository', field: 'id' });
   // Excluded files stay out of view as they stay out of search (gitignore patterns, as search-code reads them).
-  const excluded =
-    project.contextExclusions.length > 0 &&
-    ignore()
-      .add([...project.contextExclusions])
-      .ignores(path);
+  const excluded = isExcludedBy(project.contextExclusions)(path);
   const file =
     readiness.status === 'ready' && !excluded
       ? await readSnapshotFile(options.prisma, { projectId: project.id, snapshotId: readiness.scope.snapshotId, path })

@@ -18,7 +18,7 @@ import type { SearchScope } from './search-scope';
 import { queryTerms, toAllTsQuery, toIdentifiersTsQuery, toPairsTsQuery, toTsQuery } from './text-query';
 import { rankFiles } from './file-ranking';
 import { expandQuestion } from './synonyms';
-import ignore from 'ignore';
+import { isExcludedBy } from './context-exclusions';
 
 /** Which rankings to use: both fused (the default), or one alone (for evaluation). */
 export type RetrievalMode = 'hybrid' | 'vector' | 'text';
@@ -175,9 +175,9 @@ export async function searchCode(options: SearchCodeOptions): Promise<SearchCode
   // Enough chunks for file-level evidence: several chunks of one file, tests next to what they test.
   const chosen = fused.slice(0, Math.max(limit * 3, CHUNKS_FOR_FILES));
   const scoreOf = new Map(chosen.map((hit) => [hit.chunkId, hit.score]));
-  const excluded = scope.exclusions?.length ? ignore().add([...scope.exclusions]) : null;
+  const excluded = isExcludedBy(scope.exclusions);
   const found = occurrencesOf(scoreOf, [vector.occurrences, text.occurrences])
-    .filter((row) => !excluded?.ignores(row.path))
+    .filter((row) => !excluded(row.path))
     .map((row): ChunkHit & { role: string | null } => ({ ...row, score: scoreOf.get(row.chunkId) ?? 0 }))
     .sort((a, b) => b.score - a.score || a.path.localeCompare(b.path) || a.startLine - b.startLine);
   const ranked = rankFiles(found, { question: options.query, terms });

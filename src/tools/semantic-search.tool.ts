@@ -1,4 +1,3 @@
-import ignore from 'ignore';
 import type { DuoAccess } from '../auth/duo-access';
 import type { CodebaseCategory } from '../auth/policies';
 import type { Viewer } from '../auth/viewer';
@@ -7,6 +6,7 @@ import { isAppError } from '../errors';
 import type { Embedder } from '../llm/embedders/embedder';
 import type { Logger } from '../logger';
 import type { Queues } from '../queues';
+import { isExcludedBy } from '../search/context-exclusions';
 import { indexReadiness } from '../search/index-readiness';
 import { authorizeCodebaseRead, type CodebaseRead } from '../search/read-codebase';
 import { directoryFiles, directorySize } from '../search/snapshot-files';
@@ -118,8 +118,8 @@ export async function semanticSearchTool(input: SemanticSearchToolInput): Promis
     if (scope.directory) {
       const size = await directorySize(input.prisma, scope);
       if (size.files > 0 && size.chars <= (input.wholeDirectoryChars ?? 20_000)) {
-        const excluded = ignore().add([...scope.exclusions]);
-        const files = (await directoryFiles(input.prisma, scope)).filter((file) => !excluded.ignores(file.path));
+        const excluded = isExcludedBy(scope.exclusions);
+        const files = (await directoryFiles(input.prisma, scope)).filter((file) => !excluded(file.path));
         return {
           status: 'ok',
           content: [

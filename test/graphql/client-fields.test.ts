@@ -230,13 +230,26 @@ describe('fields GitLab clients read', () => {
     expect(named).not.toMatch(/\.(md|json|ya?ml)$|test|spec/);
     expect(questions.join('\n')).toContain(project.name);
 
-    // Someone who may not read the project gets the same as for a project that does not exist.
+    // Someone who may not read the project gets the same as for a project that does not exist; so does a Guest, who
+    // sees the project but not its code (the questions name its files).
     const outsider = await userWithToken(service.prisma);
     await groupWithSeat(service.prisma, { plan: 'ultimate', addOn: 'duo_pro', username: outsider.username });
     const hidden = await ask(outsider.token, { projectId: `gid://gitlab/Project/${project.id}` });
     const missing = await ask(outsider.token, { projectId: 'gid://gitlab/Project/999999' });
     expect(hidden.data).toEqual(missing.data);
     expect(JSON.stringify(hidden.data)).not.toContain('src/');
+    const guest = await userWithToken(service.prisma);
+    await groupWithSeat(service.prisma, { plan: 'ultimate', addOn: 'duo_pro', username: guest.username });
+    await service.prisma.projectMember.create({ data: { projectId: project.id, userId: guest.id, accessLevel: 10 } });
+    const asGuest = await ask(guest.token, { projectId: `gid://gitlab/Project/${project.id}` });
+    expect(asGuest.data).toEqual((await ask(guest.token, { projectId: 'gid://gitlab/Project/999999' })).data);
+
+    // A file the project's Duo context exclusions name is not suggested, even from a snapshot built before the rule.
+    await service.prisma.project.update({ where: { id: project.id }, data: { contextExclusions: [named!] } });
+    const afterRule = (await ask(alice.token, { projectId: `gid://gitlab/Project/${project.id}`, questionCount: 3 })).data!
+      .aiChatContextPresets!.questions;
+    expect(afterRule.join('\n')).not.toContain(`\`${named}\``);
+    expect(afterRule[0]).toMatch(/^What does `.+` do\?$/);
 
     const tooMany = await ask(alice.token, { questionCount: 11 });
     expect(tooMany.errors![0].extensions).toMatchObject({ code: 'BAD_USER_INPUT' });
