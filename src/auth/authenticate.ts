@@ -1,7 +1,7 @@
 import { AppError, unauthenticated } from '../errors';
 import type { PrismaClient } from '../db/prisma';
 import { authCaches, type TtlCache } from './auth-cache';
-import { digestToken, isTokenScope } from './tokens';
+import { digestToken, isTokenScope, type TokenScope } from './tokens';
 import { hasScope, SURFACE_SCOPES, type TokenSurface, type Viewer } from './viewer';
 
 export type AuthenticateOptions = {
@@ -13,6 +13,17 @@ export type AuthenticateOptions = {
 
 /** GitLab's words for a valid token that lacks the scope (OAuth's insufficient_scope). */
 export const INSUFFICIENT_SCOPE_MESSAGE = 'The request requires higher privileges than provided by the access token.';
+
+/** A valid token without any scope the surface takes: 403 insufficient_scope, naming the scopes that would do. */
+export class InsufficientScopeError extends AppError {
+  constructor(
+    readonly scopes: readonly TokenScope[],
+    internalMessage: string,
+  ) {
+    super({ code: 'FORBIDDEN', userMessage: INSUFFICIENT_SCOPE_MESSAGE, internalMessage });
+    this.name = 'InsufficientScopeError';
+  }
+}
 
 // GitLab also writes last_used_at at most every 10 minutes, to keep reads from becoming writes.
 const LAST_USED_WRITE_INTERVAL_MS = 10 * 60 * 1000;
@@ -43,11 +54,7 @@ export async function authenticateToken(prisma: PrismaClient, token: string, opt
   };
   const surface = options.surface ?? 'api';
   if (!hasScope(viewer, ...SURFACE_SCOPES[surface])) {
-    throw new AppError({
-      code: 'FORBIDDEN',
-      userMessage: INSUFFICIENT_SCOPE_MESSAGE,
-      internalMessage: `token ${record.id} has no scope for ${surface}`,
-    });
+    throw new InsufficientScopeError(SURFACE_SCOPES[surface], `token ${record.id} has no scope for ${surface}`);
   }
   return viewer;
 }

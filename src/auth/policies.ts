@@ -116,11 +116,9 @@ export async function codeSuggestionsDenial(
 
 /**
  * Why a caller may not have git commands generated (`glab duo ask`, GitLab's access_glab_ask_git_command), or null:
- * an `api` token (the endpoint allows no other scope) and a Duo seat.
+ * a Duo seat. (The endpoint takes only `api` tokens: REST's scopes are checked as the token is authenticated.)
  */
-export async function gitCommandDenial(prisma: PrismaClient, viewer: Viewer): Promise<'scope' | 'seat' | null> {
-  // The scope first: a token that may not call the endpoint costs no seat look-up.
-  if (!hasScope(viewer, 'api')) return 'scope';
+export async function gitCommandDenial(prisma: PrismaClient, viewer: Viewer): Promise<'seat' | null> {
   const access = await resolveDuoAccess({ prisma, userId: viewer.user.id, disabledCategories: [] });
   return access.chatAvailable ? null : 'seat';
 }

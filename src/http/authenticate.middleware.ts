@@ -1,10 +1,10 @@
 import type { Request, RequestHandler } from 'express';
 import type { TokenSurface } from '../auth/viewer';
-import { authenticateToken } from '../auth/authenticate';
+import { authenticateToken, InsufficientScopeError } from '../auth/authenticate';
 import { tokenFromHeaders } from '../auth/tokens';
 import type { PrismaClient } from '../db/prisma';
 import { isAppError } from '../errors';
-import { sendAppError } from './http-errors';
+import { isGraphQLRequest, sendAppError, sendInsufficientScope } from './http-errors';
 import { locals } from './locals';
 
 /** No token: anonymous. A bad token (wrong, expired, revoked, blocked user): 401, never anonymous. */
@@ -16,6 +16,8 @@ export function authenticateMiddleware(prisma: PrismaClient, surfaceOf: (request
       locals(response).viewer = await authenticateToken(prisma, token, { surface: surfaceOf(request) });
       next();
     } catch (error) {
+      // REST answers a missing scope as GitLab's API does; GraphQL with its errors.
+      if (error instanceof InsufficientScopeError && !isGraphQLRequest(request)) return sendInsufficientScope(response, error.scopes);
       if (isAppError(error)) return sendAppError(request, response, error);
       next(error);
     }

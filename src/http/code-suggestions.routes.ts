@@ -36,20 +36,13 @@ export function codeSuggestionsRoutes(services: Services): Router {
       response.status(401).set(MONOLITH).json({ message: '401 Unauthorized' });
       return null;
     }
+    // The token's scope was checked as it was authenticated (src/http/rest-scopes.ts).
     const checked = await codeSuggestionsDenial(
       viewer,
       () => resolveDuoAccess({ prisma: services.prisma, userId: viewer.user.id, disabledCategories: [] }),
-      { scope: true },
+      { scope: false },
     );
-    if (checked.denial === 'scope') {
-      response.status(403).json({
-        error: 'insufficient_scope',
-        error_description: 'The request requires higher privileges than provided by the access token.',
-        scope: 'api ai_features',
-      });
-      return null;
-    }
-    if (checked.denial === 'seat') {
+    if (checked.denial !== null) {
       response.status(401).set(MONOLITH).json({ message: '401 Unauthorized' });
       return null;
     }

@@ -16,15 +16,8 @@ export function gitCommandRoutes(services: Services): Router {
   router.post('/ai/llm/git_command', async (request, response) => {
     const viewer = locals(response).viewer;
     if (!viewer) throw unauthenticated();
+    // The token's scope (api only) was checked as it was authenticated (src/http/rest-scopes.ts).
     const denial = await gitCommandDenial(services.prisma, viewer);
-    if (denial === 'scope') {
-      response.status(403).json({
-        error: 'insufficient_scope',
-        error_description: 'The request requires higher privileges than provided by the access token.',
-        scope: 'api',
-      });
-      return;
-    }
     // GitLab's check_rate_limit!(:ai_action), the budget aiAction uses: after the token's scope, before anything else.
     const decision = await services.aiActionLimiter.consume(rateLimitKey(viewer, request.ip));
     if (!decision.allowed) {

@@ -1,4 +1,5 @@
 import type { ErrorRequestHandler, Request, Response } from 'express';
+import { INSUFFICIENT_SCOPE_MESSAGE } from '../auth/authenticate';
 import { isAppError, type AppError } from '../errors';
 import type { Logger } from '../logger';
 import { refusedUnsent, unavailableMessage } from '../unavailable';
@@ -35,6 +36,21 @@ export function sendError(request: Request, response: Response, status: number, 
     return;
   }
   response.status(status).json({ message });
+}
+
+/**
+ * GitLab's answer to a valid token without the scope an endpoint takes (APIGuard's
+ * InsufficientScopeError): 403, OAuth's error body and header, naming the scopes that would do.
+ */
+export function sendInsufficientScope(response: Response, scopes: readonly string[]): void {
+  const scope = scopes.join(' ');
+  response
+    .status(403)
+    .set(
+      'WWW-Authenticate',
+      `Bearer realm="GitLab", error="insufficient_scope", error_description="${INSUFFICIENT_SCOPE_MESSAGE}", scope="${scope}"`,
+    )
+    .json({ error: 'insufficient_scope', error_description: INSUFFICIENT_SCOPE_MESSAGE, scope });
 }
 
 export function sendAppError(request: Request, response: Response, error: AppError): void {

@@ -1,9 +1,9 @@
-import express, { Router, type Request, type RequestHandler } from 'express';
-import { authenticateToken } from '../auth/authenticate';
+import express, { Router, type RequestHandler } from 'express';
+import { authenticateToken, InsufficientScopeError } from '../auth/authenticate';
 import { tokenFromHeaders } from '../auth/tokens';
-import type { TokenSurface } from '../auth/viewer';
 import { isAppError } from '../errors';
 import type { Services } from '../services';
+import { sendInsufficientScope } from './http-errors';
 import { locals } from './locals';
 import { GITLAB_VERSION, publicUrl } from './rest-v4.routes';
 
@@ -28,15 +28,6 @@ function loadMcp(): McpModules {
   return mcpModules;
 }
 
-const MCP_READABLE = /^\/api\/v4\/projects\/[^/]+(\/-)?\/search\/semantic\/?$/;
-
-/** GitLab lets mcp-scope tokens read semantic search over REST too (`allow_mcp_access_read`); everything else is the API's. */
-export function restSurface(request: Request): TokenSurface {
-  return (request.method === 'GET' || request.method === 'HEAD') && MCP_READABLE.test(request.originalUrl.split('?')[0])
-    ? 'mcp_read'
-    : 'api';
-}
-
 /** Every MCP request needs a token with the api, read_api or mcp scope; anything else is 401 (or 403 for a token without those scopes). */
 function authenticateMcp(services: Services): RequestHandler {
   return async (request, response, next) => {
@@ -52,12 +43,7 @@ function authenticateMcp(services: Services): RequestHandler {
           .set('WWW-Authenticate', 'Bearer realm="GitLab", error="invalid_token"')
           .json({ message: '401 Unauthorized' });
       }
-      if (isAppError(error) && error.code === 'FORBIDDEN') {
-        return void response
-          .status(403)
-          .set('WWW-Authenticate', 'Bearer realm="GitLab", error="insufficient_scope", scope="mcp"')
-          .json({ error: 'insufficient_scope', error_description: error.userMessage, scope: 'mcp api read_api' });
-      }
+      if (error instanceof InsufficientScopeError) return sendInsufficientScope(response, error.scopes);
       next(error);
     }
   };

@@ -1,4 +1,5 @@
 import { readJson } from '../helpers/http';
+import { usageEventsKey } from '../../src/usage/usage-events';
 import { setUserState, revokeToken } from '../../src/users/users.service';
 import { userWithToken, type UserWithToken } from '../helpers/fixtures';
 import { startTestService, type TestService } from '../helpers/test-service';
@@ -126,6 +127,63 @@ describe('authentication over HTTP with real tokens', () => {
       expect(status).toBe(401);
       expect(body.data).toBeUndefined();
       expect(body.errors?.[0]?.extensions?.code).toBe('UNAUTHENTICATED');
+    });
+  });
+
+  describe("REST's token scopes, as GitLab's endpoints declare them", () => {
+    const call = (path: string, token: string, method = 'GET', body?: unknown) =>
+      fetch(`${service.url}${path}`, {
+        method,
+        headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+        ...(body ? { body: JSON.stringify(body) } : {}),
+      });
+    const expectInsufficientScope = async (response: Response, scope: string) => {
+      expect(response.status).toBe(403);
+      expect(await readJson(response)).toEqual({
+        error: 'insufficient_scope',
+        error_description: 'The request requires higher privileges than provided by the access token.',
+        scope,
+      });
+      expect(response.headers.get('www-authenticate')).toContain(`error="insufficient_scope"`);
+    };
+
+    it('lets a read_api token read, and write nothing', async () => {
+      const reader = await userWithToken(service.prisma, { scopes: ['read_api'] });
+      expect((await call('/api/v4/user', reader.token)).status).toBe(200);
+      const event = { event: 'code_suggestion_shown_in_ide', additional_properties: { label: 'x' } };
+      await expectInsufficientScope(await call('/api/v4/usage_data/track_event', reader.token, 'POST', event), 'api');
+      const counts = usageEventsKey(service.redisPrefix, new Date());
+      expect(await service.running.services.redis.hgetall(counts)).toEqual({});
+      // The same event with an api token is counted: the refusal was the scope's.
+      expect((await call('/api/v4/usage_data/track_event', alice.token, 'POST', event)).status).toBe(200);
+      expect(await service.running.services.redis.hgetall(counts)).not.toEqual({});
+    });
+
+    it('lets an ai_features token use the AI endpoints only: not read files or the user', async () => {
+      const ai = await userWithToken(service.prisma, { scopes: ['ai_features'] });
+      await expectInsufficientScope(await call('/api/v4/projects/1/repository/files/README.md/raw', ai.token), 'api read_api');
+      await expectInsufficientScope(await call('/api/v4/user', ai.token), 'api read_api');
+      await expectInsufficientScope(await call('/api/v4/projects/1/search/semantic?q=x', ai.token), 'api read_api mcp');
+      // Past the scope: the completions endpoint answers for the missing seat (GitLab's 401), not 403.
+      const completion = await call('/api/v4/code_suggestions/completions', ai.token, 'POST', {
+        current_file: { file_name: 'a.ts', content_above_cursor: 'const a = ', content_below_cursor: '' },
+      });
+      expect(completion.status).toBe(401);
+      // A read_api token may not POST to it.
+      const reader = await userWithToken(service.prisma, { scopes: ['read_api'] });
+      await expectInsufficientScope(
+        await call('/api/v4/code_suggestions/completions', reader.token, 'POST', { current_file: { file_name: 'a.ts' } }),
+        'api ai_features',
+      );
+    });
+
+    it('lets a token of any scope read itself at personal_access_tokens/self', async () => {
+      for (const scope of ['read_api', 'ai_features', 'mcp']) {
+        const user = await userWithToken(service.prisma, { scopes: [scope] });
+        const response = await call('/api/v4/personal_access_tokens/self', user.token);
+        expect(response.status).toBe(200);
+        expect(await readJson(response)).toMatchObject({ user_id: user.id, scopes: [scope] });
+      }
     });
   });
 
