@@ -2,7 +2,7 @@ import { findCodeReadableProject } from '../auth/policies';
 import type { Viewer } from '../auth/viewer';
 import type { PrismaClient } from '../db/prisma';
 import { languageOf } from '../parsing/languages';
-import { isExcludedBy } from '../search/context-exclusions';
+import { isExcludedBy } from '../auth/context-exclusions';
 
 /** Suggested first questions when nothing more specific is known. */
 export const GENERAL_QUESTIONS = [

@@ -3,7 +3,7 @@ import type { PrismaClient } from '../db/prisma';
 import type { DuoAccess } from '../auth/duo-access';
 import type { Queues } from '../queues';
 import { AppError, badInput } from '../errors';
-import { isExcludedBy } from './context-exclusions';
+import { isExcludedBy } from '../auth/context-exclusions';
 import { indexReadiness } from './index-readiness';
 import { authorizeCodebaseRead } from './read-codebase';
 import { readSnapshotFile, snapshotDirectories, type SnapshotFile } from './snapshot-files';

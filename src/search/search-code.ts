@@ -18,7 +18,7 @@ import type { SearchScope } from './search-scope';
 import { queryTerms, toAllTsQuery, toIdentifiersTsQuery, toPairsTsQuery, toTsQuery } from './text-query';
 import { rankFiles } from './file-ranking';
 import { expandQuestion } from './synonyms';
-import { isExcludedBy } from './context-exclusions';
+import { isExcludedBy } from '../auth/context-exclusions';
 
 /** Which rankings to use: both fused (the default), or one alone (for evaluation). */
 export type RetrievalMode = 'hybrid' | 'vector' | 'text';

@@ -6,7 +6,7 @@ import { isAppError } from '../errors';
 import type { Embedder } from '../llm/embedders/embedder';
 import type { Logger } from '../logger';
 import type { Queues } from '../queues';
-import { isExcludedBy } from '../search/context-exclusions';
+import { isExcludedBy } from '../auth/context-exclusions';
 import { indexReadiness } from '../search/index-readiness';
 import { authorizeCodebaseRead, type CodebaseRead } from '../search/read-codebase';
 import { directoryFiles, directorySize } from '../search/snapshot-files';
