@@ -228,7 +228,8 @@ async function groundQuestion(
   const implied = !asksCodebase && job.intent === 'CODEBASE_SEARCH' && input.projectId !== null;
   if (!asksCodebase && !implied) return { items, sources: [], results: [], unavailable: null };
   const user = await prisma.user.findUnique({ where: { id: job.userId } });
-  if (!user) return { items, sources: [], results: [], unavailable: null };
+  // A user blocked (or gone) since asking reads no code: their tokens no longer hold, so neither does their access.
+  if (!user || user.state !== 'active') return { items, sources: [], results: [], unavailable: null };
   const viewer = { user, token: { id: 0, scopes: ['api' as const] } };
   const access = await resolveDuoAccess({ prisma, userId: user.id, disabledCategories: options.codebase.disabledCategories });
   if (implied) {

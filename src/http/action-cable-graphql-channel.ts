@@ -46,6 +46,8 @@ export type GraphqlChannelOptions = {
   maxTokens?: number;
   /** Throws a GraphQLError to refuse a validated operation before its variables are coerced. Default: none. */
   checkOperation?(operation: CheckedOperation): void;
+  /** Whether a subscription's next event may still go out; false ends it (the transport closes the connection). */
+  admitEvent?(): Promise<boolean>;
 };
 
 /**
@@ -114,6 +116,7 @@ export function startGraphqlChannel(options: GraphqlChannelOptions): GraphqlChan
     for (;;) {
       const next = await stream.next();
       if (stopped || next.done) break;
+      if (options.admitEvent && !(await options.admitEvent())) return closeIterator();
       transmit({ result: toJson(restore(next.value), options), more: true });
     }
     transmit({ result: nothing, more: false });

@@ -130,6 +130,7 @@ export function createActionCableServer<User>(options: ActionCableServerOptions<
     // As GitLab on a revoked token: the server disconnects, and the client must not come back with it.
     const stillValid = async (connection: { user: User }): Promise<boolean> => {
       if (!options.guard) return true;
+      if (socket.readyState !== WebSocket.OPEN) return false;
       const user = await options.guard.reauthenticate(connection.user, request);
       if (user !== null) {
         connection.user = user;
@@ -194,6 +195,8 @@ export function createActionCableServer<User>(options: ActionCableServerOptions<
         validationRules: options.validationRules,
         maxTokens: options.maxTokens,
         checkOperation: guard ? (operation) => guard.checkOperation(user, operation) : undefined,
+        // An event goes out only while the token holds (a database that does not answer does not stop it).
+        admitEvent: guard ? () => stillValid(connection).catch(() => true) : undefined,
       });
       subscriptions.set(identifier, withSubscriptionCount('action_cable', run));
       if (slot !== null) {

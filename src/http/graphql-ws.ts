@@ -99,6 +99,7 @@ export function createGraphQLWsServer(services: Services, schema: GraphQLSchema,
   // Null (and the socket closed) when the token no longer holds.
   const stillValid = async (context: { extra: { socket: WebSocket } }, connection: Connection): Promise<boolean> => {
     if (!connection.token) return true;
+    if (context.extra.socket.readyState !== context.extra.socket.OPEN) return false;
     const viewer = await guard.reauthenticate(connection.token);
     if (viewer) {
       connection.viewer = viewer;
@@ -221,7 +222,12 @@ export function createGraphQLWsServer(services: Services, schema: GraphQLSchema,
         guard.releaseSlot(slot);
       },
       onClose: (context) => releaseAll(connections.get(context)),
-      onNext: (_context, _id, _payload, args, result) => {
+      onNext: async (context, _id, _payload, args, result) => {
+        // Every event is for the token's holder only while the token holds: a revoked token or a blocked user closes
+        // the socket before the next event goes out (the auth cache makes this a lookup; changes made through the
+        // service clear it at once). graphql-ws does not send on a closed socket.
+        const connection = connections.get(context);
+        if (connection) await stillValid(context, connection).catch(() => true);
         restore(args.document, result);
         return result.errors ? { ...result, errors: format(result.errors) } : result;
       },

@@ -47,7 +47,7 @@ describe('read_code is checked again in the chat worker', () => {
     await new Promise((resolve) => worker.once('exit', resolve));
   };
 
-  it('a Reporter demoted to Guest after asking gets no code in the answer', async () => {
+  it('a Reporter demoted to Guest, or blocked, after asking gets no code in the answer', async () => {
     const user = await userWithToken(api.prisma);
     const group = await groupWithSeat(api.prisma, { plan: 'ultimate', addOn: 'duo_pro', username: user.username });
     const project = (
@@ -85,12 +85,29 @@ describe('read_code is checked again in the chat worker', () => {
       const requestId = await ask();
       await api.prisma.projectMember.updateMany({ where: { projectId: project.id, userId: user.id }, data: { accessLevel: 10 } });
       const calls = stub.requests.length;
-      workers.push(spawnWorker(env));
+      const second = spawnWorker(env);
+      workers.push(second);
       const final = (await stream.untilFinal(requestId, 90_000)).find((message) => message.chunkId === null)!;
       const prompts = stub.requests.slice(calls).map((request) => JSON.stringify(request.body));
       expect(final.content).not.toContain('computeVatAmount');
       for (const prompt of prompts) expect(prompt).not.toContain('computeVatAmount');
       expect([final.content, ...prompts].join('\n')).toContain(NOT_AVAILABLE);
+      await stopWorker(second);
+
+      // Asked as a Reporter again, answered after the user was blocked (by an admin, behind the API's back): no code
+      // reaches the model either. (Their sockets are closed: the stored answer is read instead.)
+      await api.prisma.projectMember.updateMany({ where: { projectId: project.id, userId: user.id }, data: { accessLevel: 20 } });
+      const blockedId = await ask();
+      await api.prisma.user.update({ where: { id: user.id }, data: { state: 'blocked' } });
+      const callsBefore = stub.requests.length;
+      workers.push(spawnWorker(env));
+      const startedAnswer = Date.now();
+      while (!(await api.prisma.aiMessage.findFirst({ where: { requestId: blockedId, role: 'assistant' } }))) {
+        if (Date.now() - startedAnswer > 60_000) throw new Error('never answered');
+        await new Promise((resolve) => setTimeout(resolve, 200));
+      }
+      const blockedPrompts = stub.requests.slice(callsBefore).map((request) => JSON.stringify(request.body));
+      for (const prompt of blockedPrompts) expect(prompt).not.toContain('computeVatAmount');
     } finally {
       stream.stop();
       await client.dispose();

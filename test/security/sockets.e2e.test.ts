@@ -1,6 +1,7 @@
 import { createClient } from 'graphql-ws';
 import pg from 'pg';
 import WebSocket from 'ws';
+import { revokeToken, setUserState } from '../../src/users/users.service';
 import { userWithToken, type UserWithToken } from '../helpers/fixtures';
 import { startTestService, type TestService } from '../helpers/test-service';
 import { openCable, overCable, overGraphqlWs, overHttp, type Operation, type TransportResult } from './transports';
@@ -255,6 +256,99 @@ describe('sockets: re-authentication and the same limits as HTTP', () => {
     expect(await opened()).toBe('open');
     expect(((await opened()) as TransportResult).errors?.[0]).toMatchObject({ extensions: { code: 'RATE_LIMITED' } });
     await ws.client.dispose();
+  });
+});
+
+describe("sockets: no event reaches a token that no longer holds, whatever the re-check's interval", () => {
+  let service: TestService;
+  beforeAll(async () => {
+    // The default interval (30 s): the periodic re-check would come far too late; each event is checked itself.
+    service = await startTestService();
+  });
+  afterAll(() => service.close());
+
+  const SECRET = 'SECRET answer from repository code';
+  const publish = (user: UserWithToken, requestId: string) =>
+    service.running.services.chatEvents.publish(user.id, {
+      message: {
+        id: null,
+        requestId,
+        role: 'assistant',
+        content: `${SECRET} ${requestId}`,
+        timestamp: new Date().toISOString(),
+        chunkId: 1,
+        errors: [],
+        extras: {},
+        threadId: null,
+        agentVersionId: null,
+        contextItems: [],
+      },
+      topics: [{ userId: `gid://gitlab/User/${user.id}`, aiAction: 'chat' }],
+    });
+  const invalidations: Array<[string, (user: UserWithToken) => Promise<unknown>]> = [
+    ['revoked', (user) => revokeToken(service.prisma, { token: user.token })],
+    ['blocked', (user) => setUserState(service.prisma, user.username, 'blocked')],
+  ];
+
+  describe.each(invalidations)('a %s token, changed through the service', (_name, invalidate) => {
+    it('graphql-ws: the next event closes the socket (4403) instead of going out', async () => {
+      const user = await userWithToken(service.prisma);
+      const received: string[] = [];
+      let closeCode: number | null = null;
+      const client = createClient({
+        url: `${service.url.replace(/^http/, 'ws')}/api/graphql`,
+        webSocketImpl: WebSocket,
+        connectionParams: { Authorization: `Bearer ${user.token}` },
+        retryAttempts: 0,
+        on: { closed: (event) => (closeCode = (event as { code: number }).code) },
+      });
+      client.subscribe(
+        {
+          query: `subscription($userId: UserID) { aiCompletionResponse(userId: $userId, aiAction: CHAT) { requestId content } }`,
+          variables: { userId: `gid://gitlab/User/${user.id}` },
+        },
+        {
+          next: (result) => {
+            const message = (result.data as { aiCompletionResponse: { requestId: string } | null }).aiCompletionResponse;
+            if (message) received.push(message.requestId);
+          },
+          error: () => undefined,
+          complete: () => undefined,
+        },
+      );
+      // Subscribed once an event published now arrives.
+      await eventually(async () => {
+        await publish(user, 'before');
+        return received.includes('before');
+      });
+      await invalidate(user);
+      await publish(user, 'after');
+      await eventually(() => closeCode === 4403);
+      expect(received).not.toContain('after');
+      await client.dispose();
+    });
+
+    it('ActionCable: the next event disconnects as unauthorized instead of going out', async () => {
+      const user = await userWithToken(service.prisma);
+      const cable = await openCable(service.url, user.token);
+      const identifier = JSON.stringify({
+        channel: 'GraphqlChannel',
+        query: `subscription($userId: UserID) { aiCompletionResponse(userId: $userId, aiAction: CHAT) { requestId content } }`,
+        variables: JSON.stringify({ userId: `gid://gitlab/User/${user.id}` }),
+        operationName: null,
+      });
+      cable.send({ command: 'subscribe', identifier });
+      const delivered = () => cable.frames.filter((frame) => JSON.stringify(frame).includes(SECRET)).map((frame) => JSON.stringify(frame));
+      await eventually(async () => {
+        await publish(user, 'before');
+        return delivered().some((frame) => frame.includes('before'));
+      });
+      await invalidate(user);
+      await publish(user, 'after');
+      await cable.closed;
+      expect(delivered().filter((frame) => frame.includes('after'))).toEqual([]);
+      expect(cable.frames.some((frame) => frame.type === 'disconnect' && frame.reason === 'unauthorized')).toBe(true);
+    });
   });
 });
 
