@@ -9,7 +9,7 @@ import {
   type SelectionSetNode,
   type ValueNode,
 } from 'graphql';
-import { hasScope, type Viewer } from '../auth/viewer';
+import { hasScope, SURFACE_SCOPES, type Viewer } from '../auth/viewer';
 import { findUnsafeJson, describeUnsafeJson } from '../validation';
 import { depthLimitMessage } from './depth-limit';
 import type { StrippedDocument } from './gl-introduced';
@@ -112,14 +112,29 @@ export function rootFieldNames(
   return names;
 }
 
-/** `read_api` tokens run no mutation; `ai_features` tokens only the AI ones; `api` everything. */
+/**
+ * Queries that hand out a project's code as search results: they take the scopes REST's semantic search and file
+ * reads take (`api`, `read_api`). An `ai_features` token reaches code only through chat, as on GitLab.
+ */
+export const CODE_READING_QUERIES: ReadonlySet<string> = new Set(['codebaseSearch']);
+
+/** `read_api` tokens run no mutation; `ai_features` tokens only the AI ones and no code search; `api` everything. */
 function checkScopes(
   viewer: Viewer | null,
   operation: OperationDefinitionNode,
   fragments: ReadonlyMap<string, FragmentDefinitionNode>,
 ): void {
-  if (!viewer || operation.operation !== 'mutation' || hasScope(viewer, 'api')) return;
+  if (!viewer || hasScope(viewer, 'api')) return;
   const fields = rootFieldNames(operation.selectionSet, fragments).filter((name) => name !== '__typename');
+  if (operation.operation === 'query') {
+    const reading = fields.find((field) => CODE_READING_QUERIES.has(field));
+    if (reading && !hasScope(viewer, ...SURFACE_SCOPES.rest_read)) {
+      throw new GraphQLError(`Insufficient token scope: ${reading} needs a token with the api or read_api scope`, {
+        extensions: { code: 'FORBIDDEN', http: { status: 403 } },
+      });
+    }
+  }
+  if (operation.operation !== 'mutation') return;
   if (hasScope(viewer, 'ai_features') && fields.every((field) => AI_MUTATIONS.has(field))) return;
   throw new GraphQLError('Insufficient token scope: mutations need a token with the api scope (or ai_features for AI actions)', {
     extensions: { code: 'FORBIDDEN', http: { status: 403 } },

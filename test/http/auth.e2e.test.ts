@@ -215,6 +215,25 @@ describe('authentication over HTTP with real tokens', () => {
       expect(body.errors?.[0]).toMatchObject({ message: 'Thread not found. It may have expired.', extensions: { code: 'NOT_FOUND' } });
     });
 
+    it('lets only api and read_api tokens search code (an ai_features token reaches code through chat only)', async () => {
+      const SEARCH = 'query { codebaseSearch(projectPath: "nobody/nothing", query: "invoice") { path } }';
+      const ai = await userWithToken(service.prisma, { scopes: ['ai_features'] });
+      const refused = await service.graphql(SEARCH, { token: ai.token });
+      expect(refused.body.errors?.[0]).toMatchObject({
+        message: 'Insufficient token scope: codebaseSearch needs a token with the api or read_api scope',
+        extensions: { code: 'FORBIDDEN' },
+      });
+      // Its other reads still run.
+      expect((await service.graphql(CURRENT_USER, { token: ai.token })).body.data).toEqual({
+        currentUser: expect.objectContaining({ username: ai.username }),
+      });
+      // A read_api token reaches the resolver, which answers for itself (this user has no Duo seat).
+      const reader = await userWithToken(service.prisma, { scopes: ['read_api'] });
+      const read = await service.graphql(SEARCH, { token: reader.token });
+      expect(read.body.errors?.[0]?.message).toBeDefined();
+      expect(read.body.errors?.[0]?.message).not.toContain('Insufficient token scope');
+    });
+
     it('requires a signed-in user for mutations', async () => {
       const { body } = await service.graphql(DELETE_THREAD);
       expect(body.errors?.[0]?.extensions?.code).toBe('UNAUTHENTICATED');
