@@ -1,4 +1,4 @@
-import type { PrismaClient, Project } from '../db/prisma';
+import type { Prisma, PrismaClient, Project } from '../db/prisma';
 import { AppError, forbidden, NOT_AVAILABLE } from '../errors';
 import { numericId, rowId, toGlobalId, type GlobalId } from '../global-id';
 import { resolveDuoAccess, type DuoAccess } from './duo-access';
@@ -50,6 +50,37 @@ async function hasProjectAccess(prisma: PrismaClient, viewer: Viewer | null, pro
   if (!viewer) return false;
   if (project.visibility === 'internal' || viewer.user.admin) return true;
   return (await projectAccessLevel(prisma, viewer, project)) >= minimum;
+}
+
+/**
+ * hasProjectAccess as a query's filter, for lists (a project picker): public projects, internal ones
+ * for a signed-in user, everything for an admin, and projects where the viewer is a member at
+ * `minimum` or above, directly or in the project's group or an ancestor of it. `membership` keeps
+ * only the last (GitLab's `membership: true`). Readers still check each row with the policy; this
+ * keeps projects the viewer may not see from taking a list's places.
+ */
+export async function projectsWithAccessWhere(
+  prisma: PrismaClient,
+  viewer: Viewer | null,
+  options: { minimum: number; membership: boolean },
+): Promise<Prisma.ProjectWhereInput> {
+  if (!viewer) return options.membership ? { id: { in: [] } } : { visibility: 'public' };
+  const groups = await prisma.$queryRaw<Array<{ id: number }>>`
+    WITH RECURSIVE tree AS (
+      SELECT group_id AS id FROM group_members WHERE user_id = ${viewer.user.id} AND access_level >= ${options.minimum}
+      UNION
+      SELECT g.id FROM groups g JOIN tree ON g.parent_id = tree.id
+    )
+    SELECT id FROM tree`;
+  const member: Prisma.ProjectWhereInput = {
+    OR: [
+      { members: { some: { userId: viewer.user.id, accessLevel: { gte: options.minimum } } } },
+      { groupId: { in: groups.map((group) => group.id) } },
+    ],
+  };
+  if (options.membership) return member;
+  if (viewer.user.admin) return {};
+  return { OR: [{ visibility: { in: ['public', 'internal'] } }, member] };
 }
 
 async function findProjectWithAccess(

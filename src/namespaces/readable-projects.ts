@@ -1,4 +1,4 @@
-import { ACCESS_LEVELS, canReadProject, projectAccessLevel } from '../auth/policies';
+import { ACCESS_LEVELS, canReadProject, projectAccessLevel, projectsWithAccessWhere } from '../auth/policies';
 import type { Viewer } from '../auth/viewer';
 import type { PrismaClient, Project } from '../db/prisma';
 
@@ -16,15 +16,26 @@ export type ReadableProjectsOptions = {
 /** The projects a viewer may read (GitLab's `projects` query), by full path. */
 export async function readableProjects(options: ReadableProjectsOptions): Promise<Project[]> {
   const search = options.search?.trim();
+  const viewer = options.viewer;
+  if (options.membership && !viewer) return [];
+  // Only projects the viewer may see take the scan's places: hidden ones neither crowd visible ones out nor show in
+  // how many come back.
+  const visible = await projectsWithAccessWhere(options.prisma, viewer, {
+    minimum: ACCESS_LEVELS.guest,
+    membership: options.membership ?? false,
+  });
   const candidates = await options.prisma.project.findMany({
-    where: search
-      ? { OR: [{ fullPath: { contains: search, mode: 'insensitive' } }, { name: { contains: search, mode: 'insensitive' } }] }
-      : {},
+    where: {
+      AND: [
+        visible,
+        search
+          ? { OR: [{ fullPath: { contains: search, mode: 'insensitive' } }, { name: { contains: search, mode: 'insensitive' } }] }
+          : {},
+      ],
+    },
     orderBy: { fullPath: 'asc' },
     take: options.scanLimit ?? 1000,
   });
-  const viewer = options.viewer;
-  if (options.membership && !viewer) return [];
   const allowed = await Promise.all(
     candidates.map((project) =>
       options.membership && viewer

@@ -1,4 +1,5 @@
-import { groupWithSeat, projectIn, userWithToken, type UserWithToken } from '../helpers/fixtures';
+import { addMember, createGroup } from '../../src/namespaces/namespaces.service';
+import { groupWithSeat, projectIn, unique, userWithToken, type UserWithToken } from '../helpers/fixtures';
 import { startTestService, type TestService } from '../helpers/test-service';
 
 const QUERY =
@@ -46,6 +47,36 @@ describe('projects(membership:, search:)', () => {
     expect(paths(await list({ membership: true }, member.token))).toEqual([mine]);
     expect(paths(await list({ membership: true }, outsider.token))).toEqual([]);
     expect(paths(await list({ search: mine.split('/')[1].toUpperCase() }, member.token))).toEqual([mine]);
+  });
+
+  it("finds a subgroup's project through membership of a group above it", async () => {
+    const parent = await groupWithSeat(service.prisma, { plan: 'ultimate' });
+    const child = await createGroup(service.prisma, { path: unique('sub'), parentPath: parent });
+    const deep = await projectIn(service.prisma, child.fullPath);
+    const inherited = await userWithToken(service.prisma);
+    await addMember(service.prisma, { fullPath: parent, username: inherited.username, accessLevel: 'guest' });
+    expect(paths(await list({ membership: true }, inherited.token))).toEqual([deep.fullPath]);
+    expect(paths(await list({}, inherited.token))).toContain(deep.fullPath);
+    expect(paths(await list({}, outsider.token))).not.toContain(deep.fullPath);
+  });
+
+  it('is not crowded out by more projects the user may not see than the list looks at (1,000)', async () => {
+    const group = await groupWithSeat(service.prisma, { plan: 'ultimate' });
+    const groupId = (await service.prisma.group.findUniqueOrThrow({ where: { fullPath: group } })).id;
+    const word = unique('crowd');
+    // 1,001 private projects the member does not belong to, all matching the search and sorted before theirs.
+    await service.prisma.project.createMany({
+      data: Array.from({ length: 1001 }, (_, index) => ({
+        groupId,
+        path: `${word}-a${String(index).padStart(4, '0')}`,
+        fullPath: `${group}/${word}-a${String(index).padStart(4, '0')}`,
+        name: `${word} ${index}`,
+      })),
+    });
+    const theirs = (await projectIn(service.prisma, group, { member: { username: member.username, accessLevel: 'developer' } })).fullPath;
+    await service.prisma.project.update({ where: { fullPath: theirs }, data: { name: `${word} theirs` } });
+    expect(paths(await list({ search: word }, member.token))).toEqual([theirs]);
+    expect(paths(await list({ search: word, membership: true }, member.token))).toEqual([theirs]);
   });
 
   it('pages like any GitLab connection and refuses a page too large', async () => {
