@@ -6,16 +6,20 @@ import { isAppError } from './errors';
 import { DUO_CHAT_PATH } from './http/duo-chat-page';
 import { createLogger } from './logger';
 import { lowerCpuPriority } from './process-priority';
+import { parseServiceArgs, SERVICE_USAGE } from './service-args';
 import { startService, type Role } from './start-service';
 
 function parseRole(argv: string[]): Role {
-  const flag = argv.find((argument) => argument.startsWith('--role='));
-  const role = flag?.slice('--role='.length) ?? 'all';
-  if (role !== 'all' && role !== 'api' && role !== 'worker') {
-    console.error(`Unknown --role=${role}: use all, api or worker`);
+  const parsed = parseServiceArgs(argv);
+  if ('help' in parsed) {
+    console.log(SERVICE_USAGE);
+    process.exit(0);
+  }
+  if ('error' in parsed) {
+    console.error(`${parsed.error}\n\n${SERVICE_USAGE}`);
     process.exit(2);
   }
-  return role;
+  return parsed.role;
 }
 
 /**

@@ -223,7 +223,13 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
       socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\n\r\n');
     });
     await new Promise<void>((resolve, reject) => {
-      server!.once('error', reject);
+      server!.once('error', (error: NodeJS.ErrnoException) =>
+        reject(
+          error.code === 'EADDRINUSE'
+            ? new Error(`${config.host}:${config.port} is already in use: stop what listens there, or set PORT (PORT=0 takes a free port)`)
+            : error,
+        ),
+      );
       server!.listen(config.port, config.host, () => resolve());
     });
     const address = server.address() as AddressInfo;

@@ -1,4 +1,5 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import net from 'node:net';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -61,6 +62,43 @@ describe('src/main.ts', () => {
     expect(await started.exited).toBe(2);
     expect(started.output()).toMatch(/PORT: must be a number/);
   });
+
+  it('prints its usage for --help and refuses an argument it does not know, without starting', async () => {
+    const help = startMain({ DATA_DIR: dataDir }, ['--help']);
+    expect(await help.exited).toBe(0);
+    expect(help.output()).toContain('--role=worker');
+    expect(help.output()).not.toContain('duo-slice is running');
+    const typo = startMain({ DATA_DIR: dataDir }, ['--rol=api']);
+    expect(await typo.exited).toBe(2);
+    expect(typo.output()).toMatch(/^Unknown argument: --rol=api/);
+    const spaced = startMain({ DATA_DIR: dataDir }, ['--role', 'gateway']);
+    expect(await spaced.exited).toBe(2);
+    expect(spaced.output()).toMatch(/^Unknown --role=gateway/);
+    expect(readdirSync(dataDir)).toEqual([]);
+  });
+
+  it('names the address and PORT when its port is taken', async () => {
+    const port = await freePort();
+    const taken = net.createServer().listen(port, '127.0.0.1');
+    await new Promise((resolve) => taken.once('listening', resolve));
+    const prefix = `duotest:main${port}`;
+    try {
+      const started = startMain({
+        PORT: String(port),
+        DATA_DIR: dataDir,
+        DATABASE_URL: database.url,
+        REDIS_URL: TEST_REDIS_URL,
+        REDIS_PREFIX: prefix,
+      });
+      expect(await started.exited).toBe(1);
+      expect(started.output()).toContain(
+        `duo-slice could not start: 127.0.0.1:${port} is already in use: stop what listens there, or set PORT`,
+      );
+    } finally {
+      taken.close();
+      await deleteRedisKeys(prefix);
+    }
+  }, 70_000);
 
   it('serves, then shuts down in order on SIGTERM and exits 0', async () => {
     const port = await freePort();

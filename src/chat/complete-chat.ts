@@ -44,7 +44,9 @@ export type CodebaseDependencies = {
   disabledCategories: readonly ContextCategory[];
 };
 
-export type CompleteChatOutcome = 'answered' | 'already-answered' | 'superseded' | 'missing';
+/** How a chat job ended: an answer stored (by what it holds: the metric's outcome), or why none was. */
+export type CompleteChatOutcome =
+  'answered' | 'error' | 'no_model' | 'codebase_unavailable' | 'already-answered' | 'superseded' | 'missing';
 
 /** GitLab's chat error codes and the words its clients show for them. */
 export const CHAT_ERRORS = {
@@ -194,12 +196,9 @@ export async function completeChat(options: CompleteChatOptions): Promise<Comple
       clientSubscriptionId: userRecord.clientSubscriptionId,
     });
     await options.events.publish(job.userId, { message: event, topics: topicsFor(source, 'final') });
-    observeChatAnswer({
-      outcome: grounding.unavailable ? 'codebase_unavailable' : !options.llm ? 'no_model' : errorCode ? 'error' : 'answered',
-      errorCode,
-      askedAt: userRecord.createdAt,
-    });
-    return 'answered';
+    const outcome = grounding.unavailable ? 'codebase_unavailable' : !options.llm ? 'no_model' : errorCode ? 'error' : 'answered';
+    observeChatAnswer({ outcome, errorCode, askedAt: userRecord.createdAt });
+    return outcome;
   } finally {
     generation.release();
   }

@@ -7,6 +7,7 @@ import { groupWithSeat, unique, userWithToken } from '../helpers/fixtures';
 import { BILLING_FILES, createGitRepo } from '../helpers/git-repo';
 import { runCli } from '../helpers/run-cli';
 import { startTestService, type TestService } from '../helpers/test-service';
+import { waitUntil } from '../helpers/wait';
 
 // The default: no LLM_PROVIDER. Chat still answers, saying what to configure.
 describe('chat with no model configured', () => {
@@ -38,6 +39,12 @@ describe('chat with no model configured', () => {
       expect(final.content).toMatch(/LLM_PROVIDER/);
       expect(final.content).toMatch(/1 context item were received/);
       expect(received.filter((message) => message.chunkId !== null).map((chunk) => chunk.chunkId)).toEqual([1]);
+      // The job says what its answer was (its log line too): no model, not "answered".
+      const job = await service.running.services.queues.chat.getJob(body.data!.aiAction.requestId);
+      await waitUntil(async () => (await job!.isCompleted()) === true, { timeoutMs: 10_000, intervalMs: 50 });
+      expect((await service.running.services.queues.chat.getJob(body.data!.aiAction.requestId))!.returnvalue).toEqual({
+        outcome: 'no_model',
+      });
 
       // Feedback on it is exported with its turn.
       await service.graphql(
