@@ -7,13 +7,32 @@ const ROOT = path.join(__dirname, '..');
 /** The page's path on the service (src/http/duo-chat-page.ts serves it there). */
 const BASE = '/-/duo-chat/';
 
+/**
+ * Vite's logger, but LightningCSS's complaints about @gitlab/ui's old Internet Explorer hacks (`*zoom:1` and the
+ * like, dropped by errorRecovery) become one line: eight multi-line excerpts at every `npm start` read like errors.
+ */
+function quietCssLogger(createLogger, level) {
+  const logger = createLogger(level);
+  const warn = logger.warn.bind(logger);
+  let dropped = 0;
+  logger.warn = (message, options) => {
+    if (String(message).includes('[lightningcss minify]')) dropped += 1;
+    else warn(message, options);
+  };
+  return {
+    logger,
+    summary: () => dropped && `web: LightningCSS dropped ${dropped} Internet Explorer hacks from @gitlab/ui's CSS (expected)`,
+  };
+}
+
 async function buildWeb(outDir = path.join(ROOT, 'dist', 'web'), options = {}) {
-  const { build } = await import('vite');
+  const { build, createLogger } = await import('vite');
+  const { logger, summary } = quietCssLogger(createLogger, options.logLevel ?? 'warn');
   await build({
     root: path.join(ROOT, 'web'),
     base: BASE,
     configFile: false,
-    logLevel: options.logLevel ?? 'warn',
+    customLogger: logger,
     // @gitlab/ui's CSS carries old IE hacks (`*zoom`) that LightningCSS refuses; it drops them instead.
     css: { lightningcss: { errorRecovery: true } },
     mode: 'production',
@@ -22,13 +41,15 @@ async function buildWeb(outDir = path.join(ROOT, 'dist', 'web'), options = {}) {
     define: { 'process.env.NODE_ENV': JSON.stringify('production') },
     build: { outDir, emptyOutDir: true, chunkSizeWarningLimit: 2000, reportCompressedSize: false },
   });
+  if (summary() && options.logLevel !== 'silent') console.log(summary());
   return outDir;
 }
 
 module.exports = { buildWeb, BASE };
 
 if (require.main === module) {
-  buildWeb(process.argv[2] ? path.resolve(process.argv[2]) : undefined, { logLevel: 'info' }).catch((error) => {
+  // `npm run build` (and so `npm start`): warnings and errors only, not every one of the ~200 files written.
+  buildWeb(process.argv[2] ? path.resolve(process.argv[2]) : undefined, { logLevel: 'warn' }).catch((error) => {
     console.error(error);
     process.exit(1);
   });

@@ -14,7 +14,7 @@ const NOT_BUILT = `<!doctype html><html lang="en"><head><meta charset="utf-8"><t
 <body><p>The chat page has not been built. Run <code>npm run build</code> (or <code>npm start</code>, which builds it) and
 reload.</p></body></html>`;
 
-/** GET /-/duo-chat: the Duo Chat page built by Vite from web/ into `directory` (DUO_CHAT_DIR). */
+/** GET /-/duo-chat: the Duo Chat page built by Vite from web/ into `directory` (DUO_CHAT_DIR); GET / leads there. */
 export function duoChatPageRoutes(directory: string): Router {
   const router = Router();
   const sendPage: express.RequestHandler = (_request, response) => {
@@ -29,6 +29,8 @@ export function duoChatPageRoutes(directory: string): Router {
     response.sendFile('index.html', { root: directory });
   };
   router.get([DUO_CHAT_PATH, `${DUO_CHAT_PATH}/`], sendPage);
+  // The instance's root opens the one page it has (GitLab's sends a browser to its dashboard).
+  router.get('/', (_request, response) => response.redirect(302, DUO_CHAT_PATH));
   // Vite names assets by content hash, so they can be kept for good.
   router.use(
     `${DUO_CHAT_PATH}/assets`,

@@ -37,6 +37,12 @@ describe('GET /-/duo-chat', () => {
     }
   });
 
+  it("leads a browser from the instance's root to the page", async () => {
+    const response = await fetch(`${service.url}/`, { redirect: 'manual' });
+    expect(response.status).toBe(302);
+    expect(response.headers.get('location')).toBe('/-/duo-chat');
+  });
+
   it('serves hashed assets for good and 404s the rest', async () => {
     const asset = await fetch(`${service.url}/-/duo-chat/assets/index-abc.js`);
     expect(asset.status).toBe(200);
