@@ -36,6 +36,8 @@ const App = {
     api: null,
     user: null,
     projects: [],
+    // Until the list arrives the picker says so, rather than that there is nothing to pick.
+    projectsLoaded: false,
     projectPath: '',
     branch: '',
     contextMode: 'repository',
@@ -120,6 +122,7 @@ const App = {
         user: null,
         api: null,
         projects: [],
+        projectsLoaded: false,
         projectPath: '',
         messages: [],
         threads: [],
@@ -178,6 +181,7 @@ const App = {
     async loadProjects() {
       const data = await this.api.graphql(QUERIES.projects);
       this.projects = data.projects?.nodes ?? [];
+      this.projectsLoaded = true;
       if (!this.projectPath && this.projects.length) this.selectProject(this.projects[0].fullPath);
     },
     selectProject(fullPath) {

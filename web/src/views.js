@@ -97,7 +97,7 @@ export function renderSettings(h, vm) {
                 project.fullPath,
               ),
             )
-          : [h('option', { attrs: { value: '' } }, 'No projects you can read')],
+          : [h('option', { attrs: { value: '' } }, vm.projectsLoaded ? 'No projects you can read' : 'Loading projects…')],
       ),
     ),
     field(
