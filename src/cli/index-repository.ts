@@ -16,7 +16,8 @@ service when there is one). Search keeps serving the previous index until the ne
 
   --project  the project's full path, e.g. gitlab-org/gitlab (required)
   --ref      the branch to index (default: the project's default branch)
-  --force    rebuild everything, even if nothing changed since the last run`;
+  --force    a new snapshot of the whole tree, even if nothing changed since the last run (files already
+             cut and embedded by the same chunker and embedder are reused: they are content-addressed)`;
 
 function parse(argv: string[]): { project: string; ref: string | undefined; force: boolean } {
   try {

@@ -91,6 +91,14 @@ export class CodeSuggestionUpdate {
 
   @Field(() => CodeSuggestionStatus)
   status!: CodeSuggestionStatus;
+
+  @Field(() => String, {
+    nullable: true,
+    description:
+      'Why an EMPTY update holds no suggestion: `no_model` (no language model is configured), ' +
+      '`failed` (the model or the generation failed; logged), `nothing` (the model had nothing to add); null otherwise.',
+  })
+  reason!: string | null;
 }
 
 @InputType('CodeSuggestionFeedbackInput')

@@ -17,11 +17,12 @@ type Update = {
   generationType: string | null;
   text: string;
   status: string;
+  reason: string | null;
 };
 
 const SUBSCRIPTION =
   'subscription($sessionId: ID!) { codeSuggestionUpdates(sessionId: $sessionId) { sessionId suggestionId revision intent generationType ' +
-  'text status } }';
+  'text status reason } }';
 const START = 'mutation($input: CodeSuggestionSessionStartInput!) { codeSuggestionSessionStart(input: $input) { sessionId } }';
 const UPDATE = 'mutation($input: CodeSuggestionSessionUpdateInput!) { codeSuggestionSessionUpdate(input: $input) { sessionId revision } }';
 const FEEDBACK = 'mutation($input: CodeSuggestionFeedbackInput!) { codeSuggestionFeedback(input: $input) { errors } }';
@@ -205,7 +206,19 @@ describe('continuous code suggestions over graphql-ws', () => {
     stub.script({ kind: 'stream', pieces: ['  ', '\n'] });
     await update(sessionId, `${FILE}x`);
     await stream.until(() => stream.updates.length > 0 && stream.updates.at(-1)!.status === 'EMPTY');
-    expect(stream.updates.map((event) => event.status)).toEqual(['EMPTY']);
+    expect(stream.updates.map((event) => [event.status, event.reason])).toEqual([['EMPTY', 'nothing']]);
+    stream.stop();
+  });
+
+  it('says why an EMPTY has nothing when the model fails', async () => {
+    const sessionId = await start();
+    const stream = collect(client, sessionId);
+    await subscribed();
+    // Not retried: the model refuses the request itself.
+    stub.script({ kind: 'status', status: 400, body: { error: { message: 'bad request' } } });
+    await update(sessionId, `${FILE}y`);
+    await stream.until(() => stream.updates.length > 0 && stream.updates.at(-1)!.status === 'EMPTY');
+    expect(stream.updates.at(-1)).toMatchObject({ status: 'EMPTY', reason: 'failed', text: '' });
     stream.stop();
   });
 
@@ -276,5 +289,38 @@ describe('continuous code suggestions over graphql-ws', () => {
     );
     expect(stats.body.errors).toBeUndefined();
     expect(stats.body.data!.codeSuggestionStats.byLanguage).toContainEqual(expect.objectContaining({ key: 'python', rejected: 1 }));
+  });
+});
+
+describe('continuous code suggestions with no model configured', () => {
+  let service: TestService;
+  let user: UserWithToken;
+  let client: Client;
+  beforeAll(async () => {
+    service = await startTestService();
+    user = await userWithToken(service.prisma);
+    await groupWithSeat(service.prisma, { plan: 'premium', addOn: 'duo_pro', username: user.username });
+    client = wsClient(service.url, user.token);
+  });
+  afterAll(async () => {
+    await client?.dispose();
+    await service?.close();
+  });
+
+  it('says EMPTY, and why: no model', async () => {
+    const { body } = await service.graphql<{ codeSuggestionSessionStart: { sessionId: string } }>(START, {
+      token: user.token,
+      variables: { input: { fileName: 'app.py', content: FILE, cursorOffset: FILE.length } },
+    });
+    const sessionId = body.data!.codeSuggestionSessionStart.sessionId;
+    const stream = collect(client, sessionId);
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    await service.graphql(UPDATE, {
+      token: user.token,
+      variables: { input: { sessionId, content: `${FILE}z`, cursorOffset: FILE.length + 1 } },
+    });
+    await stream.until(() => stream.updates.length > 0);
+    expect(stream.updates).toEqual([expect.objectContaining({ status: 'EMPTY', reason: 'no_model', text: '' })]);
+    stream.stop();
   });
 });

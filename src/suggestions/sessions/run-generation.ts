@@ -2,7 +2,7 @@ import type { Logger } from '../../logger';
 import type { LlmProvider } from '../../llm/types';
 import { stripFences } from '../build-suggestion-prompt';
 import { suggest, type DetectIntent } from '../completions.service';
-import type { CodeSuggestionUpdateEvent } from './session-update';
+import type { CodeSuggestionUpdateEvent, EmptyReason } from './session-update';
 
 /** The document state one generation is made for. */
 export type SessionState = {
@@ -53,7 +53,7 @@ export async function runGeneration(options: RunGenerationOptions): Promise<void
   const { state, signal } = options;
   let intent: string | null = null;
   let generationType: string | null = null;
-  const send = async (status: CodeSuggestionUpdateEvent['status'], text: string) => {
+  const send = async (status: CodeSuggestionUpdateEvent['status'], text: string, reason: EmptyReason | null = null) => {
     if (signal.aborted) return;
     await options.publish({
       sessionId: options.sessionId,
@@ -63,6 +63,7 @@ export async function runGeneration(options: RunGenerationOptions): Promise<void
       generationType,
       text,
       status,
+      reason,
     });
   };
   try {
@@ -95,7 +96,7 @@ export async function runGeneration(options: RunGenerationOptions): Promise<void
     }
     const final = stripFences(text);
     if (signal.aborted) return;
-    if (!final.trim()) return void (await send('EMPTY', ''));
+    if (!final.trim()) return void (await send('EMPTY', '', suggestion.text ? 'nothing' : 'no_model'));
     await options.store({
       id: options.suggestionId,
       sessionId: options.sessionId,
@@ -112,6 +113,6 @@ export async function runGeneration(options: RunGenerationOptions): Promise<void
       { event: 'code_suggestion_session_generation_failed', sessionId: options.sessionId, suggestionId: options.suggestionId, err: error },
       'code suggestion generation failed',
     );
-    await send('EMPTY', '').catch(() => undefined);
+    await send('EMPTY', '', 'failed').catch(() => undefined);
   }
 }

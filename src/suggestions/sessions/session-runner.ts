@@ -136,6 +136,7 @@ export class SessionRunner {
         generationType: null,
         text: '',
         status: 'SUPERSEDED',
+        reason: null,
       })
       .catch((error: unknown) => this.options.onError(error, sessionId));
   }

@@ -12,6 +12,11 @@ export type CodeSuggestionUpdateEvent = {
   generationType: string | null;
   text: string;
   status: SuggestionStatus;
+  /** Why an EMPTY update holds no suggestion; null otherwise. */
+  reason: EmptyReason | null;
 };
+
+/** `no_model`: no language model is configured; `failed`: the model or the generation failed (logged); `nothing`: it had nothing to add. */
+export type EmptyReason = 'no_model' | 'failed' | 'nothing';
 
 /** The event bus channel of one session's updates. */
