@@ -56,6 +56,14 @@ describe('src/main.ts', () => {
     dataDir = mkdtempSync(path.join(os.tmpdir(), 'duo-main-'));
   });
   afterEach(() => rmSync(dataDir, { recursive: true, force: true }));
+  /** The settings of a service on the test's database and Redis, on `port` (and a Redis prefix of its own). */
+  const onTestServices = (port: number) => ({
+    PORT: String(port),
+    DATA_DIR: dataDir,
+    DATABASE_URL: database.url,
+    REDIS_URL: TEST_REDIS_URL,
+    REDIS_PREFIX: `duotest:main${port}`,
+  });
 
   it('stops on a bad setting with a message naming the variable', async () => {
     const started = startMain({ PORT: 'eighty', DATA_DIR: dataDir });
@@ -81,35 +89,23 @@ describe('src/main.ts', () => {
     const port = await freePort();
     const taken = net.createServer().listen(port, '127.0.0.1');
     await new Promise((resolve) => taken.once('listening', resolve));
-    const prefix = `duotest:main${port}`;
+    const settings = onTestServices(port);
     try {
-      const started = startMain({
-        PORT: String(port),
-        DATA_DIR: dataDir,
-        DATABASE_URL: database.url,
-        REDIS_URL: TEST_REDIS_URL,
-        REDIS_PREFIX: prefix,
-      });
+      const started = startMain(settings);
       expect(await started.exited).toBe(1);
       expect(started.output()).toContain(
         `duo-slice could not start: 127.0.0.1:${port} is already in use: stop what listens there, or set PORT`,
       );
     } finally {
       taken.close();
-      await deleteRedisKeys(prefix);
+      await deleteRedisKeys(settings.REDIS_PREFIX);
     }
   }, 70_000);
 
   it('serves, then shuts down in order on SIGTERM and exits 0', async () => {
     const port = await freePort();
-    const prefix = `duotest:main${port}`;
-    const started = startMain({
-      PORT: String(port),
-      DATA_DIR: dataDir,
-      DATABASE_URL: database.url,
-      REDIS_URL: TEST_REDIS_URL,
-      REDIS_PREFIX: prefix,
-    });
+    const settings = onTestServices(port);
+    const started = startMain(settings);
     try {
       await waitFor(async () => (await fetch(`http://127.0.0.1:${port}/-/readiness`).catch(() => null))?.status === 200, 'readiness');
       // The banner follows readiness (workers start in between), so wait for it rather than race it.
@@ -130,7 +126,7 @@ describe('src/main.ts', () => {
       expect(events.indexOf('shutdown_started')).toBeGreaterThan(events.indexOf('http_listening'));
     } finally {
       started.child.kill('SIGKILL');
-      await deleteRedisKeys(prefix);
+      await deleteRedisKeys(settings.REDIS_PREFIX);
     }
   }, 70_000);
 
