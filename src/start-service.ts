@@ -22,6 +22,7 @@ import { createSocketGuard } from './http/socket-guard';
 import { guardOperation } from './graphql/operation-guard';
 import type { Viewer } from './auth/viewer';
 import { GRAPHQL_PATH } from './http/http-errors';
+import { isAppError } from './errors';
 import { buildGraphQLSchema } from './resolvers/schema';
 import { createLlmProvider } from './llm/create-provider';
 import { databaseAvailability, instrumentProvider, redisAvailability } from './metrics/record';
@@ -188,7 +189,12 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
       // GitLab's cable connection belongs to the bearer token's user; without one it is rejected.
       authenticate: async (request) => {
         const token = tokenFromHeaders(request.headers);
-        return token ? authenticateToken(services.prisma, token) : null;
+        if (!token) return null;
+        return authenticateToken(services.prisma, token).catch(async (error: unknown) => {
+          // A wrong token spends its address's anonymous budget, as on HTTP (the cable has no 429: it stays unauthorized).
+          if (isAppError(error) && error.code === 'UNAUTHENTICATED') await socketGuard.admit(null, request.socket.remoteAddress);
+          throw error;
+        });
       },
       createContext: (viewer) => createGraphQLContext(services, viewer, crypto.randomUUID()),
       logger,

@@ -49,8 +49,32 @@ export function requireFutureDate(value: string, field: string, now: Date = new 
   return new Date(`${value}T00:00:00Z`);
 }
 
-/** Where a JSON input breaks a rule every stored input follows: a NUL byte in a string, or nesting too deep. */
-export type UnsafeJson = { path: string; problem: 'nul' | 'depth' };
+/**
+ * Where a JSON input breaks a rule every stored input follows: a string with a NUL byte or a lone
+ * surrogate, or nesting too deep.
+ */
+export type UnsafeJson = { path: string; problem: UnsafeText | 'depth' };
+
+/**
+ * What makes a string unstorable: PostgreSQL refuses `\u0000` in text and jsonb, and a lone UTF-16
+ * surrogate in jsonb (in text it became U+FFFD: a different string from the one sent).
+ */
+export type UnsafeText = 'nul' | 'surrogate';
+
+export function unsafeText(text: string): UnsafeText | null {
+  if (text.includes('\u0000')) return 'nul';
+  return (text as string & { isWellFormed(): boolean }).isWellFormed() ? null : 'surrogate';
+}
+
+const TEXT_PROBLEMS: Record<UnsafeText, string> = {
+  nul: 'contains a NUL byte (\\u0000), which is not accepted',
+  surrogate: 'contains a lone surrogate (\\uD800-\\uDFFF without its pair: not Unicode text), which is not accepted',
+};
+
+/** The message for a string unsafeText refused, after the field's name. */
+export function describeUnsafeText(problem: UnsafeText): string {
+  return TEXT_PROBLEMS[problem];
+}
 
 /** A container on the walk's stack; its path is built from the parents only when a problem is found. */
 type Container = { value: object; key: string; parent: Container | null; depth: number };
@@ -70,7 +94,10 @@ function pathOf(root: string, container: Container, key?: string | number): stri
  */
 export function findUnsafeJson(value: unknown, options: { maxDepth: number; path?: string }): UnsafeJson | null {
   const root = options.path ?? '';
-  if (typeof value === 'string') return value.includes('\u0000') ? { path: root, problem: 'nul' } : null;
+  if (typeof value === 'string') {
+    const problem = unsafeText(value);
+    return problem ? { path: root, problem } : null;
+  }
   if (value === null || typeof value !== 'object') return null;
   const stack: Container[] = [{ value, key: '', parent: null, depth: 0 }];
   while (stack.length > 0) {
@@ -78,9 +105,8 @@ export function findUnsafeJson(value: unknown, options: { maxDepth: number; path
     if (current.depth >= options.maxDepth) return { path: pathOf(root, current), problem: 'depth' };
     // An index is spelled as a key only when it is part of a path.
     const visit = (key: string | number, item: unknown): UnsafeJson | null => {
-      if ((typeof key === 'string' && key.includes('\u0000')) || (typeof item === 'string' && item.includes('\u0000'))) {
-        return { path: pathOf(root, current, key), problem: 'nul' };
-      }
+      const problem = (typeof key === 'string' ? unsafeText(key) : null) ?? (typeof item === 'string' ? unsafeText(item) : null);
+      if (problem) return { path: pathOf(root, current, key), problem };
       if (item !== null && typeof item === 'object')
         stack.push({ value: item, key: String(key), parent: current, depth: current.depth + 1 });
       return null;
@@ -101,10 +127,10 @@ export function findUnsafeJson(value: unknown, options: { maxDepth: number; path
 }
 
 export function describeUnsafeJson(unsafe: UnsafeJson, maxDepth: number): string {
-  return unsafe.problem === 'nul' ? 'contains a NUL byte (\\u0000), which is not accepted' : `is nested deeper than ${maxDepth} levels`;
+  return unsafe.problem === 'depth' ? `is nested deeper than ${maxDepth} levels` : describeUnsafeText(unsafe.problem);
 }
 
-/** Throws BAD_USER_INPUT naming the field when a JSON input holds a NUL byte or is nested too deep. */
+/** Throws BAD_USER_INPUT naming the field when a JSON input holds a NUL byte or a lone surrogate, or is nested too deep. */
 export function requireSafeJson(value: unknown, field: string, maxDepth: number): void {
   const unsafe = findUnsafeJson(value, { maxDepth, path: field });
   if (!unsafe) return;
@@ -120,6 +146,12 @@ export const INPUT_LIMITS = {
   platformOrigin: 255,
   /** One context item's metadata, as JSON. */
   contextMetadataBytes: 64 * 1024,
+  /** A context item's `type` and each of its `disabledReasons` (GitLab's are short words and sentences). */
+  contextItemText: 255,
+  /** A context item's `schemaVersion` (`v0.0.1`). */
+  contextSchemaVersion: 32,
+  /** How many `disabledReasons` one context item may give. */
+  contextDisabledReasons: 20,
   /** duoUserFeedback's trackingEvent category, action, label and property. */
   trackingEventField: 255,
   /** duoUserFeedback's trackingEvent.extra (the keys kept), as JSON. */

@@ -26,8 +26,8 @@ export type RateDecision = { allowed: true; remaining: number } | { allowed: fal
 
 export type RequestLimiter = {
   readonly points: number;
-  /** Takes one request from the key's budget. Redis trouble lets the request through (and is logged). */
-  consume(key: string): Promise<RateDecision>;
+  /** Takes `points` (default one request) from the key's budget. Redis trouble lets the request through (and is logged). */
+  consume(key: string, points?: number): Promise<RateDecision>;
 };
 
 /** The API's budget key: the user, or the address when anonymous. HTTP, graphql-ws and ActionCable all use it. */
@@ -45,9 +45,9 @@ export function createRequestLimiter(options: RequestLimiterOptions): RequestLim
   });
   return {
     points: options.points,
-    consume: async (key) => {
+    consume: async (key, points = 1) => {
       try {
-        const result = await limiter.consume(key);
+        const result = await limiter.consume(key, points);
         return { allowed: true, remaining: result.remainingPoints };
       } catch (error) {
         if (error instanceof RateLimiterRes)

@@ -1,6 +1,6 @@
 import type { ContextCategory } from '../config';
 import { AppError, badInput } from '../errors';
-import { INPUT_LIMITS, requireMaxJsonBytes } from '../validation';
+import { INPUT_LIMITS, requireMaxJsonBytes, requireMaxLength } from '../validation';
 
 /** A context item as we accept and store it: GitLab's additionalContext plus the AiContextItem contract. */
 export type ContextItem = {
@@ -85,6 +85,7 @@ export function validateContextItems(items: readonly ContextItemInput[], allowed
     requireMaxJsonBytes(item.metadata, 'additionalContext.metadata', INPUT_LIMITS.contextMetadataBytes);
     const metadata = (item.metadata ?? null) as Record<string, unknown> | null;
     const schemaVersion = pick(item.schemaVersion, metadata, 'schemaVersion', isString) ?? DEFAULT_SCHEMA_VERSION;
+    requireMaxLength(schemaVersion, 'additionalContext.schemaVersion', INPUT_LIMITS.contextSchemaVersion);
     const major = /^v?(\d+)\.\d+\.\d+$/.exec(schemaVersion)?.[1];
     if (major === undefined || !(ACCEPTED_SCHEMA_MAJORS as readonly number[]).includes(Number(major))) {
       throw badInput(
@@ -95,6 +96,12 @@ export function validateContextItems(items: readonly ContextItemInput[], allowed
     }
     const isEnabled = pick(item.isEnabled, metadata, 'isEnabled', isBoolean) ?? true;
     const disabledReasons = pick(item.disabledReasons, metadata, 'disabledReasons', isStringArray) ?? [];
+    if (disabledReasons.length > INPUT_LIMITS.contextDisabledReasons)
+      throw badInput(
+        `${name}: disabledReasons is too long (maximum is ${INPUT_LIMITS.contextDisabledReasons} reasons)`,
+        'additionalContext.disabledReasons',
+      );
+    for (const reason of disabledReasons) requireMaxLength(reason, 'additionalContext.disabledReasons', INPUT_LIMITS.contextItemText);
     if (!isEnabled) {
       throw badInput(
         `${name} is disabled${disabledReasons.length ? ` (${disabledReasons.join('; ')})` : ''} and cannot be sent to the model; remove ` +
@@ -113,13 +120,15 @@ export function validateContextItems(items: readonly ContextItemInput[], allowed
     }
     if (seen.has(`${item.category}:${item.id}`)) throw badInput(`${name}: the same item was sent twice`, 'additionalContext.id');
     seen.add(`${item.category}:${item.id}`);
+    const type = pick(item.type, metadata, 'type', isString) ?? null;
+    requireMaxLength(type, 'additionalContext.type', INPUT_LIMITS.contextItemText);
     return {
       id: item.id,
       category: item.category,
       content: item.content,
       metadata,
       schemaVersion,
-      type: pick(item.type, metadata, 'type', isString) ?? null,
+      type,
       isEnabled,
       disabledReasons,
     };

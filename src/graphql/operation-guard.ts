@@ -10,7 +10,7 @@ import {
   type ValueNode,
 } from 'graphql';
 import { hasScope, SURFACE_SCOPES, type Viewer } from '../auth/viewer';
-import { findUnsafeJson, describeUnsafeJson } from '../validation';
+import { describeUnsafeJson, describeUnsafeText, findUnsafeJson, unsafeText } from '../validation';
 import { depthLimitMessage } from './depth-limit';
 import type { StrippedDocument } from './gl-introduced';
 import { operationCost } from './operation-cost';
@@ -170,8 +170,8 @@ function checkValueNode(root: ValueNode, rootPath: string, maxDepth: number): vo
   while (stack.length > 0) {
     const { node, path, depth } = stack.pop()!;
     if (depth > maxDepth) throw badInput(`Argument "${rootPath}" is nested deeper than ${maxDepth} levels`, path);
-    if (node.kind === Kind.STRING && node.value.includes('\u0000'))
-      throw badInput(`Argument "${path}" contains a NUL byte (\\u0000), which is not accepted`, path);
+    const problem = node.kind === Kind.STRING ? unsafeText(node.value) : null;
+    if (problem) throw badInput(`Argument "${path}" ${describeUnsafeText(problem)}`, path);
     if (node.kind === Kind.LIST)
       node.values.forEach((value, index) => stack.push({ node: value, path: `${path}.${index}`, depth: depth + 1 }));
     if (node.kind === Kind.OBJECT)

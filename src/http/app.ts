@@ -18,13 +18,14 @@ import { metricsRoutes } from './metrics.routes';
 import { requestMetricsMiddleware } from './request-metrics.middleware';
 import { playgroundRoutes } from './playground';
 import { rateLimitMiddleware } from './rate-limit.middleware';
+import { createRequestLimiter } from '../auth/rate-limits';
 import { requestIdMiddleware } from './request-id.middleware';
 import { safeJsonBody } from './safe-json.middleware';
 import { restV4Routes } from './rest-v4.routes';
 import { webhookRoutes } from './webhooks.routes';
 import { semanticSearchRoutes } from './semantic-search.routes';
 import { codeSuggestionsRoutes } from './code-suggestions.routes';
-import { MCP_PATH, mcpRoutes } from './mcp.routes';
+import { jsonRpcMessageCount, MCP_PATH, mcpRoutes } from './mcp.routes';
 import { restSurface } from './rest-scopes';
 import { oauthRoutes } from './oauth.routes';
 import { repositoryFilesRoutes } from './repository-files.routes';
@@ -88,16 +89,20 @@ export async function createHttpApp(services: Services, httpServer: Server): Pro
     }),
   );
   app.use('/api/v4/webhooks', webhookRoutes(services));
-  const rateLimit = rateLimitMiddleware({
+  const rateLimitOptions = {
     redis: services.redis,
     keyPrefix: services.config.redisPrefix,
     points: services.config.rateLimitPerMinute,
     logger: services.logger,
-  });
+  };
+  const rateLimit = rateLimitMiddleware(rateLimitOptions);
+  // Wrong tokens spend their address's anonymous budget of the same limit, on every route that takes a token.
+  const wrongTokens = createRequestLimiter(rateLimitOptions);
   // Before the API's authentication: these take tokens the API would refuse (mcp scope; any scope for token info).
-  app.use(MCP_PATH, mcpRoutes(services, rateLimit));
-  app.use('/oauth', oauthRoutes(services, rateLimit));
-  app.use('/api', authenticateMiddleware(services.prisma, restSurface));
+  // The same budget; a JSON-RPC batch spends one request for each of its messages.
+  app.use(MCP_PATH, mcpRoutes(services, rateLimitMiddleware({ ...rateLimitOptions, cost: jsonRpcMessageCount }), wrongTokens));
+  app.use('/oauth', oauthRoutes(services, rateLimit, wrongTokens));
+  app.use('/api', authenticateMiddleware(services.prisma, restSurface, wrongTokens));
   app.use('/api', rateLimit);
   // Before the general body parser: this endpoint has GitLab's own, smaller body limit.
   app.use('/api/v4/code_suggestions', codeSuggestionsRoutes(services));

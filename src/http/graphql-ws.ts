@@ -73,6 +73,8 @@ type Connection = {
 
 // graphql-ws's close code for a connection whose token stopped being valid (as at connect).
 const CLOSE_FORBIDDEN = 4403;
+/** graphql-ws has no code for it: 4429 as its 44xx codes follow HTTP's. */
+const CLOSE_TOO_MANY_REQUESTS = 4429;
 
 /**
  * GraphQL over WebSocket (the graphql-transport-ws protocol) on the GraphQL path, for GraphiQL and
@@ -177,6 +179,7 @@ export function createGraphQLWsServer(services: Services, schema: GraphQLSchema,
           starting: new Set(),
         };
         if (token) {
+          let notAnswered = false;
           const viewer = await guard.reauthenticate(token).catch((error: unknown) => {
             // The database or Redis did not answer: not the client's fault, and not for ever. 1011 lets it come back
             // (graphql-ws' own 4500 for a failed connect is one its clients do not retry).
@@ -185,9 +188,16 @@ export function createGraphQLWsServer(services: Services, schema: GraphQLSchema,
             if (!refusedUnsent(error))
               services.logger.warn({ event: 'socket_connect_unavailable', transport: 'graphql-ws', err: error }, unavailable);
             context.extra.socket.close(1011, 'Service unavailable');
+            notAnswered = true;
             return null;
           });
-          if (!viewer) return false;
+          if (!viewer) {
+            // A wrong token spends its address's anonymous budget, as on HTTP; once it is spent the socket is told so.
+            const refused = notAnswered ? null : await guard.admit(null, connection.address).catch(() => null);
+            if (refused && context.extra.socket.readyState === context.extra.socket.OPEN)
+              context.extra.socket.close(CLOSE_TOO_MANY_REQUESTS, 'Too many requests');
+            return false;
+          }
           // Closed while its token was checked: graphql-ws has already run onClose, before this
           // connection was known, so nothing would ever stop a re-check started now.
           if (context.extra.socket.readyState !== context.extra.socket.OPEN) return false;

@@ -1,9 +1,12 @@
-import express, { Router, type RequestHandler } from 'express';
+import express, { Router, type Request, type RequestHandler } from 'express';
 import { authenticateToken, InsufficientScopeError } from '../auth/authenticate';
 import { tokenFromHeaders } from '../auth/tokens';
 import { isAppError } from '../errors';
+import { describeUnsafeJson, findUnsafeJson } from '../validation';
 import type { Services } from '../services';
 import { sendInsufficientScope } from './http-errors';
+import { sendRateLimited, wrongTokenRetryAfter } from './rate-limit.middleware';
+import type { RequestLimiter } from '../auth/rate-limits';
 import { locals } from './locals';
 import { GITLAB_VERSION, publicUrl } from './rest-v4.routes';
 
@@ -29,7 +32,7 @@ function loadMcp(): McpModules {
 }
 
 /** Every MCP request needs a token with the api, read_api or mcp scope; anything else is 401 (or 403 for a token without those scopes). */
-function authenticateMcp(services: Services): RequestHandler {
+function authenticateMcp(services: Services, wrongTokens: RequestLimiter): RequestHandler {
   return async (request, response, next) => {
     const token = tokenFromHeaders(request.headers);
     if (!token) return void response.status(401).set('WWW-Authenticate', 'Bearer realm="GitLab"').json({ message: '401 Unauthorized' });
@@ -38,6 +41,8 @@ function authenticateMcp(services: Services): RequestHandler {
       next();
     } catch (error) {
       if (isAppError(error) && error.code === 'UNAUTHENTICATED') {
+        const wait = await wrongTokenRetryAfter(wrongTokens, request.ip);
+        if (wait !== null) return sendRateLimited(request, response, wait);
         return void response
           .status(401)
           .set('WWW-Authenticate', 'Bearer realm="GitLab", error="invalid_token"')
@@ -54,10 +59,35 @@ function authenticateMcp(services: Services): RequestHandler {
  * process can answer any request. GET (a server-to-client stream) and DELETE (sessions) are not
  * offered, as in stateless servers: 405.
  */
-export function mcpRoutes(services: Services, rateLimit: RequestHandler): Router {
+/** How many JSON-RPC messages a parsed body holds (a batch: each one), for the rate limit. */
+export function jsonRpcMessageCount(request: Request): number {
+  return Array.isArray(request.body) ? Math.max(1, request.body.length) : 1;
+}
+
+/**
+ * The rules every stored input follows (no NUL byte or lone surrogate in a string, no nesting past
+ * MAX_JSON_DEPTH), as REST's bodies follow them; refused as JSON-RPC's invalid request, naming where.
+ */
+function safeJsonRpc(maxDepth: number): RequestHandler {
+  return (request, response, next) => {
+    const unsafe = findUnsafeJson(request.body, { maxDepth });
+    if (!unsafe) return next();
+    // JSON-RPC answers with the request's id when it can read one (a string or a number).
+    const message: unknown = request.body;
+    const requestId = message && typeof message === 'object' && !Array.isArray(message) ? (message as { id?: unknown }).id : null;
+    const id = typeof requestId === 'string' || typeof requestId === 'number' ? requestId : null;
+    response
+      .status(400)
+      .json({ jsonrpc: '2.0', error: { code: -32600, message: `${unsafe.path || 'body'} ${describeUnsafeJson(unsafe, maxDepth)}` }, id });
+  };
+}
+
+export function mcpRoutes(services: Services, rateLimit: RequestHandler, wrongTokens: RequestLimiter): Router {
   const router = Router();
-  router.use(authenticateMcp(services), rateLimit);
-  router.post('/', express.json({ limit: services.config.maxBodyBytes }), async (request, response) => {
+  router.use(authenticateMcp(services, wrongTokens));
+  // The body is read before the rate limit, which counts each message of a batch.
+  const body = [express.json({ limit: services.config.maxBodyBytes }), safeJsonRpc(services.config.maxJsonDepth), rateLimit];
+  router.post('/', ...body, async (request, response) => {
     const { createMcpServer, StreamableHTTPServerTransport } = loadMcp();
     const server = createMcpServer({
       services,
@@ -74,7 +104,7 @@ export function mcpRoutes(services: Services, rateLimit: RequestHandler): Router
     await server.connect(transport);
     await transport.handleRequest(request, response, request.body);
   });
-  router.all('/', (_request, response) => {
+  router.all('/', rateLimit, (_request, response) => {
     response
       .status(405)
       .set('Allow', 'POST')

@@ -1,4 +1,6 @@
 import { Router, type RequestHandler } from 'express';
+import type { RequestLimiter } from '../auth/rate-limits';
+import { sendRateLimited, wrongTokenRetryAfter } from './rate-limit.middleware';
 import { authenticateToken } from '../auth/authenticate';
 import { tokenFromHeaders } from '../auth/tokens';
 import { isAppError } from '../errors';
@@ -13,7 +15,7 @@ const INVALID_TOKEN = { error: 'invalid_token', error_description: 'The access t
  * not look like personal access tokens. Our tokens answer in Doorkeeper's shape; a missing, wrong,
  * expired or revoked token gets Doorkeeper's 401.
  */
-export function oauthRoutes(services: Services, rateLimit: RequestHandler): Router {
+export function oauthRoutes(services: Services, rateLimit: RequestHandler, wrongTokens: RequestLimiter): Router {
   const router = Router();
   router.get(
     '/token/info',
@@ -26,6 +28,8 @@ export function oauthRoutes(services: Services, rateLimit: RequestHandler): Rout
         locals(response).viewer = await authenticateToken(services.prisma, token, { surface: 'token_info' });
       } catch (error) {
         if (isAppError(error) && error.code === 'UNAUTHENTICATED') {
+          const wait = await wrongTokenRetryAfter(wrongTokens, request.ip);
+          if (wait !== null) return sendRateLimited(request, response, wait);
           return void response.status(401).set('WWW-Authenticate', 'Bearer realm="Doorkeeper", error="invalid_token"').json(INVALID_TOKEN);
         }
         return next(error);

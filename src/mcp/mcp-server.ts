@@ -1,4 +1,5 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { requireSearchableQuery } from '../search/text-query';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import type { Viewer } from '../auth/viewer';
@@ -124,6 +125,8 @@ export function createMcpServer(options: McpServerOptions): McpServer {
       run('semantic_code_search', async () => {
         const problem = args.directory_path === undefined ? null : directoryPathProblem(args.directory_path);
         if (problem) return toolError(`Tool execution failed: ${problem}`, problem);
+        // As REST and GraphQL refuse it, before anything (an index run) is started for it.
+        requireSearchableQuery(args.semantic_query, 'semantic_query');
         try {
           const answer = await semanticCodeSearch({
             prisma: services.prisma,

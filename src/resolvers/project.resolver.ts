@@ -3,7 +3,7 @@ import { readableProjects } from '../namespaces/readable-projects';
 import { findReadableProject, groupAncestry } from '../auth/policies';
 import type { Project } from '../db/prisma';
 import type { GraphQLContext } from '../graphql/context';
-import { parseGlobalId, toGlobalId } from '../global-id';
+import { numericId, parseGlobalId, toGlobalId } from '../global-id';
 import { badInput } from '../errors';
 import { connectionType, MAX_PAGE_SIZE, paginate } from './connection';
 import { PageArguments } from './page-arguments';
@@ -53,7 +53,11 @@ export class ProjectResolver {
       if (args.ids.length > MAX_PAGE_SIZE) throw badInput(`ids is too long (maximum is ${MAX_PAGE_SIZE})`, 'ids');
       const numeric = args.ids
         .map((id) => parseGlobalId(id))
-        .flatMap((gid) => (gid?.model === 'Project' && /^\d{1,10}$/.test(gid.id) ? [Number(gid.id)] : []));
+        .flatMap((gid) => {
+          // An id no row can have (past int4) is a project that does not exist, not an error.
+          const id = gid?.model === 'Project' ? numericId(gid) : null;
+          return id === null ? [] : [id];
+        });
       const found = await Promise.all([...new Set(numeric)].map((id) => findReadableProject(prisma, context.viewer, { id })));
       const readable = found.filter((project): project is Project => project !== null).map(toProjectType);
       return paginate(readable, (project) => project.id, args);

@@ -1,4 +1,4 @@
-import { findCodeReadableProject, projectWhere, type CodebaseCategory } from '../auth/policies';
+import { codebaseProjectWhere, findCodeReadableProject, type CodebaseCategory } from '../auth/policies';
 import type { Viewer } from '../auth/viewer';
 import type { CodeIndex, PrismaClient, Project } from '../db/prisma';
 import type { DuoAccess } from '../auth/duo-access';
@@ -62,7 +62,7 @@ export type CodeIndexStatusOptions = {
 export async function codeIndexStatus(
   options: CodeIndexStatusOptions,
 ): Promise<{ project: Project; ref: string; index: CodeIndex | null; searchable: boolean }> {
-  const where = projectWhere(options.project);
+  const where = codebaseProjectWhere(options.project);
   const project = where ? await findCodeReadableProject(options.prisma, options.viewer, where) : null;
   if (!project) throw new AppError({ code: 'NOT_FOUND', userMessage: NOT_AVAILABLE, field: 'project_id' });
   const ref = validateRef(options.ref?.trim() || project.defaultBranch);

@@ -1,4 +1,6 @@
 import type { PrismaClient } from '../../db/prisma';
+import { requireMaxLength } from '../../validation';
+import { COMPLETION_LIMITS } from '../completion-request';
 import { AppError, NOT_AVAILABLE } from '../../errors';
 import { isUuid } from '../../validation';
 
@@ -22,6 +24,8 @@ export type SuggestionFeedbackInput = {
  * the user wrote instead. Works after the session expired: a user may run the code later.
  */
 export async function recordSuggestionFeedback(prisma: PrismaClient, input: SuggestionFeedbackInput): Promise<void> {
+  // What the user wrote instead is a document's text: the document's own limit.
+  requireMaxLength(input.finalText, 'finalText', COMPLETION_LIMITS.content);
   const suggestion =
     isUuid(input.sessionId) && isUuid(input.suggestionId)
       ? await prisma.codeSuggestion.findFirst({
