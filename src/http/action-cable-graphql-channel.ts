@@ -177,7 +177,8 @@ type GraphqlRequest = { query: string; variables: Record<string, unknown>; opera
 // Mirrors GitLab's Gitlab::Graphql::Variables: a JSON string (what the language server sends), an object, or blank.
 function readRequest(params: Record<string, unknown>): GraphqlRequest | GraphQLError {
   const { query, variables, operationName } = params;
-  const badRequest = (message: string, code = 'BAD_REQUEST') => new GraphQLError(message, { extensions: { code } });
+  const badRequest = (message: string, code = 'BAD_REQUEST', field?: string) =>
+    new GraphQLError(message, { extensions: { code, ...(field ? { field } : {}) } });
   if (typeof query !== 'string' || query.trim() === '') return badRequest('No query string was present');
   if (operationName != null && typeof operationName !== 'string') return badRequest('operationName must be a string');
   let parsed = variables;
@@ -187,13 +188,13 @@ function readRequest(params: Record<string, unknown>): GraphqlRequest | GraphQLE
       try {
         parsed = JSON.parse(variables);
       } catch (error) {
-        return badRequest(`Variables are not valid JSON: ${(error as Error).message}`, 'BAD_USER_INPUT');
+        return badRequest(`Variables are not valid JSON: ${(error as Error).message}`, 'BAD_USER_INPUT', 'variables');
       }
     }
   }
   parsed ??= {};
   if (typeof parsed !== 'object' || Array.isArray(parsed))
-    return badRequest(`Unexpected parameter: ${JSON.stringify(variables)}`, 'BAD_USER_INPUT');
+    return badRequest(`Unexpected parameter: ${JSON.stringify(variables)}`, 'BAD_USER_INPUT', 'variables');
   return { query, variables: parsed as Record<string, unknown>, operationName: operationName ?? undefined };
 }
 

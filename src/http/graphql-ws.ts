@@ -75,6 +75,8 @@ type Connection = {
 const CLOSE_FORBIDDEN = 4403;
 /** graphql-ws has no code for it: 4429 as its 44xx codes follow HTTP's. */
 const CLOSE_TOO_MANY_REQUESTS = 4429;
+/** The longest subscription id taken (graphql-ws clients send UUIDs). */
+const MAX_SUBSCRIPTION_ID = 255;
 
 /**
  * GraphQL over WebSocket (the graphql-transport-ws protocol) on the GraphQL path, for GraphiQL and
@@ -214,6 +216,13 @@ export function createGraphQLWsServer(services: Services, schema: GraphQLSchema,
         // graphql-ws takes a Subscribe whose id the client completed while its first Subscribe is
         // still being checked here, and keeps only the second's stream: the first's would run on,
         // listening and holding its slot, until the process ends. An id in use is refused.
+        // Every event of the subscription carries its id: a client's UUID, not a payload of its own.
+        if (id.length > MAX_SUBSCRIPTION_ID)
+          return format([
+            new GraphQLError(`id is too long (maximum is ${MAX_SUBSCRIPTION_ID} characters)`, {
+              extensions: { code: 'BAD_USER_INPUT', field: 'id' },
+            }),
+          ]);
         if (connection.starting.has(id) || connection.slots.has(id))
           return format([new GraphQLError(`Subscriber for ${id} already exists`, { extensions: { code: 'BAD_REQUEST' } })]);
         connection.starting.add(id);

@@ -154,7 +154,7 @@ describe('input rules and limits on every transport', () => {
     expect(await counts()).toEqual(before);
     const { body } = await mcp(tool('semantic_code_search', { semantic_query: '???', project_id: projectPath }));
     expect(await counts()).toEqual(before);
-    expect(body.result.content[0].text).toContain('nothing to search for');
+    expect(body.result!.content[0].text).toContain('nothing to search for');
   });
 
   it('MCP: a NUL byte in an argument is refused with a clear JSON-RPC error naming it, not "internal error"', async () => {
@@ -225,6 +225,34 @@ describe('input rules and limits on every transport', () => {
     const cable = await openRawCable(`${service.url.replace(/^http/, 'ws')}/-/cable`, { token: 'glpat-wrongwrongwrong9999' });
     expect(await cable.take({ timeoutMs: 3000 })).toMatchObject({ type: 'disconnect', reason: 'unauthorized' });
     await cable.close();
+  });
+
+  it('graphql-ws: a subscription id longer than 255 characters is refused (every event would carry it)', async () => {
+    const reply = await new Promise<{ type: string; id?: string; payload?: Array<{ extensions?: { code?: string; field?: string } }> }>(
+      (resolve, reject) => {
+        const socket = new WebSocket(`${service.url.replace(/^http/, 'ws')}/api/graphql`, 'graphql-transport-ws');
+        socket.on('error', reject);
+        socket.on('open', () =>
+          socket.send(JSON.stringify({ type: 'connection_init', payload: { Authorization: `Bearer ${user.token}` } })),
+        );
+        socket.on('message', (data) => {
+          const message = JSON.parse(String(data)) as { type: string };
+          if (message.type === 'connection_ack')
+            socket.send(JSON.stringify({ type: 'subscribe', id: 'x'.repeat(256), payload: { query: '{ currentUser { id } }' } }));
+          else {
+            resolve(message);
+            socket.close();
+          }
+        });
+      },
+    );
+    expect(reply.type).toBe('error');
+    expect(reply.payload?.[0]?.extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'id' });
+  });
+
+  it('ActionCable: variables that are not JSON are refused naming variables', async () => {
+    const result = await overCable(service.url, { query: '{ currentUser { id } }', rawVariables: '{not json', token: user.token });
+    expect(result.errors?.[0]?.extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'variables' });
   });
 
   it('webhook and projectCodeIndexCreate: a ref with a lone surrogate is refused, no index row', async () => {
