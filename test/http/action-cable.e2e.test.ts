@@ -281,7 +281,9 @@ describe('GraphqlChannel frames', () => {
     expect(answer).toEqual({
       identifier,
       message: {
-        result: { errors: [expect.objectContaining({ message: expect.stringMatching(message), extensions: { code } })] },
+        result: {
+          errors: [expect.objectContaining({ message: expect.stringMatching(message), extensions: expect.objectContaining({ code }) })],
+        },
         more: false,
       },
     });

@@ -236,7 +236,7 @@ describe('input rules and limits on every transport', () => {
           socket.send(JSON.stringify({ type: 'connection_init', payload: { Authorization: `Bearer ${user.token}` } })),
         );
         socket.on('message', (data) => {
-          const message = JSON.parse(String(data)) as { type: string };
+          const message = JSON.parse((data as Buffer).toString('utf8')) as { type: string };
           if (message.type === 'connection_ack')
             socket.send(JSON.stringify({ type: 'subscribe', id: 'x'.repeat(256), payload: { query: '{ currentUser { id } }' } }));
           else {
