@@ -5,6 +5,18 @@ import express, { Router } from 'express';
 /** Where the chat page lives; Vite builds it with this base (web/vite.config.mjs). */
 export const DUO_CHAT_PATH = '/-/duo-chat';
 
+/** `/<project's full path>/-/blob/<ref>/<file path>`, as GitLab's web UI and our results' file_url spell a file. */
+const BLOB_URL = /^\/(?!api\/)((?:[^/]+\/)*[^/-][^/]*)\/-\/blob\/([^/]+)\/(.+)$/;
+
+const decodePathPart = (part: string | undefined): string | null => {
+  if (part === undefined) return null;
+  try {
+    return decodeURIComponent(part);
+  } catch {
+    return null;
+  }
+};
+
 // Everything comes from this origin: the page works offline and cannot leak to other hosts.
 const CONTENT_SECURITY_POLICY =
   "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self' data:; connect-src " +
@@ -31,6 +43,13 @@ export function duoChatPageRoutes(directory: string): Router {
   router.get([DUO_CHAT_PATH, `${DUO_CHAT_PATH}/`], sendPage);
   // The instance's root opens the one page it has (GitLab's sends a browser to its dashboard).
   router.get('/', (_request, response) => response.redirect(302, DUO_CHAT_PATH));
+  // GitLab's blob URLs (the file_url of semantic search and MCP results) open the file in the page's file view. The
+  // line anchor (#L10-20) is the browser's: it keeps it across the redirect, and the page reads it.
+  router.get(BLOB_URL, (request, response) => {
+    const [project, ref, path] = (BLOB_URL.exec(request.path) ?? []).slice(1).map(decodePathPart);
+    if (!project || !ref || !path) return void response.status(404).type('text').send('Not Found');
+    response.redirect(302, `${DUO_CHAT_PATH}?${new URLSearchParams({ project, ref, path }).toString()}`);
+  });
   // Vite names assets by content hash, so they can be kept for good.
   router.use(
     `${DUO_CHAT_PATH}/assets`,

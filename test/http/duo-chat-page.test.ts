@@ -43,6 +43,15 @@ describe('GET /-/duo-chat', () => {
     expect(response.headers.get('location')).toBe('/-/duo-chat');
   });
 
+  it("sends a GitLab blob URL to the page's file view, and leaves the API's paths alone", async () => {
+    const response = await fetch(`${service.url}/acme/sub/shop/-/blob/feature%2Fx/src/a%20b.ts`, { redirect: 'manual' });
+    expect(response.status).toBe(302);
+    const location = new URL(response.headers.get('location')!, service.url);
+    expect(location.pathname).toBe('/-/duo-chat');
+    expect(Object.fromEntries(location.searchParams)).toEqual({ project: 'acme/sub/shop', ref: 'feature/x', path: 'src/a b.ts' });
+    expect((await fetch(`${service.url}/api/v4/x/-/blob/main/a.ts`, { redirect: 'manual' })).status).toBe(404);
+  });
+
   it('serves hashed assets for good and 404s the rest', async () => {
     const asset = await fetch(`${service.url}/-/duo-chat/assets/index-abc.js`);
     expect(asset.status).toBe(200);

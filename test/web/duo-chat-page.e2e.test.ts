@@ -166,6 +166,37 @@ describe('the /-/duo-chat page in a browser', () => {
   );
 
   it(
+    "opens a GitLab blob URL (a search result's file_url) in the file view, at its line anchor",
+    async () => {
+      // What REST semantic search and MCP give as a result's file_url.
+      const search = await fetch(
+        `${service.url}/api/v4/projects/${encodeURIComponent(DEMO.project)}/search/semantic?q=push+webhook+token`,
+        {
+          headers: { authorization: `Bearer ${token}` },
+        },
+      );
+      const { results } = (await search.json()) as { results: Array<{ path: string; file_url: string }> };
+      const fileUrl = results.find((result) => result.path === 'src/webhooks/verify-push-token.ts')!.file_url;
+      expect(fileUrl).toBe(`${service.url}/${DEMO.project}/-/blob/main/src/webhooks/verify-push-token.ts`);
+      // In a tab of its own (the page under test keeps its state for the next steps): the link, then sign-in.
+      const tab = await browser.context.newPage();
+      await tab.goto(`${fileUrl}#L3-5`);
+      await tab.getByLabel('Personal access token').fill(token);
+      await tab.getByRole('button', { name: 'Sign in' }).click();
+      const view = tab.getByTestId('file-view');
+      await view.getByRole('heading', { name: 'src/webhooks/verify-push-token.ts' }).waitFor();
+      await view.locator('.duo-file-line.is-cited').first().waitFor();
+      const cited = await view
+        .locator('.duo-file-line.is-cited')
+        .evaluateAll((lines) => lines.map((line) => Number(line.getAttribute('data-line'))));
+      expect(cited).toEqual([3, 4, 5]);
+      expect(new URL(tab.url()).pathname).toBe('/-/duo-chat');
+      await tab.close();
+    },
+    STEP_MS,
+  );
+
+  it(
     'asks about a directory picked from the index',
     async () => {
       await page.getByText('A directory', { exact: true }).click();

@@ -10,7 +10,7 @@ import './page.css';
 import { ApiError, createApi, QUERIES } from './api';
 import { applyEvent, gatekeeperSuggestions, toChatMessage } from './chat-state';
 import { FileView } from './file-view';
-import { parseFileHash } from './sources';
+import { blobLinkHash, parseFileHash } from './sources';
 import { renderChat, renderSettings, renderSignIn } from './views';
 
 const TOKEN_KEY = 'duo-slice-chat-token';
@@ -83,6 +83,9 @@ const App = {
     this.sending = false;
     this.early = [];
     window.addEventListener('hashchange', this.onHashChange);
+    // A GitLab blob URL (a search result's file_url) lands here as ?project=&ref=&path= and #L10-20: the file view's own hash.
+    const blob = blobLinkHash(window.location.search, window.location.hash);
+    if (blob) window.history.replaceState(null, '', window.location.pathname + blob);
     if (this.token) this.signIn(this.token);
   },
   beforeDestroy() {

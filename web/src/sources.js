@@ -9,6 +9,22 @@ export function fileHash({ projectPath, ref, path, startLine, endLine }) {
   return `#file?${params.toString()}`;
 }
 
+/**
+ * The file view's hash for a GitLab blob URL the service redirected here (`?project=&ref=&path=`,
+ * with GitLab's line anchor `#L10` or `#L10-20` kept by the browser), or null when the page was
+ * opened otherwise.
+ */
+export function blobLinkHash(search, hash) {
+  const params = new URLSearchParams(search);
+  const projectPath = params.get('project');
+  const path = params.get('path');
+  if (!projectPath || !path) return null;
+  const lines = /^#L(\d+)(?:-L?(\d+))?$/.exec(hash);
+  const startLine = lines ? Number.parseInt(lines[1], 10) : null;
+  const endLine = lines?.[2] ? Number.parseInt(lines[2], 10) : startLine;
+  return fileHash({ projectPath, ref: params.get('ref'), path, startLine, endLine });
+}
+
 /** The file view a hash asks for, or null. */
 export function parseFileHash(hash) {
   if (!hash.startsWith('#file?')) return null;
