@@ -33,7 +33,11 @@ function connectionToken(params: Record<string, unknown> | undefined, request: I
   const fromParams = params
     ? tokenFromHeaders(
         Object.fromEntries(
-          Object.entries(params).map(([key, value]) => [key.toLowerCase(), typeof value === 'string' ? value : undefined]),
+          // A value that is not a string is still a credential sent, so a wrong one (refused), never no token at all.
+          Object.entries(params).map(([key, value]) => [
+            key.toLowerCase(),
+            typeof value === 'string' ? value : value == null ? undefined : JSON.stringify(value),
+          ]),
         ),
       )
     : null;

@@ -1,4 +1,4 @@
-import express, { Router, type Request, type RequestHandler } from 'express';
+import express, { Router, type ErrorRequestHandler, type Request, type RequestHandler } from 'express';
 import { authenticateToken, InsufficientScopeError } from '../auth/authenticate';
 import { tokenFromHeaders } from '../auth/tokens';
 import { isAppError } from '../errors';
@@ -110,5 +110,21 @@ export function mcpRoutes(services: Services, rateLimit: RequestHandler, wrongTo
       .set('Allow', 'POST')
       .json({ jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed.' }, id: null });
   });
+  // A body that is not JSON, or too large, is answered in JSON-RPC's terms (as the SDK answers its own refusals).
+  const refuseBody: ErrorRequestHandler = (error: { type?: string; status?: number }, _request, response, next) => {
+    if (response.headersSent) return next(error);
+    if (error.type === 'entity.parse.failed')
+      return void response
+        .status(400)
+        .json({ jsonrpc: '2.0', error: { code: -32700, message: 'Parse error: the body is not JSON' }, id: null });
+    if (error.status === 413)
+      return void response.status(413).json({
+        jsonrpc: '2.0',
+        error: { code: -32600, message: `Invalid Request: the body is over ${services.config.maxBodyBytes} bytes` },
+        id: null,
+      });
+    next(error);
+  };
+  router.use(refuseBody);
   return router;
 }

@@ -204,4 +204,27 @@ describe('MCP server at /api/v4/mcp', () => {
     expect(response.status).toBe(405);
     expect(response.headers.get('allow')).toBe('POST');
   });
+
+  it('answers a body that is not JSON, or too large, in JSON-RPC terms', async () => {
+    const post = (body: string) =>
+      fetch(`${service.url}/api/v4/mcp`, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${user.token}`,
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+        },
+        body,
+      });
+    const broken = await post('{"jsonrpc":"2.0","id":1,');
+    expect(broken.status).toBe(400);
+    expect(await readJson(broken)).toEqual({
+      jsonrpc: '2.0',
+      error: { code: -32700, message: 'Parse error: the body is not JSON' },
+      id: null,
+    });
+    const large = await post(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping', params: { pad: 'x'.repeat(5 * 1024 * 1024) } }));
+    expect(large.status).toBe(413);
+    expect(await readJson(large)).toMatchObject({ jsonrpc: '2.0', error: { code: -32600 }, id: null });
+  });
 });
