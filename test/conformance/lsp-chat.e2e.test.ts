@@ -35,6 +35,17 @@ const GREETING = {
 
 const until = (check: () => boolean) => waitUntil(check, { timeoutMs: 20_000, intervalMs: 20 });
 
+type Send = <Data>(fixture: Fixture, variables: Record<string, unknown>) => Promise<Data>;
+
+/** The polling fallback's read (the language server's getAiMessages at 17.5 and later) finds the streamed answer stored. */
+async function expectStoredAnswer(send: Send, requestId: string, content: string): Promise<void> {
+  const answered = await send<{ aiMessages: { nodes: Message[] } }>(lsp['getAiMessages-17.5'], {
+    requestIds: [requestId],
+    roles: ['ASSISTANT'],
+  });
+  expect(answered.aiMessages.nodes.map((node) => node.content)).toEqual([content]);
+}
+
 describe("a chat started as GitLab's language server starts one", () => {
   let world: ConformanceService;
   let stub: StubLlmServer;
@@ -135,11 +146,7 @@ describe("a chat started as GitLab's language server starts one", () => {
       expect(asked.aiMessages.nodes[0].extras!.additionalContext).toEqual([
         { id: GREETING.id, category: 'FILE', metadata: expect.objectContaining({ relativePath: 'src/greeting.ts' }) },
       ]);
-      const answered = await send<{ aiMessages: { nodes: Message[] } }>(lsp['getAiMessages-17.5'], {
-        requestIds: [aiAction.requestId],
-        roles: ['ASSISTANT'],
-      });
-      expect(answered.aiMessages.nodes.map((node) => node.content)).toEqual([final.content]);
+      await expectStoredAnswer(send, aiAction.requestId, final.content);
     } finally {
       cable.disconnect();
     }
@@ -194,11 +201,7 @@ describe('a chat from the language server when the instance offers no context ca
       expect(final.extras).toEqual({ sources: [] });
       expect(mine().filter((message) => message.chunkId !== null).length).toBeGreaterThan(0);
       // The language server reads messages with the 17.5 document at 17.5 and later, context or not.
-      const answered = await send<{ aiMessages: { nodes: Message[] } }>(lsp['getAiMessages-17.5'], {
-        requestIds: [aiAction.requestId],
-        roles: ['ASSISTANT'],
-      });
-      expect(answered.aiMessages.nodes.map((node) => node.content)).toEqual([final.content]);
+      await expectStoredAnswer(send, aiAction.requestId, final.content);
     } finally {
       cable.disconnect();
     }

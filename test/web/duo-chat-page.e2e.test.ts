@@ -1,7 +1,7 @@
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { Page } from 'playwright-core';
+import type { Locator, Page } from 'playwright-core';
 import { DEMO, seedDemo } from '../../src/demo/seed-demo';
 import { PROJECT_ROOT } from '../../src/paths';
 import { createToken, revokeToken } from '../../src/users/users.service';
@@ -98,6 +98,9 @@ describe('the /-/duo-chat page in a browser', () => {
 
   const promptInput = () => page.locator('textarea[data-testid="chat-prompt-input"], [data-testid="chat-prompt-input"] textarea').first();
   const lastAnswer = () => page.locator(MESSAGES).last();
+  /** The line numbers a file view marks as cited. */
+  const citedLines = (view: Locator) =>
+    view.locator('.duo-file-line.is-cited').evaluateAll((lines) => lines.map((line) => Number(line.getAttribute('data-line'))));
 
   it(
     'says clearly when a token is not accepted',
@@ -152,9 +155,7 @@ describe('the /-/duo-chat page in a browser', () => {
       const view = page.getByTestId('file-view');
       await view.getByRole('heading', { name: 'src/webhooks/verify-push-token.ts' }).waitFor();
       await view.locator('.duo-file-line.is-cited').first().waitFor();
-      const cited = await view
-        .locator('.duo-file-line.is-cited')
-        .evaluateAll((lines) => lines.map((line) => Number(line.getAttribute('data-line'))));
+      const cited = await citedLines(view);
       expect(cited[0]).toBe(source.startLine);
       expect(cited.at(-1)).toBe(source.endLine);
       expect(await view.locator('.duo-file-line').nth(3).innerText()).toContain('export function verifyPushWebhookToken');
@@ -186,9 +187,7 @@ describe('the /-/duo-chat page in a browser', () => {
       const view = tab.getByTestId('file-view');
       await view.getByRole('heading', { name: 'src/webhooks/verify-push-token.ts' }).waitFor();
       await view.locator('.duo-file-line.is-cited').first().waitFor();
-      const cited = await view
-        .locator('.duo-file-line.is-cited')
-        .evaluateAll((lines) => lines.map((line) => Number(line.getAttribute('data-line'))));
+      const cited = await citedLines(view);
       expect(cited).toEqual([3, 4, 5]);
       expect(new URL(tab.url()).pathname).toBe('/-/duo-chat');
       await tab.close();
