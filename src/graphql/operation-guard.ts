@@ -61,6 +61,9 @@ export function guardOperation(options: GuardOperationOptions): void {
   const fragments = fragmentsOf(document);
   checkScopes(viewer, operation, fragments);
 
+  // A variable's default value is written inline: the same rules as an argument's.
+  for (const definition of operation.variableDefinitions ?? [])
+    if (definition.defaultValue) checkValueNode(definition.defaultValue, `$${definition.variable.name.value}`, limits.maxJsonDepth);
   const variables = options.variables ?? {};
   const unsafe = findUnsafeJson(variables, { maxDepth: limits.maxJsonDepth });
   if (unsafe) throw badInput(`Variable "$${unsafe.path}" ${describeUnsafeJson(unsafe, limits.maxJsonDepth)}`, unsafe.path);

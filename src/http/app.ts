@@ -25,7 +25,7 @@ import { restV4Routes } from './rest-v4.routes';
 import { webhookRoutes } from './webhooks.routes';
 import { semanticSearchRoutes } from './semantic-search.routes';
 import { codeSuggestionsRoutes } from './code-suggestions.routes';
-import { jsonRpcMessageCount, MCP_PATH, mcpRoutes } from './mcp.routes';
+import { extraBatchMessages, MCP_PATH, mcpRoutes } from './mcp.routes';
 import { restSurface } from './rest-scopes';
 import { oauthRoutes } from './oauth.routes';
 import { repositoryFilesRoutes } from './repository-files.routes';
@@ -100,7 +100,10 @@ export async function createHttpApp(services: Services, httpServer: Server): Pro
   const wrongTokens = createRequestLimiter(rateLimitOptions);
   // Before the API's authentication: these take tokens the API would refuse (mcp scope; any scope for token info).
   // The same budget; a JSON-RPC batch spends one request for each of its messages.
-  app.use(MCP_PATH, mcpRoutes(services, rateLimitMiddleware({ ...rateLimitOptions, cost: jsonRpcMessageCount }), wrongTokens));
+  app.use(
+    MCP_PATH,
+    mcpRoutes(services, { rateLimit, batchRateLimit: rateLimitMiddleware({ ...rateLimitOptions, cost: extraBatchMessages }), wrongTokens }),
+  );
   app.use('/oauth', oauthRoutes(services, rateLimit, wrongTokens));
   app.use('/api', authenticateMiddleware(services.prisma, restSurface, wrongTokens));
   app.use('/api', rateLimit);

@@ -6,7 +6,7 @@ import express, { Router } from 'express';
 export const DUO_CHAT_PATH = '/-/duo-chat';
 
 /** `/<project's full path>/-/blob/<ref>/<file path>`, as GitLab's web UI and our results' file_url spell a file. */
-const BLOB_URL = /^\/(?!api\/)((?:[^/]+\/)*[^/-][^/]*)\/-\/blob\/([^/]+)\/(.+)$/;
+const BLOB_URL = /^\/(?!api\/)((?:[^/-][^/]*\/)*[^/-][^/]*)\/-\/blob\/([^/]+)\/(.+)$/;
 
 const decodePathPart = (part: string | undefined): string | null => {
   if (part === undefined) return null;

@@ -77,8 +77,8 @@ type Connection = {
 
 // graphql-ws's close code for a connection whose token stopped being valid (as at connect).
 const CLOSE_FORBIDDEN = 4403;
-/** graphql-ws has no code for it: 4429 as its 44xx codes follow HTTP's. */
-const CLOSE_TOO_MANY_REQUESTS = 4429;
+/** A spent rate budget: WebSocket's "try again later" (graphql-ws' own 4429 means too many connection_inits), retried with backoff. */
+const CLOSE_TRY_AGAIN_LATER = 1013;
 /** The longest subscription id taken (graphql-ws clients send UUIDs). */
 const MAX_SUBSCRIPTION_ID = 255;
 
@@ -201,7 +201,7 @@ export function createGraphQLWsServer(services: Services, schema: GraphQLSchema,
             // A wrong token spends its address's anonymous budget, as on HTTP; once it is spent the socket is told so.
             const refused = notAnswered ? null : await guard.admit(null, connection.address).catch(() => null);
             if (refused && context.extra.socket.readyState === context.extra.socket.OPEN)
-              context.extra.socket.close(CLOSE_TOO_MANY_REQUESTS, 'Too many requests');
+              context.extra.socket.close(CLOSE_TRY_AGAIN_LATER, 'Too many requests');
             return false;
           }
           // Closed while its token was checked: graphql-ws has already run onClose, before this

@@ -19,7 +19,8 @@ export const GRAPHQL_PATH = '/api/graphql';
 
 /** Whether the request is for GraphQL, wherever the router that handles it is mounted. */
 export function isGraphQLRequest(request: Request): boolean {
-  return request.originalUrl.split('?')[0] === GRAPHQL_PATH;
+  // As Express routes it: case-insensitive, a trailing slash allowed.
+  return request.originalUrl.split('?')[0].toLowerCase().replace(/\/+$/, '') === GRAPHQL_PATH;
 }
 
 /** Sends an error the way the route's clients read one: GraphQL errors on /api/graphql, GitLab's REST shape elsewhere. */

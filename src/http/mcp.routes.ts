@@ -59,9 +59,9 @@ function authenticateMcp(services: Services, wrongTokens: RequestLimiter): Reque
  * process can answer any request. GET (a server-to-client stream) and DELETE (sessions) are not
  * offered, as in stateless servers: 405.
  */
-/** How many JSON-RPC messages a parsed body holds (a batch: each one), for the rate limit. */
-export function jsonRpcMessageCount(request: Request): number {
-  return Array.isArray(request.body) ? Math.max(1, request.body.length) : 1;
+/** The requests a parsed JSON-RPC batch counts for beyond the one its HTTP request already took: one for each further message. */
+export function extraBatchMessages(request: Request): number {
+  return Array.isArray(request.body) ? Math.max(0, request.body.length - 1) : 0;
 }
 
 /**
@@ -82,11 +82,15 @@ function safeJsonRpc(maxDepth: number): RequestHandler {
   };
 }
 
-export function mcpRoutes(services: Services, rateLimit: RequestHandler, wrongTokens: RequestLimiter): Router {
+export function mcpRoutes(
+  services: Services,
+  limits: { rateLimit: RequestHandler; batchRateLimit: RequestHandler; wrongTokens: RequestLimiter },
+): Router {
+  const { rateLimit } = limits;
   const router = Router();
-  router.use(authenticateMcp(services, wrongTokens));
-  // The body is read before the rate limit, which counts each message of a batch.
-  const body = [express.json({ limit: services.config.maxBodyBytes }), safeJsonRpc(services.config.maxJsonDepth), rateLimit];
+  // The request is counted before its body is read (a spent budget reads nothing); a batch's further messages after.
+  router.use(authenticateMcp(services, limits.wrongTokens), rateLimit);
+  const body = [express.json({ limit: services.config.maxBodyBytes }), safeJsonRpc(services.config.maxJsonDepth), limits.batchRateLimit];
   router.post('/', ...body, async (request, response) => {
     const { createMcpServer, StreamableHTTPServerTransport } = loadMcp();
     const server = createMcpServer({
@@ -104,7 +108,7 @@ export function mcpRoutes(services: Services, rateLimit: RequestHandler, wrongTo
     await server.connect(transport);
     await transport.handleRequest(request, response, request.body);
   });
-  router.all('/', rateLimit, (_request, response) => {
+  router.all('/', (_request, response) => {
     response
       .status(405)
       .set('Allow', 'POST')

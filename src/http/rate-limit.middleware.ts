@@ -28,15 +28,17 @@ export function sendRateLimited(request: Request, response: Response, retryAfter
 
 /**
  * HTTP's side of the limit: per user (or per address when anonymous, or per address always with `byAddress`).
- * `cost`: how many requests one HTTP request counts for (a JSON-RPC batch: each of its messages). Default 1.
+ * `cost`: how many requests one HTTP request counts for (default 1); none is taken when it is 0.
  */
 export function rateLimitMiddleware(
   options: RequestLimiterOptions & { byAddress?: boolean; cost?: (request: Request) => number },
 ): RequestHandler {
   const limiter = createRequestLimiter(options);
   return async (request, response, next) => {
+    const points = options.cost?.(request) ?? 1;
+    if (points === 0) return next();
     const key = rateLimitKey(options.byAddress ? null : locals(response).viewer, request.ip);
-    const decision = await limiter.consume(key, options.cost?.(request) ?? 1);
+    const decision = await limiter.consume(key, points);
     if (decision.allowed) {
       response.setHeader('RateLimit-Limit', options.points);
       response.setHeader('RateLimit-Remaining', decision.remaining);

@@ -1,5 +1,6 @@
 import type { RequestHandler } from 'express';
 import { requireSafeJson } from '../validation';
+import { isGraphQLRequest } from './http-errors';
 
 /**
  * Refuses a query string or JSON body holding a NUL byte (PostgreSQL refuses them in text) or a
@@ -8,7 +9,7 @@ import { requireSafeJson } from '../validation';
  */
 export function safeJsonBody(maxDepth: number): RequestHandler {
   return (request, _response, next) => {
-    if (request.originalUrl.split('?')[0] === '/api/graphql') return next();
+    if (isGraphQLRequest(request)) return next();
     requireSafeJson(request.query, '', maxDepth);
     if (request.body !== undefined) requireSafeJson(request.body, '', maxDepth);
     next();

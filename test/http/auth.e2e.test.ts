@@ -163,6 +163,11 @@ describe('authentication over HTTP with real tokens', () => {
       const ai = await userWithToken(service.prisma, { scopes: ['ai_features'] });
       await expectInsufficientScope(await call('/api/v4/projects/1/repository/files/README.md/raw', ai.token), 'api read_api');
       await expectInsufficientScope(await call('/api/v4/user', ai.token), 'api read_api');
+      // GitLab's /version takes it (allow_access_with_scope [:read_user, :ai_features]).
+      expect((await call('/api/v4/version', ai.token)).status).toBe(200);
+      // GraphQL as Express routes it (a trailing slash, another case) is still GraphQL: no REST scope, no REST error shape.
+      const graphql = await call('/API/graphql/', ai.token, 'POST', { query: '{ currentUser { id } }' });
+      expect(await readJson(graphql)).toEqual({ data: { currentUser: { id: `gid://gitlab/User/${ai.id}` } } });
       await expectInsufficientScope(await call('/api/v4/projects/1/search/semantic?q=x', ai.token), 'api read_api mcp');
       // Past the scope: the completions endpoint answers for the missing seat (GitLab's 401), not 403.
       const completion = await call('/api/v4/code_suggestions/completions', ai.token, 'POST', {

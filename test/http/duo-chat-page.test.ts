@@ -50,6 +50,13 @@ describe('GET /-/duo-chat', () => {
     expect(location.pathname).toBe('/-/duo-chat');
     expect(Object.fromEntries(location.searchParams)).toEqual({ project: 'acme/sub/shop', ref: 'feature/x', path: 'src/a b.ts' });
     expect((await fetch(`${service.url}/api/v4/x/-/blob/main/a.ts`, { redirect: 'manual' })).status).toBe(404);
+    // The project's path ends at the first `/-/`: what follows `blob/<ref>/` is the file's, `-` segments and all.
+    const nested = await fetch(`${service.url}/g/p/-/blob/main/docs/-/blob/x/y.md`, { redirect: 'manual' });
+    expect(Object.fromEntries(new URL(nested.headers.get('location')!, service.url).searchParams)).toEqual({
+      project: 'g/p',
+      ref: 'main',
+      path: 'docs/-/blob/x/y.md',
+    });
   });
 
   it('serves hashed assets for good and 404s the rest', async () => {

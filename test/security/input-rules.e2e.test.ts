@@ -222,6 +222,30 @@ describe('input rules and limits on every transport', () => {
     expect(closed).toBe(4403);
   });
 
+  it.each(transports)("%s: a NUL byte in a variable's default value is refused like one written inline", async (_name, send) => {
+    const before = await counts();
+    const result = await send({
+      query: 'query($p: ID! = "a\\u0000b") { project(fullPath: $p) { id } }',
+      token: user.token,
+    });
+    expect(result.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
+    expect(await counts()).toEqual(before);
+  });
+
+  it('MCP: a request is counted before its body is read: with the budget spent, a broken body gets 429, not 400', async () => {
+    const spender = await userWithToken(service.prisma, { scopes: ['mcp'] });
+    let status = 0;
+    for (let index = 0; index < 40 && status !== 429; index += 1)
+      status = (await mcp(tool('get_mcp_server_version', {}), spender.token)).status;
+    expect(status).toBe(429);
+    const broken = await fetch(`${service.url}/api/v4/mcp`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${spender.token}`, 'content-type': 'application/json' },
+      body: '{"jsonrpc":',
+    });
+    expect(broken.status).toBe(429);
+  });
+
   it('ActionCable: variables that are not JSON are refused naming variables', async () => {
     const result = await overCable(service.url, { query: '{ currentUser { id } }', rawVariables: '{not json', token: user.token });
     expect(result.errors?.[0]?.extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'variables' });
@@ -280,13 +304,13 @@ describe('input rules and limits on every transport', () => {
       await response.arrayBuffer();
     }
     expect(after).toEqual({ rest: 429, graphql: 429, mcp: 429, oauth: 429 });
-    // graphql-ws closes with 4429; ActionCable, which has no such answer, stays unauthorized.
+    // graphql-ws closes with 1013 (try again later); ActionCable, which has no such answer, stays unauthorized.
     const closed = await new Promise<number>((resolve) => {
       const socket = new WebSocket(`${service.url.replace(/^http/, 'ws')}/api/graphql`, 'graphql-transport-ws');
       socket.on('open', () => socket.send(JSON.stringify({ type: 'connection_init', payload: wrong(98) })));
       socket.on('close', (code) => resolve(code));
     });
-    expect(closed).toBe(4429);
+    expect(closed).toBe(1013);
     const cable = await openRawCable(`${service.url.replace(/^http/, 'ws')}/-/cable`, { token: 'glpat-wrongwrongwrong9999' });
     expect(await cable.take({ timeoutMs: 3000 })).toMatchObject({ type: 'disconnect', reason: 'unauthorized' });
     await cable.close();

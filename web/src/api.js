@@ -44,7 +44,7 @@ export function createApi(token, { onUnauthorized = () => {} } = {}) {
     if (!response.ok) {
       if (response.status === 401) onUnauthorized();
       const body = await response.json().catch(() => ({}));
-      throw new ApiError(body.message || body.error || `${response.status}`, { status: response.status });
+      throw new ApiError(body.message || body.error || `${response.status}`, { status: response.status, code: body.error ?? null });
     }
     return {
       content: await response.text(),

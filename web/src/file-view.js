@@ -95,7 +95,9 @@ export const FileView = {
         this.error =
           error.status === 404
             ? 'This file is not in the project’s code index (it may have been removed, excluded, or not indexed yet).'
-            : error.message;
+            : error.code === 'insufficient_scope'
+              ? 'This token cannot read files: that takes a token with the api (or read_api) scope. Sign in with one to open citations.'
+              : error.message;
       } finally {
         this.loading = false;
       }

@@ -35,8 +35,8 @@ export function renderSignIn(h, vm) {
         h(
           'p',
           { class: 'gl-text-subtle' },
-          'Paste a personal access token with the api or ai_features scope (npm start prints a demo token on its first start). It is ' +
-            'kept in this browser tab only.',
+          'Paste a personal access token with the api scope (npm start prints a demo token on its first start): chat takes ' +
+            'ai_features too, but reading cited files takes api. It is kept in this browser tab only.',
         ),
         field(
           h,
