@@ -23,6 +23,7 @@ import { guardOperation } from './graphql/operation-guard';
 import type { Viewer } from './auth/viewer';
 import { GRAPHQL_PATH } from './http/http-errors';
 import { isAppError } from './errors';
+import { clientAddress } from './http/client-address';
 import { buildGraphQLSchema } from './resolvers/schema';
 import { createLlmProvider } from './llm/create-provider';
 import { databaseAvailability, instrumentProvider, redisAvailability } from './metrics/record';
@@ -192,7 +193,7 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
         if (!token) return null;
         return authenticateToken(services.prisma, token).catch(async (error: unknown) => {
           // A wrong token spends its address's anonymous budget, as on HTTP (the cable has no 429: it stays unauthorized).
-          if (isAppError(error) && error.code === 'UNAUTHENTICATED') await socketGuard.admit(null, request.socket.remoteAddress);
+          if (isAppError(error) && error.code === 'UNAUTHENTICATED') await socketGuard.admit(null, clientAddress(request));
           throw error;
         });
       },
@@ -209,8 +210,8 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
           const token = tokenFromHeaders(request.headers);
           return token ? socketGuard.reauthenticate(token) : null;
         },
-        admit: (viewer, request) => socketGuard.admit(viewer, request.socket.remoteAddress),
-        acquireSlot: (viewer, request) => socketGuard.acquireSlot(viewer, request.socket.remoteAddress),
+        admit: (viewer, request) => socketGuard.admit(viewer, clientAddress(request)),
+        acquireSlot: (viewer, request) => socketGuard.acquireSlot(viewer, clientAddress(request)),
         releaseSlot: (slot) => socketGuard.releaseSlot(slot),
         checkOperation: (viewer, operation) => guardOperation({ schema, ...operation, viewer, limits: socketGuard.limits }),
       },

@@ -18,6 +18,7 @@ import { metricsRoutes } from './metrics.routes';
 import { requestMetricsMiddleware } from './request-metrics.middleware';
 import { playgroundRoutes } from './playground';
 import { rateLimitMiddleware } from './rate-limit.middleware';
+import { TRUSTED_PROXIES } from './client-address';
 import { createRequestLimiter } from '../auth/rate-limits';
 import { requestIdMiddleware } from './request-id.middleware';
 import { safeJsonBody } from './safe-json.middleware';
@@ -68,7 +69,7 @@ export async function createHttpApp(services: Services, httpServer: Server): Pro
 
   const app = express();
   app.disable('x-powered-by');
-  app.set('trust proxy', 'loopback');
+  app.set('trust proxy', TRUSTED_PROXIES);
   app.use(requestMetricsMiddleware());
   app.use(requestIdMiddleware());
   app.use('/-', healthRoutes(services));

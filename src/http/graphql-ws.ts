@@ -1,4 +1,5 @@
 import type { IncomingMessage } from 'node:http';
+import { clientAddress } from './client-address';
 import {
   getOperationAST,
   GraphQLError,
@@ -180,7 +181,7 @@ export function createGraphQLWsServer(services: Services, schema: GraphQLSchema,
         const connection: Connection = {
           viewer: null,
           token,
-          address: context.extra.request.socket.remoteAddress,
+          address: clientAddress(context.extra.request),
           slots: new Map(),
           starting: new Set(),
         };

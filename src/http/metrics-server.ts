@@ -1,4 +1,5 @@
 import { createServer } from 'node:http';
+import { TRUSTED_PROXIES } from './client-address';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
 import type { Services } from '../services';
@@ -15,7 +16,7 @@ export type MetricsServer = { url: string; close(): Promise<void> };
 export async function startMetricsServer(services: Services, options: { host: string; port: number }): Promise<MetricsServer> {
   const app = express();
   app.disable('x-powered-by');
-  app.set('trust proxy', 'loopback');
+  app.set('trust proxy', TRUSTED_PROXIES);
   app.use(requestIdMiddleware());
   app.get('/-/liveness', (_request, response) => {
     response.json({ status: 'ok' });

@@ -391,4 +391,33 @@ describe('sockets share the HTTP rate budget (case 3)', () => {
       );
     expect(results).toContain('RATE_LIMITED');
   });
+
+  it('behind a reverse proxy on the same host, anonymous sockets are limited per forwarded client, as HTTP is', async () => {
+    // graphql-ws by hand, with the X-Forwarded-For a local proxy adds on the upgrade request.
+    const ask = (client: string) =>
+      new Promise<string | null>((resolve, reject) => {
+        const socket = new WebSocket(`${service.url.replace(/^http/, 'ws')}/api/graphql`, 'graphql-transport-ws', {
+          headers: { 'X-Forwarded-For': client },
+        });
+        socket.on('error', reject);
+        socket.on('open', () => socket.send(JSON.stringify({ type: 'connection_init', payload: {} })));
+        socket.on('message', (data) => {
+          const message = JSON.parse((data as Buffer).toString('utf8')) as {
+            type: string;
+            payload?: Array<{ extensions?: { code?: string } }>;
+          };
+          if (message.type === 'connection_ack')
+            socket.send(JSON.stringify({ id: '1', type: 'subscribe', payload: { query: 'query { project(fullPath: "a/b") { id } }' } }));
+          if (message.type === 'next' || message.type === 'error') {
+            resolve(message.type === 'error' ? (message.payload?.[0]?.extensions?.code ?? 'error') : null);
+            socket.close();
+          }
+        });
+      });
+    const first: Array<string | null> = [];
+    for (let index = 0; index < 6; index += 1) first.push(await ask('198.51.100.7'));
+    expect(first).toContain('RATE_LIMITED');
+    // Another client behind the same proxy still has its own budget.
+    expect(await ask('198.51.100.8')).toBeNull();
+  });
 });
