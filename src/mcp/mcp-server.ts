@@ -3,7 +3,7 @@ import { requireSearchableQuery } from '../search/text-query';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import type { Viewer } from '../auth/viewer';
-import { isAppError } from '../errors';
+import { isAppError, withoutServerPaths } from '../errors';
 import { codeIndexStatus } from '../search/codebase.service';
 import { directoryPathProblem, formatSemanticResultsText, SEMANTIC_SEARCH_LIMITS } from '../search/semantic-code-results';
 import { semanticCodeSearch } from '../search/semantic-code-search';
@@ -193,7 +193,8 @@ export function createMcpServer(options: McpServerOptions): McpServer {
           files_indexed: index?.filesIndexed ?? 0,
           chunk_count: index?.chunkCount ?? 0,
           embedded_count: index?.embeddedCount ?? 0,
-          last_error: index?.lastError ?? null,
+          // As GraphQL's codeIndex.lastError: no server paths for users.
+          last_error: index?.lastError ? withoutServerPaths(index.lastError) : null,
           started_at: index?.startedAt?.toISOString() ?? null,
           finished_at: index?.finishedAt?.toISOString() ?? null,
         };

@@ -69,10 +69,13 @@ export async function readIndexedFile(
 export async function listIndexedDirectories(options: BrowseOptions & { search?: string | null; limit: number }): Promise<string[]> {
   const { project, readiness } = await browseSnapshot(options, { category: 'directory', field: 'directories' });
   if (readiness.status !== 'ready') return [];
+  // Excluded directories stay out of the picker as their files stay out of search (a snapshot built before the rule holds them).
+  const excluded = isExcludedBy(project.contextExclusions);
   return snapshotDirectories(options.prisma, {
     projectId: project.id,
     snapshotId: readiness.scope.snapshotId,
     search: options.search,
     limit: options.limit,
+    keep: (directory) => !excluded(`${directory}/`),
   });
 }

@@ -50,7 +50,7 @@ export async function readSnapshotFile(
  */
 export async function snapshotDirectories(
   prisma: Parameters<typeof parentDirectories>[0],
-  options: { projectId: number; snapshotId: bigint; search?: string | null; limit: number },
+  options: { projectId: number; snapshotId: bigint; search?: string | null; limit: number; keep?: (directory: string) => boolean },
 ): Promise<string[]> {
   // The distinct parent directories are few even in a large repository; their ancestors are added here.
   const all = new Set<string>();
@@ -60,7 +60,7 @@ export async function snapshotDirectories(
   }
   const needle = options.search?.trim().toLowerCase();
   return [...all]
-    .filter((directory) => !needle || directory.toLowerCase().includes(needle))
+    .filter((directory) => (!needle || directory.toLowerCase().includes(needle)) && (options.keep?.(directory) ?? true))
     .sort()
     .slice(0, options.limit);
 }

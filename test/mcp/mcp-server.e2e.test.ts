@@ -197,6 +197,23 @@ describe('MCP server at /api/v4/mcp', () => {
     expect(graphql.body.errors?.[0]?.extensions?.code).toBe('FORBIDDEN');
   });
 
+  it("get_code_index_status shows an index's last error without server paths, as GraphQL does", async () => {
+    await service.prisma.codeIndex.upsert({
+      where: { projectId_ref: { projectId: project.id, ref: 'broken' } },
+      create: {
+        projectId: project.id,
+        ref: 'broken',
+        state: 'failed',
+        lastError: 'git rev-parse failed in /srv/data/repositories/7.git: bad',
+      },
+      update: { state: 'failed', lastError: 'git rev-parse failed in /srv/data/repositories/7.git: bad' },
+    });
+    const client = await connect(user.token);
+    const status = await call(client, 'get_code_index_status', { project_id: project.fullPath, ref: 'broken' });
+    expect(status.structuredContent).toMatchObject({ last_error: 'git rev-parse failed in <path>: bad' });
+    expect(JSON.stringify(status)).not.toContain('/srv/data');
+  });
+
   it('offers no server-to-client stream (GET) in stateless mode', async () => {
     const response = await fetch(`${service.url}/api/v4/mcp`, {
       headers: { authorization: `Bearer ${user.token}`, accept: 'text/event-stream' },

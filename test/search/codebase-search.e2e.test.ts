@@ -127,10 +127,22 @@ describe('codebaseSearch and /projects/:id/search/semantic', () => {
   });
 
   it('never returns files the project excludes, even from an index built before the exclusion', async () => {
+    const directories = async () =>
+      (
+        await service.graphql<{ project: { codeIndex: { directories: string[] } } }>(
+          'query($path: ID!) { project(fullPath: $path) { codeIndex { directories } } }',
+          { token: user.token, variables: { path: project.fullPath } },
+        )
+      ).body.data!.project.codeIndex.directories;
+    expect(await directories()).toContain('src/billing');
     await service.prisma.project.update({ where: { id: project.id }, data: { contextExclusions: ['src/billing/'] } });
     try {
       const hits = (await search({ query: 'vat amount discount loyalty' })).body.data!.codebaseSearch;
       expect(hits.some((hit) => hit.path.startsWith('src/billing/'))).toBe(false);
+      // Nor does the directory picker name an excluded directory.
+      const after = await directories();
+      expect(after).toContain('src');
+      expect(after.filter((directory) => directory === 'src/billing' || directory.startsWith('src/billing/'))).toEqual([]);
     } finally {
       await service.prisma.project.update({ where: { id: project.id }, data: { contextExclusions: [] } });
     }
