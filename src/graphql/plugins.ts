@@ -38,6 +38,12 @@ export function operationGuardPlugin({ schema, limits, maxTokens }: OperationGua
       return {
         async didResolveOperation({ request, document, operation, contextValue }) {
           if (!operation) return;
+          // A subscription streams: over HTTP there is nothing to stream it on.
+          if (operation.operation === 'subscription')
+            throw new GraphQLError(
+              'Subscriptions are served over WebSockets: graphql-ws (graphql-transport-ws) at /api/graphql, or ActionCable at /-/cable',
+              { extensions: { code: 'BAD_REQUEST', http: { status: 400 } } },
+            );
           guardOperation({ schema, document, operation, variables: request.variables, viewer: contextValue.viewer, limits, stripped });
         },
         async willSendResponse({ response, operation }) {

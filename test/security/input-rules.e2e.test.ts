@@ -246,6 +246,22 @@ describe('input rules and limits on every transport', () => {
     expect(broken.status).toBe(429);
   });
 
+  it('POST /api/graphql: a subscription is refused with where to subscribe, not an internal error', async () => {
+    const response = await fetch(`${service.url}/api/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${user.token}` },
+      body: JSON.stringify({
+        query: `subscription { aiCompletionResponse(userId: "gid://gitlab/User/${user.id}", aiAction: CHAT) { requestId } }`,
+      }),
+    });
+    expect(response.status).toBe(400);
+    const body = (await response.json()) as { errors: Array<{ message: string; extensions: { code: string } }> };
+    expect(body.errors[0]).toMatchObject({
+      message: expect.stringMatching(/^Subscriptions are served over WebSockets/),
+      extensions: { code: 'BAD_REQUEST' },
+    });
+  });
+
   it('ActionCable: variables that are not JSON are refused naming variables', async () => {
     const result = await overCable(service.url, { query: '{ currentUser { id } }', rawVariables: '{not json', token: user.token });
     expect(result.errors?.[0]?.extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'variables' });
