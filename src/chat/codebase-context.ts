@@ -83,6 +83,8 @@ export type GroundOptions = {
   requestProjectId: number | null;
   question: string;
   requestId: string;
+  /** DATA_DIR: a ref other than the default branch is looked up in the repository before indexing starts for it. */
+  dataDir?: string;
 };
 
 export type Grounding = {

@@ -40,6 +40,8 @@ export type CompleteChatOptions = {
 export type CodebaseDependencies = {
   queues: Pick<Queues, 'enqueueIndex'>;
   embedder: Embedder;
+  /** DATA_DIR: a ref other than the default branch is looked up in the repository before indexing starts for it. */
+  dataDir: string;
   /** DUO_DISABLED_CONTEXT_CATEGORIES: access is checked again in the worker. */
   disabledCategories: readonly ContextCategory[];
 };

@@ -38,13 +38,13 @@ export function operationGuardPlugin({ schema, limits, maxTokens }: OperationGua
       return {
         async didResolveOperation({ request, document, operation, contextValue }) {
           if (!operation) return;
-          // A subscription streams: over HTTP there is nothing to stream it on.
+          guardOperation({ schema, document, operation, variables: request.variables, viewer: contextValue.viewer, limits, stripped });
+          // Its input checked as any operation's, a subscription is refused: over HTTP there is nothing to stream it on.
           if (operation.operation === 'subscription')
             throw new GraphQLError(
               'Subscriptions are served over WebSockets: graphql-ws (graphql-transport-ws) at /api/graphql, or ActionCable at /-/cable',
               { extensions: { code: 'BAD_REQUEST', http: { status: 400 } } },
             );
-          guardOperation({ schema, document, operation, variables: request.variables, viewer: contextValue.viewer, limits, stripped });
         },
         async willSendResponse({ response, operation }) {
           if (stripped && operation && response.body.kind === 'single')

@@ -68,6 +68,7 @@ export function semanticSearchRoutes(services: Services): Router {
         ref: parameters.ref,
         limit: parameters.limit,
         candidates: parameters.knn,
+        dataDir: services.config.dataDir,
       });
       response.json(answer);
     } catch (error) {

@@ -58,6 +58,21 @@ function redact(url: string): string {
 }
 
 /**
+ * The git directory a ref can be looked up in now, without a fetch: a local repository, or a
+ * remote's mirror once the first run cloned it; null when there is none yet (or no repository).
+ */
+export function gitDirWithoutFetch(options: Omit<RepositoryLocationOptions, 'timeoutMs'>): string | null {
+  const location = options.repositoryUrl?.trim();
+  if (!location) return null;
+  const directory = isRemote(location) ? mirrorOf(options) : location;
+  return existsSync(directory) ? directory : null;
+}
+
+function mirrorOf(options: Pick<RepositoryLocationOptions, 'dataDir' | 'projectId'>): string {
+  return path.join(options.dataDir, 'repositories', `${options.projectId}.git`);
+}
+
+/**
  * A git directory to read the project's code from: the local path itself, or a mirror clone of an
  * http(s) remote under DATA_DIR, fetched (with pruning, so deleted branches disappear) on each call.
  */
@@ -69,7 +84,7 @@ export async function openRepository(options: RepositoryLocationOptions): Promis
     );
   const timeoutMs = options.timeoutMs ?? 10 * 60_000;
   if (isRemote(location)) {
-    const mirror = path.join(options.dataDir, 'repositories', `${options.projectId}.git`);
+    const mirror = mirrorOf(options);
     try {
       if (existsSync(path.join(mirror, 'HEAD'))) {
         await run(['-C', mirror, 'remote', 'set-url', 'origin', '--', location], timeoutMs);

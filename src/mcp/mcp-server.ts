@@ -141,6 +141,7 @@ export function createMcpServer(options: McpServerOptions): McpServer {
             ref: args.ref ?? null,
             limit: args.limit,
             candidates: args.knn,
+            dataDir: services.config.dataDir,
           });
           return {
             content: [{ type: 'text', text: formatSemanticResultsText(answer) }],

@@ -36,6 +36,7 @@ export class CodebaseSearchResolver {
       directory,
       ref,
       limit: first,
+      dataDir: context.services.config.dataDir,
     });
     return result.files.flatMap((file) =>
       file.snippets.map((snippet) => ({

@@ -25,6 +25,8 @@ export type CodebaseSearchOptions = {
   /** Candidates per ranking before fusion (GitLab's knn). Default 50. */
   candidates?: number;
   mode?: RetrievalMode;
+  /** DATA_DIR: a ref other than the default branch is looked up in the repository before indexing starts for it. */
+  dataDir?: string;
 };
 
 /** codebaseSearch and the REST semantic search: authorize, find the index, search. */

@@ -1,7 +1,8 @@
 import type { CodeIndex, PrismaClient, Project } from '../db/prisma';
-import { withoutServerPaths } from '../errors';
+import { AppError, withoutServerPaths } from '../errors';
 import { requestIndexRun } from '../indexing/code-index.service';
-import { validateRef } from '../indexing/git-reader';
+import { resolveCommit, validateRef } from '../indexing/git-reader';
+import { gitDirWithoutFetch } from '../indexing/repository-location';
 import type { Queues } from '../queues';
 import type { CodebaseRead } from './read-codebase';
 import type { SearchScope } from './search-scope';
@@ -28,6 +29,12 @@ export type ReadinessOptions = {
   startIndexing?: boolean;
   /** What the caller read with the project (readCodebase): its index and snapshot are used when they are this project's and ref's. */
   read?: CodebaseRead | null;
+  /**
+   * DATA_DIR, where remote repositories' mirrors are: before an index run is started for a ref
+   * other than the default branch, the ref must be in the repository (when it can be looked up
+   * without a fetch), so that a made-up ref starts no run and leaves no failed index behind.
+   */
+  dataDir?: string;
 };
 
 /**
@@ -91,6 +98,15 @@ export async function indexReadiness(options: ReadinessOptions): Promise<IndexRe
   }
   if (options.startIndexing === false)
     return { status: 'not_ready', index: index ?? null, reason: 'pending', message: `${name} is not indexed.` };
+  if (ref !== project.defaultBranch && options.dataDir) {
+    const gitDir = gitDirWithoutFetch({ projectId: project.id, repositoryUrl: project.repositoryUrl, dataDir: options.dataDir });
+    if (gitDir && (await resolveCommit({ repository: gitDir }, ref)) === null)
+      throw new AppError({
+        code: 'NOT_FOUND',
+        userMessage: `${project.fullPath} has no branch, tag or commit named "${ref}"`,
+        field: 'ref',
+      });
+  }
   const { index: pending } = await requestIndexRun({ prisma, queues: options.queues }, { projectId: project.id, ref, reason: 'chat' });
   return {
     status: 'not_ready',

@@ -66,6 +66,8 @@ export type SemanticSearchToolInput = {
   /** A directory with at most this many characters of code is given whole. Default 20,000. */
   wholeDirectoryChars?: number;
   requestId?: string;
+  /** DATA_DIR: a ref other than the default branch is looked up in the repository before indexing starts for it. */
+  dataDir?: string;
 };
 
 const attribute = (value: string) => value.replace(/[\n"<>]/g, ' ');
@@ -99,6 +101,7 @@ export async function semanticSearchTool(input: SemanticSearchToolInput): Promis
       ref: input.ref,
       directory: input.directory,
       read,
+      dataDir: input.dataDir,
     });
     if (readiness.status !== 'ready') return { status: 'not_executed', content: readiness.message, sources: [] };
     const { scope, commitSha } = readiness;
@@ -170,6 +173,8 @@ export async function semanticSearchTool(input: SemanticSearchToolInput): Promis
       })),
     };
   } catch (error) {
+    // The question's own fault (a ref the repository does not have, say): said as it is, as the other transports say it.
+    if (isAppError(error) && error.code !== 'INTERNAL') return { status: 'not_executed', content: error.userMessage, sources: [] };
     input.logger.warn({ event: 'code_search_failed', requestId: input.requestId, projectId: project.id, err: error }, 'code search failed');
     return { status: 'error', content: `Searching the code of ${project.fullPath} failed; the answer could not use it.`, sources: [] };
   }

@@ -18,7 +18,12 @@ export function chatProcessor(services: Services, registry: GenerationRegistry) 
       llmConfig: services.config.llm,
       logger: services.logger,
       job: { ...job.data, jobId: job.id },
-      codebase: { queues: services.queues, embedder: services.embedder, disabledCategories: services.config.disabledContextCategories },
+      codebase: {
+        queues: services.queues,
+        embedder: services.embedder,
+        disabledCategories: services.config.disabledContextCategories,
+        dataDir: services.config.dataDir,
+      },
     });
     if (outcome === 'superseded') observeChatAnswer({ outcome });
     if (outcome === 'missing') {

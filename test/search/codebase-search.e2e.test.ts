@@ -155,6 +155,16 @@ describe('codebaseSearch and /projects/:id/search/semantic', () => {
     }
   });
 
+  it('starts no index run for a ref the repository does not have: NOT_FOUND naming ref, and no index left behind', async () => {
+    const before = await service.prisma.codeIndex.count({ where: { projectId: project.id } });
+    const refused = await search({ query: 'invoice', ref: `nope-${crypto.randomUUID()}` });
+    expect(refused.body.errors?.[0]).toMatchObject({
+      message: expect.stringMatching(/has no branch, tag or commit named "nope-/),
+      extensions: { code: 'NOT_FOUND', field: 'ref' },
+    });
+    expect(await service.prisma.codeIndex.count({ where: { projectId: project.id } })).toBe(before);
+  });
+
   it("reads the project, its ref's index and the active snapshot in one statement as Prisma reads them", async () => {
     const index = await service.prisma.codeIndex.findUniqueOrThrow({ where: { projectId_ref: { projectId: project.id, ref: 'main' } } });
     const expected = {
