@@ -218,9 +218,6 @@ export function createGraphQLWsServer(services: Services, schema: GraphQLSchema,
       onSubscribe: async (context, id, payload) => {
         const connection = connections.get(context);
         if (!connection) return format([new GraphQLError('Unauthorized', { extensions: { code: 'UNAUTHENTICATED' } })]);
-        // graphql-ws takes a Subscribe whose id the client completed while its first Subscribe is
-        // still being checked here, and keeps only the second's stream: the first's would run on,
-        // listening and holding its slot, until the process ends. An id in use is refused.
         // Every event of the subscription carries its id: a client's UUID, not a payload of its own.
         if (id.length > MAX_SUBSCRIPTION_ID)
           return format([
@@ -228,6 +225,9 @@ export function createGraphQLWsServer(services: Services, schema: GraphQLSchema,
               extensions: { code: 'BAD_USER_INPUT', field: 'id' },
             }),
           ]);
+        // graphql-ws takes a Subscribe whose id the client completed while its first Subscribe is
+        // still being checked here, and keeps only the second's stream: the first's would run on,
+        // listening and holding its slot, until the process ends. An id in use is refused.
         if (connection.starting.has(id) || connection.slots.has(id))
           return format([new GraphQLError(`Subscriber for ${id} already exists`, { extensions: { code: 'BAD_REQUEST' } })]);
         connection.starting.add(id);

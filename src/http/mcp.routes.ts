@@ -54,11 +54,6 @@ function authenticateMcp(services: Services, wrongTokens: RequestLimiter): Reque
   };
 }
 
-/**
- * GitLab's MCP server (18.6+) at /api/v4/mcp: Streamable HTTP in stateless JSON mode, so any API
- * process can answer any request. GET (a server-to-client stream) and DELETE (sessions) are not
- * offered, as in stateless servers: 405.
- */
 /** The requests a parsed JSON-RPC batch counts for beyond the one its HTTP request already took: one for each further message. */
 export function extraBatchMessages(request: Request): number {
   return Array.isArray(request.body) ? Math.max(0, request.body.length - 1) : 0;
@@ -82,6 +77,11 @@ function safeJsonRpc(maxDepth: number): RequestHandler {
   };
 }
 
+/**
+ * GitLab's MCP server (18.6+) at /api/v4/mcp: Streamable HTTP in stateless JSON mode, so any API
+ * process can answer any request. GET (a server-to-client stream) and DELETE (sessions) are not
+ * offered, as in stateless servers: 405.
+ */
 export function mcpRoutes(
   services: Services,
   limits: { rateLimit: RequestHandler; batchRateLimit: RequestHandler; wrongTokens: RequestLimiter },

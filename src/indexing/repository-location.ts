@@ -64,13 +64,17 @@ function redact(url: string): string {
 export function gitDirWithoutFetch(options: Omit<RepositoryLocationOptions, 'timeoutMs'>): string | null {
   const location = options.repositoryUrl?.trim();
   if (!location) return null;
-  const directory = isRemote(location) ? mirrorOf(options) : location;
-  return existsSync(directory) ? directory : null;
+  if (!isRemote(location)) return existsSync(location) ? location : null;
+  const mirror = mirrorOf(options);
+  return isCloned(mirror) ? mirror : null;
 }
 
 function mirrorOf(options: Pick<RepositoryLocationOptions, 'dataDir' | 'projectId'>): string {
   return path.join(options.dataDir, 'repositories', `${options.projectId}.git`);
 }
+
+/** A mirror a clone finished writing (a clone still under way has no HEAD yet). */
+const isCloned = (mirror: string) => existsSync(path.join(mirror, 'HEAD'));
 
 /**
  * A git directory to read the project's code from: the local path itself, or a mirror clone of an
@@ -86,7 +90,7 @@ export async function openRepository(options: RepositoryLocationOptions): Promis
   if (isRemote(location)) {
     const mirror = mirrorOf(options);
     try {
-      if (existsSync(path.join(mirror, 'HEAD'))) {
+      if (isCloned(mirror)) {
         await run(['-C', mirror, 'remote', 'set-url', 'origin', '--', location], timeoutMs);
         await run(
           ['-C', mirror, 'fetch', '--prune', '--quiet', 'origin', '+refs/heads/*:refs/heads/*', '+refs/tags/*:refs/tags/*'],
