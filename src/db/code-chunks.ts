@@ -894,3 +894,45 @@ export async function parentDirectories(prisma: PrismaClient, options: { project
   );
   return rows.map((row) => row.directory);
 }
+
+/** One chunk occurrence of the snapshot as the database returns it, in path then line order. */
+export type LexicalRow = {
+  path: string;
+  blob: string;
+  role: string | null;
+  chunkId: string;
+  startLine: number;
+  endLine: number;
+  symbol: string | null;
+  language: string | null;
+  /** The chunk's tsvector in PostgreSQL's text form (`'parse':1,4 'connection':2`). */
+  terms: string;
+};
+
+/**
+ * Every chunk occurrence of a snapshot with its full-text document as text, in path and chunk
+ * order: what search's in-memory BM25 index (src/search/lexical-index.ts) is built from. One
+ * statement, so the rows are of one database snapshot.
+ */
+export async function snapshotLexicalRows(prisma: PrismaClient, options: { projectId: number; snapshotId: bigint }): Promise<LexicalRow[]> {
+  const text = `SELECT f.path, f.blob, f.role, b.chunk_id AS "chunkId", b.start_line AS "startLine", b.end_line AS "endLine", b.symbol, b.language,
+          c.search_text::text AS terms
+     FROM code_index_files f
+     JOIN code_blob_chunks b ON b.project_id = f.project_id AND b.blob = f.blob AND b.variant = f.variant
+     JOIN code_chunks c ON c.project_id = b.project_id AND c.id = b.chunk_id
+    WHERE f.project_id = $1 AND f.snapshot_id = $2::bigint
+    ORDER BY f.path, b.seq`;
+  const parameters = [options.projectId, options.snapshotId];
+  return (await poolRows<LexicalRow>(prisma, text, parameters)) ?? prisma.$queryRawUnsafe<LexicalRow[]>(text, ...parameters);
+}
+
+/** The content of chunks by id (those of them the project has). */
+export async function chunkContents(prisma: PrismaClient, options: { projectId: number; ids: readonly string[] }): Promise<Map<string, string>> {
+  if (!options.ids.length) return new Map();
+  const text = `SELECT id, content FROM code_chunks WHERE project_id = $1 AND id = ANY($2::text[])`;
+  const parameters = [options.projectId, [...options.ids]];
+  const rows =
+    (await poolRows<{ id: string; content: string }>(prisma, text, parameters)) ??
+    (await prisma.$queryRawUnsafe<Array<{ id: string; content: string }>>(text, ...parameters));
+  return new Map(rows.map((row) => [row.id, row.content]));
+}

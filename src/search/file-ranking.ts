@@ -59,6 +59,8 @@ const MAX_CHUNKS_COUNTED = 5;
 const NAME_WEIGHT = 0.3;
 const DIRECTORY_WEIGHT = 0.1;
 const SYMBOL_WEIGHT = 0.1;
+/** Weight of a file's own BM25 score (scaled so the best file's is 1) beside its chunks' evidence. */
+const LEXICAL_WEIGHT = Number(process.env.TUNE_LEXICAL_WEIGHT ?? 0.5);
 /** Share of a test file's evidence lent to the implementation it is named after or imports. */
 const TEST_LEND = 0.3;
 
@@ -148,7 +150,10 @@ export type RankedFile = { path: string; role: FileRole; score: number };
  * Orders the files of chunk hits (any order; a file may have several) for a question whose
  * full-text terms are `terms`. Answers every file once, best first.
  */
-export function rankFiles(hits: readonly FileEvidence[], options: { question: string; terms: readonly string[] }): RankedFile[] {
+export function rankFiles(
+  hits: readonly FileEvidence[],
+  options: { question: string; terms: readonly string[]; lexical?: ReadonlyMap<string, number> },
+): RankedFile[] {
   const intent = questionIntent(options.question);
   const groups = questionGroups(options.terms);
   const byPath = new Map<string, { role: FileRole; scores: number[]; symbols: Set<string>; imports: Set<string> }>();
@@ -199,6 +204,8 @@ export function rankFiles(hits: readonly FileEvidence[], options: { question: st
     }
   }
 
+  let maxLexical = 0;
+  for (const score of options.lexical?.values() ?? []) maxLexical = Math.max(maxLexical, score);
   const ranked: RankedFile[] = [];
   for (const [path, file] of byPath) {
     const { directory, stem } = splitPath(path);
@@ -207,7 +214,8 @@ export function rankFiles(hits: readonly FileEvidence[], options: { question: st
       NAME_WEIGHT * matches(groups, stems(stem)) +
       DIRECTORY_WEIGHT * matches(groups, stems(directory)) +
       SYMBOL_WEIGHT * matches(groups, file.symbols);
-    const score = (evidence.get(path)! + (lent.get(path) ?? 0)) * nameBoost * roleWeight(file.role, intent);
+    const lexical = maxLexical > 0 ? (options.lexical?.get(path) ?? 0) / maxLexical : 0;
+    const score = (evidence.get(path)! + (lent.get(path) ?? 0) + LEXICAL_WEIGHT * lexical) * nameBoost * roleWeight(file.role, intent);
     ranked.push({ path, role: file.role, score });
   }
   return ranked.sort((a, b) => b.score - a.score || a.path.localeCompare(b.path));

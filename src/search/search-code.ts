@@ -8,6 +8,7 @@ import {
   rankByTextLevelsWithOccurrences,
   rankByVector,
   rankByVectorWithOccurrences,
+  chunkContents,
   type ChunkOccurrence,
   type PlanOptions,
   type Ranked,
@@ -19,6 +20,7 @@ import { queryTerms, toAllTsQuery, toIdentifiersTsQuery, toPairsTsQuery, toTsQue
 import { rankFiles } from './file-ranking';
 import { expandQuestion } from './synonyms';
 import { isExcludedBy } from '../auth/context-exclusions';
+import { lexicalIndexOf, rankLexically, type LexicalHit } from './lexical-search';
 
 /** Which rankings to use: both fused (the default), or one alone (for evaluation). */
 export type RetrievalMode = 'hybrid' | 'vector' | 'text';
@@ -128,6 +130,9 @@ function confidenceOf(top: { ranks: Array<number | null> } | undefined, lists: n
  */
 const FUSION_K = 5;
 
+/** Files of the best file-level BM25 scores that are candidates for the answer beside the fused chunks' files. */
+const LEXICAL_FILES = 30;
+
 /** Fused chunks looked up and ranked by file (file-ranking.ts), at least. */
 const CHUNKS_FOR_FILES = 60;
 
@@ -148,7 +153,7 @@ function fusionWeights(embedder: Embedder | null): { vector: number; text: numbe
  */
 export async function searchCode(options: SearchCodeOptions): Promise<SearchCodeResult> {
   const { prisma, scope } = options;
-  const candidates = options.candidates ?? 50;
+  const candidateCount = options.candidates ?? 50;
   const limit = options.limit ?? 10;
   const embedder = embedderForVersion(options.embedder, scope.embedderVersion);
   const mode: RetrievalMode = embedder ? (options.mode ?? 'hybrid') : 'text';
@@ -157,14 +162,20 @@ export async function searchCode(options: SearchCodeOptions): Promise<SearchCode
   const terms = queryTerms(options.query);
   // The lexical embedder's bag of words gets the synonyms full text matches too; a model reads the question as written.
   const vectorQuestion = embedder?.name === 'lexical' ? expandQuestion(options.query, terms) : options.query;
-  // Each ranking's statement also reads where its chunks occur, so no round trip follows the two.
+  const excluded = isExcludedBy(scope.exclusions);
+  // The vector statement also reads where its chunks occur; the lexical index knows where its own do.
   const none: RankedOccurrences = { ranking: [], occurrences: [] };
-  const [vector, text] = await Promise.all([
+  const [vector, lexical] = await Promise.all([
     wantVector
-      ? embedder!.embed([vectorQuestion]).then(([embedding]) => vectorRankingWithOccurrences(prisma, scope, embedding, candidates))
+      ? embedder!.embed([vectorQuestion]).then(([embedding]) => vectorRankingWithOccurrences(prisma, scope, embedding, candidateCount))
       : Promise.resolve(none),
-    wantText ? textRankingWithOccurrences(prisma, scope, options.query, candidates) : Promise.resolve(none),
+    wantText
+      ? lexicalIndexOf(prisma, scope).then((index) =>
+          rankLexically(index, { question: options.query, directory: scope.directory, excluded, limit: candidateCount, files: LEXICAL_FILES }),
+        )
+      : Promise.resolve(null),
   ]);
+  const text = lexical ? lexicalOccurrences(lexical.chunks) : none;
   const weights = fusionWeights(embedder);
   const lists = [
     wantVector ? { ranking: vector.ranking, weight: weights.vector } : null,
@@ -175,12 +186,30 @@ export async function searchCode(options: SearchCodeOptions): Promise<SearchCode
   // Enough chunks for file-level evidence: several chunks of one file, tests next to what they test.
   const chosen = fused.slice(0, Math.max(limit * 3, CHUNKS_FOR_FILES));
   const scoreOf = new Map(chosen.map((hit) => [hit.chunkId, hit.score]));
-  const excluded = isExcludedBy(scope.exclusions);
-  const found = occurrencesOf(scoreOf, [vector.occurrences, text.occurrences])
-    .filter((row) => !excluded(row.path))
-    .map((row): ChunkHit & { role: string | null } => ({ ...row, score: scoreOf.get(row.chunkId) ?? 0 }))
+  const occurrences = occurrencesOf(scoreOf, [vector.occurrences, text.occurrences]).filter((row) => !excluded(row.path));
+  // The best files by their own BM25 score are candidates too, with their best chunk, when no chosen chunk is theirs.
+  const lexicalFiles = lexical?.files ?? [];
+  const withChunks = new Set(occurrences.map((row) => row.path));
+  const candidates = [
+    ...occurrences,
+    ...lexicalOccurrences(lexicalFiles.filter((file) => !withChunks.has(file.path)).map((file) => file.best)).occurrences,
+  ];
+  const contents = await chunkContents(prisma, {
+    projectId: scope.projectId,
+    ids: [...new Set(candidates.filter((row) => row.content === null).map((row) => row.chunkId))],
+  });
+  const found = candidates
+    .map((row): ChunkHit & { role: string | null } => ({
+      ...row,
+      content: row.content ?? contents.get(row.chunkId) ?? '',
+      score: scoreOf.get(row.chunkId) ?? 0,
+    }))
     .sort((a, b) => b.score - a.score || a.path.localeCompare(b.path) || a.startLine - b.startLine);
-  const ranked = rankFiles(found, { question: options.query, terms });
+  const ranked = rankFiles(found, {
+    question: options.query,
+    terms,
+    lexical: new Map(lexicalFiles.map((file) => [file.path, file.score])),
+  });
   const files = groupHits(found, { maxPerFile: options.maxPerFile, fileScores: new Map(ranked.map((file) => [file.path, file.score])) });
   let remaining = limit;
   const limited: FileHits[] = [];
@@ -193,12 +222,40 @@ export async function searchCode(options: SearchCodeOptions): Promise<SearchCode
   return { files: limited, confidence: confidenceOf(fused[0], rankings.length), used: mode };
 }
 
+/** An occurrence whose content may still have to be read (the lexical index holds none). */
+type LooseOccurrence = Omit<ChunkOccurrence, 'content'> & { content: string | null };
+
+/** The lexical ranking as chunk ids, best first, each once, with where its best documents are. */
+function lexicalOccurrences(hits: readonly LexicalHit[]): { ranking: string[]; occurrences: LooseOccurrence[] } {
+  const ranking: string[] = [];
+  const seen = new Set<string>();
+  const occurrences: LooseOccurrence[] = [];
+  for (const hit of hits) {
+    if (!seen.has(hit.chunkId)) {
+      seen.add(hit.chunkId);
+      ranking.push(hit.chunkId);
+    }
+    occurrences.push({
+      chunkId: hit.chunkId,
+      path: hit.path,
+      blob: hit.blob,
+      role: hit.role,
+      startLine: hit.startLine,
+      endLine: hit.endLine,
+      symbol: hit.symbol,
+      language: hit.language,
+      content: null,
+    });
+  }
+  return { ranking, occurrences };
+}
+
 /**
  * The occurrences of the chosen chunks (each chunk's rows once, whichever ranking read them), in
  * path and line order as PostgreSQL sorts them (paths are C-collated: code point order).
  */
-function occurrencesOf(chosen: ReadonlyMap<string, unknown>, lists: ReadonlyArray<readonly ChunkOccurrence[]>): ChunkOccurrence[] {
-  const rows: ChunkOccurrence[] = [];
+function occurrencesOf(chosen: ReadonlyMap<string, unknown>, lists: ReadonlyArray<readonly LooseOccurrence[]>): LooseOccurrence[] {
+  const rows: LooseOccurrence[] = [];
   const taken = new Set<string>();
   for (const occurrences of lists) {
     const fromThisList = new Set<string>();

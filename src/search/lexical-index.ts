@@ -1,0 +1,385 @@
+/**
+ * An exact BM25 index over one snapshot's chunks and files, built in memory from the chunks'
+ * full-text documents (the identifier-split, damped terms the indexer stores in
+ * code_chunks.search_text) and the snapshot's manifest. It answers the true top chunks and files
+ * for a question, however common its words: every posting of every matching term is scored, where
+ * a capped scan would rank only the first matches it met. See src/search/README.md.
+ *
+ * A snapshot never changes once written, so an index is built once per snapshot and kept
+ * (lexical-index-cache.ts).
+ */
+import type { LexicalRow } from '../db/code-chunks';
+
+export type { LexicalRow };
+
+/** Where a chunk document of the index sits. */
+export type LexicalDocument = {
+  file: number;
+  chunkId: string;
+  startLine: number;
+  endLine: number;
+  symbol: string | null;
+  language: string | null;
+};
+
+/** A query word with the lexemes it matches: exact words and stem prefixes, each with a weight (synonyms weigh less). */
+export type QueryGroup = { forms: ReadonlyArray<{ lexeme: string; prefix: boolean; weight: number }> };
+
+export type Scored = { id: number; score: number };
+
+/** BM25's parameters: saturation of a term's frequency and how much a document's length counts. */
+export type Bm25Parameters = { k1: number; b: number };
+
+type Postings = { starts: Int32Array; ids: Int32Array; tfs: Float32Array };
+
+/** tsvector text → [lexeme, number of positions] pairs, without allocating per position. */
+export function parseTsvectorText(text: string, visit: (lexeme: string, count: number) => void): void {
+  let index = 0;
+  const length = text.length;
+  while (index < length) {
+    const open = text.indexOf("'", index);
+    if (open === -1) return;
+    // Lexemes of our documents are [a-z0-9] words; a quote inside one would be doubled ('').
+    let close = open + 1;
+    let lexeme = '';
+    for (;;) {
+      const next = text.indexOf("'", close);
+      if (next === -1) return;
+      if (text.charCodeAt(next + 1) === 39) {
+        lexeme += text.slice(close, next + 1);
+        close = next + 2;
+        continue;
+      }
+      lexeme += text.slice(close, next);
+      close = next;
+      break;
+    }
+    index = close + 1;
+    let count = 1;
+    if (text.charCodeAt(index) === 58 /* : */) {
+      while (index < length && text.charCodeAt(index) !== 32 /* space */) {
+        if (text.charCodeAt(index) === 44 /* , */) count += 1;
+        index += 1;
+      }
+    }
+    visit(lexeme, count);
+  }
+}
+
+/** Words of a path as the full-text document holds them: identifier parts, lower case. */
+export function pathWords(path: string): string[] {
+  const words: string[] = [];
+  for (const word of path.match(/[A-Za-z_$][A-Za-z0-9_$]*|\d+/g) ?? []) {
+    for (const part of word
+      .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+      .replace(/([A-Z])(?=[A-Z][a-z])/g, '$1 ')
+      .split(/[\s_$]+/)) {
+      const lower = part.toLowerCase();
+      if (lower.length > 1) words.push(lower);
+    }
+  }
+  return words;
+}
+
+/** A growable list of int32 triples (term, id, frequency), sorted into postings by term at the end. */
+class TripleBuffer {
+  terms = new Int32Array(1024);
+  ids = new Int32Array(1024);
+  tfs = new Float32Array(1024);
+  length = 0;
+
+  push(term: number, id: number, tf: number): void {
+    if (this.length === this.terms.length) {
+      const grow = <T extends Int32Array | Float32Array>(array: T): T => {
+        const bigger = new (array.constructor as { new (length: number): T })(array.length * 2);
+        bigger.set(array);
+        return bigger;
+      };
+      this.terms = grow(this.terms);
+      this.ids = grow(this.ids);
+      this.tfs = grow(this.tfs);
+    }
+    this.terms[this.length] = term;
+    this.ids[this.length] = id;
+    this.tfs[this.length] = tf;
+    this.length += 1;
+  }
+
+  /** Postings by term number (0 … termCount - 1), ids ascending within a term as they were pushed. */
+  toPostings(termCount: number): Postings {
+    const starts = new Int32Array(termCount + 1);
+    for (let index = 0; index < this.length; index += 1) starts[this.terms[index] + 1] += 1;
+    for (let term = 0; term < termCount; term += 1) starts[term + 1] += starts[term];
+    const next = starts.slice(0, termCount);
+    const ids = new Int32Array(this.length);
+    const tfs = new Float32Array(this.length);
+    for (let index = 0; index < this.length; index += 1) {
+      const at = next[this.terms[index]]++;
+      ids[at] = this.ids[index];
+      tfs[at] = this.tfs[index];
+    }
+    return { starts, ids, tfs };
+  }
+}
+
+/** A chunk's document as term numbers and their frequencies. */
+type ParsedDocument = { terms: Int32Array; counts: Uint16Array; length: number };
+
+export class LexicalIndex {
+  readonly files: ReadonlyArray<{ path: string; blob: string; role: string | null }>;
+  readonly documents: readonly LexicalDocument[];
+  /** Every lexeme by term number. */
+  private readonly lexemes: readonly string[];
+  /** Term numbers in lexeme order (code unit order), so a prefix is a range. */
+  private readonly sortedTerms: Int32Array;
+  private readonly chunkPostings: Postings;
+  private readonly filePostings: Postings;
+  private readonly documentLengths: Float32Array;
+  private readonly fileLengths: Float32Array;
+  private readonly documentFiles: Int32Array;
+  private readonly averageDocumentLength: number;
+  private readonly averageFileLength: number;
+  /** Rough bytes held, for the cache's bound. */
+  readonly weight: number;
+
+  constructor(rows: readonly LexicalRow[]) {
+    const files: Array<{ path: string; blob: string; role: string | null }> = [];
+    const documents: LexicalDocument[] = [];
+    const numbers = new Map<string, number>();
+    const lexemes: string[] = [];
+    const termOf = (lexeme: string) => {
+      let number = numbers.get(lexeme);
+      if (number === undefined) {
+        number = lexemes.length;
+        numbers.set(lexeme, number);
+        lexemes.push(lexeme);
+      }
+      return number;
+    };
+    const parsed = new Map<string, ParsedDocument>();
+    const parse = (text: string): ParsedDocument => {
+      const terms: number[] = [];
+      const counts: number[] = [];
+      let length = 0;
+      parseTsvectorText(text, (lexeme, count) => {
+        terms.push(termOf(lexeme));
+        counts.push(count);
+        length += count;
+      });
+      return { terms: Int32Array.from(terms), counts: Uint16Array.from(counts), length };
+    };
+    const chunkTriples = new TripleBuffer();
+    const fileTriples = new TripleBuffer();
+    const documentLengths: number[] = [];
+    const documentFiles: number[] = [];
+    const fileLengths: number[] = [];
+    let fileFrequency = new Float64Array(1024);
+    const fileTouched: number[] = [];
+    let fileChunks = 0;
+    let filePathTerms = new Set<number>();
+    const closeFile = () => {
+      if (!files.length) return;
+      const id = files.length - 1;
+      let length = 0;
+      fileTouched.sort((a, b) => a - b);
+      for (const term of fileTouched) {
+        const summed = fileFrequency[term];
+        fileFrequency[term] = 0;
+        // Every chunk's document repeats the path's words: a file holds them once.
+        const tf = filePathTerms.has(term) ? Math.max(1, summed - (fileChunks - 1)) : summed;
+        fileTriples.push(term, id, tf);
+        length += tf;
+      }
+      fileTouched.length = 0;
+      fileLengths.push(length);
+    };
+    for (const row of rows) {
+      if (!files.length || files[files.length - 1].path !== row.path) {
+        closeFile();
+        files.push({ path: row.path, blob: row.blob, role: row.role });
+        fileChunks = 0;
+        filePathTerms = new Set(pathWords(row.path).map(termOf));
+      }
+      let document = parsed.get(row.chunkId);
+      if (!document) {
+        document = parse(row.terms);
+        parsed.set(row.chunkId, document);
+      }
+      const id = documents.length;
+      documents.push({
+        file: files.length - 1,
+        chunkId: row.chunkId,
+        startLine: row.startLine,
+        endLine: row.endLine,
+        symbol: row.symbol,
+        language: row.language,
+      });
+      if (lexemes.length > fileFrequency.length) {
+        const bigger = new Float64Array(Math.max(lexemes.length, fileFrequency.length * 2));
+        bigger.set(fileFrequency);
+        fileFrequency = bigger;
+      }
+      for (let index = 0; index < document.terms.length; index += 1) {
+        const term = document.terms[index];
+        const count = document.counts[index];
+        chunkTriples.push(term, id, count);
+        if (fileFrequency[term] === 0) fileTouched.push(term);
+        fileFrequency[term] += count;
+      }
+      documentLengths.push(document.length);
+      documentFiles.push(files.length - 1);
+      fileChunks += 1;
+    }
+    closeFile();
+    this.files = files;
+    this.documents = documents;
+    this.lexemes = lexemes;
+    this.sortedTerms = Int32Array.from(lexemes.keys()).sort((a, b) => (lexemes[a] < lexemes[b] ? -1 : lexemes[a] > lexemes[b] ? 1 : 0));
+    this.chunkPostings = chunkTriples.toPostings(lexemes.length);
+    this.filePostings = fileTriples.toPostings(lexemes.length);
+    this.documentLengths = Float32Array.from(documentLengths);
+    this.documentFiles = Int32Array.from(documentFiles);
+    this.fileLengths = Float32Array.from(fileLengths);
+    this.averageDocumentLength = average(this.documentLengths);
+    this.averageFileLength = average(this.fileLengths);
+    let lexemeChars = 0;
+    for (const lexeme of lexemes) lexemeChars += lexeme.length;
+    this.weight =
+      2 * lexemeChars +
+      64 * lexemes.length +
+      8 * (this.chunkPostings.ids.length + this.filePostings.ids.length) +
+      140 * documents.length +
+      100 * files.length;
+    this.scratch = { frequency: new Float64Array(documents.length), scores: new Float64Array(documents.length), seen: new Uint8Array(documents.length) };
+  }
+
+  /** Buffers score() reuses (it is synchronous, so calls never overlap), sized for the chunk level. */
+  private readonly scratch: { frequency: Float64Array; scores: Float64Array; seen: Uint8Array };
+
+  get size(): { files: number; documents: number; lexemes: number } {
+    return { files: this.files.length, documents: this.documents.length, lexemes: this.lexemes.length };
+  }
+
+  /** The file of a chunk document. */
+  fileOf(document: number): number {
+    return this.documentFiles[document];
+  }
+
+  /** The term numbers a form matches: one exact lexeme, or every lexeme starting with a prefix. */
+  private termsOf(form: { lexeme: string; prefix: boolean }): number[] {
+    const sorted = this.sortedTerms;
+    let low = 0;
+    let high = sorted.length;
+    while (low < high) {
+      const middle = (low + high) >>> 1;
+      if (this.lexemes[sorted[middle]] < form.lexeme) low = middle + 1;
+      else high = middle;
+    }
+    const terms: number[] = [];
+    for (let at = low; at < sorted.length; at += 1) {
+      const lexeme = this.lexemes[sorted[at]];
+      if (form.prefix ? !lexeme.startsWith(form.lexeme) : lexeme !== form.lexeme) break;
+      terms.push(sorted[at]);
+      if (!form.prefix) break;
+    }
+    return terms;
+  }
+
+  /**
+   * BM25 scores of the chunk documents (`level: 'chunk'`) or files (`'file'`) for query groups:
+   * each group is one word of the question, its frequency in a document the weighted sum of its
+   * forms' frequencies, its idf from the documents holding any form. `accepted` (by file) leaves
+   * documents out (another directory, an excluded file). Answers the best `limit`, best first,
+   * ties by id (path and line order).
+   */
+  score(options: {
+    groups: readonly QueryGroup[];
+    level: 'chunk' | 'file';
+    parameters: Bm25Parameters;
+    accepted?: Uint8Array;
+    limit: number;
+  }): Scored[] {
+    const { groups, level, parameters, accepted } = options;
+    const chunks = level === 'chunk';
+    const postings = chunks ? this.chunkPostings : this.filePostings;
+    const lengths = chunks ? this.documentLengths : this.fileLengths;
+    const averageLength = Math.max(1, chunks ? this.averageDocumentLength : this.averageFileLength);
+    const total = lengths.length;
+    const { frequency, scores, seen } = this.scratch;
+    const touched: number[] = [];
+    const inGroup: number[] = [];
+    const { k1, b } = parameters;
+    for (const group of groups) {
+      inGroup.length = 0;
+      for (const form of group.forms) {
+        for (const term of this.termsOf(form)) {
+          for (let at = postings.starts[term]; at < postings.starts[term + 1]; at += 1) {
+            const id = postings.ids[at];
+            if (frequency[id] === 0) inGroup.push(id);
+            frequency[id] += form.weight * postings.tfs[at];
+          }
+        }
+      }
+      if (!inGroup.length) continue;
+      const idf = Math.log(1 + (total - inGroup.length + 0.5) / (inGroup.length + 0.5));
+      for (const id of inGroup) {
+        const tf = frequency[id];
+        frequency[id] = 0;
+        if (accepted && !accepted[chunks ? this.documentFiles[id] : id]) continue;
+        scores[id] += (idf * tf * (k1 + 1)) / (tf + k1 * (1 - b + (b * lengths[id]) / averageLength));
+        if (!seen[id]) {
+          seen[id] = 1;
+          touched.push(id);
+        }
+      }
+    }
+    const best = selectBest(touched, scores, options.limit);
+    for (const id of touched) {
+      scores[id] = 0;
+      seen[id] = 0;
+    }
+    return best;
+  }
+}
+
+/** The `limit` ids of the highest scores, best first, ties by the lower id: a bounded heap, not a sort of them all. */
+function selectBest(ids: readonly number[], scores: Float64Array, limit: number): Scored[] {
+  // A min-heap of the best so far: the root is the worst of them.
+  const heap: number[] = [];
+  const worse = (a: number, b: number) => scores[a] < scores[b] || (scores[a] === scores[b] && a > b);
+  const siftDown = (start: number) => {
+    let at = start;
+    for (;;) {
+      const left = 2 * at + 1;
+      const right = left + 1;
+      let smallest = at;
+      if (left < heap.length && worse(heap[left], heap[smallest])) smallest = left;
+      if (right < heap.length && worse(heap[right], heap[smallest])) smallest = right;
+      if (smallest === at) return;
+      [heap[at], heap[smallest]] = [heap[smallest], heap[at]];
+      at = smallest;
+    }
+  };
+  for (const id of ids) {
+    if (heap.length < limit) {
+      heap.push(id);
+      let at = heap.length - 1;
+      while (at > 0) {
+        const parent = (at - 1) >>> 1;
+        if (!worse(heap[at], heap[parent])) break;
+        [heap[at], heap[parent]] = [heap[parent], heap[at]];
+        at = parent;
+      }
+    } else if (limit > 0 && worse(heap[0], id)) {
+      heap[0] = id;
+      siftDown(0);
+    }
+  }
+  return heap.map((id) => ({ id, score: scores[id] })).sort((a, b) => b.score - a.score || a.id - b.id);
+}
+
+function average(values: Float32Array): number {
+  let sum = 0;
+  for (const value of values) sum += value;
+  return values.length ? sum / values.length : 0;
+}

@@ -1,0 +1,124 @@
+import { snapshotLexicalRows } from '../db/code-chunks';
+import type { PrismaClient } from '../db/prisma';
+import { stemWord } from '../llm/embedders/terms';
+import { LruCache } from '../lru-cache';
+import { LexicalIndex, type Bm25Parameters, type LexicalDocument, type QueryGroup } from './lexical-index';
+import { synonymsOf } from './synonyms';
+import { queryTerms } from './text-query';
+
+/**
+ * Exact keyword ranking of a snapshot's chunks and files: BM25 over the in-memory index of the
+ * snapshot (lexical-index.ts), built on first use and kept while it is used (a snapshot never
+ * changes). See src/search/README.md.
+ */
+
+/** A synonym's occurrences count this much of the word's own (synonyms.ts). */
+const SYNONYM_WEIGHT = 0.5;
+
+/** Chunks are short: their length matters less than a file's. */
+export const CHUNK_BM25: Bm25Parameters = { k1: 1.2, b: 0.5 };
+export const FILE_BM25: Bm25Parameters = { k1: 1.2, b: 0.75 };
+
+/** The lexemes a word matches in a full-text document, as text-query.ts's termForms matches them. */
+function formsOf(term: string, weight: number): QueryGroup['forms'] {
+  const stem = stemWord(term);
+  if (/^\d+$/.test(term)) return [{ lexeme: term, prefix: false, weight }];
+  if (stem.length >= 4 && (stem !== term || term.length >= 5)) return [{ lexeme: stem, prefix: true, weight }];
+  const forms = stem !== term ? [term, stem] : term.endsWith('s') ? [term] : [term, `${term}s`];
+  return forms.map((lexeme) => ({ lexeme, prefix: false, weight }));
+}
+
+/**
+ * The question's words as BM25 query groups: each word with its stem forms and its synonyms'
+ * (weighing SYNONYM_WEIGHT). A joined identifier (`parse_connection`, which queryTerms adds for
+ * `parseConnection`) is left out: the document holds its parts, which are words of the question too.
+ */
+export function queryGroups(question: string): QueryGroup[] {
+  const groups: QueryGroup[] = [];
+  for (const term of queryTerms(question)) {
+    if (term.includes('_')) continue;
+    const forms = new Map<string, QueryGroup['forms'][number]>();
+    for (const form of [...formsOf(term, 1), ...synonymsOf(term).flatMap((synonym) => formsOf(synonym, SYNONYM_WEIGHT))]) {
+      const key = `${form.lexeme}${form.prefix ? '*' : ''}`;
+      if ((forms.get(key)?.weight ?? 0) < form.weight) forms.set(key, form);
+    }
+    groups.push({ forms: [...forms.values()] });
+  }
+  return groups;
+}
+
+const DEFAULT_CACHE_BYTES = 256 * 1024 * 1024;
+let cache = new LruCache<string, LexicalIndex>(DEFAULT_CACHE_BYTES, (_key, index) => index.weight);
+const loading = new Map<string, Promise<LexicalIndex>>();
+
+/** Sets how many bytes of snapshot indexes a process keeps (SEARCH_INDEX_CACHE_MB); drops what it holds. */
+export function configureLexicalCache(bytes: number): void {
+  cache = new LruCache<string, LexicalIndex>(bytes, (_key, index) => index.weight);
+}
+
+/**
+ * The BM25 index of a snapshot: kept, or built from the database once however many searches ask
+ * for it at the same time. A snapshot with no rows is not kept (it may be one a run is still
+ * writing, or one that was just replaced).
+ */
+export async function lexicalIndexOf(prisma: PrismaClient, scope: { projectId: number; snapshotId: bigint }): Promise<LexicalIndex> {
+  const key = `${scope.projectId}:${scope.snapshotId}`;
+  const kept = cache.get(key);
+  if (kept) return kept;
+  let pending = loading.get(key);
+  if (!pending) {
+    pending = snapshotLexicalRows(prisma, scope)
+      .then((rows) => {
+        const index = new LexicalIndex(rows);
+        if (rows.length) cache.set(key, index);
+        return index;
+      })
+      .finally(() => loading.delete(key));
+    loading.set(key, pending);
+  }
+  return pending;
+}
+
+export type LexicalHit = LexicalDocument & { path: string; blob: string; role: string | null; score: number };
+
+export type LexicalFile = { path: string; score: number; best: LexicalHit };
+
+export type LexicalRanking = {
+  /** The best chunk documents, best first. */
+  chunks: LexicalHit[];
+  /** The best files by their own BM25 score, best first, each with its best chunk. */
+  files: LexicalFile[];
+};
+
+/**
+ * The best `limit` chunks and every scoring file of the index for a question, within a directory
+ * ('' for all) and without the files `excluded` names.
+ */
+export function rankLexically(
+  index: LexicalIndex,
+  options: { question: string; directory: string; excluded: (path: string) => boolean; limit: number; files: number },
+): LexicalRanking {
+  const groups = queryGroups(options.question);
+  if (!groups.length) return { chunks: [], files: [] };
+  const accepted = Uint8Array.from(index.files, (file) => (file.path.startsWith(options.directory) && !options.excluded(file.path) ? 1 : 0));
+  const hit = ({ id, score }: { id: number; score: number }): LexicalHit => {
+    const document = index.documents[id];
+    const file = index.files[document.file];
+    return { ...document, path: file.path, blob: file.blob, role: file.role, score };
+  };
+  const chunks = index.score({ groups, level: 'chunk', parameters: CHUNK_BM25, accepted, limit: options.limit }).map(hit);
+  const topFiles = index.score({ groups, level: 'file', parameters: FILE_BM25, accepted, limit: options.files });
+  // Each top file's best chunk: the chunk level again, over those files alone.
+  const ofTopFiles = new Uint8Array(index.files.length);
+  for (const { id } of topFiles) ofTopFiles[id] = 1;
+  const bestOfFile = new Map<number, LexicalHit>();
+  for (const scored of index.score({ groups, level: 'chunk', parameters: CHUNK_BM25, accepted: ofTopFiles, limit: Number.MAX_SAFE_INTEGER })) {
+    const file = index.fileOf(scored.id);
+    if (!bestOfFile.has(file)) bestOfFile.set(file, hit(scored));
+  }
+  const files = topFiles.flatMap(({ id, score }) => {
+    const best = bestOfFile.get(id);
+    return best ? [{ path: index.files[id].path, score, best }] : [];
+  });
+  return { chunks, files };
+}
