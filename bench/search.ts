@@ -35,10 +35,10 @@
  *    way is timed on a warmer process, buffers or machine than the other); then searchCode with
  *    and without the snapshot's whole-project mark (what a search gets once a second branch is
  *    indexed), alternated; then GraphQL 4 at a time; searchCode's parts timed apart; the plans
- *    (EXPLAIN, no settings forced) of vectorRanking and textRanking (every level, one statement) as
- *    searchCode runs them (with the ranked chunks' occurrences)
- *    for every question, tallied, with how many chunks each question's any-word text query
- *    matches (a level ranks at most 500 of its matches, 2,000 for the every-word level).
+ *    (EXPLAIN, no settings forced) of vectorRanking as searchCode runs it (with the ranked chunks'
+ *    occurrences) for every question, tallied. The keyword side is BM25 over the snapshot's
+ *    in-memory index (src/search/lexical-index.ts): the first search of a snapshot builds it, and
+ *    its build time is printed apart.
  * 4. Chat, at each size: the real service with role all, the model an OpenAI-compatible stub in
  *    this process that records when each POST /v1/chat/completions arrives and streams "ok" at
  *    once; aiAction with a REPOSITORY item, one message at a time: arrival at the model minus
@@ -64,14 +64,9 @@ import { indexRepository, type IndexRepositoryOptions, type IndexRunResult } fro
 import { createLogger } from '../src/logger';
 import { addMember, assignSeat, buyAddOn, createGroup, createProject } from '../src/namespaces/namespaces.service';
 import { indexReadiness, type IndexReadiness } from '../src/search/index-readiness';
-import {
-  searchCode,
-  textRanking,
-  textRankingWithOccurrences,
-  vectorRanking,
-  vectorRankingWithOccurrences,
-} from '../src/search/search-code';
-import { queryTerms, toTsQuery } from '../src/search/text-query';
+import { lexicalIndexOf, rankLexically } from '../src/search/lexical-search';
+import { searchCode, vectorRanking, vectorRankingWithOccurrences } from '../src/search/search-code';
+import { queryTerms } from '../src/search/text-query';
 import { startService, type Role, type RunningService } from '../src/start-service';
 import { PROJECT_ROOT } from '../src/paths';
 import { createToken, createUser } from '../src/users/users.service';
@@ -96,7 +91,6 @@ const WARM_UP = 100;
 const HITS = 10;
 const CANDIDATES = 50;
 const VECTOR_INDEX = 'code_chunks_embedding_512_idx';
-const TEXT_INDEX = 'code_chunks_search_text_idx';
 const GIT_ENV = {
   ...process.env,
   GIT_AUTHOR_NAME: 'bench',
@@ -246,20 +240,18 @@ async function vacuumAnalyze(url: string): Promise<void> {
 
 async function describeData(url: string, snapshotId: bigint): Promise<string> {
   return withClient(url, async (client) => {
-    const { rows } = await client.query<Record<'files' | 'chunks' | 'occurrences' | 'heap' | 'hnsw' | 'gin', string>>(
+    const { rows } = await client.query<Record<'files' | 'chunks' | 'occurrences' | 'heap' | 'hnsw', string>>(
       `SELECT (SELECT count(*) FROM code_index_files WHERE snapshot_id = $1) AS files,
               (SELECT count(*) FROM code_chunks) AS chunks,
               (SELECT count(*) FROM code_index_files f JOIN code_blob_chunks b ON b.project_id = f.project_id AND b.blob = f.blob AND
               b.variant = f.variant WHERE f.snapshot_id = $1) AS occurrences,
               pg_size_pretty(pg_table_size('code_chunks')) AS heap,
-              pg_size_pretty(pg_relation_size('${VECTOR_INDEX}')) AS hnsw,
-              pg_size_pretty(pg_relation_size('${TEXT_INDEX}')) AS gin`,
+              pg_size_pretty(pg_relation_size('${VECTOR_INDEX}')) AS hnsw`,
       [snapshotId.toString()],
     );
     const row = rows[0];
     return (
-      `${row.files} files, ${row.chunks} chunks (${row.occurrences} occurrences in files); code_chunks ${row.heap}, HNSW ` +
-      `${row.hnsw}, GIN ${row.gin}`
+      `${row.files} files, ${row.chunks} chunks (${row.occurrences} occurrences in files); code_chunks ${row.heap}, HNSW ` + `${row.hnsw}`
     );
   });
 }
@@ -527,7 +519,13 @@ async function measureParts(fixture: Fixture, questions: Question[], searchCodeM
     await vectorRanking(prisma, fixture.scope, vector, CANDIDATES);
     const vectorMs = performance.now() - started;
     started = performance.now();
-    await textRanking(prisma, fixture.scope, question.text, CANDIDATES);
+    rankLexically(await lexicalIndexOf(prisma, fixture.scope), {
+      question: question.text,
+      directory: '',
+      excluded: () => false,
+      limit: CANDIDATES,
+      files: CANDIDATES,
+    });
     const textMs = performance.now() - started;
     parts.embed.push(embed);
     parts.vector.push(vectorMs);
@@ -537,7 +535,7 @@ async function measureParts(fixture: Fixture, questions: Question[], searchCodeM
   console.log(`  searchCode's parts, each alone, afterwards (the questions' pages are in the buffers by now)`);
   console.log(`    embed question         ${spread(parts.embed)}`);
   console.log(`    vectorRanking (${CANDIDATES})     ${spread(parts.vector)}`);
-  console.log(`    textRanking (${CANDIDATES})       ${spread(parts.text)}`);
+  console.log(`    keyword BM25 (${CANDIDATES}, kept index) ${spread(parts.text)}`);
   console.log(`    remainder: fusion, hydration, grouping ≈ searchCode − max(embed + vector, text)   ${spread(parts.rest)}`);
 }
 
@@ -562,60 +560,22 @@ const dedent = (lines: string[]) => {
 
 async function explainPlans(fixture: Fixture, questions: Question[]): Promise<void> {
   const { prisma, embedder } = fixture.running.services;
-  const tally = { vector: new Map<string, number>(), text: new Map<string, number>() };
+  const tally = new Map<string, number>();
   const samples: Array<{ label: string; lines: string[] }> = [];
-  const matched: number[] = [];
   let hnsw = 0;
-  let gin = 0;
   for (const [index, question] of questions.entries()) {
     const [vector] = await embedder.embed([question.text]);
     const vectorPlan = planLines(
       (await vectorRankingWithOccurrences(prisma, fixture.scope, vector, CANDIDATES, { explain: true })) as unknown as PlanRow[],
     );
-    const textPlan = planLines(
-      (await textRankingWithOccurrences(prisma, fixture.scope, question.text, CANDIDATES, { explain: true })) as unknown as PlanRow[],
-    );
-    const terms = queryTerms(question.text);
-    if (terms.length)
-      matched.push(
-        Number(
-          (
-            await withClient(fixture.databaseUrl, (client) =>
-              client.query<{ count: string }>(
-                "SELECT count(*) AS count FROM code_chunks WHERE project_id = $1 AND search_text @@ to_tsquery('simple', $2)",
-                [fixture.scope.projectId, toTsQuery(terms)],
-              ),
-            )
-          ).rows[0].count,
-        ),
-      );
     if (vectorPlan.some((line) => line.includes(VECTOR_INDEX))) hnsw += 1;
-    if (textPlan.some((line) => line.includes(TEXT_INDEX))) gin += 1;
-    tally.vector.set(shapeOf(vectorPlan), (tally.vector.get(shapeOf(vectorPlan)) ?? 0) + 1);
-    tally.text.set(shapeOf(textPlan), (tally.text.get(shapeOf(textPlan)) ?? 0) + 1);
-    if (index < 2) {
-      samples.push({ label: `vectorRanking, ${JSON.stringify(question.text)}`, lines: vectorPlan });
-      samples.push({ label: `textRanking, ${JSON.stringify(question.text)}`, lines: textPlan });
-    }
+    tally.set(shapeOf(vectorPlan), (tally.get(shapeOf(vectorPlan)) ?? 0) + 1);
+    if (index < 2) samples.push({ label: `vectorRanking, ${JSON.stringify(question.text)}`, lines: vectorPlan });
   }
   console.log(`  plans as the planner picks them (EXPLAIN, nothing forced), ${questions.length} questions`);
-  console.log(
-    `    vectorRanking uses the HNSW index (${VECTOR_INDEX}) in ${hnsw}/${questions.length}; textRanking uses the GIN index ` +
-      `(${TEXT_INDEX}) in ${gin}/${questions.length}`,
-  );
-  const total = Number(
-    (
-      await withClient(fixture.databaseUrl, (client) =>
-        client.query<{ count: string }>('SELECT count(*) AS count FROM code_chunks WHERE project_id = $1', [fixture.scope.projectId]),
-      )
-    ).rows[0].count,
-  );
-  const share = (p: number) => `${percentile(matched, p)} (${((100 * percentile(matched, p)) / total).toFixed(0)}%)`;
-  console.log(`    chunks the any-word text query matches (a level ranks at most 500): p50 ${share(50)}, p95 ${share(95)} of ${total}`);
-  for (const [name, shapes] of Object.entries(tally)) {
-    for (const [shape, count] of [...shapes.entries()].sort((a, b) => b[1] - a[1]))
-      console.log(`    ${name} plan ×${String(count).padEnd(4)} ${shape}`);
-  }
+  console.log(`    vectorRanking uses the HNSW index (${VECTOR_INDEX}) in ${hnsw}/${questions.length}`);
+  for (const [shape, count] of [...tally.entries()].sort((a, b) => b[1] - a[1]))
+    console.log(`    vector plan ×${String(count).padEnd(4)} ${shape}`);
   for (const sample of samples) {
     console.log(`    ${sample.label}:`);
     for (const line of dedent(sample.lines)) console.log(`      ${line.length > 190 ? `${line.slice(0, 190)}…` : line}`);
@@ -630,6 +590,12 @@ const load = () =>
 
 async function measureSize(fixture: Fixture, questions: Questions): Promise<{ http: number; inProcess: number }> {
   console.log(`  (${load()} before, on ${os.cpus().length} cores)`);
+  const building = performance.now();
+  const keywordIndex = await lexicalIndexOf(fixture.running.services.prisma, fixture.scope);
+  console.log(
+    `  keyword index of the snapshot (${keywordIndex.size.documents} chunk documents, ${keywordIndex.size.lexemes} words, ` +
+      `${(keywordIndex.weight / 1e6).toFixed(1)} MB) built in ${(performance.now() - building).toFixed(0)} ms`,
+  );
   await requireVectorHits(fixture, questions.warmUp[0].text);
   await warmUp(fixture, questions.warmUp);
   const { http, inProcess, searchCodeMs } = await measureSequential(fixture, questions.timed);

@@ -130,6 +130,7 @@ const envSchema = z.object({
     .default(10),
   DATABASE_REQUEST_TIMEOUT_MS: positiveInt.max(600_000, 'must be at most 600000').default(15_000),
   AUTH_CACHE_MS: z.coerce.number({ message: 'must be a number' }).int().min(0).max(60_000, 'must be at most 60000').default(3_000),
+  SEARCH_INDEX_CACHE_MB: z.coerce.number({ message: 'must be a number' }).int().min(0).max(65_536, 'must be at most 65536').default(256),
   GATEKEEPER: booleanString.default(true),
   GATEKEEPER_CLEAR_THRESHOLD: z.coerce.number({ message: 'must be a number' }).min(0).max(1).optional(),
   GATEKEEPER_CONFIRM_THRESHOLD: z.coerce.number({ message: 'must be a number' }).min(0).max(1).optional(),
@@ -229,6 +230,8 @@ export type Config = Readonly<{
   workerNice: number;
   /** How long a token's, seat's or membership's look-up is reused (ms); 0 turns the cache off. Default 3,000. */
   authCacheMs: number;
+  /** MB of snapshots' keyword (BM25) indexes a process keeps for search; 0 builds one for every search. Default 256. */
+  searchIndexCacheMb: number;
   /** A request's limit on each database statement and each wait for a connection (jobs have none: a pool of their own). */
   databaseRequestTimeoutMs: number;
   /** How long a worker holds a job without renewing its lock before another worker takes it over. Default 30 s. */
@@ -372,6 +375,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     intentTimeoutMs: values.INTENT_TIMEOUT_MS,
     workerNice: values.WORKER_NICE,
     authCacheMs: values.AUTH_CACHE_MS,
+    searchIndexCacheMb: values.SEARCH_INDEX_CACHE_MB,
     databaseRequestTimeoutMs: values.DATABASE_REQUEST_TIMEOUT_MS,
     llm: Object.freeze({
       provider: values.LLM_PROVIDER,

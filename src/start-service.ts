@@ -1,3 +1,4 @@
+import { configureLexicalCache } from './search/lexical-search';
 import { createAiActionLimiter } from './auth/rate-limits';
 import 'reflect-metadata';
 import { createServer, type Server } from 'node:http';
@@ -119,6 +120,7 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
   }
 
   configureAuthCache(database.prisma, { ttlMs: config.authCacheMs });
+  configureLexicalCache(config.searchIndexCacheMb * 1024 * 1024);
   const queues: Queues = createQueues({ connection: requestRedis, prefix: config.redisPrefix, logger });
   const events = new EventBus({
     redis: requestRedis,

@@ -312,7 +312,7 @@ export async function blobsAtPaths(db: Db, options: { snapshotId: bigint; paths:
  * Under the project's lock, so a run adding chunks on another branch waits or is waited for.
  * Then, when the project has one snapshot and it is active, every chunk left occurs in it (every
  * chunk left is referenced by some snapshot's files): it is marked covers_project, which lets a
- * search of the whole snapshot skip the text levels' scope check (textMatchScope). Storing chunks clears the mark
+ * search of the whole snapshot rank vectors without a scope check (exactStatement). Storing chunks clears the mark
  * (insertChunks), under the same lock; deleting chunks or snapshots cannot make it untrue.
  *
  * `only` limits the look to those blob variants and their chunks: what an incremental run's
@@ -461,8 +461,8 @@ export type ChunkScope = {
   directory: string;
   /**
    * The snapshot was found to hold every chunk of the project (code_index_snapshots.covers_project,
-   * as read with it): a search of the whole snapshot then ranks the project's text matches without
-   * a scope check per match (textMatchScope). Default false.
+   * as read with it): a search of the whole snapshot then ranks the project's vectors without a
+   * scope check per chunk (exactStatement). Default false.
    */
   coversProject?: boolean;
   /**
@@ -509,33 +509,6 @@ function inScope(scope: ChunkScope, firstParameter: number) {
                    WHERE b.project_id = c.project_id AND b.chunk_id = c.id AND f.snapshot_id = $2::bigint AND ${directory.sql})`,
     parameters: directory.parameters,
   };
-}
-
-/**
- * The text levels' filter on their matches: inScope, which probes two indexes for every match (about
- * a fifth of the text statement's database CPU at 100k chunks), or nothing when the whole snapshot
- * is searched and it holds every chunk of the project (`coversProject`, the common case: one
- * indexed branch, garbage collected), where the check would keep every match.
- *
- * The flag is read before this statement runs, so a run of another branch (or of the next commit)
- * can store chunks in between: such a chunk can then take a place among a level's matches and in
- * the ranking, and nothing more, since the ranked chunks' occurrences are read from the snapshot's
- * files (occurrencesOfRanked) and a chunk with none is dropped (toRankedOccurrences). No code
- * outside the snapshot is ever returned (rankByTextLevels, without occurrences, for tests and the
- * bench, can then name such a chunk's id).
- *
- * The graph's vector statement (graphStatement) keeps inScope: it sorts neighbours by distance
- * alone, so equal distances (frequent with the lexical embedder) come in the plan's row order, and
- * without the check the planner picks other plans: other answers, for about 1 ms of a statement
- * that runs beside this longer one. (The exact statement of a project outside the graph orders by
- * distance, then id, and skips the check as this does.) Here the order is total (rank, then id);
- * what a plan can change is which matches of a level with more than its cap are ranked (see
- * rankByTextLevels).
- */
-function textMatchScope(scope: ChunkScope, firstParameter: number) {
-  // $2 stays typed (a statement without occurrences reads it nowhere else); once bound it is a constant.
-  if (scope.coversProject && !scope.directory) return { sql: '$2::bigint IS NOT NULL', parameters: [] as string[] };
-  return inScope(scope, firstParameter);
 }
 
 /** Where a ranked chunk occurs in the searched snapshot's files (a chunk can occur in several), with its content. */
@@ -679,7 +652,7 @@ const GRAPH_STATEMENT_FAMILY: PreparedFamily = { family: 'vector-graph', most: 8
 /**
  * A project not in the graph: every vector of the scope, read inline from code_chunk_vectors, by
  * exact distance, ties by id. A whole snapshot that holds every chunk of the project needs no check
- * (as textMatchScope); otherwise the scope's chunks come from its files first (a hash semi-join:
+ * (covers_project); otherwise the scope's chunks come from its files first (a hash semi-join:
  * for a directory, a few files).
  *
  * The vector size is compared inside the distance (another size, another embedder's chunk, gets
@@ -726,108 +699,6 @@ async function runRanking<T>(prisma: PrismaClient, statement: Statement, options
     });
   const rows = options.explain ? undefined : await poolRows(prisma, statement.sql, statement.parameters, { prepare: statement.prepare });
   return rows ? (rows as T) : run(prisma);
-}
-
-/** One level of a full-text ranking: a tsquery and how many of its matches are ranked at most. */
-export type TextLevel = { query: string; cap: number };
-
-/**
- * Chunks matching tsqueries, level by level (see textRanking in src/search/search-code.ts), ranked by
- * PostgreSQL's cover density against `rankBy`; a level is looked at only when those before gave
- * too few. Of a level's matches not taken by the levels before, only the PRERANK_FACTOR times as
- * many as it still needs, the first by term frequency (ts_rank), are ranked by cover density: on a
- * question with many forms ts_rank_cd costs ~25 µs a chunk, and ranking a capped level's 500
- * matches with it was a third of the slowest questions' time.
- *
- * One statement for every level (one round trip, one plan to EXPLAIN): level i's CTEs are read only
- * behind a one-time filter on how many the levels before found, and PostgreSQL computes a CTE only
- * when it is read, so a level that is not needed costs nothing.
- *
- * A level with more matches than its cap ranks the first ones its scan returns. A sequential scan
- * of a table larger than a quarter of shared_buffers would start where another scan of it is
- * (synchronize_seqscans), so which matches were ranked, and the answer, changed from run to run
- * (1 to 6 of the bench's 60 questions at 100k chunks). The setting is turned off for this statement
- * alone, like the vector ranking's settings: set_config(..., is_local) in a CTE that each level's
- * one-time filter reads before its scan starts (a sequential scan opens the table on its first
- * row). Every scan then starts at the table's first page: the same chunks each time, and fewer
- * pages read (the scan no longer wraps around from the middle).
- */
-export async function rankByTextLevels(
-  prisma: PrismaClient,
-  scope: ChunkScope,
-  request: TextLevelsRequest,
-  options: PlanOptions = {},
-): Promise<Ranked[]> {
-  if (!request.levels.length) return [];
-  return runRanking<Ranked[]>(prisma, textLevelsStatement(scope, request, false), options);
-}
-
-/** rankByTextLevels with where each ranked chunk occurs (occurrencesOfRanked), in the same statement. */
-export async function rankByTextLevelsWithOccurrences(
-  prisma: PrismaClient,
-  scope: ChunkScope,
-  request: TextLevelsRequest,
-  options: PlanOptions = {},
-): Promise<RankedOccurrences> {
-  if (!request.levels.length) return { ranking: [], occurrences: [] };
-  const rows = await runRanking<Array<ChunkOccurrence & { position: bigint }>>(prisma, textLevelsStatement(scope, request, true), options);
-  return options.explain ? (rows as never) : toRankedOccurrences(rows);
-}
-
-/**
- * A text level ranks by cover density (ts_rank_cd, ~25 µs a chunk against a question's forms) only
- * this many times the chunks it still needs, taken from its matches by term frequency (ts_rank, about
- * a tenth of the cost); see rankByTextLevels.
- */
-export const PRERANK_FACTOR = 3;
-
-export type TextLevelsRequest = { levels: readonly TextLevel[]; rankBy: string; limit: number };
-
-function textLevelsStatement(scope: ChunkScope, request: TextLevelsRequest, occurrences: boolean): Statement {
-  const { levels, rankBy, limit } = request;
-  // $1 project, $2 snapshot, $3 limit, $4 rankBy, $5.. the levels' tsqueries, then the directory's bounds.
-  const filter = textMatchScope(scope, 5 + levels.length);
-  const ctes: string[] = [];
-  const found: string[] = [];
-  levels.forEach((level, index) => {
-    const n = index + 1;
-    // Chunks the levels before took: this level ranks `limit` more than that, as a separate query would.
-    const before = found.length ? found.map((name) => `(SELECT count(*) FROM ${name})`).join(' + ') : '0';
-    const taken = found.map((name) => `SELECT id FROM ${name}`).join(' UNION ALL ');
-    // How many chunks this level still has to add.
-    const need = `GREATEST($3 - (${before}), 0)`;
-    ctes.push(
-      `matched_${n} AS MATERIALIZED (
-         SELECT c.id, c.search_text FROM code_chunks c
-          WHERE (SELECT count(*) FROM settings) = 1
-            AND c.project_id = $1 AND c.search_text @@ to_tsquery('simple', $${4 + n}) AND ${filter.sql}
-          LIMIT ${Number(level.cap)}
-       )`,
-      `found_${n} AS MATERIALIZED (
-         SELECT id, ts_rank_cd(search_text, to_tsquery('simple', $4), 1) AS rank FROM (
-           SELECT id, search_text FROM matched_${n}
-            WHERE ${before} < $3${taken ? ` AND id NOT IN (${taken})` : ''}
-            ORDER BY ts_rank(search_text, to_tsquery('simple', $4), 1) DESC, id
-            LIMIT ${PRERANK_FACTOR} * ${need}
-         ) preranked
-          ORDER BY rank DESC, id
-          LIMIT ${need}
-       )`,
-    );
-    found.push(`found_${n}`);
-  });
-  const hits = found.map((name, index) => `SELECT ${index + 1} AS level, id, rank FROM ${name}`).join(' UNION ALL ');
-  const ranked = occurrences
-    ? occurrencesOfRanked(
-        `SELECT id, row_number() OVER (ORDER BY level, rank DESC, id) AS position FROM (${hits}) hits`,
-        directoryCondition(scope.directory, 5 + levels.length).sql,
-      )
-    : `SELECT id AS "chunkId" FROM (${hits}) hits ORDER BY level, rank DESC, id`;
-  const settings = "settings AS MATERIALIZED (SELECT set_config('synchronize_seqscans', 'off', true) AS sync)";
-  return {
-    sql: `WITH ${settings},\n${ctes.join(',\n')}${occurrences ? ',' : ''}\n${ranked}`,
-    parameters: [scope.projectId, scope.snapshotId, limit, rankBy, ...levels.map((level) => level.query), ...filter.parameters],
-  };
 }
 
 /** Characters of code in a directory of a snapshot (each distinct chunk of each file counted once). */
@@ -915,8 +786,8 @@ export type LexicalRow = {
  * statement, so the rows are of one database snapshot.
  */
 export async function snapshotLexicalRows(prisma: PrismaClient, options: { projectId: number; snapshotId: bigint }): Promise<LexicalRow[]> {
-  const text = `SELECT f.path, f.blob, f.role, b.chunk_id AS "chunkId", b.start_line AS "startLine", b.end_line AS "endLine", b.symbol, b.language,
-          c.search_text::text AS terms
+  const text = `SELECT f.path, f.blob, f.role, b.chunk_id AS "chunkId", b.start_line AS "startLine", b.end_line AS "endLine",
+          b.symbol, b.language, c.search_text::text AS terms
      FROM code_index_files f
      JOIN code_blob_chunks b ON b.project_id = f.project_id AND b.blob = f.blob AND b.variant = f.variant
      JOIN code_chunks c ON c.project_id = b.project_id AND c.id = b.chunk_id
@@ -927,7 +798,10 @@ export async function snapshotLexicalRows(prisma: PrismaClient, options: { proje
 }
 
 /** The content of chunks by id (those of them the project has). */
-export async function chunkContents(prisma: PrismaClient, options: { projectId: number; ids: readonly string[] }): Promise<Map<string, string>> {
+export async function chunkContents(
+  prisma: PrismaClient,
+  options: { projectId: number; ids: readonly string[] },
+): Promise<Map<string, string>> {
   if (!options.ids.length) return new Map();
   const text = `SELECT id, content FROM code_chunks WHERE project_id = $1 AND id = ANY($2::text[])`;
   const parameters = [options.projectId, [...options.ids]];

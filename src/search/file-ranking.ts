@@ -60,7 +60,7 @@ const NAME_WEIGHT = 0.3;
 const DIRECTORY_WEIGHT = 0.1;
 const SYMBOL_WEIGHT = 0.1;
 /** Weight of a file's own BM25 score (scaled so the best file's is 1) beside its chunks' evidence. */
-const LEXICAL_WEIGHT = Number(process.env.TUNE_LEXICAL_WEIGHT ?? 0.5);
+const LEXICAL_WEIGHT = 0.5;
 /** Share of a test file's evidence lent to the implementation it is named after or imports. */
 const TEST_LEND = 0.3;
 

@@ -250,7 +250,11 @@ export class LexicalIndex {
       8 * (this.chunkPostings.ids.length + this.filePostings.ids.length) +
       140 * documents.length +
       100 * files.length;
-    this.scratch = { frequency: new Float64Array(documents.length), scores: new Float64Array(documents.length), seen: new Uint8Array(documents.length) };
+    this.scratch = {
+      frequency: new Float64Array(documents.length),
+      scores: new Float64Array(documents.length),
+      seen: new Uint8Array(documents.length),
+    };
   }
 
   /** Buffers score() reuses (it is synchronous, so calls never overlap), sized for the chunk level. */

@@ -100,7 +100,9 @@ export function rankLexically(
 ): LexicalRanking {
   const groups = queryGroups(options.question);
   if (!groups.length) return { chunks: [], files: [] };
-  const accepted = Uint8Array.from(index.files, (file) => (file.path.startsWith(options.directory) && !options.excluded(file.path) ? 1 : 0));
+  const accepted = Uint8Array.from(index.files, (file) =>
+    file.path.startsWith(options.directory) && !options.excluded(file.path) ? 1 : 0,
+  );
   const hit = ({ id, score }: { id: number; score: number }): LexicalHit => {
     const document = index.documents[id];
     const file = index.files[document.file];
@@ -112,7 +114,13 @@ export function rankLexically(
   const ofTopFiles = new Uint8Array(index.files.length);
   for (const { id } of topFiles) ofTopFiles[id] = 1;
   const bestOfFile = new Map<number, LexicalHit>();
-  for (const scored of index.score({ groups, level: 'chunk', parameters: CHUNK_BM25, accepted: ofTopFiles, limit: Number.MAX_SAFE_INTEGER })) {
+  for (const scored of index.score({
+    groups,
+    level: 'chunk',
+    parameters: CHUNK_BM25,
+    accepted: ofTopFiles,
+    limit: Number.MAX_SAFE_INTEGER,
+  })) {
     const file = index.fileOf(scored.id);
     if (!bestOfFile.has(file)) bestOfFile.set(file, hit(scored));
   }

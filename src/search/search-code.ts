@@ -3,20 +3,9 @@ import { embedderForVersion } from '../llm/embedders/create-embedder';
 import type { Embedder } from '../llm/embedders/embedder';
 import { fuseRankings } from './fuse-rankings';
 import { groupHits, type ChunkHit, type FileHits } from './group-hits';
-import {
-  rankByTextLevels,
-  rankByTextLevelsWithOccurrences,
-  rankByVector,
-  rankByVectorWithOccurrences,
-  chunkContents,
-  type ChunkOccurrence,
-  type PlanOptions,
-  type Ranked,
-  type RankedOccurrences,
-  type TextLevelsRequest,
-} from '../db/code-chunks';
+import { rankByVector, rankByVectorWithOccurrences, chunkContents, type ChunkOccurrence, type RankedOccurrences } from '../db/code-chunks';
 import type { SearchScope } from './search-scope';
-import { queryTerms, toAllTsQuery, toIdentifiersTsQuery, toPairsTsQuery, toTsQuery } from './text-query';
+import { queryTerms } from './text-query';
 import { rankFiles } from './file-ranking';
 import { expandQuestion } from './synonyms';
 import { isExcludedBy } from '../auth/context-exclusions';
@@ -52,66 +41,6 @@ export type SearchCodeResult = {
 /** Nearest chunks by cosine distance (the query is in src/db/code-chunks.ts). */
 export const vectorRanking = rankByVector;
 
-/** Matches of a broad text level (pairs of words, any word) ranked this deep at most; see textRanking. */
-const TEXT_RANK_CAP = 500;
-/** The same for the level of chunks holding every word: usually few, but bounded too. */
-const TEXT_RANK_CAP_ALL = 2_000;
-
-/**
- * Chunks matching the question's words (identifier-split), ranked by PostgreSQL's cover density
- * over all of them, level by level from the most to the least selective query so the cost does not
- * grow with how common a word is: chunks holding every word (three or more), then chunks naming
- * one of the question's identifiers whole, then chunks holding at least two words, then chunks with
- * any one; a level is looked at only when the levels before gave too few, at most TEXT_RANK_CAP
- * (TEXT_RANK_CAP_ALL) of its matches are looked at, and of those only three times as many as it
- * still needs, the first by term frequency, are ranked by cover density (rankByTextLevels).
- */
-export async function textRanking(
-  prisma: PrismaClient,
-  scope: SearchScope,
-  question: string,
-  limit: number,
-  options: PlanOptions = {},
-): Promise<Ranked[]> {
-  const request = textLevels(question, limit);
-  return request ? rankByTextLevels(prisma, scope, request, options) : [];
-}
-
-/** textRanking with where each ranked chunk occurs in the scope, read by the same statement (what searchCode runs). */
-export async function textRankingWithOccurrences(
-  prisma: PrismaClient,
-  scope: SearchScope,
-  question: string,
-  limit: number,
-  options: PlanOptions = {},
-): Promise<RankedOccurrences> {
-  const request = textLevels(question, limit);
-  return request ? rankByTextLevelsWithOccurrences(prisma, scope, request, options) : { ranking: [], occurrences: [] };
-}
-
-/** The levels of textRanking for a question; null when it has no words to search for. */
-function textLevels(question: string, limit: number): TextLevelsRequest | null {
-  const terms = queryTerms(question);
-  if (!terms.length) return null;
-  // The any-word query is also what every level ranks by.
-  const [all, identifiers, pairs, rankBy] = textLevelQueries(terms);
-  const levels = [
-    { query: all, cap: TEXT_RANK_CAP_ALL },
-    { query: identifiers, cap: TEXT_RANK_CAP },
-    { query: pairs, cap: TEXT_RANK_CAP },
-    { query: rankBy, cap: TEXT_RANK_CAP },
-  ].filter((level): level is { query: string; cap: number } => level.query !== null);
-  return { levels, rankBy, limit };
-}
-
-/**
- * The tsqueries of textRanking's levels for the question's terms, most selective first (null for a
- * level the terms do not make): every word, an identifier whole, two words, any word.
- */
-export function textLevelQueries(terms: readonly string[]): [string | null, string | null, string | null, string] {
-  return [toAllTsQuery(terms), toIdentifiersTsQuery(terms), toPairsTsQuery(terms), toTsQuery(terms)];
-}
-
 /** rankByVector with occurrences, as searchCode runs it. */
 export const vectorRankingWithOccurrences = rankByVectorWithOccurrences;
 
@@ -135,16 +64,6 @@ const LEXICAL_FILES = 30;
 
 /** Fused chunks looked up and ranked by file (file-ranking.ts), at least. */
 const CHUNKS_FOR_FILES = 60;
-
-/**
- * Weights of the vector and full-text rankings in the fusion. Vectors of the lexical embedder are a
- * hashed bag of the same words the full-text index holds, without its stemming and stop words:
- * they add little the text ranking does not know, so the text ranking counts twice
- * and the vectors mostly settle its near-ties. A model's vectors carry meaning of their own: equal.
- */
-function fusionWeights(embedder: Embedder | null): { vector: number; text: number } {
-  return embedder?.name === 'lexical' ? { vector: 1, text: 2 } : { vector: 1, text: 1 };
-}
 
 /**
  * Hybrid retrieval over one snapshot: the question embedded and searched by vector, the same
@@ -171,18 +90,20 @@ export async function searchCode(options: SearchCodeOptions): Promise<SearchCode
       : Promise.resolve(none),
     wantText
       ? lexicalIndexOf(prisma, scope).then((index) =>
-          rankLexically(index, { question: options.query, directory: scope.directory, excluded, limit: candidateCount, files: LEXICAL_FILES }),
+          rankLexically(index, {
+            question: options.query,
+            directory: scope.directory,
+            excluded,
+            limit: candidateCount,
+            files: LEXICAL_FILES,
+          }),
         )
       : Promise.resolve(null),
   ]);
   const text = lexical ? lexicalOccurrences(lexical.chunks) : none;
-  const weights = fusionWeights(embedder);
-  const lists = [
-    wantVector ? { ranking: vector.ranking, weight: weights.vector } : null,
-    wantText ? { ranking: text.ranking, weight: weights.text } : null,
-  ].filter((list): list is { ranking: string[]; weight: number } => list !== null);
-  const rankings = lists.map((list) => list.ranking);
-  const fused = fuseRankings(rankings, { k: FUSION_K, weights: lists.map((list) => list.weight) });
+  // Equal weights: exact BM25 holds its own beside the lexical embedder's vectors (docs/retrieval-eval.md).
+  const rankings = [wantVector ? vector.ranking : null, wantText ? text.ranking : null].filter((list): list is string[] => list !== null);
+  const fused = fuseRankings(rankings, { k: FUSION_K });
   // Enough chunks for file-level evidence: several chunks of one file, tests next to what they test.
   const chosen = fused.slice(0, Math.max(limit * 3, CHUNKS_FOR_FILES));
   const scoreOf = new Map(chosen.map((hit) => [hit.chunkId, hit.score]));

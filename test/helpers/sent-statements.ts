@@ -19,11 +19,14 @@ export async function sentStatements<T>(work: () => Promise<T>): Promise<{ resul
   }
 }
 
-/** How many full-text search statements `texts` holds, and how many of them checked each match against the snapshot (textMatchScope). */
+/**
+ * How many exact vector ranking statements (a project outside the HNSW graph) `texts` holds, and how
+ * many of them checked each vector against the snapshot's files (exactStatement in src/db/code-chunks.ts).
+ */
 export function scopeChecks(texts: readonly string[]): { searches: number; checked: number } {
-  const searches = texts.filter((text) => text.includes('matched_1 AS MATERIALIZED'));
+  const searches = texts.filter((text) => text.includes('FROM code_chunk_vectors c'));
   return {
     searches: searches.length,
-    checked: searches.filter((text) => text.includes('EXISTS (SELECT 1 FROM code_blob_chunks b')).length,
+    checked: searches.filter((text) => text.includes('c.id IN (SELECT b.chunk_id')).length,
   };
 }

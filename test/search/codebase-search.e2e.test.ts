@@ -1,7 +1,9 @@
 import type { Project } from '../../src/db/prisma';
 import { addMember, createProject } from '../../src/namespaces/namespaces.service';
 import { readCodebase } from '../../src/search/read-codebase';
-import { textRanking } from '../../src/search/search-code';
+import { vectorRanking } from '../../src/search/search-code';
+import { LexicalEmbedder } from '../../src/llm/embedders/lexical.embedder';
+import { toSql } from 'pgvector';
 import { groupWithSeat, unique, userWithToken, type UserWithToken } from '../helpers/fixtures';
 import { BILLING_FILES, createGitRepo, type GitRepo } from '../helpers/git-repo';
 import { readJson } from '../helpers/http';
@@ -193,7 +195,7 @@ describe('codebaseSearch and /projects/:id/search/semantic', () => {
   };
   const QUESTIONS = ['how is the vat amount computed for a line', 'parse connection', 'retry with backoff after a failure', 'invoice'];
 
-  it("ranks the project's chunks without a scope check per match when the snapshot holds them all, with the same answers", async () => {
+  it("ranks the project's vectors without a scope check per chunk when the snapshot holds them all, with the same answers", async () => {
     // One indexed branch, garbage collected: the run marked its snapshot.
     const snapshot = await mainSnapshot();
     expect(snapshot.coversProject).toBe(true);
@@ -228,14 +230,21 @@ describe('codebaseSearch and /projects/:id/search/semantic', () => {
       },
     });
     const content = 'export function computeVatAmountRacing(line) { return computeVatAmount(line) * vat * amount; }';
+    // The racing chunk's vector is the question's own: the nearest of all, unless the scope keeps it out.
+    const [question] = await new LexicalEmbedder().embed(['compute vat amount']);
     try {
       await service.prisma.$executeRawUnsafe(
         `INSERT INTO code_chunks (project_id, id, embedder_version, dims, embedding, content, search_text)
-         SELECT project_id, 'racing-chunk', embedder_version, dims, embedding, $2, to_tsvector('simple', $3)
+         SELECT project_id, 'racing-chunk', embedder_version, dims, NULL, $2, to_tsvector('simple', $3)
            FROM code_chunks WHERE project_id = $1 LIMIT 1`,
         project.id,
         content,
         'compute vat amount racing line compute vat amount vat amount',
+      );
+      await service.prisma.$executeRawUnsafe(
+        `INSERT INTO code_chunk_vectors (project_id, id, dims, embedding) VALUES ($1, 'racing-chunk', 512, $2::vector)`,
+        project.id,
+        toSql(question),
       );
       await service.prisma.codeBlobChunk.create({
         data: {
@@ -257,10 +266,10 @@ describe('codebaseSearch and /projects/:id/search/semantic', () => {
       expect((await mainSnapshot()).coversProject).toBe(true);
       const scope = { projectId: project.id, snapshotId: snapshot.id, directory: '', vectorGraph: false };
       // Ranked without the check it takes a place (the rankings without occurrences name it); with the check it does not.
-      expect(
-        (await textRanking(service.prisma, { ...scope, coversProject: true }, 'compute vat amount', 10)).map((hit) => hit.chunkId),
-      ).toContain('racing-chunk');
-      expect((await textRanking(service.prisma, scope, 'compute vat amount', 10)).map((hit) => hit.chunkId)).not.toContain('racing-chunk');
+      expect((await vectorRanking(service.prisma, { ...scope, coversProject: true }, question, 10)).map((hit) => hit.chunkId)).toContain(
+        'racing-chunk',
+      );
+      expect((await vectorRanking(service.prisma, scope, question, 10)).map((hit) => hit.chunkId)).not.toContain('racing-chunk');
       const { result, texts } = await sentStatements(() => search({ query: 'compute vat amount' }));
       expect(scopeChecks(texts)).toEqual({ searches: 1, checked: 0 });
       const hits = result.body.data!.codebaseSearch;

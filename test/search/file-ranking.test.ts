@@ -1,7 +1,7 @@
+import { queryTerms } from '../../src/search/text-query';
 import { fileRole } from '../../src/indexing/file-role';
 import { questionIntent, rankFiles, type FileEvidence } from '../../src/search/file-ranking';
 import { expandQuestion, synonymsOf } from '../../src/search/synonyms';
-import { queryTerms, termGroup, toAllTsQuery, toIdentifiersTsQuery } from '../../src/search/text-query';
 
 const hit = (path: string, score: number, extra: Partial<FileEvidence> = {}): FileEvidence => ({
   path,
@@ -115,17 +115,6 @@ describe('synonyms', () => {
     expect(synonymsOf('thenable')).toContain('promise');
     expect(synonymsOf('promise')).not.toContain('promise');
     expect(synonymsOf('zebra')).toEqual([]);
-  });
-
-  it('join a term’s group in the full-text query, so a group still counts as one word', () => {
-    expect(termGroup('err')).toBe('((err | errs) | error:* | exception:*)');
-    expect(termGroup('packets')).toBe('packet:*');
-    expect(toAllTsQuery(['promise', 'resolve', 'chain'])).toBe('(promise:* | thenable:* | async:* | await:*) & resolve:* & chain:*');
-  });
-
-  it('make the identifier level of the joined terms alone, and none for a question naming no identifier', () => {
-    expect(toIdentifiersTsQuery(queryTerms('where is parseConnection called from read_packet'))).toBe('parse_connection | read_packet');
-    expect(toIdentifiersTsQuery(queryTerms('how is a connection parsed'))).toBeNull();
   });
 
   it('are appended to the question the lexical embedder embeds', () => {
