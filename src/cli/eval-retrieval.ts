@@ -2,9 +2,14 @@ import os from 'node:os';
 import { parseArgs } from 'node:util';
 import { AppError, badInput } from '../errors';
 import { MRR_DEPTH } from '../evaluation/evaluate-retrieval';
+import { formatMetricsTable, type RetrievalQuestion } from '../evaluation/evaluate-retrieval';
+import { loadQuestionSets, type QuestionSet } from '../evaluation/question-sets';
 import {
   createWorkspace,
   evaluateStrategy,
+  formatIndexTable,
+  metricsRows,
+  writeSetsJson,
   loadQuestions,
   prepareSource,
   removeWorkspace,
@@ -22,12 +27,14 @@ import type { RetrievalMode } from '../search/search-code';
 import { runCommand } from './run-command';
 
 // npm run eval:retrieval -- (--repo <path> | --npm <spec>) --questions <file.jsonl> [--json out.json]
+// npm run eval:retrieval -- --sets data/retrieval-eval/sets.json [--set <name>]... [--role tuning|held-out]
 // Indexes one repository once per chunking strategy into temporary projects, asks every labelled
 // question in every retrieval mode, prints recall@k and MRR per strategy and mode on stdout
 // (progress on stderr), and removes the temporary projects and their indexes again.
 const MODES: readonly RetrievalMode[] = ['vector', 'text', 'hybrid'];
 
 const USAGE = `Usage: npm run eval:retrieval -- (--repo <path> | --npm <spec>) --questions <file.jsonl> [options]
+       npm run eval:retrieval -- --sets <sets.json> [--set <name>]... [--role tuning|held-out] [options]
 
 Measures code search on labelled questions: the repository is indexed once per chunking strategy
 (${CHUNK_STRATEGIES.join(', ')}) in temporary projects of the configured database (DATABASE_URL,
@@ -40,7 +47,13 @@ question lists. The temporary projects are removed at the end, also when the run
   --repo       a local git repository to index
   --npm        an npm package spec (e.g. mysql@2.18.1), made into a git repository in a cache
                folder under ${os.tmpdir()}
-  --questions  JSON Lines, one {"q": "...", "files": ["path", ...]} per line (required)
+  --questions  JSON Lines, one {"q": "...", "files": ["path", ...]} per line (required with --repo or --npm)
+  --sets       a list of question sets (data/retrieval-eval/sets.json): each set's source (an npm
+               spec, or a Debian source package=version, fetched with apt-get source: needs a
+               deb-src entry) is made into a repository in a cache folder under ${os.tmpdir()},
+               and one table of every set, mode and the baseline is printed
+  --set        only this set of --sets; repeat for several (default: all)
+  --role       only the sets of this role of --sets: tuning or held-out (default: both)
   --ref        the branch, tag or commit to index (default: HEAD)
   --strategy   only this chunking strategy; repeat for several (default: all)
   --mode       only this retrieval mode; repeat for several (default: all)
@@ -76,6 +89,9 @@ function parse(argv: string[]): RetrievalEvalOptions {
         exclude: { type: 'string', multiple: true },
         neutral: { type: 'string', multiple: true },
         json: { type: 'string' },
+        sets: { type: 'string' },
+        set: { type: 'string', multiple: true },
+        role: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
       strict: true,
@@ -87,14 +103,20 @@ function parse(argv: string[]): RetrievalEvalOptions {
     }
     const repo = values.repo?.trim() || undefined;
     const npm = values.npm?.trim() || undefined;
-    if (!repo === !npm) throw badInput('give exactly one of --repo and --npm');
-    if (!values.questions?.trim()) throw badInput('--questions is required');
+    const sets = values.sets?.trim() || undefined;
+    if ([repo, npm, sets].filter(Boolean).length !== 1) throw badInput('give exactly one of --repo, --npm and --sets');
+    if (!sets && !values.questions?.trim()) throw badInput('--questions is required with --repo or --npm');
+    if (sets && values.questions !== undefined) throw badInput("--questions goes with --repo or --npm; --sets names each set's own");
+    if (!sets && (values.set !== undefined || values.role !== undefined)) throw badInput('--set and --role go with --sets');
+    if (values.role !== undefined && !['tuning', 'held-out'].includes(values.role)) throw badInput('--role must be tuning or held-out');
     if (values.json !== undefined && !values.json.trim()) throw badInput('--json needs a file name');
     if (values.ref !== undefined && !values.ref.trim()) throw badInput('--ref needs a branch, tag or commit');
     return {
       repo,
       npm,
-      questions: values.questions.trim(),
+      questions: values.questions?.trim() ?? '',
+      debian: undefined,
+      sets: sets ? { file: sets, names: values.set ?? [], role: values.role as 'tuning' | 'held-out' | undefined } : undefined,
       ref: values.ref?.trim() || 'HEAD',
       strategies: pick(values.strategy, CHUNK_STRATEGIES, '--strategy'),
       modes: pick(values.mode, MODES, '--mode'),
@@ -108,7 +130,35 @@ function parse(argv: string[]): RetrievalEvalOptions {
 }
 
 const args = parse(process.argv.slice(2));
-const questions = loadQuestions(args.questions);
+
+/** What one run evaluates: the source and questions given, or each chosen set of a --sets list. */
+function evaluations(): Array<{ set?: QuestionSet; args: RetrievalEvalOptions; questions: RetrievalQuestion[] }> {
+  if (!args.sets) return [{ args, questions: loadQuestions(args.questions) }];
+  const { file, names, role } = args.sets;
+  let sets: QuestionSet[];
+  try {
+    sets = loadQuestionSets(file);
+  } catch (error) {
+    usageError(error instanceof AppError ? error.userMessage : (error as Error).message);
+  }
+  const unknown = names.find((name) => !sets.some((set) => set.name === name));
+  if (unknown) usageError(`--set ${unknown}: ${file} has no such set (it has ${sets.map((set) => set.name).join(', ')})`);
+  return sets
+    .filter((set) => (!names.length || names.includes(set.name)) && (!role || set.role === role))
+    .map((set) => ({
+      set,
+      args: {
+        ...args,
+        npm: set.npm,
+        repo: undefined,
+        debian: set.debian ? { source: set.debian, name: set.name } : undefined,
+        questions: set.questionsPath,
+      },
+      questions: loadQuestions(set.questionsPath),
+    }));
+}
+
+const chosen = evaluations();
 
 void runCommand(async ({ config, database, logger }) => {
   const { prisma } = database;
@@ -121,32 +171,55 @@ void runCommand(async ({ config, database, logger }) => {
   process.once('SIGTERM', interrupt);
   const status = new ProgressBar({ stream: process.stderr, unit: 'steps' });
   try {
-    const source = await prepareSource(args, status);
     const embedder = await createEmbedder(config.embeddings);
-    const context: EvaluationContext = { prisma, config, logger, embedder, args, source, questions, signal: controller.signal };
-    const workspace = await createWorkspace(prisma, {
-      repository: source.repository,
-      strategies: args.strategies,
-      exclusions: args.exclusions,
-    });
     const indexes: IndexFigures[] = [];
     const runs: RunFigures[] = [];
-    try {
-      for (const strategy of args.strategies) {
-        const result = await evaluateStrategy(context, {
-          projectId: workspace.projects.get(strategy)!,
-          strategy,
-          baseline: indexes.length === 0,
-        });
-        indexes.push(result.index);
-        runs.push(...result.runs);
+    let last: EvaluationContext | undefined;
+    for (const { set, args: setArgs, questions } of chosen) {
+      const source = await prepareSource(setArgs, status);
+      const context: EvaluationContext = { prisma, config, logger, embedder, args: setArgs, source, questions, signal: controller.signal };
+      const workspace = await createWorkspace(prisma, {
+        repository: source.repository,
+        strategies: setArgs.strategies,
+        exclusions: setArgs.exclusions,
+      });
+      const setIndexes: IndexFigures[] = [];
+      const setRuns: RunFigures[] = [];
+      try {
+        for (const strategy of setArgs.strategies) {
+          const result = await evaluateStrategy(context, {
+            projectId: workspace.projects.get(strategy)!,
+            strategy,
+            baseline: setIndexes.length === 0,
+          });
+          setIndexes.push({ ...result.index, set: set?.name });
+          setRuns.push(...result.runs.map((run) => ({ ...run, set: set?.name })));
+        }
+      } finally {
+        status.status(`removing the temporary projects of ${workspace.group.fullPath}…`);
+        await removeWorkspace(prisma, workspace.group);
       }
-    } finally {
-      status.status(`removing the temporary projects of ${workspace.group.fullPath}…`);
-      await removeWorkspace(prisma, workspace.group);
+      if (args.json && !set) writeJson(args.json, { context, indexes: setIndexes, runs: setRuns });
+      if (set) process.stderr.write(`${set.name} (${set.language}, ${set.role}):\n${formatMetricsTable(metricsRows(setRuns))}\n\n`);
+      indexes.push(...setIndexes);
+      runs.push(...setRuns);
+      last = context;
     }
-    if (args.json) writeJson(args.json, { context, indexes, runs });
-    process.stdout.write(report({ context, indexes, runs }));
+    if (!args.sets) {
+      process.stdout.write(report({ context: last!, indexes, runs }));
+      return undefined;
+    }
+    if (args.json) writeSetsJson(args.json, { embedder: embedder.version, sets: chosen.map((entry) => entry.set!), indexes, runs });
+    process.stdout.write(
+      [
+        `Retrieval on ${chosen.length} question sets, embedder ${embedder.version}; search time per question in ms`,
+        '',
+        formatMetricsTable(metricsRows(runs)),
+        '',
+        formatIndexTable(indexes),
+        '',
+      ].join('\n'),
+    );
     return undefined;
   } finally {
     process.off('SIGINT', interrupt);

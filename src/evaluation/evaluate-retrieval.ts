@@ -94,8 +94,21 @@ export function scoreRanks(ranks: ReadonlyArray<number | null>): RetrievalMetric
   return { questions: count, recallAt1: within(1), recallAt5: within(5), recallAt10: within(10), mrr: share(reciprocal) };
 }
 
-/** One line of the results table. */
-export type MetricsRow = { strategy: string; mode: string; metrics: RetrievalMetrics; meanSearchMs?: number };
+/** A row of the results table: a set (when there are several), a strategy, a mode, and the search times when measured. */
+export type MetricsRow = {
+  set?: string;
+  strategy: string;
+  mode: string;
+  metrics: RetrievalMetrics;
+  latency?: { p50: number; p95: number };
+};
+
+/** The p-th percentile (nearest rank) of values, 0 for none. */
+export function percentile(values: readonly number[], p: number): number {
+  if (!values.length) return 0;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
+}
 
 /** Lays out rows of cells as a plain-text table: a header, a rule, columns padded (numbers to the right). */
 export function formatTable(header: readonly string[], rows: ReadonlyArray<readonly string[]>): string {
@@ -113,20 +126,22 @@ export function formatTable(header: readonly string[], rows: ReadonlyArray<reado
 
 const fixed = (value: number) => value.toFixed(3);
 
-/** The strategy × mode table: R@1, R@5, R@10 and MRR to three places, and the mean search time when known. */
+/** The (set ×) strategy × mode table: R@1, R@5, R@10 and MRR to three places, and search time p50 and p95 when measured. */
 export function formatMetricsTable(rows: readonly MetricsRow[]): string {
-  const withTime = rows.some((row) => row.meanSearchMs !== undefined);
-  const header = ['strategy', 'mode', 'R@1', 'R@5', 'R@10', 'MRR', ...(withTime ? ['ms/query'] : [])];
+  const withTime = rows.some((row) => row.latency !== undefined);
+  const withSet = rows.some((row) => row.set !== undefined);
+  const header = [...(withSet ? ['set'] : []), 'strategy', 'mode', 'R@1', 'R@5', 'R@10', 'MRR', ...(withTime ? ['p50 ms', 'p95 ms'] : [])];
   return formatTable(
     header,
     rows.map((row) => [
+      ...(withSet ? [row.set ?? '-'] : []),
       row.strategy,
       row.mode,
       fixed(row.metrics.recallAt1),
       fixed(row.metrics.recallAt5),
       fixed(row.metrics.recallAt10),
       fixed(row.metrics.mrr),
-      ...(withTime ? [row.meanSearchMs === undefined ? '-' : row.meanSearchMs.toFixed(1)] : []),
+      ...(withTime ? (row.latency ? [row.latency.p50.toFixed(1), row.latency.p95.toFixed(1)] : ['-', '-']) : []),
     ]),
   );
 }

@@ -162,16 +162,64 @@ async function pack(spec: string, destination: string): Promise<string> {
  * `directory`, reusing it when it already holds that spec. Answers the repository's absolute path,
  * its HEAD sha and the number and total size of its files.
  */
-export async function materializeNpmPackage(options: {
-  spec: string;
-  directory: string;
-}): Promise<{ repository: string; commit: string; files: number; bytes: number }> {
+export async function materializeNpmPackage(options: { spec: string; directory: string }): Promise<MaterializedPackage> {
   const spec = options.spec.trim();
   if (!spec || spec.startsWith('-') || /[\0\r\n]/.test(spec)) throw new Error(`"${options.spec.slice(0, 100)}" is not a package spec`);
+  return materializeTarball({ message: spec, directory: options.directory, fetch: (scratch) => pack(spec, scratch) });
+}
+
+/**
+ * Materializes a Debian source package's upstream tarball (`package=version`, fetched with
+ * `apt-get source --download-only`, which needs a deb-src entry for a suite that has that
+ * version) as a git repository in `directory`, committed with `message` (the question set's name,
+ * as data/retrieval-eval/README.md makes it by hand, so the sha is the same).
+ */
+export async function materializeDebianSource(options: {
+  source: string;
+  message: string;
+  directory: string;
+}): Promise<MaterializedPackage> {
+  const source = options.source.trim();
+  const match = /^([a-z0-9][a-z0-9.+-]*)=([0-9][A-Za-z0-9.+~:-]*)$/.exec(source);
+  if (!match) throw new Error(`"${source.slice(0, 100)}" is not a Debian source package=version`);
+  const [, name, version] = match;
+  const upstream = version.replace(/^\d+:/, '').replace(/-[^-]*$/, '');
+  return materializeTarball({
+    message: options.message,
+    directory: options.directory,
+    fetch: async (scratch) => {
+      // apt-get fails as a whole when one file of the source package is missing from the mirror;
+      // only the upstream tarball is needed, so what it left behind decides.
+      const failure = await run('apt-get', ['source', '--download-only', source], { cwd: scratch, timeoutMs: NPM_TIMEOUT_MS }).then(
+        () => null,
+        (error: Error) => error,
+      );
+      const tarball = (await readdir(scratch)).find((file) => file.startsWith(`${name}_${upstream}.orig.tar.`) && !file.endsWith('.asc'));
+      if (!tarball)
+        throw new Error(
+          `apt-get source ${source} left no ${name}_${upstream}.orig.tar.*` +
+            (failure ? `: ${failure.message} (is a deb-src entry for a suite with that version configured?)` : ''),
+        );
+      return path.join(scratch, tarball);
+    },
+  });
+}
+
+/**
+ * A tarball (from `fetch`, into a scratch folder) unpacked without its top folder and committed
+ * with `message` as a git repository in `directory`; reused when `directory` already holds a
+ * repository made here with that message, replaced when it holds one made here with another.
+ */
+async function materializeTarball(options: {
+  message: string;
+  directory: string;
+  fetch: (scratch: string) => Promise<string>;
+}): Promise<MaterializedPackage> {
+  const { message } = options;
   const repository = path.resolve(options.directory);
 
   const existing = await readExisting(repository);
-  if (existing?.spec === spec) return describe(repository);
+  if (existing?.spec === message) return describe(repository);
   const replace = existing !== null && existing.author === AUTHOR_EMAIL;
   if (!replace && !(await isEmptyOrMissing(repository))) {
     throw new Error(`${repository} is not empty and holds no package materialized here: refusing to overwrite it`);
@@ -183,20 +231,20 @@ export async function materializeNpmPackage(options: {
   // Built beside the target, then renamed in: an interrupted run never leaves a half repository there.
   const building = path.join(parent, `.${path.basename(repository)}.${randomBytes(6).toString('hex')}.tmp`);
   try {
-    const tarball = await pack(spec, scratch);
+    const tarball = await options.fetch(scratch);
     await mkdir(building);
-    await run('tar', ['-xzf', tarball, '-C', building, '--strip-components=1', '--no-same-owner', '--no-same-permissions']);
+    await run('tar', ['-xf', tarball, '-C', building, '--strip-components=1', '--no-same-owner', '--no-same-permissions']);
     await git(building, ['init', '-q']);
     await git(building, ['add', '-A', '--force']);
-    await git(building, ['commit', '-q', '--allow-empty', '--no-verify', '-m', spec]);
+    await git(building, ['commit', '-q', '--allow-empty', '--no-verify', '-m', message]);
 
     if (replace) await rm(repository, { recursive: true, force: true });
     else await rmdir(repository).catch(() => undefined); // empty or missing, checked above
     try {
       await rename(building, repository);
     } catch (error) {
-      // Another run may have materialized the same spec meanwhile: take its result.
-      if ((await readExisting(repository))?.spec === spec) return await describe(repository);
+      // Another run may have materialized the same source meanwhile: take its result.
+      if ((await readExisting(repository))?.spec === message) return await describe(repository);
       throw error;
     }
     // Awaited here, not returned pending: a failing clean-up below must not leave it unhandled.

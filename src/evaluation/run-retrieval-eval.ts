@@ -8,13 +8,15 @@ import path from 'node:path';
 import type { Config } from '../config';
 import type { PrismaClient } from '../db/prisma';
 import { AppError, badInput } from '../errors';
-import { materializeNpmPackage } from './npm-source';
+import { materializeDebianSource, materializeNpmPackage } from './npm-source';
 import {
   firstHitRank,
   formatMetricsTable,
   formatTable,
   MRR_DEPTH,
   parseQuestions,
+  percentile,
+  type MetricsRow,
   scoreRanks,
   scoredFiles,
   type RetrievalMetrics,
@@ -32,6 +34,8 @@ import { searchCode, type RetrievalMode } from '../search/search-code';
 import ignore from 'ignore';
 import { formatCount, ProgressBar } from '../progress-bar';
 import { snapshotFiles, storedChunkBytes } from '../db/code-chunks';
+import { CODE_INDEX_TABLES, refreshTableStatistics } from '../db/table-statistics';
+import { lexicalIndexOf } from '../search/lexical-search';
 
 /** What a retrieval evaluation runs on and how (the eval:retrieval command's options). */
 export type RetrievalEvalOptions = {
@@ -44,6 +48,10 @@ export type RetrievalEvalOptions = {
   exclusions: string[];
   neutral: string[];
   json: string | undefined;
+  /** A Debian source package=version to materialize (its upstream tarball), committed with `name`. */
+  debian: { source: string; name: string } | undefined;
+  /** A list of question sets to evaluate instead of one source (the CLI's --sets, --set, --role). */
+  sets: { file: string; names: string[]; role: 'tuning' | 'held-out' | undefined } | undefined;
 };
 
 /** The questions file, validated before anything is indexed; a bad line stops the run with its number. */
@@ -84,6 +92,20 @@ export async function prepareSource(args: RetrievalEvalOptions, bar: ProgressBar
       });
     }
     label = args.npm;
+  } else if (args.debian) {
+    const { source, name } = args.debian;
+    bar.status(`${source}: fetching the Debian source package…`);
+    try {
+      const directory = path.join(os.tmpdir(), 'duo-eval-sources', name);
+      repository = (await materializeDebianSource({ source, message: name, directory })).repository;
+    } catch (error) {
+      throw new AppError({
+        code: 'BAD_USER_INPUT',
+        userMessage: `The Debian source ${source} could not be fetched: ${(error as Error).message}`,
+        cause: error,
+      });
+    }
+    label = `${name} (${source})`;
   } else {
     repository = path.resolve(args.repo!);
     label = repository;
@@ -95,13 +117,25 @@ export async function prepareSource(args: RetrievalEvalOptions, bar: ProgressBar
   return { label, repository, commit };
 }
 
-export type IndexFigures = { strategy: ChunkStrategy; files: number; chunks: number; storedBytes: number; durationMs: number };
+export type IndexFigures = {
+  set?: string;
+  strategy: ChunkStrategy;
+  files: number;
+  chunks: number;
+  storedBytes: number;
+  durationMs: number;
+  /** Building the snapshot's keyword (BM25) index, which the first search after indexing does. */
+  keywordIndexMs: number;
+};
 export type QuestionResult = { rank: number | null; files: string[] };
 export type RunFigures = {
+  /** The question set, when several are evaluated in one run. */
+  set?: string;
   strategy: ChunkStrategy | 'files';
   mode: RetrievalMode | 'bm25';
   metrics: RetrievalMetrics;
-  meanSearchMs: number;
+  /** Each question's search time (ms), in the file's order. */
+  searchMs: number[];
   questions: QuestionResult[];
 };
 
@@ -132,19 +166,15 @@ async function bm25Baseline(context: EvaluationContext, snapshotId: bigint): Pro
   for await (const { blob, content } of readBlobs({ repository: context.source.repository }, [...new Set(wanted.map((file) => file.blob))]))
     text.set(blob, content?.toString('utf8') ?? '');
   const index = buildBm25Index(wanted.map((file) => ({ path: file.path, text: text.get(file.blob) ?? '' })));
-  const started = performance.now();
+  const searchMs: number[] = [];
   const results: QuestionResult[] = questions.map((question) => {
+    const started = performance.now();
     const files = scoredFiles(index.rank(question.q, args.neutral.length ? MRR_DEPTH * 2 : MRR_DEPTH), { neutral: args.neutral });
+    searchMs.push(performance.now() - started);
     return { rank: firstHitRank(files, question.files), files };
   });
   const metrics = scoreRanks(results.map((result) => result.rank));
-  return {
-    strategy: 'files',
-    mode: 'bm25',
-    metrics,
-    meanSearchMs: (performance.now() - started) / Math.max(1, questions.length),
-    questions: results,
-  };
+  return { strategy: 'files', mode: 'bm25', metrics, searchMs, questions: results };
 }
 
 export async function evaluateStrategy(
@@ -201,19 +231,24 @@ export async function evaluateStrategy(
     embedderVersion: snapshot.embedderVersion,
     exclusions: args.exclusions,
   };
+  // As the service finds the tables after autovacuum: fresh statistics (src/db/table-statistics.ts).
+  await refreshTableStatistics(prisma, { tables: CODE_INDEX_TABLES });
+  const keywordStarted = performance.now();
+  await lexicalIndexOf(prisma, scope);
   const index: IndexFigures = {
     strategy,
     files: result.files,
     chunks: result.chunks,
     storedBytes: await storedChunkBytes(prisma, projectId),
     durationMs,
+    keywordIndexMs: Math.round(performance.now() - keywordStarted),
   };
 
   const runs: RunFigures[] = options.baseline ? [await bm25Baseline(context, snapshot.id)] : [];
   for (const mode of args.modes) {
     const bar = new ProgressBar({ stream: process.stderr, unit: 'questions' });
     const results: QuestionResult[] = [];
-    let searchMs = 0;
+    const searchMs: number[] = [];
     for (const question of questions) {
       signal.throwIfAborted();
       bar.update({ label: `${strategy} ${mode}`, done: results.length, total: questions.length });
@@ -222,7 +257,7 @@ export async function evaluateStrategy(
       // twice as many when neutral files will be dropped from it.
       const limit = args.neutral.length ? MRR_DEPTH * 2 : MRR_DEPTH;
       const answer = await searchCode({ prisma, embedder, scope, query: question.q, limit, maxPerFile: 1, mode });
-      searchMs += performance.now() - searchStarted;
+      searchMs.push(performance.now() - searchStarted);
       const files = scoredFiles(
         answer.files.map((file) => file.path),
         { neutral: args.neutral },
@@ -232,13 +267,41 @@ export async function evaluateStrategy(
     bar.update({ label: `${strategy} ${mode}`, done: results.length, total: questions.length });
     bar.clear();
     const metrics = scoreRanks(results.map((result) => result.rank));
-    runs.push({ strategy, mode, metrics, meanSearchMs: searchMs / Math.max(1, questions.length), questions: results });
+    runs.push({ strategy, mode, metrics, searchMs, questions: results });
   }
   return { index, runs };
 }
 
 const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 const megabytes = (bytes: number) => `${(bytes / 1_000_000).toFixed(2)} MB`;
+
+/** The metrics table's rows of runs, with their search times' p50 and p95. */
+export function metricsRows(runs: readonly RunFigures[]): MetricsRow[] {
+  return runs.map((run) => ({
+    set: run.set,
+    strategy: run.strategy,
+    mode: run.mode,
+    metrics: run.metrics,
+    latency: { p50: percentile(run.searchMs, 50), p95: percentile(run.searchMs, 95) },
+  }));
+}
+
+/** The index table: each index's size and how long it and its keyword index took to build. */
+export function formatIndexTable(indexes: readonly IndexFigures[]): string {
+  const withSet = indexes.some((index) => index.set !== undefined);
+  return formatTable(
+    [...(withSet ? ['set'] : []), 'strategy', 'files', 'chunks', 'stored', 'index time', 'keyword index'],
+    indexes.map((index) => [
+      ...(withSet ? [index.set ?? '-'] : []),
+      index.strategy,
+      formatCount(index.files),
+      formatCount(index.chunks),
+      megabytes(index.storedBytes),
+      seconds(index.durationMs),
+      seconds(index.keywordIndexMs),
+    ]),
+  );
+}
 
 export function report(options: { context: EvaluationContext; indexes: IndexFigures[]; runs: RunFigures[] }): string {
   const { context, indexes, runs } = options;
@@ -249,18 +312,9 @@ export function report(options: { context: EvaluationContext; indexes: IndexFigu
     `Retrieval on ${source.label} at ${source.commit.slice(0, 12)}: ${questions.length} questions, embedder ` +
       `${embedder.version}${exclusions}${neutral}`,
     '',
-    formatMetricsTable(runs),
+    formatMetricsTable(metricsRows(runs)),
     '',
-    formatTable(
-      ['strategy', 'files', 'chunks', 'stored', 'index time'],
-      indexes.map((index) => [
-        index.strategy,
-        formatCount(index.files),
-        formatCount(index.chunks),
-        megabytes(index.storedBytes),
-        seconds(index.durationMs),
-      ]),
-    ),
+    formatIndexTable(indexes),
     '',
   ].join('\n');
 }
@@ -286,6 +340,7 @@ export function writeJson(file: string, options: { context: EvaluationContext; i
       chunks: index.chunks,
       stored_bytes: index.storedBytes,
       duration_ms: index.durationMs,
+      keyword_index_ms: index.keywordIndexMs,
     })),
     results: runs.map((run) => ({
       strategy: run.strategy,
@@ -294,7 +349,8 @@ export function writeJson(file: string, options: { context: EvaluationContext; i
       recall_at_5: round(run.metrics.recallAt5),
       recall_at_10: round(run.metrics.recallAt10),
       mrr: round(run.metrics.mrr),
-      mean_search_ms: round(run.meanSearchMs),
+      search_ms_p50: round(percentile(run.searchMs, 50)),
+      search_ms_p95: round(percentile(run.searchMs, 95)),
       // Per question, in the file's order: the first right file's rank (null: none in the first files) and the files scored.
       ranks: run.questions.map((question) => question.rank),
       answers: run.questions.map((question) => question.files),
@@ -348,5 +404,50 @@ export async function removeWorkspace(prisma: PrismaClient, group: { id: number;
     process.stderr.write(
       `warning: the temporary group ${group.fullPath} could not be removed (${(error as Error).message}); remove it by hand\n`,
     );
+  }
+}
+
+/** The figures of a --sets run as JSON: each set, its index and every run with its per-question ranks and times. */
+export function writeSetsJson(
+  file: string,
+  options: {
+    embedder: string;
+    sets: ReadonlyArray<{ name: string; language: string; role: string }>;
+    indexes: IndexFigures[];
+    runs: RunFigures[];
+  },
+): void {
+  const round = (value: number) => Math.round(value * 10_000) / 10_000;
+  const document = {
+    embedder: options.embedder,
+    sets: options.sets.map((set) => ({
+      name: set.name,
+      language: set.language,
+      role: set.role,
+      indexes: options.indexes.filter((index) => index.set === set.name),
+      results: options.runs
+        .filter((run) => run.set === set.name)
+        .map((run) => ({
+          strategy: run.strategy,
+          mode: run.mode,
+          recall_at_1: round(run.metrics.recallAt1),
+          recall_at_5: round(run.metrics.recallAt5),
+          recall_at_10: round(run.metrics.recallAt10),
+          mrr: round(run.metrics.mrr),
+          search_ms_p50: round(percentile(run.searchMs, 50)),
+          search_ms_p95: round(percentile(run.searchMs, 95)),
+          ranks: run.questions.map((question) => question.rank),
+          answers: run.questions.map((question) => question.files),
+        })),
+    })),
+  };
+  try {
+    writeFileSync(file, `${JSON.stringify(document, null, 2)}\n`);
+  } catch (error) {
+    throw new AppError({
+      code: 'BAD_USER_INPUT',
+      userMessage: `cannot write ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+      cause: error,
+    });
   }
 }

@@ -1,3 +1,4 @@
+import { NPM_REGISTRY_REACHABLE } from '../helpers/network';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -90,6 +91,8 @@ describe('npm run eval:retrieval', () => {
   let database: TestDatabase;
   let dataDir: string;
   let workDir: string;
+  let setsFile: string;
+  let badSetsFile: string;
   let repo: GitRepo;
   let questionsFile: string;
   let env: Record<string, string>;
@@ -98,6 +101,17 @@ describe('npm run eval:retrieval', () => {
     database = await createTestDatabase();
     dataDir = mkdtempSync(path.join(os.tmpdir(), 'duo-eval-cli-'));
     workDir = mkdtempSync(path.join(os.tmpdir(), 'duo-eval-cli-work-'));
+    writeFileSync(
+      path.join(workDir, 'ms.jsonl'),
+      `${JSON.stringify({ q: 'How are milliseconds turned into a short string like 2d?', files: ['index.js'] })}\n`,
+    );
+    setsFile = path.join(workDir, 'sets.json');
+    writeFileSync(
+      setsFile,
+      JSON.stringify([{ name: 'ms', language: 'JavaScript', role: 'tuning', npm: 'ms@2.1.3', questions: 'ms.jsonl' }]),
+    );
+    badSetsFile = path.join(workDir, 'bad-sets.json');
+    writeFileSync(badSetsFile, JSON.stringify([{ name: 'ms', language: 'JavaScript', role: 'tuning', questions: 'ms.jsonl' }]));
     env = { DATABASE_URL: database.url, DATA_DIR: dataDir };
     repo = createGitRepo(FILES);
     questionsFile = path.join(workDir, 'questions.jsonl');
@@ -139,7 +153,7 @@ describe('npm run eval:retrieval', () => {
 
       const lines = result.stdout.split('\n');
       expect(lines[0]).toBe(`Retrieval on ${repo.path} at ${repo.head().slice(0, 12)}: 4 questions, embedder lexical-v2-512`);
-      expect(lines[2]).toMatch(/^strategy +mode +R@1 +R@5 +R@10 +MRR +ms\/query$/);
+      expect(lines[2]).toMatch(/^strategy +mode +R@1 +R@5 +R@10 +MRR +p50 ms +p95 ms$/);
       // The keyword baseline (BM25 over whole files) first, then every strategy and mode.
       const rows = lines.slice(4, 14).map((line) => line.split(/ {2,}/));
       expect(rows.map((row) => [row[0], row[1]])).toEqual([
@@ -147,9 +161,9 @@ describe('npm run eval:retrieval', () => {
         ...STRATEGIES.flatMap((strategy) => MODES.map((mode) => [strategy, mode])),
       ]);
       for (const row of rows) expect(row.slice(2, 6)).toEqual(row.slice(2, 6).map(() => expect.stringMatching(/^[01]\.\d{3}$/)));
-      expect(lines[15]).toMatch(/^strategy +files +chunks +stored +index time$/);
+      expect(lines[15]).toMatch(/^strategy +files +chunks +stored +index time +keyword index$/);
       expect(lines.slice(17, 20).map((line) => line.split(/ {2,}/)[0])).toEqual(STRATEGIES);
-      expect(lines[19]).toMatch(/^whole-file +5 +5 +\d+\.\d\d MB +\d+\.\d s$/);
+      expect(lines[19]).toMatch(/^whole-file +5 +5 +\d+\.\d\d MB +\d+\.\d s +\d+\.\d s$/);
       expect(result.stderr).toContain('tree-sitter vector: 100%, 4/4 questions');
       expect(result.stderr).toContain('removing the temporary projects of eval-retrieval-');
 
@@ -164,6 +178,7 @@ describe('npm run eval:retrieval', () => {
           chunks: expect.any(Number),
           stored_bytes: expect.any(Number),
           duration_ms: expect.any(Number),
+          keyword_index_ms: expect.any(Number),
         })),
       );
       expect(json.results).toHaveLength(10);
@@ -254,6 +269,27 @@ describe('npm run eval:retrieval', () => {
     expect(await leftovers()).toMatchObject({ groups: 0, projects: 0 });
   });
 
+  // A list of sets (data/retrieval-eval/sets.json's format): each source made into a repository, one table of all.
+  (NPM_REGISTRY_REACHABLE ? it : it.skip)(
+    'evaluates every set of a list in one table, each with its baseline (needs the npm registry)',
+    async () => {
+      const result = await evaluate(['--sets', setsFile, '--strategy', 'whole-file', '--mode', 'text', '--mode', 'hybrid']);
+      expect(result.code).toBe(0);
+      const lines = result.stdout.split('\n');
+      expect(lines[0]).toBe('Retrieval on 1 question sets, embedder lexical-v2-512; search time per question in ms');
+      expect(lines[2]).toMatch(/^set +strategy +mode +R@1 +R@5 +R@10 +MRR +p50 ms +p95 ms$/);
+      expect(lines.slice(4, 7).map((line) => line.split(/ {2,}/).slice(0, 3))).toEqual([
+        ['ms', 'files', 'bm25'],
+        ['ms', 'whole-file', 'text'],
+        ['ms', 'whole-file', 'hybrid'],
+      ]);
+      expect(lines[8]).toMatch(/^set +strategy +files +chunks +stored +index time +keyword index$/);
+      expect(result.stderr).toContain('ms (JavaScript, tuning):');
+      expect(await leftovers()).toMatchObject({ groups: 0, projects: 0 });
+    },
+    120_000,
+  );
+
   it('removes its projects when indexing fails midway, and exits 1 with the reason', async () => {
     // An OpenAI-compatible embeddings endpoint that refuses every request with the real error format.
     const server = http.createServer((_request, response) => {
@@ -290,13 +326,28 @@ describe('npm run eval:retrieval', () => {
   });
 
   it.each([
-    ['no source', () => ['--questions', questionsFile], 2, /give exactly one of --repo and --npm[\s\S]*Usage: npm run eval:retrieval/],
+    [
+      'no source',
+      () => ['--questions', questionsFile],
+      2,
+      /give exactly one of --repo, --npm and --sets[\s\S]*Usage: npm run eval:retrieval/,
+    ],
     [
       'both sources',
       () => ['--repo', repo.path, '--npm', 'ms@2.1.3', '--questions', questionsFile],
       2,
-      /give exactly one of --repo and --npm/,
+      /give exactly one of --repo, --npm and --sets/,
     ],
+    ['questions beside --sets', () => ['--sets', setsFile, '--questions', questionsFile], 2, /--questions goes with --repo or --npm/],
+    [
+      '--set without --sets',
+      () => ['--repo', repo.path, '--questions', questionsFile, '--set', 'ms'],
+      2,
+      /--set and --role go with --sets/,
+    ],
+    ['an unknown set', () => ['--sets', setsFile, '--set', 'nope'], 2, /--set nope: .* has no such set \(it has ms\)/],
+    ['an unknown role', () => ['--sets', setsFile, '--role', 'favourite'], 2, /--role must be tuning or held-out/],
+    ['a set list naming no source', () => ['--sets', badSetsFile], 2, /0: needs exactly one of "npm" and "debian"/],
     ['no questions', () => ['--repo', repo.path], 2, /--questions is required/],
     [
       'an unknown strategy',

@@ -4,6 +4,7 @@ import {
   formatMetricsTable,
   formatTable,
   parseQuestions,
+  percentile,
   scoredFiles,
   scoreRanks,
 } from '../../src/evaluation/evaluate-retrieval';
@@ -135,16 +136,41 @@ describe('formatMetricsTable', () => {
         strategy: 'tree-sitter',
         mode: 'vector',
         metrics: { questions: 4, recallAt1: 0.25, recallAt5: 0.5, recallAt10: 1, mrr: 0.5 },
-        meanSearchMs: 12.34,
+        latency: { p50: 12.34, p95: 40 },
       },
-      { strategy: 'lines', mode: 'hybrid', metrics: { questions: 4, recallAt1: 1, recallAt5: 1, recallAt10: 1, mrr: 1 }, meanSearchMs: 3 },
+      {
+        strategy: 'lines',
+        mode: 'hybrid',
+        metrics: { questions: 4, recallAt1: 1, recallAt5: 1, recallAt10: 1, mrr: 1 },
+        latency: { p50: 3, p95: 4.56 },
+      },
     ]);
     expect(table.split('\n')).toEqual([
-      'strategy     mode      R@1    R@5   R@10    MRR  ms/query',
-      '-----------  ------  -----  -----  -----  -----  --------',
-      'tree-sitter  vector  0.250  0.500  1.000  0.500      12.3',
-      'lines        hybrid  1.000  1.000  1.000  1.000       3.0',
+      'strategy     mode      R@1    R@5   R@10    MRR  p50 ms  p95 ms',
+      '-----------  ------  -----  -----  -----  -----  ------  ------',
+      'tree-sitter  vector  0.250  0.500  1.000  0.500    12.3    40.0',
+      'lines        hybrid  1.000  1.000  1.000  1.000     3.0     4.6',
     ]);
+  });
+
+  it('leads with the set when rows come from several', () => {
+    const table = formatMetricsTable([
+      { set: 'mysql', strategy: 'files', mode: 'bm25', metrics: scoreRanks([1]) },
+      { set: 'golang', strategy: 'tree-sitter', mode: 'hybrid', metrics: scoreRanks([2]), latency: { p50: 9, p95: 20 } },
+    ]);
+    expect(table.split('\n')[0]).toBe('set     strategy     mode      R@1    R@5   R@10    MRR  p50 ms  p95 ms');
+    expect(table.split('\n')[2]).toBe('mysql   files        bm25    1.000  1.000  1.000  1.000       -       -');
+  });
+
+  it('takes percentiles by nearest rank', () => {
+    expect(percentile([5, 1, 4, 2, 3], 50)).toBe(3);
+    expect(
+      percentile(
+        Array.from({ length: 100 }, (_, index) => index + 1),
+        95,
+      ),
+    ).toBe(95);
+    expect(percentile([], 95)).toBe(0);
   });
 
   it('leaves the time column out when no row has one', () => {
