@@ -180,7 +180,7 @@ describe('GraphQL conformance with GitLab clients', () => {
 
   it('keeps documents of other versions in the suite and says which of them our schema takes', () => {
     // Not asserted to pass: clients do not send them to an instance reporting our version. The
-    // list shows what a higher reported version would need (see the README's version rule).
+    // list shows what a higher reported version would need (see the version rule in docs/endpoints.md).
     const report = otherVersions.map((fixture) => {
       const errors = schemaErrors(fixture);
       return (
