@@ -63,12 +63,9 @@ function cacheKey(prompt: string, context: GatekeeperContext): string {
       .replace(/[^\S\n]+/g, ' ')
       .replace(/ ?\n[\s]*/g, '\n')
       .trim();
-  // The turns the classifier reads make part of the key, each cut as the prompt is (NUL cannot be typed, \u0001 marks a turn).
-  const thread = (context.thread ?? [])
-    .slice(-THREAD_TURNS_READ)
-    .map((turn) => `\u0001${turn.role[0]}${normalized(turn.content)}`)
-    .join('');
-  const key = contextKey(context) + thread + '\u0000' + normalized(prompt);
+  // The turns the classifier reads are part of the key, each cut as the prompt is; JSON keeps the parts apart whatever they hold.
+  const thread = (context.thread ?? []).slice(-THREAD_TURNS_READ).map((turn) => [turn.role, normalized(turn.content)]);
+  const key = `${contextKey(context)}\u0000${thread.length === 0 ? normalized(prompt) : JSON.stringify([thread, normalized(prompt)])}`;
   // A hash never holds the NUL every key does, so the two kinds cannot meet.
   return key.length > 256 ? createHash('sha256').update(key).digest('base64') : key;
 }
