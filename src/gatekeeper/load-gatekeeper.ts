@@ -65,7 +65,8 @@ function cacheKey(prompt: string, context: GatekeeperContext): string {
       .trim();
   // The turns the classifier reads are part of the key, each cut as the prompt is; JSON keeps the parts apart whatever they hold.
   const thread = (context.thread ?? []).slice(-THREAD_TURNS_READ).map((turn) => [turn.role, normalized(turn.content)]);
-  const key = `${contextKey(context)}\u0000${thread.length === 0 ? `p${normalized(prompt)}` : `t${JSON.stringify([thread, normalized(prompt)])}`}`;
+  const read = thread.length === 0 ? `p${normalized(prompt)}` : `t${JSON.stringify([thread, normalized(prompt)])}`;
+  const key = `${contextKey(context)}\u0000${read}`;
   // A hash never holds the NUL every key does, so the two kinds cannot meet.
   return key.length > 256 ? createHash('sha256').update(key).digest('base64') : key;
 }
