@@ -8,8 +8,8 @@ export type PromptContext = (typeof PROMPT_CONTEXTS)[number];
 /** A message of the conversation before the prompt. */
 export type ThreadTurn = Readonly<{ role: 'user' | 'assistant'; content: string }>;
 
-/** The most turns of a thread the gatekeeper reads, newest kept: the last three exchanges. */
-export const THREAD_TURNS_READ = 6;
+/** The most turns of a thread the gatekeeper reads, newest kept: the last five exchanges. */
+export const THREAD_TURNS_READ = 10;
 
 /**
  * What a chat request carries for a prompt to point at. "explain this" or "fix it" is clear when

@@ -44,12 +44,12 @@ export function readConversation(
   judgeText: TextJudge,
   options: Readonly<GatekeeperOptions>,
 ): (prompt: string, context: GatekeeperContext) => GatekeeperResult {
-  const read = (prompt: string, context: GatekeeperContext): { result: GatekeeperResult; text: string } => {
+  /** The prompt read after `request`, the newest request of its thread (null: none to continue). */
+  const readAfter = (prompt: string, context: GatekeeperContext, request: ThreadRequest | null): ThreadRequest => {
     if (isConversationalTurn(prompt)) return { result: CONVERSATIONAL, text: prompt };
     const verdict = judgeText(prompt, context);
     const { result } = verdict;
     if (result.status === 'MULTI_INTENT') return { result, text: prompt };
-    const request = context.thread?.length ? newestRequest(context.thread) : null;
     if (request !== null && prompt.length <= MAX_FOLLOW_UP_CHARS && !isContentless(prompt)) {
       const text = `${request.text}\n${prompt}`;
       return { result: followUpResult(judgeText(text, { ...context, thread: undefined }), request.result, verdict), text };
@@ -62,24 +62,23 @@ export function readConversation(
   };
 
   /**
-   * The newest user message of the thread that holds a request, judged in the thread before it,
-   * walking back over contentless and vague ones; a conversational turn ends the walk ("hi" leaves
-   * nothing to refer to). Only the last THREAD_TURNS_READ turns are read.
+   * The newest request of the thread: its user messages are read oldest first, each after the
+   * request before it, so a chain of follow-ups ("why?", then "give an example") keeps what it
+   * continues. A message asked to clarify leaves the request as it was; a conversational turn
+   * ends it ("hi" leaves nothing to refer to). Only the last THREAD_TURNS_READ turns are read.
    */
   const newestRequest = (thread: readonly ThreadTurn[]): ThreadRequest | null => {
-    const window = thread.slice(-THREAD_TURNS_READ);
-    for (let index = window.length - 1; index >= 0; index--) {
-      const turn = window[index];
+    let request: ThreadRequest | null = null;
+    for (const turn of thread.slice(-THREAD_TURNS_READ)) {
       if (turn.role !== 'user') continue;
-      if (isConversationalTurn(turn.content)) return null;
-      const earlier = window.slice(0, index);
-      const { result, text } = read(turn.content, { ...NO_CONTEXT, thread: earlier });
-      if (result.status !== 'NEEDS_CLARIFICATION') return { text, result };
+      const reading = readAfter(turn.content, NO_CONTEXT, request);
+      if (reading.result.intent === CONVERSATION) request = null;
+      else if (reading.result.status !== 'NEEDS_CLARIFICATION') request = reading;
     }
-    return null;
+    return request;
   };
 
-  return (prompt, context) => read(prompt, context).result;
+  return (prompt, context) => readAfter(prompt, context, context.thread?.length ? newestRequest(context.thread) : null).result;
 }
 
 /**

@@ -39,6 +39,9 @@ export function readRepositoryQuestions(): string[] {
  */
 export const FRESH_PROMPTS_FILE = path.join(PROJECT_ROOT, 'test', 'gatekeeper', 'fixtures', 'fresh-prompts.jsonl');
 
+/** Conversational turns written after the conversation rules were tuned on data/gatekeeper/conversations: the untouched check. */
+export const FRESH_CONVERSATION_TURNS_FILE = path.join(PROJECT_ROOT, 'test', 'gatekeeper', 'fixtures', 'fresh-conversation-turns.jsonl');
+
 const percent = (value: number) => `${(value * 100).toFixed(1)}%`;
 
 function main(): number {
@@ -78,6 +81,9 @@ function main(): number {
   const conversation = evaluateConversationTurns(classify, turns);
   out.push(`conversational turns and follow-ups, each sent after its conversation (${turns.length}, written before tuning):`);
   out.push(formatTurnReport(conversation));
+  const freshTurns = readConversationTurns(FRESH_CONVERSATION_TURNS_FILE);
+  out.push('', `fresh conversational turns (${freshTurns.length}, written after the rules, never tuned on):`);
+  out.push(formatTurnReport(evaluateConversationTurns(classify, freshTurns)));
   out.push('');
   out.push(
     `operating point: clearThreshold ${options.clearThreshold}, confirmThreshold ${options.confirmThreshold}, vagueThreshold ` +
