@@ -199,14 +199,12 @@ export async function submitChat(options: SubmitChatOptions): Promise<SubmitChat
     promptRequestId = confirmed.requestId;
     intent = confirmed.intent;
   } else if (options.gatekeeper && !request.skipGatekeeper && !isSlashCommand(content)) {
-    const verdict = await checkPrompt({
-      prisma,
-      check: options.gatekeeper,
-      content,
-      context: gatekeeperContextOf(request.currentFile, contextItems),
-      conversation,
-      excludeRequestIds: [requestId],
-    });
+    const context = gatekeeperContextOf(request.currentFile, contextItems);
+    // A thread is one conversation; the legacy conversation (no thread) runs on across subjects, so its messages are read alone.
+    const verdict =
+      threadId === null
+        ? options.gatekeeper(content, context)
+        : await checkPrompt({ prisma, check: options.gatekeeper, content, context, conversation, excludeRequestIds: [requestId] });
     countGatekeeperVerdict(verdict.status);
     const answer = gateAnswer(verdict);
     const gatekeeper = {

@@ -83,11 +83,14 @@ export function readConversation(
 
 /**
  * The follow-up's verdict from the request and follow-up read as one text: two requests mean the
- * follow-up asks its own (the last); one means it continues with that intent; none leaves the
- * request's intent (or, for a request not read, the follow-up's likeliest).
+ * follow-up asks its own (its verdict alone when that is clear, else the last request found); one
+ * means it continues with that intent; none leaves the request's intent (or, for a request not
+ * read, the follow-up's likeliest).
  */
 function followUpResult(together: TextVerdict, request: GatekeeperResult, alone: TextVerdict): GatekeeperResult {
   const { result } = together;
+  // A message clear on its own that makes a second request with the one before is a new request.
+  if (result.status === 'MULTI_INTENT' && alone.result.status === 'CLEAR') return alone.result;
   if (result.status === 'MULTI_INTENT') {
     const last = result.intents.at(-1)!;
     return clearResult(last.intent, last.confidence);
