@@ -73,24 +73,18 @@ describe('the gatekeeper in a conversation, with a model', () => {
     await stub.close();
   });
 
-  it.each([
-    'hi',
-    'Say hello',
-    'thanks!',
-    'goodbye',
-    'what can you do?',
-    'who are you?',
-    "Bonjour, peux-tu m'aider ?",
-    'Guten Morgen!',
-  ])('sends the conversational turn %j to the model, asked to answer briefly', async (content) => {
-    const calls = stub.requests.length;
-    const { answer } = await say(service, alice, content);
-    expect(answer.content).not.toMatch(CLARIFY);
-    expect(answer.extras?.gatekeeper ?? null).toBeNull();
-    expect(stub.requests.length).toBe(calls + 1);
-    const system = String(stub.requests.at(-1)!.body.messages![0].content);
-    expect(system).toContain('the user is making conversation');
-  });
+  it.each(['hi', 'Say hello', 'thanks!', 'goodbye', 'what can you do?', 'who are you?', "Bonjour, peux-tu m'aider ?", 'Guten Morgen!'])(
+    'sends the conversational turn %j to the model, asked to answer briefly',
+    async (content) => {
+      const calls = stub.requests.length;
+      const { answer } = await say(service, alice, content);
+      expect(answer.content).not.toMatch(CLARIFY);
+      expect(answer.extras?.gatekeeper ?? null).toBeNull();
+      expect(stub.requests.length).toBe(calls + 1);
+      const system = String(stub.requests.at(-1)!.body.messages![0].content);
+      expect(system).toContain('the user is making conversation');
+    },
+  );
 
   it('reads a follow-up with the exchange before it: "Why?" after "What is a monad?" reaches the model as a general question', async () => {
     const { threadId } = await say(service, alice, 'What is a monad?');
