@@ -1,3 +1,6 @@
+import { createHash } from 'node:crypto';
+import { LruCache } from '../lru-cache';
+import { MAX_ANALYSED_CHARS } from './extract-features';
 import { NO_CONTEXT, THREAD_TURNS_READ, type GatekeeperContext, type ThreadTurn } from './context';
 import { CONVERSATION, isConversationalTurn } from './conversation';
 import type { CodeRegion } from './find-code-regions';
@@ -71,11 +74,25 @@ export function readConversation(
     let request: ThreadRequest | null = null;
     for (const turn of thread.slice(-THREAD_TURNS_READ)) {
       if (turn.role !== 'user') continue;
-      const reading = readAfter(turn.content, NO_CONTEXT, request);
+      const reading = readTurn(turn.content, request);
       if (reading.result.intent === CONVERSATION) request = null;
       else if (reading.result.status !== 'NEEDS_CLARIFICATION') request = reading;
     }
     return request;
+  };
+
+  // Each message of a thread is read again for every later one: the readings are kept (by the
+  // message and the text of the request before it), so the next message costs one reading more.
+  const readings = new LruCache<string, ThreadRequest>(options.cacheSize);
+  const readTurn = (content: string, request: ThreadRequest | null): ThreadRequest => {
+    const key = createHash('sha256')
+      .update(JSON.stringify([request?.text ?? null, content.slice(0, MAX_ANALYSED_CHARS)]))
+      .digest('base64');
+    const known = readings.get(key);
+    if (known !== undefined) return known;
+    const reading = readAfter(content, NO_CONTEXT, request);
+    readings.set(key, reading);
+    return reading;
   };
 
   return (prompt, context) => readAfter(prompt, context, context.thread?.length ? newestRequest(context.thread) : null).result;
