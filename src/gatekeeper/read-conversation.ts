@@ -26,6 +26,9 @@ export type TextJudge = (prompt: string, context: GatekeeperContext) => TextVerd
 
 const CONVERSATIONAL = clearResult(CONVERSATION, 1);
 
+/** Characters of kept readings per entry of the result cache (`cacheSize`): 1000 entries keep 2 MB of text at most. */
+const READING_CHARS = 1000;
+
 /** A follow-up is short; a longer message in a thread says what it wants on its own. */
 const MAX_FOLLOW_UP_CHARS = 300;
 
@@ -49,19 +52,21 @@ export function readConversation(
 ): (prompt: string, context: GatekeeperContext) => GatekeeperResult {
   /** The prompt read after `request`, the newest request of its thread (null: none to continue). */
   const readAfter = (prompt: string, context: GatekeeperContext, request: ThreadRequest | null): ThreadRequest => {
-    if (isConversationalTurn(prompt)) return { result: CONVERSATIONAL, text: prompt };
+    // Only what the model reads is kept as the request's text.
+    const read = prompt.slice(0, MAX_ANALYSED_CHARS);
+    if (isConversationalTurn(prompt)) return { result: CONVERSATIONAL, text: read };
     const verdict = judgeText(prompt, context);
     const { result } = verdict;
-    if (result.status === 'MULTI_INTENT') return { result, text: prompt };
+    if (result.status === 'MULTI_INTENT') return { result, text: read };
     if (request !== null && prompt.length <= MAX_FOLLOW_UP_CHARS && !isContentless(prompt)) {
-      const text = `${request.text}\n${prompt}`;
+      const text = `${requestPart(request.text)}\n${prompt}`;
       return { result: followUpResult(judgeText(text, { ...context, thread: undefined }), request.result, verdict), text };
     }
     if (result.status !== 'CLEAR' && !readsAsEnglish(verdict.analysed, verdict.regions)) {
       const own = ownIntent(verdict, options);
-      return { result: clearResult(own?.intent ?? null, own?.confidence ?? result.confidence), text: prompt };
+      return { result: clearResult(own?.intent ?? null, own?.confidence ?? result.confidence), text: read };
     }
-    return { result, text: prompt };
+    return { result, text: read };
   };
 
   /**
@@ -83,7 +88,8 @@ export function readConversation(
 
   // Each message of a thread is read again for every later one: the readings are kept (by the
   // message and the text of the request before it), so the next message costs one reading more.
-  const readings = new LruCache<string, ThreadRequest>(options.cacheSize);
+  // Weighed by the text kept: a request may be MAX_ANALYSED_CHARS long, most are a line.
+  const readings = new LruCache<string, ThreadRequest>(options.cacheSize * READING_CHARS, (_key, reading) => reading.text.length + 64);
   const readTurn = (content: string, request: ThreadRequest | null): ThreadRequest => {
     const key = createHash('sha256')
       .update(JSON.stringify([request?.text ?? null, content.slice(0, MAX_ANALYSED_CHARS)]))
@@ -96,6 +102,16 @@ export function readConversation(
   };
 
   return (prompt, context) => readAfter(prompt, context, context.thread?.length ? newestRequest(context.thread) : null).result;
+}
+
+/** What of a request is read before its follow-up: what it asks, not all of a long paste. */
+const REQUEST_CHARS = 2000;
+
+/** The start of a request, with a fence it leaves open closed: the follow-up after it is prose, not code. */
+function requestPart(text: string): string {
+  const part = text.length > REQUEST_CHARS ? text.slice(0, REQUEST_CHARS) : text;
+  const fences = part.match(/^[ \t]*(```|~~~)/gm) ?? [];
+  return fences.length % 2 === 1 ? `${part}\n${fences.at(-1)!.trim()}` : part;
 }
 
 /**

@@ -113,6 +113,13 @@ describe('follow-ups in a thread', () => {
     });
   });
 
+  it('reads a follow-up after a request longer than the model reads', () => {
+    const paste = `Why does this throw a TypeError?\n\`\`\`js\n${'const value = items.map((item) => item.id);\n'.repeat(800)}\`\`\``;
+    expect(paste.length).toBeGreaterThan(30_000);
+    const thread = inThread(exchange(paste, 'items is undefined when the request has no body.'));
+    expect(gatekeeper.classify('now write unit tests for it', thread)).toMatchObject({ status: 'CLEAR', intent: 'WRITE_TESTS' });
+  });
+
   it('caches a verdict per thread: the same words after another exchange are judged again', () => {
     const cached = loadGatekeeper();
     expect(cached.classify('Why?').status).toBe('NEEDS_CLARIFICATION');
