@@ -6,6 +6,8 @@ import type { Queues } from '../queues';
 import { groundCodebaseItems } from './codebase-context';
 import type { CodeSource, ToolResult } from '../tools/semantic-search.tool';
 import { answerFromSearch } from './search-answer';
+import { CONVERSATION } from '../gatekeeper/conversation';
+import { conversationAnswer } from './conversation-answer';
 import type { ContextItem } from './context-items';
 import type { PrismaClient } from '../db/prisma';
 import type { Logger } from '../logger';
@@ -148,6 +150,9 @@ export async function completeChat(options: CompleteChatOptions): Promise<Comple
       // why instead of letting the model answer as if it had looked.
       content = grounding.unavailable;
       await publishChunk(content);
+    } else if (!options.llm && job.intent === CONVERSATION) {
+      content = conversationAnswer({ projectPath: await projectPathOf(prisma, asked.projectId ?? resourceProject) });
+      await publishChunk(content);
     } else if (!options.llm) {
       // Without a model, repository or directory context is still answered: with what search found.
       content = answerFromSearch(grounding.results, { modelHint: NO_MODEL_HINT }) ?? noModelAnswer(question.contextItems.length);
@@ -225,6 +230,8 @@ async function groundQuestion(
 ): Promise<GroundedQuestion> {
   const { prisma, job } = options;
   let items = input.question.contextItems;
+  // A greeting or a question about the assistant asks nothing of the code: no search is run for it.
+  if (job.intent === CONVERSATION) return { items, sources: [], results: [], unavailable: null };
   const asksCodebase = items.some((item) => item.category === 'repository' || item.category === 'directory');
   const implied = !asksCodebase && job.intent === 'CODEBASE_SEARCH' && input.projectId !== null;
   if (!asksCodebase && !implied) return { items, sources: [], results: [], unavailable: null };
@@ -292,6 +299,11 @@ function baseAnswer(question: ChatMessageEvent): ChatMessageEvent {
     agentVersionId: question.agentVersionId,
     contextItems: [],
   };
+}
+
+async function projectPathOf(prisma: PrismaClient, projectId: number | null): Promise<string | null> {
+  if (projectId === null) return null;
+  return (await prisma.project.findUnique({ where: { id: projectId }, select: { fullPath: true } }))?.fullPath ?? null;
 }
 
 async function isSuperseded(options: CompleteChatOptions, clientSubscriptionId: string | null): Promise<boolean> {
