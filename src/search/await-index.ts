@@ -62,10 +62,8 @@ export async function awaitIndex(options: AwaitIndexOptions): Promise<AwaitIndex
   const pollMs = options.pollMs ?? 500;
   const assumedPace = (options.filesPerSecond ?? 50) / 1000;
   let reported: string | null = null;
-  let progress: IndexRunProgress | null = null;
   // Where this run's pace is measured from: the first reading after it listed its files.
   let baseline: { at: number; files: number } | null = null;
-  let remainingMs: number | null = null;
   for (;;) {
     if (options.signal?.aborted) return { outcome: 'aborted' };
     const index = await options.prisma.codeIndex.findUnique({
@@ -74,7 +72,9 @@ export async function awaitIndex(options: AwaitIndexOptions): Promise<AwaitIndex
     if (index?.activeSnapshotId != null) return { outcome: 'ready', index };
     if (index?.state === 'failed') return { outcome: 'failed', index };
     const now = Date.now();
-    progress = index ? { state: index.state, filesIndexed: index.filesIndexed, filesTotal: index.filesTotal } : null;
+    const progress: IndexRunProgress | null = index
+      ? { state: index.state, filesIndexed: index.filesIndexed, filesTotal: index.filesTotal }
+      : null;
     if (progress) {
       const key = `${progress.state}:${progress.filesIndexed}:${progress.filesTotal}`;
       if (key !== reported) {
@@ -82,7 +82,7 @@ export async function awaitIndex(options: AwaitIndexOptions): Promise<AwaitIndex
         await options.onProgress?.(progress);
       }
     }
-    remainingMs = null;
+    let remainingMs: number | null = null;
     if (progress?.state === 'indexing' && progress.filesTotal !== null) {
       baseline ??= { at: now, files: progress.filesIndexed };
       const measured = now - baseline.at >= MEASURE_MS && progress.filesIndexed > baseline.files;
