@@ -17,7 +17,8 @@ export function computeVatAmount(netAmount: number, ratePercent: number): number
   ...Object.fromEntries(
     Array.from({ length: 300 }, (_unused, index) => [
       `src/catalog/item-${index}.ts`,
-      `/** Catalog item ${index}. */\nexport function describeItem${index}(name: string): string {\n  return \`item ${index}: \${name}\`;\n}\n`,
+      `/** Catalog item ${index}. */\nexport function describeItem${index}(name: string): string {\n` +
+        `  return \`item ${index}: \${name}\`;\n}\n`,
     ]),
   ),
 };
