@@ -33,8 +33,14 @@ export type AwaitIndexResult =
   | { outcome: 'too_slow'; progress: IndexRunProgress | null; remainingMs: number | null }
   | { outcome: 'aborted' };
 
-/** Measured over at least this long, a run's own pace replaces the assumed one. */
-const MEASURE_MS = 2_000;
+/**
+ * Measured over at least this long, a run's own pace may end the wait early. A run's first seconds
+ * are its slowest (the first batches are small, the chunk threads start), so the measure is long and
+ * the verdict lenient: only a run that would need more than twice the time left is given up on.
+ * Waiting on a little too long costs at most the bound; giving up wrongly costs the answer its code.
+ */
+const MEASURE_MS = 5_000;
+const PACE_SLACK = 2;
 /** After the last file: activating the snapshot, refreshing the answer. */
 const ACTIVATION_MS = 1_000;
 
@@ -51,10 +57,11 @@ const sleep = (ms: number, signal?: AbortSignal) =>
 
 /**
  * Waits for a ref's first index to become searchable, bounded: the row is read every pollMs (the
- * run may be in another process), its progress reported as it changes. Gives up as soon as the run
- * cannot end in time: once it has listed its files, their count at the assumed pace, then at the
- * pace it shows, says how long the rest will take. A run that has not started or not listed its
- * files yet is waited for until the deadline.
+ * run may be in another process), its progress reported as it changes. Gives up before the deadline
+ * when the run clearly cannot end in time: once it has listed its files, when their count at the
+ * assumed pace would take longer than the bound, or, once its own pace is measured, when that pace
+ * needs more than twice the time left. A run that has not started or not listed its files yet is
+ * waited for until the deadline.
  */
 export async function awaitIndex(options: AwaitIndexOptions): Promise<AwaitIndexResult> {
   const started = Date.now();
@@ -85,10 +92,17 @@ export async function awaitIndex(options: AwaitIndexOptions): Promise<AwaitIndex
     let remainingMs: number | null = null;
     if (progress?.state === 'indexing' && progress.filesTotal !== null) {
       baseline ??= { at: now, files: progress.filesIndexed };
-      const measured = now - baseline.at >= MEASURE_MS && progress.filesIndexed > baseline.files;
-      const pace = measured ? (progress.filesIndexed - baseline.files) / (now - baseline.at) : assumedPace;
-      remainingMs = Math.ceil(Math.max(0, progress.filesTotal - progress.filesIndexed) / pace) + ACTIVATION_MS;
-      if (now + remainingMs > deadline) return { outcome: 'too_slow', progress, remainingMs };
+      const left = Math.max(0, progress.filesTotal - progress.filesIndexed);
+      const pace = (progress.filesIndexed - baseline.files) / Math.max(1, now - baseline.at);
+      if (now - baseline.at >= MEASURE_MS) {
+        // No file done since the measure began (one slow batch) says nothing yet: the bound decides.
+        remainingMs = pace > 0 ? Math.ceil(left / pace) + ACTIVATION_MS : null;
+        if (remainingMs !== null && remainingMs > PACE_SLACK * (deadline - now)) return { outcome: 'too_slow', progress, remainingMs };
+      } else {
+        // Too many files for the bound even at a good pace: not worth waiting for at all.
+        remainingMs = Math.ceil(left / assumedPace) + ACTIVATION_MS;
+        if (now + remainingMs > deadline) return { outcome: 'too_slow', progress, remainingMs };
+      }
     }
     if (now >= deadline) return { outcome: 'too_slow', progress, remainingMs };
     await sleep(Math.min(pollMs, Math.max(0, deadline - now)), options.signal);
