@@ -66,7 +66,16 @@ export function loadLineLabels(file: string): Array<LineLabels | null> {
 }
 
 /** Where the first snippet of the first labelled file of an answer falls. */
-export type SnippetOutcome = { found: false } | { found: true; path: string; rank: number; overlaps: boolean; anyOverlaps: boolean };
+export type SnippetOutcome =
+  | { found: false }
+  | {
+      found: true;
+      path: string;
+      rank: number;
+      overlaps: boolean;
+      anyOverlaps: boolean;
+      /** The snippets' lines, as shown. */ snippets: Array<[number, number]>;
+    };
 
 const overlaps = (snippet: { startLine: number; endLine: number }, ranges: ReadonlyArray<readonly [number, number]>) =>
   ranges.some(([start, end]) => snippet.startLine <= end && snippet.endLine >= start);
@@ -84,6 +93,7 @@ export function snippetOutcome(files: readonly AnsweredFile[], labels: LineLabel
     rank: rank + 1,
     overlaps: first !== undefined && overlaps(first, ranges),
     anyOverlaps: file.snippets.some((snippet) => overlaps(snippet, ranges)),
+    snippets: file.snippets.map((snippet) => [snippet.startLine, snippet.endLine]),
   };
 }
 
