@@ -17,7 +17,13 @@ export type BoilerplateKind = 'imports' | 'exports' | 'license';
 /** A statement that starts on a line and may go on over the next ones until `end` matches. */
 type Rule = { start: RegExp; end?: RegExp; kind: BoilerplateKind };
 
-type Family = { rules: Rule[]; lineComment: RegExp | null; blockComments: boolean };
+type Family = {
+  rules: Rule[];
+  lineComment: RegExp | null;
+  blockComments: boolean;
+  /** Python's docstrings: prose, as comments are. */
+  docstrings?: boolean;
+};
 
 /** A line that closes a statement ending in a string literal: `} from './x';`, `require('x');`. */
 const ENDS_WITH_STRING = /['"`]\s*\)?\s*(\.[\w$]+\s*)*;?\s*(\/\/.*|\/\*.*)?$/;
@@ -58,6 +64,7 @@ const FAMILIES: Record<string, Family> = {
     ],
     lineComment: /^\s*#/,
     blockComments: false,
+    docstrings: true,
   },
   go: {
     rules: [
@@ -171,7 +178,14 @@ export function classifyLines(options: { content: string; language: string | nul
   const boilerplate: Array<BoilerplateKind | null> = [];
   let pending: Rule | null = null;
   let inComment = false;
+  let docstring: string | null = null;
   for (const line of lines) {
+    if (docstring) {
+      kinds.push('comment');
+      boilerplate.push(null);
+      if (line.includes(docstring)) docstring = null;
+      continue;
+    }
     if (inComment) {
       kinds.push('comment');
       boilerplate.push(null);
@@ -193,6 +207,14 @@ export function classifyLines(options: { content: string; language: string | nul
       kinds.push('comment');
       boilerplate.push(null);
       inComment = !line.slice(line.indexOf('/*') + 2).includes('*/');
+      continue;
+    }
+    const opening = family.docstrings ? /^\s*[rRbBuU]?("""|''')/.exec(line) : null;
+    if (opening) {
+      kinds.push('comment');
+      boilerplate.push(null);
+      const rest = line.slice(opening[0].length);
+      docstring = rest.includes(opening[1]) ? null : opening[1];
       continue;
     }
     if (family.lineComment?.test(line)) {
@@ -235,12 +257,17 @@ function markLicenseHeaders(lines: readonly string[], kinds: LineKind[], boilerp
 }
 
 /** What a snippet holds: only boilerplate (and blank lines and comments), or code after some boilerplate lines. */
-export type SnippetShape =
-  | { boilerplate: true; kinds: ReadonlySet<BoilerplateKind> }
+export type SnippetShape = { lines: LineKind[] } & (
+  | { boilerplate: true; of: ReadonlySet<BoilerplateKind> }
   | {
       boilerplate: false;
-      /** Lines (0-based) before the code that are boilerplate or blank after it: what trimming drops. */ leading: number;
-    };
+      /** Lines (0-based) before the code that are boilerplate, and the blank lines after them: what trimming drops. */
+      leading: number;
+    }
+);
+
+/** At most this many lines of code among more lines of boilerplate: the snippet counts as boilerplate. */
+const MOSTLY_BOILERPLATE_CODE_LINES = 3;
 
 export function snippetShape(options: { content: string; language: string | null; path: string }): SnippetShape {
   const { kinds, boilerplate } = classifyLines(options);
@@ -248,12 +275,18 @@ export function snippetShape(options: { content: string; language: string | null
   if (firstCode === -1) {
     const found = new Set(boilerplate.filter((kind): kind is BoilerplateKind => kind !== null));
     // Comments alone (a doc block, say) are not boilerplate.
-    return found.size ? { boilerplate: true, kinds: found } : { boilerplate: false, leading: 0 };
+    return found.size ? { lines: kinds, boilerplate: true, of: found } : { lines: kinds, boilerplate: false, leading: 0 };
+  }
+  // A module's preamble with a line or two of code after it (`const debug = Debug("x")`, a class's first line) is the preamble.
+  const codeLines = kinds.filter((kind) => kind === 'code').length;
+  const boilerplateLines = kinds.filter((kind) => kind === 'boilerplate').length;
+  if (codeLines <= MOSTLY_BOILERPLATE_CODE_LINES && codeLines < boilerplateLines) {
+    return { lines: kinds, boilerplate: true, of: new Set(boilerplate.filter((kind): kind is BoilerplateKind => kind !== null)) };
   }
   // Up to the last boilerplate line before the code, and the blank lines after it: a doc comment stays with its code.
   const lastBoilerplate = kinds.lastIndexOf('boilerplate', firstCode);
-  if (lastBoilerplate === -1) return { boilerplate: false, leading: 0 };
+  if (lastBoilerplate === -1) return { lines: kinds, boilerplate: false, leading: 0 };
   let leading = lastBoilerplate + 1;
   while (kinds[leading] === 'blank') leading += 1;
-  return { boilerplate: false, leading };
+  return { lines: kinds, boilerplate: false, leading };
 }

@@ -1,4 +1,6 @@
-import { snippetShape, type BoilerplateKind } from './boilerplate';
+import { identifierTerms, stemWord } from '../llm/embedders/terms';
+import { snippetShape, type BoilerplateKind, type LineKind } from './boilerplate';
+import { synonymsOf } from './synonyms';
 
 /**
  * Which lines of a found file are shown and given to the model, and in which order: the file's
@@ -34,11 +36,63 @@ export type ChooseSnippetsOptions = {
   path: string;
   language: string | null;
   intent: SnippetIntent;
+  /** The question's full-text terms (queryTerms): which of the file's chunks hold its rarer words. */
+  terms: readonly string[];
   /** Chunks kept before merging. Default 3. */
   maxPerFile?: number;
 };
 
-type Candidate = SnippetHit & { asked: boolean };
+type Candidate = SnippetHit & { asked: boolean; answer: number };
+
+/** Weight of the question's words in a chunk against its retrieval score, when ordering a file's chunks. */
+const COVERAGE_WEIGHT = 0.5;
+
+/** Weight of a question word found only in a chunk's comments and docstrings: prose about code answers less than the code. */
+const PROSE_WEIGHT = 0.5;
+
+/** The stems of a text's identifier words. */
+function wordStems(text: string): Set<string> {
+  return new Set(identifierTerms(text).map(stemWord));
+}
+
+/** Whether a chunk's words hold one form of a term: a longer stem as a prefix, as full text matches it (`packet` → packets, packet_writer). */
+function holds(words: ReadonlySet<string>, forms: readonly string[]): boolean {
+  for (const form of forms) {
+    if (words.has(form)) return true;
+    if (form.length >= 4) for (const word of words) if (word.startsWith(form)) return true;
+  }
+  return false;
+}
+
+/** A chunk's words in its code, and in its comments. */
+export type ChunkWords = { code: ReadonlySet<string>; prose: ReadonlySet<string> };
+
+function chunkWords(content: string, kinds: readonly LineKind[]): ChunkWords {
+  const code: string[] = [];
+  const prose: string[] = [];
+  content.split('\n').forEach((line, index) => (kinds[index] === 'comment' ? prose : code).push(line));
+  return { code: wordStems(code.join('\n')), prose: wordStems(prose.join('\n')) };
+}
+
+/**
+ * How much of the question each chunk holds, its words weighted by how few of the file's found
+ * chunks hold them (a word in every chunk of the file tells them apart no more than none) and
+ * words only in comments weighing PROSE_WEIGHT: 0 to 1.
+ */
+function coverage(chunks: readonly ChunkWords[], terms: readonly string[]): number[] {
+  const groups = terms.map((term) => [...new Set([term, ...synonymsOf(term)].map(stemWord))]);
+  const present = groups.map((forms) =>
+    chunks.map((chunk) => (holds(chunk.code, forms) ? 1 : holds(chunk.prose, forms) ? PROSE_WEIGHT : 0)),
+  );
+  const weights = present.map((found) => {
+    const count = found.filter((share) => share > 0).length;
+    return count === 0 ? 0 : Math.log(1 + chunks.length / count);
+  });
+  const total = weights.reduce((sum, weight) => sum + weight, 0);
+  return chunks.map((_, chunk) =>
+    total === 0 ? 0 : present.reduce((sum, found, group) => sum + found[chunk] * weights[group], 0) / total,
+  );
+}
 
 function trimmed(hit: SnippetHit, leading: number): SnippetHit {
   if (leading === 0) return hit;
@@ -59,6 +113,7 @@ function merge(a: Candidate, b: Candidate): Candidate {
     score: Math.max(a.score, b.score),
     symbol: a.score >= b.score ? a.symbol : b.symbol,
     asked: a.asked || b.asked,
+    answer: Math.max(a.answer, b.answer),
   };
 }
 
@@ -67,18 +122,26 @@ export function chooseSnippets(hits: readonly SnippetHit[], options: ChooseSnipp
   const maxPerFile = options.maxPerFile ?? 3;
   const code: Candidate[] = [];
   const boilerplate: Candidate[] = [];
-  for (const hit of hits) {
-    const shape = snippetShape({ content: hit.content, language: options.language, path: options.path });
+  const shapes = hits.map((hit) => snippetShape({ content: hit.content, language: options.language, path: options.path }));
+  const covered = coverage(
+    hits.map((hit, index) => chunkWords(hit.content, shapes[index].lines)),
+    options.terms,
+  );
+  const best = Math.max(0, ...hits.map((hit) => hit.score));
+  hits.forEach((hit, index) => {
+    const answer = (1 - COVERAGE_WEIGHT) * (best > 0 ? hit.score / best : 0) + COVERAGE_WEIGHT * covered[index];
+    const shape = shapes[index];
     if (shape.boilerplate) {
-      const asked = [...shape.kinds].some((kind) => options.intent.has(kind));
-      (asked ? code : boilerplate).push({ ...hit, asked });
+      const asked = [...shape.of].some((kind) => options.intent.has(kind));
+      (asked ? code : boilerplate).push({ ...hit, asked, answer });
     } else {
       // Asked-for boilerplate at the top of a chunk stays: the import question wants the imports.
-      code.push({ ...(options.intent.size ? hit : trimmed(hit, shape.leading)), asked: false });
+      code.push({ ...(options.intent.size ? hit : trimmed(hit, shape.leading)), asked: false, answer });
     }
-  }
-  // Stable: asked-for boilerplate first, each group in the hits' order (best first).
-  const chosen = (code.length ? code : boilerplate).sort((a, b) => Number(b.asked) - Number(a.asked)).slice(0, maxPerFile);
+  });
+  const chosen = (code.length ? code : boilerplate)
+    .sort((a, b) => Number(b.asked) - Number(a.asked) || b.answer - a.answer)
+    .slice(0, maxPerFile);
   const merged: Candidate[] = [];
   for (const snippet of [...chosen].sort((a, b) => a.startLine - b.startLine)) {
     const last = merged[merged.length - 1];
@@ -86,6 +149,6 @@ export function chooseSnippets(hits: readonly SnippetHit[], options: ChooseSnipp
     else merged.push(snippet);
   }
   return merged
-    .sort((a, b) => Number(b.asked) - Number(a.asked) || b.score - a.score || a.startLine - b.startLine)
-    .map(({ asked: _asked, ...snippet }) => snippet);
+    .sort((a, b) => Number(b.asked) - Number(a.asked) || b.answer - a.answer || a.startLine - b.startLine)
+    .map(({ asked: _asked, answer: _answer, ...snippet }) => snippet);
 }

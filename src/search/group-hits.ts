@@ -1,4 +1,5 @@
 import { chooseSnippets, snippetIntent } from './choose-snippets';
+import { queryTerms } from './text-query';
 
 /** One chunk found in one file. */
 export type ChunkHit = {
@@ -38,6 +39,7 @@ export type GroupOptions = {
  */
 export function groupHits(hits: readonly ChunkHit[], options: GroupOptions = {}): FileHits[] {
   const intent = snippetIntent(options.question ?? '');
+  const terms = queryTerms(options.question ?? '');
   const files = new Map<string, FileHits>();
   for (const hit of hits) {
     let file = files.get(hit.path);
@@ -48,7 +50,13 @@ export function groupHits(hits: readonly ChunkHit[], options: GroupOptions = {})
     file.snippets.push({ startLine: hit.startLine, endLine: hit.endLine, content: hit.content, score: hit.score, symbol: hit.symbol });
   }
   for (const file of files.values()) {
-    file.snippets = chooseSnippets(file.snippets, { path: file.path, language: file.language, intent, maxPerFile: options.maxPerFile });
+    file.snippets = chooseSnippets(file.snippets, {
+      path: file.path,
+      language: file.language,
+      intent,
+      terms,
+      maxPerFile: options.maxPerFile,
+    });
     file.score = Math.max(...file.snippets.map((snippet) => snippet.score));
   }
   const fileScores = options.fileScores;
