@@ -23,7 +23,7 @@ export type SnippetIntent = ReadonlySet<BoilerplateKind>;
 const INTENT_PATTERNS: Record<BoilerplateKind, RegExp> = {
   imports:
     /\b(imports?|imported|importing|dependencies|depends on|depend on|#\s*include|include directives?|require calls?|required modules?)\b/i,
-  exports: /\b(re-?exports?|re-?exported|exported|export lists?|public api)\b/i,
+  exports: /\b((re-?)?exports?|(re-?)?exported|export lists?|public api)\b/i,
   license: /\b(licen[cs]es?|licen[cs]ed|licensing|copyright|spdx)\b/i,
 };
 
