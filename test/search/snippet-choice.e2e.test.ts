@@ -6,6 +6,7 @@ import { LSP_CHAT_MUTATION, subscribe, wsClient, type Collector } from '../helpe
 import { groupWithSeat, unique, userWithToken, type UserWithToken } from '../helpers/fixtures';
 import { createGitRepo, type GitRepo } from '../helpers/git-repo';
 import { readJson } from '../helpers/http';
+import { startStubLlmServer, type StubLlmServer } from '../helpers/stub-llm-server';
 import { startTestService, type TestService } from '../helpers/test-service';
 import { waitUntil } from '../helpers/wait';
 
@@ -194,6 +195,75 @@ describe('snippets that answer, through REST, MCP and GraphQL chat', () => {
       const importSources = imports.extras!.sources as Array<{ path: string; startLine: number }>;
       expect(importSources.find((source) => source.path === 'src/webhooks/push-webhook.ts')).toMatchObject({ startLine: 1 });
       expect(imports.content).toContain("import { timingSafeEqual } from 'node:crypto';");
+      stream.stop();
+    } finally {
+      await client.dispose();
+    }
+  });
+});
+
+// What the model reads: the snippets that answer, best first, and no import block no one asked for.
+describe('the prompt a model gets for a question with repository context', () => {
+  let stub: StubLlmServer;
+  let service: TestService;
+  let repo: GitRepo;
+  let user: UserWithToken;
+
+  beforeAll(async () => {
+    stub = await startStubLlmServer({ defaultBehaviour: { kind: 'echo' } });
+    service = await startTestService({
+      role: 'all',
+      env: { LLM_PROVIDER: 'openai', LLM_BASE_URL: stub.url, LLM_MODEL: 'stub', GATEKEEPER: 'false', INDEX_DEBOUNCE_MS: '0' },
+    });
+    repo = createGitRepo(FILES);
+    user = await userWithToken(service.prisma);
+  });
+  afterAll(async () => {
+    await service.close();
+    await stub.close();
+    repo.destroy();
+  });
+
+  it('gives the function that checks the token first and leaves the import block out; an import question gets it', async () => {
+    const group = await groupWithSeat(service.prisma, { plan: 'ultimate', addOn: 'duo_pro', username: user.username });
+    const project = (await createProject(service.prisma, { fullPath: `${group}/${unique('hooks')}`, repository: repo.path })).project;
+    await addMember(service.prisma, { fullPath: project.fullPath, username: user.username, accessLevel: 'developer' });
+    const client = wsClient(service.url, user.token);
+    try {
+      const clientSubscriptionId = crypto.randomUUID();
+      const stream = await subscribe(client, { userId: `gid://gitlab/User/${user.id}`, aiAction: 'CHAT', clientSubscriptionId });
+      const ask = async (question: string) => {
+        const { body } = await service.graphql<{ aiAction: { requestId: string } }>(LSP_CHAT_MUTATION, {
+          token: user.token,
+          variables: {
+            question,
+            clientSubscriptionId,
+            platformOrigin: 'vs_code_extension',
+            additionalContext: [{ id: project.fullPath, category: 'REPOSITORY', content: '', metadata: {} }],
+          },
+        });
+        expect(body.errors).toBeUndefined();
+        await stream.untilFinal(body.data!.aiAction.requestId, 20_000);
+        const content = stub.requests.at(-1)?.body.messages?.at(-1)?.content;
+        return typeof content === 'string' ? content : JSON.stringify(content);
+      };
+      await ask(TOKEN_QUESTION); // starts indexing
+      await waitUntil(() => service.prisma.codeIndex.findFirst({ where: { projectId: project.id } }), {
+        until: (index) => index?.state === 'ready',
+        timeoutMs: 30_000,
+        intervalMs: 100,
+        what: 'the index to be ready',
+      });
+
+      const prompt = await ask(TOKEN_QUESTION);
+      const blocks = [...prompt.matchAll(/<code path="([^"]+)" lines="(\d+)-(\d+)"[^>]*>\n([\s\S]*?)\n<\/code>/g)];
+      expect(blocks[0][1]).toBe('src/webhooks/push-webhook.ts');
+      expect(Number(blocks[0][2])).toBeGreaterThan(importBlockEnd);
+      expect(blocks[0][4]).toContain('timingSafeEqual(actual, wanted)');
+      expect(prompt).not.toContain("import { webhookRateLimit } from './webhook-rate-limit';");
+
+      const imports = await ask(IMPORT_QUESTION);
+      expect(imports).toContain("import { webhookRateLimit } from './webhook-rate-limit';");
       stream.stop();
     } finally {
       await client.dispose();
