@@ -290,3 +290,17 @@ export function snippetShape(options: { content: string; language: string | null
   while (kinds[leading] === 'blank') leading += 1;
   return { lines: kinds, boilerplate: false, leading };
 }
+
+/** A line that does something: a call, control flow, an assignment's right-hand work. */
+const BEHAVIOUR =
+  /\b(return|if|else|for|foreach|while|switch|case|throw|raise|await|yield|try|catch|except|finally|defer|go|new|match|loop)\b|[\w\])]\s*\(/;
+
+/**
+ * Whether a snippet only declares: types, interfaces, struct fields, constants, with at most one line
+ * that does something. "Where is X checked" is answered by the code that checks, not by the type of
+ * its options, though both name X.
+ */
+export function declaresOnly(options: { content: string; lines: readonly LineKind[] }): boolean {
+  const code = options.content.split('\n').filter((_, index) => options.lines[index] === 'code');
+  return code.length >= 3 && code.filter((line) => BEHAVIOUR.test(line)).length <= 1;
+}

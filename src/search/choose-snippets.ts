@@ -1,5 +1,5 @@
 import { identifierTerms, stemWord } from '../llm/embedders/terms';
-import { snippetShape, type BoilerplateKind, type LineKind } from './boilerplate';
+import { declaresOnly, snippetShape, type BoilerplateKind, type LineKind } from './boilerplate';
 import { synonymsOf } from './synonyms';
 
 /**
@@ -17,10 +17,11 @@ import { synonymsOf } from './synonyms';
 
 export type SnippetHit = { startLine: number; endLine: number; content: string; score: number; symbol: string | null };
 
-/** Which boilerplate the question asks about (none for most questions). */
-export type SnippetIntent = ReadonlySet<BoilerplateKind>;
+/** Which boilerplate the question asks about, and whether it asks about declarations (types, fields): none for most questions. */
+export type SnippetIntent = ReadonlySet<BoilerplateKind | 'declarations'>;
 
-const INTENT_PATTERNS: Record<BoilerplateKind, RegExp> = {
+const INTENT_PATTERNS: Record<BoilerplateKind | 'declarations', RegExp> = {
+  declarations: /\b(types?|interfaces?|fields?|structs?|declarations?|declared|shape|signatures?)\b/i,
   imports:
     /\b(imports?|imported|importing|dependencies|depends on|depend on|#\s*include|include directives?|require calls?|required modules?)\b/i,
   exports: /\b((re-?)?exports?|(re-?)?exported|export lists?|public api)\b/i,
@@ -29,7 +30,9 @@ const INTENT_PATTERNS: Record<BoilerplateKind, RegExp> = {
 
 /** The boilerplate a question asks about: its imports, what it exports, its license. */
 export function snippetIntent(question: string): SnippetIntent {
-  return new Set((Object.keys(INTENT_PATTERNS) as BoilerplateKind[]).filter((kind) => INTENT_PATTERNS[kind].test(question)));
+  return new Set(
+    (Object.keys(INTENT_PATTERNS) as Array<keyof typeof INTENT_PATTERNS>).filter((kind) => INTENT_PATTERNS[kind].test(question)),
+  );
 }
 
 export type ChooseSnippetsOptions = {
@@ -46,6 +49,9 @@ type Candidate = SnippetHit & { asked: boolean; answer: number };
 
 /** Weight of the question's words in a chunk against its retrieval score, when ordering a file's chunks. */
 const COVERAGE_WEIGHT = 0.5;
+
+/** A chunk that only declares (boilerplate.ts's declaresOnly) answers a question about behaviour this much less. */
+const DECLARATION_WEIGHT = 0.7;
 
 /** Weight of a question word found only in a chunk's comments and docstrings: prose about code answers less than the code. */
 const PROSE_WEIGHT = 0.5;
@@ -129,14 +135,18 @@ export function chooseSnippets(hits: readonly SnippetHit[], options: ChooseSnipp
   );
   const best = Math.max(0, ...hits.map((hit) => hit.score));
   hits.forEach((hit, index) => {
-    const answer = (1 - COVERAGE_WEIGHT) * (best > 0 ? hit.score / best : 0) + COVERAGE_WEIGHT * covered[index];
     const shape = shapes[index];
+    const declarations = !options.intent.has('declarations') && declaresOnly({ content: hit.content, lines: shape.lines });
+    const answer =
+      ((1 - COVERAGE_WEIGHT) * (best > 0 ? hit.score / best : 0) + COVERAGE_WEIGHT * covered[index]) *
+      (declarations ? DECLARATION_WEIGHT : 1);
     if (shape.boilerplate) {
       const asked = [...shape.of].some((kind) => options.intent.has(kind));
       (asked ? code : boilerplate).push({ ...hit, asked, answer });
     } else {
       // Asked-for boilerplate at the top of a chunk stays: the import question wants the imports.
-      code.push({ ...(options.intent.size ? hit : trimmed(hit, shape.leading)), asked: false, answer });
+      const askedForBoilerplate = [...options.intent].some((kind) => kind !== 'declarations');
+      code.push({ ...(askedForBoilerplate ? hit : trimmed(hit, shape.leading)), asked: false, answer });
     }
   });
   const chosen = (code.length ? code : boilerplate)

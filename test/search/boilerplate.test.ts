@@ -1,4 +1,4 @@
-import { snippetShape } from '../../src/search/boilerplate';
+import { declaresOnly, snippetShape } from '../../src/search/boilerplate';
 import { chooseSnippets, snippetIntent } from '../../src/search/choose-snippets';
 
 const lines = (...text: string[]) => text.join('\n');
@@ -268,5 +268,72 @@ describe('chooseSnippets', () => {
     ['where is the push webhook token checked?', []],
   ])('reads what %s asks about', (question, kinds) => {
     expect([...snippetIntent(question)]).toEqual(kinds);
+  });
+});
+
+describe('declaresOnly', () => {
+  it.each([
+    [
+      'a TypeScript options type',
+      'src/hooks.ts',
+      lines(
+        'export type HandlePushOptions = {',
+        '  prisma: PrismaClient;',
+        '  /** X-Gitlab-Token. */',
+        '  token: string | null;',
+        '  eventUuid: string | null;',
+        '};',
+      ),
+      true,
+    ],
+    [
+      'Go struct fields',
+      'command.go',
+      lines(
+        'type Command struct {',
+        '	// Use is the one-line usage message.',
+        '	Use string',
+        '	Aliases []string',
+        '	TraverseChildren bool',
+        '}',
+      ),
+      true,
+    ],
+    [
+      'a function',
+      'src/hooks.ts',
+      lines(
+        'function sameDigest(expected: string, token: string): boolean {',
+        "  const actual = Buffer.from(digestToken(token), 'hex');",
+        '  return timingSafeEqual(actual, wanted);',
+        '}',
+      ),
+      false,
+    ],
+  ])('%s: %s', (_name, path, content, expected) => {
+    const shape = snippetShape({ content, language: null, path });
+    expect(declaresOnly({ content, lines: shape.lines })).toBe(expected);
+  });
+
+  it('puts the code that checks before the type of its options, unless the question asks about types', () => {
+    const type = {
+      startLine: 12,
+      endLine: 17,
+      content: lines('export type CheckOptions = {', '  token: string;', '  secret: string;', '  strict: boolean;', '};'),
+      score: 1,
+      symbol: 'CheckOptions',
+    };
+    const check = {
+      startLine: 20,
+      endLine: 22,
+      content: lines('export function checkToken(options: CheckOptions) {', '  return options.token === options.secret;', '}'),
+      score: 0.9,
+      symbol: 'checkToken',
+    };
+    const options = { path: 'src/hooks.ts', language: 'typescript', terms: ['token', 'checked'] };
+    expect(chooseSnippets([type, check], { ...options, intent: snippetIntent('where is the token checked?') })[0].startLine).toBe(20);
+    expect(
+      chooseSnippets([type, check], { ...options, intent: snippetIntent('which fields does the token check type have?') })[0].startLine,
+    ).toBe(12);
   });
 });
