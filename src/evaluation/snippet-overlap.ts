@@ -1,5 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { AppError, badInput } from '../errors';
+import { snippetShape } from '../search/boilerplate';
+import { snippetIntent } from '../search/choose-snippets';
 import { formatTable } from './evaluate-retrieval';
 
 /**
@@ -13,7 +15,18 @@ import { formatTable } from './evaluate-retrieval';
 export type LineLabels = ReadonlyMap<string, ReadonlyArray<readonly [number, number]>>;
 
 /** A search's answer as far as snippets go: files best first, each with its snippets in the order shown. */
-export type AnsweredFile = { path: string; snippets: ReadonlyArray<{ startLine: number; endLine: number }> };
+export type AnsweredFile = {
+  path: string;
+  language?: string | null;
+  snippets: ReadonlyArray<{ startLine: number; endLine: number; content?: string }>;
+};
+
+/** Whether an answer's very first snippet is boilerplate (imports, a license header…), as boilerplate.ts reads it. */
+export function leadsWithBoilerplate(files: readonly AnsweredFile[]): boolean {
+  const [file] = files;
+  const content = file?.snippets[0]?.content;
+  return content !== undefined && snippetShape({ content, language: file.language ?? null, path: file.path }).boilerplate;
+}
 
 /** Snippets asked for per question: REST's default limit, the service's default snippets per file. */
 export const SNIPPET_SEARCH = { limit: 20, maxPerFile: 3 } as const;
@@ -105,9 +118,16 @@ export type SnippetFigures = {
   found: number;
   firstOverlaps: number;
   anyOverlaps: number;
+  /** Answers to questions that ask for no boilerplate whose very first snippet is boilerplate (boilerplate.ts). */
+  boilerplateFirst: number;
 };
 
-export function scoreSnippets(options: { strategy: string; mode: string; outcomes: readonly SnippetOutcome[] }): SnippetFigures {
+export function scoreSnippets(options: {
+  strategy: string;
+  mode: string;
+  outcomes: readonly SnippetOutcome[];
+  boilerplateFirst?: number;
+}): SnippetFigures {
   const found = options.outcomes.filter((outcome): outcome is Extract<SnippetOutcome, { found: true }> => outcome.found);
   return {
     strategy: options.strategy,
@@ -116,6 +136,7 @@ export function scoreSnippets(options: { strategy: string; mode: string; outcome
     found: found.length,
     firstOverlaps: found.filter((outcome) => outcome.overlaps).length,
     anyOverlaps: found.filter((outcome) => outcome.anyOverlaps).length,
+    boilerplateFirst: options.boilerplateFirst ?? 0,
   };
 }
 
@@ -129,14 +150,19 @@ export async function measureSnippets(options: {
   questions: ReadonlyArray<{ q: string }>;
   labels: ReadonlyArray<LineLabels | null>;
   search: (question: string) => Promise<readonly AnsweredFile[]>;
-}): Promise<SnippetFigures & { outcomes: Array<SnippetOutcome & { q: string }> }> {
-  const outcomes: Array<SnippetOutcome & { q: string }> = [];
+}): Promise<SnippetFigures & { outcomes: Array<SnippetOutcome & { q: string; leadsWithBoilerplate?: string }> }> {
+  const outcomes: Array<SnippetOutcome & { q: string; leadsWithBoilerplate?: string }> = [];
+  let boilerplateFirst = 0;
   for (const [index, question] of options.questions.entries()) {
     const labels = options.labels[index];
     if (!labels) continue;
-    outcomes.push({ q: question.q, ...snippetOutcome(await options.search(question.q), labels) });
+    const answer = await options.search(question.q);
+    const asksForBoilerplate = [...snippetIntent(question.q)].some((kind) => kind !== 'declarations');
+    const boilerplate = !asksForBoilerplate && leadsWithBoilerplate(answer);
+    if (boilerplate) boilerplateFirst += 1;
+    outcomes.push({ q: question.q, ...snippetOutcome(answer, labels), ...(boilerplate ? { leadsWithBoilerplate: answer[0].path } : {}) });
   }
-  return { ...scoreSnippets({ strategy: options.strategy, mode: options.mode, outcomes }), outcomes };
+  return { ...scoreSnippets({ strategy: options.strategy, mode: options.mode, outcomes, boilerplateFirst }), outcomes };
 }
 
 const share = (part: number, whole: number) => (whole === 0 ? '-' : (part / whole).toFixed(3));
@@ -146,7 +172,7 @@ export function formatSnippetTable(rows: readonly SnippetFigures[]): string {
   return [
     `Snippets (first ${SNIPPET_SEARCH.limit} snippets, ${SNIPPET_SEARCH.maxPerFile} per file): does the first snippet of the first labelled file overlap the lines that answer?`,
     formatTable(
-      ['strategy', 'mode', 'labelled', 'file found', 'first overlaps', 'any overlaps'],
+      ['strategy', 'mode', 'labelled', 'file found', 'first overlaps', 'any overlaps', 'boilerplate first'],
       rows.map((row) => [
         row.strategy,
         row.mode,
@@ -154,6 +180,7 @@ export function formatSnippetTable(rows: readonly SnippetFigures[]): string {
         String(row.found),
         share(row.firstOverlaps, row.found),
         share(row.anyOverlaps, row.found),
+        String(row.boilerplateFirst),
       ]),
     ),
   ].join('\n');
