@@ -110,7 +110,10 @@ export function snippetOutcome(files: readonly AnsweredFile[], labels: LineLabel
   };
 }
 
-/** One strategy and mode's snippet figures: of the labelled questions, how many found a labelled file, and how many of those led with answering lines. */
+/**
+ * One strategy and mode's snippet figures: of the labelled questions, how many found a labelled file,
+ * and how many of those led with answering lines.
+ */
 export type SnippetFigures = {
   strategy: string;
   mode: string;
@@ -167,10 +170,14 @@ export async function measureSnippets(options: {
 
 const share = (part: number, whole: number) => (whole === 0 ? '-' : (part / whole).toFixed(3));
 
-/** The snippet table: per strategy and mode, the labelled questions, how many found a labelled file, and the share whose first (any) snippet overlapped the labels. */
+/**
+ * The snippet table: per strategy and mode, the labelled questions, how many found a labelled file,
+ * the share whose first (any) snippet overlapped the labels, and the answers led by boilerplate.
+ */
 export function formatSnippetTable(rows: readonly SnippetFigures[]): string {
   return [
-    `Snippets (first ${SNIPPET_SEARCH.limit} snippets, ${SNIPPET_SEARCH.maxPerFile} per file): does the first snippet of the first labelled file overlap the lines that answer?`,
+    `Snippets (first ${SNIPPET_SEARCH.limit} snippets, ${SNIPPET_SEARCH.maxPerFile} per file): ` +
+      'does the first snippet of the first labelled file overlap the lines that answer?',
     formatTable(
       ['strategy', 'mode', 'labelled', 'file found', 'first overlaps', 'any overlaps', 'boilerplate first'],
       rows.map((row) => [

@@ -44,9 +44,9 @@ const JS_RULES: Rule[] = [
   { start: /^\s*Object\.defineProperty\(exports,\s*["']__esModule["']/, kind: 'exports' },
   { start: /^\s*(exports\.[\w$]+\s*=\s*)+void 0;\s*$/, kind: 'exports' },
   { start: /^\s*exports\.([\w$]+)\s*=\s*\1;\s*$/, kind: 'exports' },
+  // Object.defineProperty(exports, "X", { enumerable: true, get: function () { return y.X; } });
   {
-    start:
-      /^\s*Object\.defineProperty\(exports,\s*["'][\w$]+["'],\s*\{\s*enumerable:\s*true,\s*get:\s*function\s*\(\)\s*\{\s*return\s+[\w$.]+;\s*\}\s*\}\);\s*$/,
+    start: /^\s*Object\.defineProperty\(exports,\s*["'][\w$]+["'],\s*\{\s*enumerable:\s*true,\s*get:\s*function\s*\(\)\s*\{\s*return\s/,
     kind: 'exports',
   },
   { start: /^\s*([\w$]+\.)?__exportStar\(require\(/, kind: 'exports' },
@@ -292,8 +292,9 @@ export function snippetShape(options: { content: string; language: string | null
 }
 
 /** A line that does something: a call, control flow, an assignment's right-hand work. */
-const BEHAVIOUR =
-  /\b(return|if|else|for|foreach|while|switch|case|throw|raise|await|yield|try|catch|except|finally|defer|go|new|match|loop)\b|[\w\])]\s*\(/;
+const BEHAVIOUR_WORDS =
+  'return|if|else|for|foreach|while|switch|case|throw|raise|await|yield|try|catch|except|finally|defer|go|new|match|loop';
+const BEHAVIOUR = new RegExp(`\\b(${BEHAVIOUR_WORDS})\\b|[\\w\\])]\\s*\\(`);
 
 /**
  * Whether a snippet only declares: types, interfaces, struct fields, constants, with at most one line

@@ -61,7 +61,7 @@ function wordStems(text: string): Set<string> {
   return new Set(identifierTerms(text).map(stemWord));
 }
 
-/** Whether a chunk's words hold one form of a term: a longer stem as a prefix, as full text matches it (`packet` → packets, packet_writer). */
+/** Whether a chunk's words hold one form of a term: a longer stem as a prefix, as full text matches it (`packet` → packet_writer). */
 function holds(words: ReadonlySet<string>, forms: readonly string[]): boolean {
   for (const form of forms) {
     if (words.has(form)) return true;
