@@ -11,8 +11,13 @@ import { synonymsOf } from './synonyms';
  *   starts with boilerplate is shown from its code on. A file whose only hits are boilerplate keeps
  *   them: it was found for them (a module that only re-exports, a constants list).
  * - A question about that boilerplate ("what does this file import", "which license") gets it, first.
- * - Snippets that overlap or touch are merged, and the merged snippets are ordered by their best
- *   chunk's score: the first one is what answers best, whatever its line.
+ * - The others are ordered by how well they answer: half their retrieval score (scaled to the
+ *   file's best), half the share of the question's words they hold, the words few of the file's
+ *   chunks hold weighing more and words only in comments half; a chunk that only declares (a type
+ *   of options, struct fields) weighs DECLARATION_WEIGHT unless the question asks about types.
+ * - The best few are kept, those that overlap or touch merged, and the merged snippets ordered by
+ *   their best chunk: the first one is what answers best, whatever its line. Each keeps its
+ *   retrieval score (what REST and GraphQL show).
  */
 
 export type SnippetHit = { startLine: number; endLine: number; content: string; score: number; symbol: string | null };
