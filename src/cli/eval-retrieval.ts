@@ -20,6 +20,7 @@ import { createEmbedder } from '../llm/embedders/create-embedder';
 import { ProgressBar } from '../progress-bar';
 import type { RetrievalMode } from '../search/search-code';
 import { runCommand } from './run-command';
+import { loadLineLabels } from '../evaluation/snippet-overlap';
 
 // npm run eval:retrieval -- (--repo <path> | --npm <spec>) --questions <file.jsonl> [--json out.json]
 // Indexes one repository once per chunking strategy into temporary projects, asks every labelled
@@ -40,7 +41,9 @@ question lists. The temporary projects are removed at the end, also when the run
   --repo       a local git repository to index
   --npm        an npm package spec (e.g. mysql@2.18.1), made into a git repository in a cache
                folder under ${os.tmpdir()}
-  --questions  JSON Lines, one {"q": "...", "files": ["path", ...]} per line (required)
+  --questions  JSON Lines, one {"q": "...", "files": ["path", ...]} per line (required); a
+               question may add "lines": {"path": [[start, end], ...]}, the lines that answer,
+               and the first snippet of a right file is then scored against them
   --ref        the branch, tag or commit to index (default: HEAD)
   --strategy   only this chunking strategy; repeat for several (default: all)
   --mode       only this retrieval mode; repeat for several (default: all)
@@ -109,6 +112,7 @@ function parse(argv: string[]): RetrievalEvalOptions {
 
 const args = parse(process.argv.slice(2));
 const questions = loadQuestions(args.questions);
+const lineLabels = loadLineLabels(args.questions);
 
 void runCommand(async ({ config, database, logger }) => {
   const { prisma } = database;
@@ -123,7 +127,7 @@ void runCommand(async ({ config, database, logger }) => {
   try {
     const source = await prepareSource(args, status);
     const embedder = await createEmbedder(config.embeddings);
-    const context: EvaluationContext = { prisma, config, logger, embedder, args, source, questions, signal: controller.signal };
+    const context: EvaluationContext = { prisma, config, logger, embedder, args, source, questions, lineLabels, signal: controller.signal };
     const workspace = await createWorkspace(prisma, {
       repository: source.repository,
       strategies: args.strategies,

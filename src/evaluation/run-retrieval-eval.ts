@@ -32,6 +32,7 @@ import { searchCode, type RetrievalMode } from '../search/search-code';
 import ignore from 'ignore';
 import { formatCount, ProgressBar } from '../progress-bar';
 import { snapshotFiles, storedChunkBytes } from '../db/code-chunks';
+import { formatSnippetTable, measureSnippets, SNIPPET_SEARCH, type LineLabels, type SnippetFigures } from './snippet-overlap';
 
 /** What a retrieval evaluation runs on and how (the eval:retrieval command's options). */
 export type RetrievalEvalOptions = {
@@ -103,6 +104,8 @@ export type RunFigures = {
   metrics: RetrievalMetrics;
   meanSearchMs: number;
   questions: QuestionResult[];
+  /** With line labels: where the first snippet of a right file falls (snippet-overlap.ts). */
+  snippets?: Awaited<ReturnType<typeof measureSnippets>>;
 };
 
 export type EvaluationContext = {
@@ -113,6 +116,8 @@ export type EvaluationContext = {
   args: RetrievalEvalOptions;
   source: Source;
   questions: RetrievalQuestion[];
+  /** Each question's `lines` labels (parseLineLabels), when the file has any. */
+  lineLabels?: Array<LineLabels | null>;
   signal: AbortSignal;
 };
 
@@ -232,7 +237,16 @@ export async function evaluateStrategy(
     bar.update({ label: `${strategy} ${mode}`, done: results.length, total: questions.length });
     bar.clear();
     const metrics = scoreRanks(results.map((result) => result.rank));
-    runs.push({ strategy, mode, metrics, meanSearchMs: searchMs / Math.max(1, questions.length), questions: results });
+    const snippets = context.lineLabels?.some(Boolean)
+      ? await measureSnippets({
+          strategy,
+          mode,
+          questions,
+          labels: context.lineLabels,
+          search: async (query) => (await searchCode({ prisma, embedder, scope, query, mode, ...SNIPPET_SEARCH })).files,
+        })
+      : undefined;
+    runs.push({ strategy, mode, metrics, meanSearchMs: searchMs / Math.max(1, questions.length), questions: results, snippets });
   }
   return { index, runs };
 }
@@ -262,7 +276,13 @@ export function report(options: { context: EvaluationContext; indexes: IndexFigu
       ]),
     ),
     '',
+    ...snippetSection(runs),
   ].join('\n');
+}
+
+function snippetSection(runs: readonly RunFigures[]): string[] {
+  const rows = runs.map((run) => run.snippets).filter((row): row is SnippetFigures & NonNullable<RunFigures['snippets']> => !!row);
+  return rows.length ? [formatSnippetTable(rows), ''] : [];
 }
 
 export function writeJson(file: string, options: { context: EvaluationContext; indexes: IndexFigures[]; runs: RunFigures[] }): void {
@@ -298,6 +318,7 @@ export function writeJson(file: string, options: { context: EvaluationContext; i
       // Per question, in the file's order: the first right file's rank (null: none in the first files) and the files scored.
       ranks: run.questions.map((question) => question.rank),
       answers: run.questions.map((question) => question.files),
+      ...(run.snippets ? { snippets: run.snippets } : {}),
     })),
   };
   try {

@@ -181,7 +181,11 @@ export async function searchCode(options: SearchCodeOptions): Promise<SearchCode
     .map((row): ChunkHit & { role: string | null } => ({ ...row, score: scoreOf.get(row.chunkId) ?? 0 }))
     .sort((a, b) => b.score - a.score || a.path.localeCompare(b.path) || a.startLine - b.startLine);
   const ranked = rankFiles(found, { question: options.query, terms });
-  const files = groupHits(found, { maxPerFile: options.maxPerFile, fileScores: new Map(ranked.map((file) => [file.path, file.score])) });
+  const files = groupHits(found, {
+    question: options.query,
+    maxPerFile: options.maxPerFile,
+    fileScores: new Map(ranked.map((file) => [file.path, file.score])),
+  });
   let remaining = limit;
   const limited: FileHits[] = [];
   for (const file of files) {

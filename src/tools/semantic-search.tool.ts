@@ -77,6 +77,8 @@ export type SemanticSearchToolInput = {
   limit?: number;
   /** A directory with at most this many characters of code is given whole. Default 20,000. */
   wholeDirectoryChars?: number;
+  /** Characters of found code given to the prompt, snippets best first until they fill it. Default CODE_BUDGET_CHARS. */
+  maxCodeChars?: number;
   requestId?: string;
   /** DATA_DIR: a ref other than the default branch is looked up in the repository before indexing starts for it. */
   dataDir?: string;
@@ -107,6 +109,27 @@ export function stillIndexingMessage(name: string, wait: { progress: IndexRunPro
     `The code of ${name} is still being indexed (${far}), so this answer does not use it. Ask again once the index is ready ` +
     '(the code index status shows it); files you attach meanwhile are used as usual.'
   );
+}
+
+/**
+ * Found code for the prompt: about 6,000 tokens, a quarter of the prompt's default budget
+ * (build-prompt.ts), so the question, the other context and the history keep the rest.
+ */
+export const CODE_BUDGET_CHARS = 24_000;
+
+/**
+ * The snippets (best first) that fit in `maxChars` of code, in the same order: one that does not fit
+ * is left out and the next smaller ones still may fit; the first is always given.
+ */
+export function withinBudget<T extends { content: string }>(snippets: readonly T[], maxChars: number): T[] {
+  const kept: T[] = [];
+  let used = 0;
+  for (const snippet of snippets) {
+    if (kept.length > 0 && used + snippet.content.length > maxChars) continue;
+    kept.push(snippet);
+    used += snippet.content.length;
+  }
+  return kept;
 }
 
 const attribute = (value: string) => value.replace(/[\n"<>]/g, ' ');
@@ -193,8 +216,12 @@ export async function semanticSearchTool(input: SemanticSearchToolInput): Promis
       query: input.question,
       limit: input.limit ?? 8,
     });
-    const hits = result.files.flatMap((file) =>
-      file.snippets.map((snippet) => ({ ...snippet, path: file.path, blob: file.blob, language: file.language })),
+    // Files best first, each file's snippets best first (choose-snippets.ts): what answers best reaches the model first.
+    const hits = withinBudget(
+      result.files.flatMap((file) =>
+        file.snippets.map((snippet) => ({ ...snippet, path: file.path, blob: file.blob, language: file.language })),
+      ),
+      input.maxCodeChars ?? CODE_BUDGET_CHARS,
     );
     if (!hits.length)
       return { status: 'ok', content: `No code in ${where} matched the question.`, sources: [], confidence: 'low', where, found: [] };
