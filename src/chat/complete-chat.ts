@@ -259,7 +259,7 @@ async function groundQuestion(
   const { prisma, job } = options;
   let items = input.question.contextItems;
   // A greeting or a question about the assistant asks nothing of the code: no search is run for it.
-  if (job.intent === CONVERSATION) return { items, sources: [], results: [], unavailable: null };
+  if (job.intent === CONVERSATION) return { items, sources: [], results: [], unavailable: null, notice: null };
   const asksCodebase = items.some((item) => item.category === 'repository' || item.category === 'directory');
   const implied = !asksCodebase && job.intent === 'CODEBASE_SEARCH' && input.projectId !== null;
   if (!asksCodebase && !implied) return { items, sources: [], results: [], unavailable: null, notice: null };
