@@ -23,7 +23,7 @@ const ROUNDS = Number(process.argv[2] ?? (QUICK ? 4 : 10));
  * Unmeasured rounds first, in both modes: the figure is meant for warm code, as a long-running
  * service runs it. With one, the measured rounds still paid V8's optimising compiler (~30 % of the
  * service's CPU in a perf profile of rounds 1–8) and CPU per update fell from 4–5 ms in rounds 1–4
- * to ~2 ms by round 15 (docs/performance.md, "Session latency, fourth round").
+ * to ~2 ms by round 15.
  */
 const WARMUP_ROUNDS = Number(process.argv[3] ?? 20);
 const SESSIONS = 50;

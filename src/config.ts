@@ -122,6 +122,7 @@ const envSchema = z.object({
   INDEX_TRANSACTION_CHUNKS: positiveInt.max(10_000, 'must be at most 10000').optional(),
   EVENT_LOOP_WARN_MS: positiveInt.default(200),
   INTENT_TIMEOUT_MS: positiveInt.max(60_000, 'must be at most 60000').default(1_000),
+  CHAT_INDEX_WAIT_MS: z.coerce.number({ message: 'must be a number' }).int().min(0).max(300_000, 'must be at most 300000').default(30_000),
   WORKER_NICE: z.coerce
     .number({ message: 'must be a number' })
     .int('must be a whole number')
@@ -226,6 +227,12 @@ export type Config = Readonly<{
   eventLoopWarnMs: number;
   /** How long a code suggestion's intent detection may take (ms) before the request is answered as a completion. Default 1,000. */
   intentTimeoutMs: number;
+  /**
+   * How long a chat answer with repository or directory context waits for the first index of its
+   * ref (CHAT_INDEX_WAIT_MS, default 30 s; 0 answers at once without the code). A run estimated to
+   * take longer is not waited for.
+   */
+  chatIndexWaitMs: number;
   /** The nice value a worker-only process (`--role=worker`) runs at, so the API beside it is served first; 0 keeps it. Default 10. */
   workerNice: number;
   /** How long a token's, seat's or membership's look-up is reused (ms); 0 turns the cache off. Default 3,000. */
@@ -373,6 +380,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     }),
     eventLoopWarnMs: values.EVENT_LOOP_WARN_MS,
     intentTimeoutMs: values.INTENT_TIMEOUT_MS,
+    chatIndexWaitMs: values.CHAT_INDEX_WAIT_MS,
     workerNice: values.WORKER_NICE,
     authCacheMs: values.AUTH_CACHE_MS,
     searchIndexCacheMb: values.SEARCH_INDEX_CACHE_MB,

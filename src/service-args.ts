@@ -8,7 +8,7 @@ export const SERVICE_USAGE = `Usage: npm start [-- --role=all|api|worker]   (nod
   -h, --help     this text
 
 Settings come from the environment (PORT, DATABASE_URL, REDIS_URL, REDIS_PREFIX, LLM_PROVIDER, ...):
-the README's "Configuration" lists them all. Admin commands: npm run admin.`;
+docs/configuration.md lists them all. Admin commands: npm run admin.`;
 
 export type ServiceArgs = { role: Role } | { help: true } | { error: string };
 

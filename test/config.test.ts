@@ -14,6 +14,7 @@ describe('configuration', () => {
       disabledContextCategories: [],
       databasePoolSize: 10,
       databaseRequestTimeoutMs: 15_000,
+      chatIndexWaitMs: 30_000,
     });
     expect(config.dataDir).toMatch(/\.data$/);
     expect(Object.isFrozen(config)).toBe(true);
@@ -46,6 +47,8 @@ describe('configuration', () => {
     [{ WORKER_NICE: '20' }, 'WORKER_NICE'],
     [{ WORKER_NICE: '-1' }, 'WORKER_NICE'],
     [{ WORKER_NICE: 'low' }, 'WORKER_NICE'],
+    [{ CHAT_INDEX_WAIT_MS: '-1' }, 'CHAT_INDEX_WAIT_MS'],
+    [{ CHAT_INDEX_WAIT_MS: '300001' }, 'CHAT_INDEX_WAIT_MS'],
   ])('refuses %j naming the variable', (env, name) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(new RegExp(`${name}:`));

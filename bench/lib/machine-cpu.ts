@@ -2,7 +2,7 @@
  * Where a phase's CPU went on the whole machine (Linux /proc; NaN elsewhere): all of it, and the
  * parts a bench can name. When clients keep every core busy, a phase's latency follows the
  * machine's CPU per request, whoever spends it: the service, PostgreSQL, Redis, or the bench's own
- * clients and stub model on the same cores (docs/performance.md, twelfth round).
+ * clients and stub model on the same cores (docs/performance.md, "Known limits").
  */
 import { readFileSync } from 'node:fs';
 import type { Redis } from 'ioredis';

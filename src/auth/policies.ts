@@ -45,7 +45,9 @@ async function readAccessLevel(prisma: PrismaClient, viewer: Viewer, project: Pi
  * GitLab's visibility rule with a minimum role on private projects: public projects for everyone,
  * internal ones for any signed-in user, private ones for admins and members at `minimum` or above.
  */
-async function hasProjectAccess(prisma: PrismaClient, viewer: Viewer | null, project: Project, minimum: number): Promise<boolean> {
+type PolicyProject = Pick<Project, 'id' | 'groupId' | 'visibility'>;
+
+async function hasProjectAccess(prisma: PrismaClient, viewer: Viewer | null, project: PolicyProject, minimum: number): Promise<boolean> {
   if (project.visibility === 'public') return true;
   if (!viewer) return false;
   if (project.visibility === 'internal' || viewer.user.admin) return true;
@@ -95,7 +97,7 @@ async function findProjectWithAccess(
 }
 
 /** GitLab's read rule: private projects for members (Guest and up). */
-export const canReadProject = (prisma: PrismaClient, viewer: Viewer | null, project: Project) =>
+export const canReadProject = (prisma: PrismaClient, viewer: Viewer | null, project: PolicyProject) =>
   hasProjectAccess(prisma, viewer, project, ACCESS_LEVELS.guest);
 
 /** The project if the viewer may read it; null both when it is missing and when it is hidden. */
@@ -103,7 +105,7 @@ export const findReadableProject = (prisma: PrismaClient, viewer: Viewer | null,
   findProjectWithAccess(prisma, viewer, where, ACCESS_LEVELS.guest);
 
 /** GitLab's read_code: private projects' code for Reporter (20) and up; a Guest may see the project but not its code. */
-export const canReadCode = (prisma: PrismaClient, viewer: Viewer | null, project: Project) =>
+export const canReadCode = (prisma: PrismaClient, viewer: Viewer | null, project: PolicyProject) =>
   hasProjectAccess(prisma, viewer, project, ACCESS_LEVELS.reporter);
 
 /** The project if the viewer may read its code; null when it is missing, hidden, or its code is not theirs to read. */
@@ -248,4 +250,34 @@ export async function authorizeCodebaseProject(
   if (!project.duoFeaturesEnabled)
     throw forbidden(`GitLab Duo features are turned off for ${project.fullPath}, so its code cannot be used as context`);
   return project;
+}
+
+/** What GitLab's `Project.userPermissions` (ProjectPermissions) answers, from the viewer's role. */
+export type ProjectPermissions = {
+  readProject: boolean;
+  downloadCode: boolean;
+  pushCode: boolean;
+  adminProject: boolean;
+  removeProject: boolean;
+  readAiCatalogItem: boolean;
+  adminAiCatalogItem: boolean;
+};
+
+/**
+ * The viewer's abilities on a project they can read, as GitLab's project policy grants them by role:
+ * read_project to every reader, download_code with read_code (Reporter and up on a private project),
+ * push_code to Developers, admin_project to Maintainers, remove_project to Owners; an admin has them
+ * all. There is no AI catalog here, so nobody may read or manage its items.
+ */
+export async function projectPermissions(prisma: PrismaClient, viewer: Viewer | null, project: PolicyProject): Promise<ProjectPermissions> {
+  const level = !viewer ? 0 : viewer.user.admin ? ACCESS_LEVELS.owner : await projectAccessLevel(prisma, viewer, project);
+  return {
+    readProject: await canReadProject(prisma, viewer, project),
+    downloadCode: await canReadCode(prisma, viewer, project),
+    pushCode: level >= ACCESS_LEVELS.developer,
+    adminProject: level >= ACCESS_LEVELS.maintainer,
+    removeProject: level >= ACCESS_LEVELS.owner,
+    readAiCatalogItem: false,
+    adminAiCatalogItem: false,
+  };
 }

@@ -32,6 +32,10 @@ export const INTENT_TASKS: Record<string, string> = {
   TROUBLESHOOT: 'Task: find the root cause of the failure in the output or code given, then show how to fix it, most likely cause first.',
   CODEBASE_SEARCH: 'Task: answer from the repository context given; cite the files and lines you rely on.',
   GENERAL_QUESTION: 'Task: answer the question directly and accurately.',
+  CONVERSATION:
+    'Task: the user is making conversation (a greeting, thanks, a farewell or a question about you). Reply briefly and warmly, in ' +
+    'their language; when it fits, say what you can do here: answer questions about their code and this project, with the code ' +
+    'they select or attach as context, and the commands /explain, /tests, /refactor, /fix, /troubleshoot and /help.',
 };
 
 export type CurrentFile = {

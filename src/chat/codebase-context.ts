@@ -8,7 +8,7 @@ import type { Logger } from '../logger';
 import type { Queues } from '../queues';
 import { authorizeCodebase, type CodebaseCategory } from '../auth/policies';
 import { normalizeDirectory } from '../search/search-scope';
-import { semanticSearchTool, type CodeSource, type ToolResult } from '../tools/semantic-search.tool';
+import { semanticSearchTool, type CodeSource, type IndexWait, type ToolResult } from '../tools/semantic-search.tool';
 import type { ContextItem } from './context-items';
 import { numericIdOf } from '../global-id';
 
@@ -85,6 +85,8 @@ export type GroundOptions = {
   requestId: string;
   /** DATA_DIR: a ref other than the default branch is looked up in the repository before indexing starts for it. */
   dataDir?: string;
+  /** Wait (bounded) for a first index a search started, reporting its progress; without it the answer has no code at once. */
+  wait?: IndexWait;
 };
 
 export type Grounding = {

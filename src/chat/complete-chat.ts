@@ -6,6 +6,8 @@ import type { Queues } from '../queues';
 import { groundCodebaseItems } from './codebase-context';
 import type { CodeSource, ToolResult } from '../tools/semantic-search.tool';
 import { answerFromSearch } from './search-answer';
+import { CONVERSATION } from '../gatekeeper/conversation';
+import { conversationAnswer } from './conversation-answer';
 import type { ContextItem } from './context-items';
 import type { PrismaClient } from '../db/prisma';
 import type { Logger } from '../logger';
@@ -44,7 +46,12 @@ export type CodebaseDependencies = {
   dataDir: string;
   /** DUO_DISABLED_CONTEXT_CATEGORIES: access is checked again in the worker. */
   disabledCategories: readonly ContextCategory[];
+  /** CHAT_INDEX_WAIT_MS: how long an answer waits for the first index of a repository it was asked about. Default 0. */
+  indexWaitMs?: number;
 };
+
+/** At most one streamed indexing status this often: each is a line of the streamed text. */
+const STATUS_EVERY_MS = 2_000;
 
 /** How a chat job ended: an answer stored (by what it holds: the metric's outcome), or why none was. */
 export type CompleteChatOutcome =
@@ -123,14 +130,6 @@ export async function completeChat(options: CompleteChatOptions): Promise<Comple
     const history = await conversationHistory(prisma, { userId: job.userId, threadId: userRecord.threadId }, excluded);
     const asked = promptRecord ?? userRecord;
     const resourceProject = numericIdOf('Project', asked.resourceId ?? '');
-    const grounding = await groundQuestion(options, { question, projectId: asked.projectId ?? resourceProject });
-    const prompt = buildPrompt({
-      question: promptQuestion({ content: question.content, currentFile: job.currentFile ?? null, contextItems: grounding.items }),
-      contextItems: grounding.items,
-      currentFile: job.currentFile ?? null,
-      history,
-      intent: job.intent ?? null,
-    });
     let chunkId = 0;
     const publishChunk = async (text: string) => {
       if (generation.signal.aborted || !text || !source.clientSubscriptionId) return;
@@ -139,8 +138,31 @@ export async function completeChat(options: CompleteChatOptions): Promise<Comple
       const chunk: ChatMessageEvent = { ...baseAnswer(question), content: text, chunkId };
       await options.events.publish(job.userId, { message: chunk, topics: topicsFor(source, 'chunk') });
     };
+    // While the answer waits for a first index, the run's progress streams as the answer's first
+    // lines (the final message, which replaces the chunks, is the answer alone).
+    let lastStatus = 0;
+    const publishStatus = async (status: string) => {
+      if (Date.now() - lastStatus < STATUS_EVERY_MS) return;
+      lastStatus = Date.now();
+      await publishChunk(`_${status}_\n\n`);
+    };
+    const grounding = await groundQuestion(options, {
+      question,
+      projectId: asked.projectId ?? resourceProject,
+      onIndexProgress: publishStatus,
+      signal: generation.signal,
+    });
+    const prompt = buildPrompt({
+      question: promptQuestion({ content: question.content, currentFile: job.currentFile ?? null, contextItems: grounding.items }),
+      contextItems: grounding.items,
+      currentFile: job.currentFile ?? null,
+      history,
+      intent: job.intent ?? null,
+    });
 
-    let content = '';
+    // The repository is still being indexed: the answer goes without its code, and says so first.
+    let content = grounding.notice ? `${grounding.notice}\n\n` : '';
+    if (content) await publishChunk(content);
     let errors: string[] = [];
     let errorCode: ChatErrorCode | null = null;
     if (grounding.unavailable) {
@@ -148,10 +170,14 @@ export async function completeChat(options: CompleteChatOptions): Promise<Comple
       // why instead of letting the model answer as if it had looked.
       content = grounding.unavailable;
       await publishChunk(content);
+    } else if (!options.llm && job.intent === CONVERSATION) {
+      content = conversationAnswer({ projectPath: await projectPathOf(prisma, asked.projectId ?? resourceProject) });
+      await publishChunk(content);
     } else if (!options.llm) {
       // Without a model, repository or directory context is still answered: with what search found.
-      content = answerFromSearch(grounding.results, { modelHint: NO_MODEL_HINT }) ?? noModelAnswer(question.contextItems.length);
-      await publishChunk(content);
+      const found = answerFromSearch(grounding.results, { modelHint: NO_MODEL_HINT }) ?? noModelAnswer(question.contextItems.length);
+      content += found;
+      await publishChunk(found);
     } else {
       try {
         const stream = streamWithRetry({
@@ -213,6 +239,8 @@ type GroundedQuestion = {
   results: ToolResult[];
   /** Set when codebase context was asked for and none of it could be searched: the answer to give. */
   unavailable: string | null;
+  /** Set when the repository asked about is still being indexed: said before an answer given without its code. */
+  notice: string | null;
 };
 
 /**
@@ -221,16 +249,23 @@ type GroundedQuestion = {
  */
 async function groundQuestion(
   options: CompleteChatOptions,
-  input: { question: ChatMessageEvent; projectId: number | null },
+  input: {
+    question: ChatMessageEvent;
+    projectId: number | null;
+    onIndexProgress: (status: string) => Promise<void>;
+    signal: AbortSignal;
+  },
 ): Promise<GroundedQuestion> {
   const { prisma, job } = options;
   let items = input.question.contextItems;
+  // A greeting or a question about the assistant asks nothing of the code: no search is run for it.
+  if (job.intent === CONVERSATION) return { items, sources: [], results: [], unavailable: null, notice: null };
   const asksCodebase = items.some((item) => item.category === 'repository' || item.category === 'directory');
   const implied = !asksCodebase && job.intent === 'CODEBASE_SEARCH' && input.projectId !== null;
-  if (!asksCodebase && !implied) return { items, sources: [], results: [], unavailable: null };
+  if (!asksCodebase && !implied) return { items, sources: [], results: [], unavailable: null, notice: null };
   const user = await prisma.user.findUnique({ where: { id: job.userId } });
   // A user blocked (or gone) since asking reads no code: their tokens no longer hold, so neither does their access.
-  if (!user || user.state !== 'active') return { items, sources: [], results: [], unavailable: null };
+  if (!user || user.state !== 'active') return { items, sources: [], results: [], unavailable: null, notice: null };
   const viewer = { user, token: { id: 0, scopes: ['api' as const] } };
   const access = await resolveDuoAccess({ prisma, userId: user.id, disabledCategories: options.codebase.disabledCategories });
   if (implied) {
@@ -258,16 +293,24 @@ async function groundQuestion(
     requestProjectId: input.projectId,
     question: input.question.content,
     requestId: job.requestId,
+    // Only a repository the user asked about is waited for: an implied one is searched if it is ready.
+    wait: implied ? undefined : { timeoutMs: options.codebase.indexWaitMs ?? 0, onProgress: input.onIndexProgress, signal: input.signal },
   });
   if (implied && grounding.results.every((result) => result.status !== 'ok')) {
     // The user did not ask for the repository: without an index the question is answered as it is.
-    return { items: input.question.contextItems, sources: [], results: [], unavailable: null };
+    return { items: input.question.contextItems, sources: [], results: [], unavailable: null, notice: null };
   }
-  const unavailable =
-    grounding.results.length > 0 && grounding.results.every((result) => result.status !== 'ok')
-      ? grounding.results.map((result) => result.content).join('\n\n')
-      : null;
-  return { items: grounding.items, sources: grounding.sources, results: grounding.results, unavailable };
+  const none = grounding.results.length > 0 && grounding.results.every((result) => result.status !== 'ok');
+  const words = grounding.results.map((result) => result.content).join('\n\n');
+  // Code still being indexed is no reason to leave the question unanswered: it is answered without it.
+  const indexing = none && grounding.results.every((result) => result.indexing);
+  return {
+    items: grounding.items,
+    sources: grounding.sources,
+    results: grounding.results,
+    unavailable: none && !indexing ? words : null,
+    notice: indexing ? words : null,
+  };
 }
 
 /** A code slash command becomes its task on what it works on; any other question goes as it is. */
@@ -292,6 +335,11 @@ function baseAnswer(question: ChatMessageEvent): ChatMessageEvent {
     agentVersionId: question.agentVersionId,
     contextItems: [],
   };
+}
+
+async function projectPathOf(prisma: PrismaClient, projectId: number | null): Promise<string | null> {
+  if (projectId === null) return null;
+  return (await prisma.project.findUnique({ where: { id: projectId }, select: { fullPath: true } }))?.fullPath ?? null;
 }
 
 async function isSuperseded(options: CompleteChatOptions, clientSubscriptionId: string | null): Promise<boolean> {

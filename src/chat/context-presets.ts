@@ -14,6 +14,19 @@ export const GENERAL_QUESTIONS = [
 
 export const QUESTION_COUNT = { default: 4, max: 10 } as const;
 
+/** A group of suggested questions (GitLab's AiChatQuestionCategory). */
+export type QuestionCategory = { key: string; title: string; contextual: boolean; questions: string[] };
+
+/** The categories every page offers, by topic. */
+const STATIC_CATEGORIES: readonly QuestionCategory[] = [
+  { key: 'duo_chat', title: 'GitLab Duo Chat', contextual: false, questions: [GENERAL_QUESTIONS[0]] },
+  { key: 'code', title: 'Code quality', contextual: false, questions: [GENERAL_QUESTIONS[1], GENERAL_QUESTIONS[2]] },
+  { key: 'ci_cd', title: 'CI/CD', contextual: false, questions: [GENERAL_QUESTIONS[3]] },
+];
+
+/** Suggested questions for Duo Chat: a flat list (`questions`) and by category (`questionCategories`). */
+export type ContextPresets = { questions: string[]; categories: QuestionCategory[] };
+
 /** Files with a language that are prose or configuration, not code to ask about. */
 const NOT_CODE = new Set(['markdown', 'json', 'yaml', 'toml', 'xml', 'css', 'scss', 'html']);
 
@@ -27,25 +40,37 @@ const TEST_PATH = /(^|\/)(tests?|spec|__tests__|fixtures?)\/|[._-](test|spec)\.[
  * missing or unindexed project, or one whose code is not the user's to read, gets the general
  * questions, the same answer in each case.
  */
-export async function contextPresetQuestions(options: {
+export async function contextPresets(options: {
   prisma: PrismaClient;
   viewer: Viewer;
   projectId: number | null;
   count: number;
-}): Promise<string[]> {
+}): Promise<ContextPresets> {
   const count = Math.min(Math.max(options.count, 0), QUESTION_COUNT.max);
-  const fromCode = options.projectId === null ? [] : await questionsFromCode(options.prisma, options.viewer, options.projectId);
-  return [...fromCode, ...GENERAL_QUESTIONS].slice(0, count);
+  const fromCode = options.projectId === null ? null : await questionsFromCode(options.prisma, options.viewer, options.projectId);
+  const questions = [...(fromCode?.questions ?? []), ...GENERAL_QUESTIONS].slice(0, count);
+  // As GitLab's: at most one contextual category (about the page's resource), first; the counts do not apply.
+  const contextual: QuestionCategory[] = fromCode
+    ? [{ key: 'project', title: fromCode.title, contextual: true, questions: fromCode.questions }]
+    : [];
+  return {
+    questions,
+    categories: [...contextual, ...STATIC_CATEGORIES.map((category) => ({ ...category, questions: [...category.questions] }))],
+  };
 }
 
-async function questionsFromCode(prisma: PrismaClient, viewer: Viewer, projectId: number): Promise<string[]> {
+async function questionsFromCode(
+  prisma: PrismaClient,
+  viewer: Viewer,
+  projectId: number,
+): Promise<{ title: string; questions: string[] } | null> {
   const project = await findCodeReadableProject(prisma, viewer, { id: projectId });
-  if (!project || !project.duoFeaturesEnabled) return [];
+  if (!project || !project.duoFeaturesEnabled) return null;
   const index = await prisma.codeIndex.findUnique({
     where: { projectId_ref: { projectId, ref: project.defaultBranch } },
     select: { activeSnapshotId: true },
   });
-  if (!index?.activeSnapshotId) return [];
+  if (!index?.activeSnapshotId) return null;
   const files = await prisma.codeIndexFile.findMany({
     where: { snapshotId: index.activeSnapshotId },
     select: { path: true },
@@ -60,11 +85,14 @@ async function questionsFromCode(prisma: PrismaClient, viewer: Viewer, projectId
       return language !== null && !NOT_CODE.has(language) && !TEST_PATH.test(path) && !excluded(path);
     })
     .sort((left, right) => left.split('/').length - right.split('/').length || left.localeCompare(right));
-  if (sources.length === 0) return [];
+  if (sources.length === 0) return null;
   const [first, second] = sources;
-  return [
-    `What does \`${first}\` do?`,
-    `Give me an overview of how the ${project.name} repository is organised.`,
-    ...(second ? [`How is \`${second}\` used in ${project.name}?`] : []),
-  ];
+  return {
+    title: project.fullPath,
+    questions: [
+      `What does \`${first}\` do?`,
+      `Give me an overview of how the ${project.name} repository is organised.`,
+      ...(second ? [`How is \`${second}\` used in ${project.name}?`] : []),
+    ],
+  };
 }

@@ -337,7 +337,7 @@ async function readRequests(prisma: PrismaClient, keys: RequestKey[]): Promise<M
  * size. Several keys were once `request_id = ANY($1::uuid[])`: on a table never analyzed (these
  * machines run without autovacuum) the generic plan made while it held 20 to 200 rows was a
  * sequential scan, and PostgreSQL kept it as the conversation grew: 1.7 ms and 321 buffers a call
- * in the chat bench, most of the database's CPU per chat job (docs/performance.md, sixteenth round).
+ * in the chat bench, most of the database's CPU per chat job.
  * One lookup per key (`unnest`, and a LATERAL subquery that OFFSET 0 keeps from being flattened
  * into a join) is the index whatever the table held when the plan was made, generic or custom.
  */

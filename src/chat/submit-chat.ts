@@ -12,6 +12,7 @@ import { chatErrorText } from './complete-chat';
 import type { ChatEventBus } from './chat-events';
 import { authorizeCodebaseItems } from './codebase-context';
 import { validateContextItems, type ContextItemInput } from './context-items';
+import { checkPrompt } from './check-prompt';
 import { gateAnswer, gatekeeperContextOf, isConfirmation, type PromptChecker } from './gate-prompt';
 import {
   clearConversation,
@@ -198,7 +199,12 @@ export async function submitChat(options: SubmitChatOptions): Promise<SubmitChat
     promptRequestId = confirmed.requestId;
     intent = confirmed.intent;
   } else if (options.gatekeeper && !request.skipGatekeeper && !isSlashCommand(content)) {
-    const verdict = options.gatekeeper(content, gatekeeperContextOf(request.currentFile, contextItems));
+    const context = gatekeeperContextOf(request.currentFile, contextItems);
+    // A thread is one conversation; the legacy conversation (no thread) runs on across subjects, so its messages are read alone.
+    const verdict =
+      threadId === null
+        ? options.gatekeeper(content, context)
+        : await checkPrompt({ prisma, check: options.gatekeeper, content, context, conversation, excludeRequestIds: [requestId] });
     countGatekeeperVerdict(verdict.status);
     const answer = gateAnswer(verdict);
     const gatekeeper = {

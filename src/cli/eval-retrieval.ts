@@ -8,6 +8,7 @@ import {
   createWorkspace,
   evaluateStrategy,
   formatIndexTable,
+  formatSnippetSection,
   metricsRows,
   writeSetsJson,
   loadQuestions,
@@ -25,6 +26,7 @@ import { createEmbedder } from '../llm/embedders/create-embedder';
 import { ProgressBar } from '../progress-bar';
 import type { RetrievalMode } from '../search/search-code';
 import { runCommand } from './run-command';
+import { loadLineLabels, type LineLabels } from '../evaluation/snippet-overlap';
 
 // npm run eval:retrieval -- (--repo <path> | --npm <spec>) --questions <file.jsonl> [--json out.json]
 // npm run eval:retrieval -- --sets data/retrieval-eval/sets.json [--set <name>]... [--role tuning|held-out]
@@ -47,7 +49,9 @@ question lists. The temporary projects are removed at the end, also when the run
   --repo       a local git repository to index
   --npm        an npm package spec (e.g. mysql@2.18.1), made into a git repository in a cache
                folder under ${os.tmpdir()}
-  --questions  JSON Lines, one {"q": "...", "files": ["path", ...]} per line (required with --repo or --npm)
+  --questions  JSON Lines, one {"q": "...", "files": ["path", ...]} per line (required with --repo or
+               --npm); a question may add "lines": {"path": [[start, end], ...]}, the lines that
+               answer, and the first snippet of a right file is then scored against them
   --sets       a list of question sets (data/retrieval-eval/sets.json): each set's source (an npm
                spec, or a Debian source package=version, fetched with apt-get source: needs a
                deb-src entry) is made into a repository in a cache folder under ${os.tmpdir()},
@@ -132,8 +136,13 @@ function parse(argv: string[]): RetrievalEvalOptions {
 const args = parse(process.argv.slice(2));
 
 /** What one run evaluates: the source and questions given, or each chosen set of a --sets list. */
-function evaluations(): Array<{ set?: QuestionSet; args: RetrievalEvalOptions; questions: RetrievalQuestion[] }> {
-  if (!args.sets) return [{ args, questions: loadQuestions(args.questions) }];
+function evaluations(): Array<{
+  set?: QuestionSet;
+  args: RetrievalEvalOptions;
+  questions: RetrievalQuestion[];
+  lineLabels: Array<LineLabels | null>;
+}> {
+  if (!args.sets) return [{ args, questions: loadQuestions(args.questions), lineLabels: loadLineLabels(args.questions) }];
   const { file, names, role } = args.sets;
   let sets: QuestionSet[];
   try {
@@ -155,6 +164,7 @@ function evaluations(): Array<{ set?: QuestionSet; args: RetrievalEvalOptions; q
         questions: set.questionsPath,
       },
       questions: loadQuestions(set.questionsPath),
+      lineLabels: loadLineLabels(set.questionsPath),
     }));
 }
 
@@ -175,9 +185,19 @@ void runCommand(async ({ config, database, logger }) => {
     const indexes: IndexFigures[] = [];
     const runs: RunFigures[] = [];
     let last: EvaluationContext | undefined;
-    for (const { set, args: setArgs, questions } of chosen) {
+    for (const { set, args: setArgs, questions, lineLabels } of chosen) {
       const source = await prepareSource(setArgs, status);
-      const context: EvaluationContext = { prisma, config, logger, embedder, args: setArgs, source, questions, signal: controller.signal };
+      const context: EvaluationContext = {
+        prisma,
+        config,
+        logger,
+        embedder,
+        args: setArgs,
+        source,
+        questions,
+        lineLabels,
+        signal: controller.signal,
+      };
       const workspace = await createWorkspace(prisma, {
         repository: source.repository,
         strategies: setArgs.strategies,
@@ -218,6 +238,7 @@ void runCommand(async ({ config, database, logger }) => {
         '',
         formatIndexTable(indexes),
         '',
+        ...formatSnippetSection(runs),
       ].join('\n'),
     );
     return undefined;

@@ -389,7 +389,7 @@ async function collectCandidates(
  * (promoteToVectorGraph). Below that they stay inline in code_chunk_vectors and search reads them
  * all. Measured on rxjs's 3,200 vectors: an exact scan of them inline takes 3–4 ms, about what the
  * graph takes, while an insert into the graph is three quarters of the database's work in an index
- * run (docs/performance.md, "Eighth round").
+ * run (docs/performance.md, "Small projects stay out of the vector graph").
  */
 export const VECTOR_GRAPH_MIN_CHUNKS = 5_000;
 

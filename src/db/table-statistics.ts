@@ -7,7 +7,7 @@ import { Prisma, type PrismaClient } from './prisma';
  * last measured, and keeps generic plans made from it: on a fresh install the vector search never
  * used its HNSW graph (345–516 ms a search at 50,000 chunks against 4.5 ms once analyzed), and
  * plans made while a table held a few pages read it whole after it grew (docs/performance.md,
- * sixteenth round). ANALYZE also makes PostgreSQL drop the plans it kept for the table.
+ * "Statistics where nothing else keeps them"). ANALYZE also makes PostgreSQL drop the plans it kept for the table.
  */
 
 /** The code index's tables, which an index run grows. */

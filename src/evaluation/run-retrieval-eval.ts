@@ -36,6 +36,7 @@ import { formatCount, ProgressBar } from '../progress-bar';
 import { snapshotFiles, storedChunkBytes } from '../db/code-chunks';
 import { CODE_INDEX_TABLES, refreshTableStatistics } from '../db/table-statistics';
 import { lexicalIndexOf } from '../search/lexical-search';
+import { formatSnippetTable, measureSnippets, SNIPPET_SEARCH, type LineLabels, type SnippetFigures } from './snippet-overlap';
 
 /** What a retrieval evaluation runs on and how (the eval:retrieval command's options). */
 export type RetrievalEvalOptions = {
@@ -137,6 +138,8 @@ export type RunFigures = {
   /** Each question's search time (ms), in the file's order. */
   searchMs: number[];
   questions: QuestionResult[];
+  /** With line labels: where the first snippet of a right file falls (snippet-overlap.ts). */
+  snippets?: Awaited<ReturnType<typeof measureSnippets>>;
 };
 
 export type EvaluationContext = {
@@ -147,6 +150,8 @@ export type EvaluationContext = {
   args: RetrievalEvalOptions;
   source: Source;
   questions: RetrievalQuestion[];
+  /** Each question's `lines` labels (parseLineLabels), when the file has any. */
+  lineLabels?: Array<LineLabels | null>;
   signal: AbortSignal;
 };
 
@@ -267,7 +272,16 @@ export async function evaluateStrategy(
     bar.update({ label: `${strategy} ${mode}`, done: results.length, total: questions.length });
     bar.clear();
     const metrics = scoreRanks(results.map((result) => result.rank));
-    runs.push({ strategy, mode, metrics, searchMs, questions: results });
+    const snippets = context.lineLabels?.some(Boolean)
+      ? await measureSnippets({
+          strategy,
+          mode,
+          questions,
+          labels: context.lineLabels,
+          search: async (query) => (await searchCode({ prisma, embedder, scope, query, mode, ...SNIPPET_SEARCH })).files,
+        })
+      : undefined;
+    runs.push({ strategy, mode, metrics, searchMs, questions: results, snippets });
   }
   return { index, runs };
 }
@@ -316,7 +330,14 @@ export function report(options: { context: EvaluationContext; indexes: IndexFigu
     '',
     formatIndexTable(indexes),
     '',
+    ...formatSnippetSection(runs),
   ].join('\n');
+}
+
+/** The snippet table of runs with line labels, and a blank line; nothing when no run has them. */
+export function formatSnippetSection(runs: readonly RunFigures[]): string[] {
+  const rows = runs.map((run) => run.snippets).filter((row): row is SnippetFigures & NonNullable<RunFigures['snippets']> => !!row);
+  return rows.length ? [formatSnippetTable(rows), ''] : [];
 }
 
 export function writeJson(file: string, options: { context: EvaluationContext; indexes: IndexFigures[]; runs: RunFigures[] }): void {
@@ -354,6 +375,7 @@ export function writeJson(file: string, options: { context: EvaluationContext; i
       // Per question, in the file's order: the first right file's rank (null: none in the first files) and the files scored.
       ranks: run.questions.map((question) => question.rank),
       answers: run.questions.map((question) => question.files),
+      ...(run.snippets ? { snippets: run.snippets } : {}),
     })),
   };
   try {

@@ -1,10 +1,11 @@
 import { hasContext, NO_CONTEXT, type GatekeeperContext } from './context';
+import { readConversation, type TextJudge, type TextVerdict } from './read-conversation';
 import { extractFeatures, MAX_ANALYSED_CHARS } from './extract-features';
 import { findCodeRegions, type CodeRegion } from './find-code-regions';
 import { INTENTS, MULTI_INDEX, VAGUE_INDEX, type Intent } from './labels';
 import { predictProbabilities, type LinearModel } from './linear-model';
 import type { GatekeeperOptions } from './options';
-import type { DetectedIntent, GatekeeperResult, IntentScore } from './result';
+import { clearResult, freeze, type DetectedIntent, type GatekeeperResult, type IntentScore } from './result';
 import { splitClauses, type Clause } from './split-clauses';
 
 type Part = { intent: Intent; confidence: number; start: number; end: number };
@@ -14,14 +15,6 @@ function rankIntents(probabilities: Float64Array): IntentScore[] {
   return INTENTS.map((intent, index) => ({ intent, confidence: probabilities[index] })).sort(
     (left, right) => right.confidence - left.confidence,
   );
-}
-
-function freeze(result: GatekeeperResult): GatekeeperResult {
-  for (const intent of result.intents) Object.freeze(intent);
-  for (const alternative of result.alternatives) Object.freeze(alternative);
-  Object.freeze(result.intents);
-  Object.freeze(result.alternatives);
-  return Object.freeze(result);
 }
 
 type ScoredClause = { start: number; end: number; ranked: IntentScore[]; vague: number };
@@ -143,19 +136,27 @@ function decideWithContext(
 /**
  * Builds the synchronous, uncached classifier: the whole prompt is scored once; prompts with
  * several clauses also have each clause scored, and MULTI_INTENT is decided from the model's
- * multi-intent probability or from two clauses holding different confident intents.
+ * multi-intent probability or from two clauses holding different confident intents. The
+ * conversation is then read around that (`readConversation`): conversational turns, follow-ups
+ * in their thread, prompts in other languages.
  */
 export function createClassifier(
   model: LinearModel,
   options: Readonly<GatekeeperOptions>,
 ): (prompt: string, context?: GatekeeperContext) => GatekeeperResult {
+  const read = readConversation(createTextJudge(model, options), options);
+  return (prompt: string, context: GatekeeperContext = NO_CONTEXT) => read(prompt, context);
+}
+
+/** The text model and the context rule, as before any conversation is read. */
+function createTextJudge(model: LinearModel, options: Readonly<GatekeeperOptions>): TextJudge {
   const alternativesOf = (ranked: IntentScore[], skip: Intent | null) =>
     ranked
       .filter((score) => score.intent !== skip && score.confidence >= options.minAlternativeConfidence)
       .slice(0, options.maxAlternatives)
       .map((score) => ({ intent: score.intent, confidence: score.confidence }));
 
-  return (prompt: string, context: GatekeeperContext = NO_CONTEXT): GatekeeperResult => {
+  return (prompt: string, context: GatekeeperContext): TextVerdict => {
     // Everything below reads the same prefix, so the code in it is found once.
     const analysed = prompt.length > MAX_ANALYSED_CHARS ? prompt.slice(0, MAX_ANALYSED_CHARS) : prompt;
     const regions = findCodeRegions(analysed);
@@ -178,7 +179,8 @@ export function createClassifier(
         text: part.start < 0 ? null : prompt.slice(part.start, part.end).trim(),
       }));
       const confidence = byModel ? multi : Math.min(...distinct.map((part) => part.confidence));
-      return freeze({ status: 'MULTI_INTENT', intent: null, confidence, intents, alternatives: [] });
+      const result = freeze({ status: 'MULTI_INTENT', intent: null, confidence, intents, alternatives: [] });
+      return { result, ranked, vague: probabilities[VAGUE_INDEX], analysed, regions } satisfies TextVerdict;
     }
 
     // Not several requests, so one (or none): the MULTI probability goes back to the others, as
@@ -188,42 +190,38 @@ export function createClassifier(
     const best = { intent: ranked[0].intent, confidence: ranked[0].confidence / single };
     const vagueProbability = probabilities[VAGUE_INDEX] / single;
     const singleRanked = ranked.map((score) => ({ intent: score.intent, confidence: score.confidence / single }));
+    const judged = (result: GatekeeperResult): TextVerdict => ({
+      result,
+      ranked: singleRanked,
+      vague: vagueProbability,
+      analysed,
+      regions,
+    });
     if (hasContext(context)) {
       const decided = decideWithContext(singleRanked, vagueProbability, context, regions.length > 0, options);
-      if (decided !== null)
-        return freeze({
-          status: 'CLEAR',
-          intent: decided.intent,
-          confidence: decided.confidence,
-          intents: [{ ...decided, text: null }],
-          alternatives: [],
-        });
+      if (decided !== null) return judged(clearResult(decided.intent, decided.confidence));
     }
     const vague = vagueProbability > best.confidence && vagueProbability >= options.vagueThreshold;
-    if (!vague && best.confidence > options.clearThreshold) {
-      return freeze({
-        status: 'CLEAR',
-        intent: best.intent,
-        confidence: best.confidence,
-        intents: [{ ...best, text: null }],
-        alternatives: [],
-      });
-    }
+    if (!vague && best.confidence > options.clearThreshold) return judged(clearResult(best.intent, best.confidence));
     if (!vague && best.confidence >= options.confirmThreshold) {
-      return freeze({
-        status: 'NEEDS_CONFIRMATION',
-        intent: best.intent,
-        confidence: best.confidence,
-        intents: [{ ...best, text: null }],
-        alternatives: alternativesOf(singleRanked, best.intent),
-      });
+      return judged(
+        freeze({
+          status: 'NEEDS_CONFIRMATION',
+          intent: best.intent,
+          confidence: best.confidence,
+          intents: [{ ...best, text: null }],
+          alternatives: alternativesOf(singleRanked, best.intent),
+        }),
+      );
     }
-    return freeze({
-      status: 'NEEDS_CLARIFICATION',
-      intent: null,
-      confidence: best.confidence,
-      intents: [],
-      alternatives: alternativesOf(singleRanked, null),
-    });
+    return judged(
+      freeze({
+        status: 'NEEDS_CLARIFICATION',
+        intent: null,
+        confidence: best.confidence,
+        intents: [],
+        alternatives: alternativesOf(singleRanked, null),
+      }),
+    );
   };
 }

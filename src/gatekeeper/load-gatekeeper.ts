@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { AppError } from '../errors';
 import { createClassifier } from './classifier';
-import { contextKey, NO_CONTEXT, type GatekeeperContext } from './context';
+import { contextKey, NO_CONTEXT, THREAD_TURNS_READ, type GatekeeperContext } from './context';
 import { MAX_ANALYSED_CHARS } from './extract-features';
 import type { LinearModel } from './linear-model';
 import { LruCache } from '../lru-cache';
@@ -15,7 +15,8 @@ import type { GatekeeperResult } from './result';
 export type Gatekeeper = {
   /**
    * Synchronous and in-process; repeated prompts (up to case and whitespace) with the same context
-   * come from the cache. Without a context the prompt is judged as sent with nothing attached.
+   * and thread come from the cache. Without a context the prompt is judged as sent with nothing
+   * attached, opening a conversation.
    */
   classify(prompt: string, context?: GatekeeperContext): GatekeeperResult;
   /** The settings in force, defaults filled in. */
@@ -56,15 +57,16 @@ function readModel(modelPath: string): LinearModel {
  * make the key, and a long key is kept as its hash: a prompt may be 600,000 characters long.
  */
 function cacheKey(prompt: string, context: GatekeeperContext): string {
-  const read = prompt.length > MAX_ANALYSED_CHARS ? prompt.slice(0, MAX_ANALYSED_CHARS) : prompt;
-  const key =
-    contextKey(context) +
-    '\u0000' +
-    read
+  const normalized = (text: string) =>
+    (text.length > MAX_ANALYSED_CHARS ? text.slice(0, MAX_ANALYSED_CHARS) : text)
       .toLowerCase()
       .replace(/[^\S\n]+/g, ' ')
       .replace(/ ?\n[\s]*/g, '\n')
       .trim();
+  // The turns the classifier reads are part of the key, each cut as the prompt is; JSON keeps the parts apart whatever they hold.
+  const thread = (context.thread ?? []).slice(-THREAD_TURNS_READ).map((turn) => [turn.role, normalized(turn.content)]);
+  const read = thread.length === 0 ? `p${normalized(prompt)}` : `t${JSON.stringify([thread, normalized(prompt)])}`;
+  const key = `${contextKey(context)}\u0000${read}`;
   // A hash never holds the NUL every key does, so the two kinds cannot meet.
   return key.length > 256 ? createHash('sha256').update(key).digest('base64') : key;
 }

@@ -156,7 +156,8 @@ export async function indexRepository(options: IndexRepositoryOptions): Promise<
   const index = await prisma.codeIndex.upsert({
     where,
     create: { projectId, ref, state: 'indexing', startedAt: new Date() },
-    update: { state: 'indexing', startedAt: new Date(), lastError: null },
+    // files_total is the new run's once it has listed its files (buildSnapshot): until then nobody reads the last run's as this one's.
+    update: { state: 'indexing', startedAt: new Date(), lastError: null, filesTotal: null },
   });
   try {
     const git = await openRepository({ projectId, repositoryUrl: project.repositoryUrl, dataDir: options.dataDir });
@@ -354,6 +355,7 @@ async function buildSnapshot(options: BuildOptions): Promise<BuildResult> {
     embedded: 0,
     bytesRead: 0,
   };
+  await prisma.codeIndex.update({ where: { id: options.snapshot.indexId }, data: { filesTotal: selected.length, filesIndexed: 0 } });
   options.onProgress?.(progress);
   let filesRead = 0;
   const batchFiles = options.batchFiles ?? 200;

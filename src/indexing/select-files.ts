@@ -8,7 +8,7 @@ export const SELECT_SLICE = 4_096;
  * The candidates the filter keeps by path and size, each with what `describe` adds (its variant), in
  * order; `skip` counts why the others were left out. It yields to the event loop every SELECT_SLICE
  * files, so requests are served while a large tree is looked at: 91,000 files held the event loop for
- * about a second before (docs/performance.md, twelfth round).
+ * about a second before.
  */
 export async function selectFiles<Extra extends object>(
   candidates: readonly TreeEntry[],

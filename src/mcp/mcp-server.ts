@@ -29,6 +29,37 @@ function toolError(message: string, detail?: string): CallToolResult {
 // GitLab's schema says string; models also send a bare number.
 const projectId = z.union([z.string().min(1).max(255), z.number().int().positive()]).describe('Either a project id or project path.');
 
+const semanticQuery = z.string().min(1).max(SEMANTIC_SEARCH_LIMITS.queryChars);
+const directoryPath = z.string().min(1).max(SEMANTIC_SEARCH_LIMITS.directoryChars).optional();
+const knn = z
+  .number()
+  .int()
+  .min(SEMANTIC_SEARCH_LIMITS.knn.min)
+  .max(SEMANTIC_SEARCH_LIMITS.knn.max)
+  .default(SEMANTIC_SEARCH_LIMITS.knn.default);
+const limit = z
+  .number()
+  .int()
+  .min(SEMANTIC_SEARCH_LIMITS.limit.min)
+  .max(SEMANTIC_SEARCH_LIMITS.limit.max)
+  .default(SEMANTIC_SEARCH_LIMITS.limit.default);
+const refArgument = z
+  .string()
+  .min(1)
+  .max(255)
+  .optional()
+  .describe("Branch to search (an addition to GitLab's tool). Default: the project's default branch.");
+
+/** What both code search tools take, under GitLab's names (the query's name differs between them). */
+type CodeSearchArguments = {
+  query: string;
+  project_id: string | number;
+  directory_path?: string;
+  knn: number;
+  limit: number;
+  ref?: string;
+};
+
 /**
  * One MCP server per request (stateless Streamable HTTP), for one viewer. Tools are thin: they
  * call the same services as the REST and GraphQL edges, under the same authorization, and never
@@ -65,12 +96,97 @@ export function createMcpServer(options: McpServerOptions): McpServer {
     async () => ({ content: [{ type: 'text', text: options.version }], structuredContent: { version: options.version } }),
   );
 
+  /** GitLab's semantic code search, shared by semantic_search (scope "code") and its alias semantic_code_search. */
+  const searchCode = (tool: string, args: CodeSearchArguments & { queryField: string }) =>
+    run(tool, async () => {
+      const problem = args.directory_path === undefined ? null : directoryPathProblem(args.directory_path);
+      if (problem) return toolError(`Tool execution failed: ${problem}`, problem);
+      // As REST and GraphQL refuse it, before anything (an index run) is started for it.
+      requireSearchableQuery(args.query, args.queryField);
+      try {
+        const answer = await semanticCodeSearch({
+          prisma: services.prisma,
+          queues: services.queues,
+          embedder: services.embedder,
+          disabledCategories: services.config.disabledContextCategories,
+          externalUrl: options.externalUrl,
+          viewer,
+          project: String(args.project_id),
+          query: args.query,
+          directory: args.directory_path ?? null,
+          ref: args.ref ?? null,
+          limit: args.limit,
+          candidates: args.knn,
+          dataDir: services.config.dataDir,
+        });
+        return {
+          content: [{ type: 'text', text: formatSemanticResultsText(answer) }],
+          structuredContent: {
+            items: answer.results,
+            metadata: {
+              count: answer.results.length,
+              has_more: false,
+              confidence: answer.confidence,
+              ref: answer.ref,
+              commit_sha: answer.commit_sha,
+            },
+          },
+        };
+      } catch (error) {
+        // GitLab's words while a project has no embeddings; ours add what is happening about it.
+        if (isAppError(error) && error.code === 'CONFLICT') {
+          const message = `Project '${args.project_id}' has no embeddings`;
+          return toolError(`Tool execution failed: Unable to perform semantic search, ${message}. ${error.userMessage}`, message);
+        }
+        throw error;
+      }
+    });
+
+  server.registerTool(
+    'semantic_search',
+    {
+      title: 'Semantic search',
+      description: [
+        'Semantic (meaning-based) search over different types of content.',
+        '',
+        'Searches indexed project content using embedding-based similarity rather than keyword matching. Use it when you do not know ' +
+          'the exact symbol or file name, or to discover how a behavior is implemented across the codebase.',
+        'Give a concise, specific query with concrete keywords; use directory_path to narrow the scope when scope is "code".',
+        '',
+        'Results are grouped by file. Each file includes merged line ranges with content and a relevance score (0.0-1.0). The response ' +
+          'includes an overall confidence level (high/medium/low/unknown) based on score distribution.',
+        '- A project that is not indexed yet starts indexing and answers with an error: try again in a few minutes.',
+      ].join('\n'),
+      // Strict, as GitLab's: a misspelt argument is an error, not ignored.
+      inputSchema: z.strictObject({
+        scope: z.enum(['code']).describe("Specify the type of content to search for. Supported values: - 'code' - search code files."),
+        q: semanticQuery.describe('Natural language search query'),
+        project_id: projectId.describe('The ID or full path of the project'),
+        directory_path: directoryPath.describe(
+          'Restrict search to files under this directory path. Must be a relative path - no leading slash, no .. segments. Applies to ' +
+            'scope "code" only.',
+        ),
+        knn: knn.describe(
+          `Number of nearest neighbours to retrieve internally (default: ${SEMANTIC_SEARCH_LIMITS.knn.default}). Higher values ` +
+            'improve recall at the cost of latency. Applies to scope "code" only.',
+        ),
+        limit: limit.describe(
+          `Maximum number of results to return (default: ${SEMANTIC_SEARCH_LIMITS.limit.default}). Applies to scope "code" only.`,
+        ),
+        ref: refArgument,
+      }),
+      annotations: { readOnlyHint: true },
+    },
+    // scope has one value, so every call is a code search.
+    async ({ q, ...args }) => searchCode('semantic_search', { ...args, query: q, queryField: 'q' }),
+  );
+
   server.registerTool(
     'semantic_code_search',
     {
       title: 'Semantic code search',
       description: [
-        'Code search using natural language.',
+        'Code search using natural language (the earlier name of semantic_search with scope "code", kept for clients that call it).',
         '',
         'Returns ranked code snippets with file paths and matching content for natural-language queries.',
         'Use it when you do not know the exact symbol or file path, to see how a behavior is implemented, or to find related ' +
@@ -83,88 +199,20 @@ export function createMcpServer(options: McpServerOptions): McpServer {
       ].join('\n'),
       // Strict, as GitLab's (additionalProperties: false): a misspelt argument is an error, not ignored.
       inputSchema: z.strictObject({
-        semantic_query: z
-          .string()
-          .min(1)
-          .max(SEMANTIC_SEARCH_LIMITS.queryChars)
-          .describe(
-            "A brief natural language query about the code you want to find in the project (e.g.: 'authentication middleware', 'database " +
-              "connection logic', or 'API error handling').",
-          ),
+        semantic_query: semanticQuery.describe(
+          "A brief natural language query about the code you want to find in the project (e.g.: 'authentication middleware', 'database " +
+            "connection logic', or 'API error handling').",
+        ),
         project_id: projectId,
-        directory_path: z
-          .string()
-          .min(1)
-          .max(SEMANTIC_SEARCH_LIMITS.directoryChars)
-          .optional()
-          .describe('Optional directory path to scope the search (e.g., "app/services/").'),
-        knn: z
-          .number()
-          .int()
-          .min(SEMANTIC_SEARCH_LIMITS.knn.min)
-          .max(SEMANTIC_SEARCH_LIMITS.knn.max)
-          .default(SEMANTIC_SEARCH_LIMITS.knn.default)
-          .describe('Number of nearest neighbors used internally. Higher values find more diverse results but take longer.'),
-        limit: z
-          .number()
-          .int()
-          .min(SEMANTIC_SEARCH_LIMITS.limit.min)
-          .max(SEMANTIC_SEARCH_LIMITS.limit.max)
-          .default(SEMANTIC_SEARCH_LIMITS.limit.default)
-          .describe('Maximum number of results to return.'),
-        ref: z
-          .string()
-          .min(1)
-          .max(255)
-          .optional()
-          .describe("Branch to search (an addition to GitLab's tool). Default: the project's default branch."),
+        directory_path: directoryPath.describe('Optional directory path to scope the search (e.g., "app/services/").'),
+        knn: knn.describe('Number of nearest neighbors used internally. Higher values find more diverse results but take longer.'),
+        limit: limit.describe('Maximum number of results to return.'),
+        ref: refArgument,
       }),
       annotations: { readOnlyHint: true },
     },
-    async (args) =>
-      run('semantic_code_search', async () => {
-        const problem = args.directory_path === undefined ? null : directoryPathProblem(args.directory_path);
-        if (problem) return toolError(`Tool execution failed: ${problem}`, problem);
-        // As REST and GraphQL refuse it, before anything (an index run) is started for it.
-        requireSearchableQuery(args.semantic_query, 'semantic_query');
-        try {
-          const answer = await semanticCodeSearch({
-            prisma: services.prisma,
-            queues: services.queues,
-            embedder: services.embedder,
-            disabledCategories: services.config.disabledContextCategories,
-            externalUrl: options.externalUrl,
-            viewer,
-            project: String(args.project_id),
-            query: args.semantic_query,
-            directory: args.directory_path ?? null,
-            ref: args.ref ?? null,
-            limit: args.limit,
-            candidates: args.knn,
-            dataDir: services.config.dataDir,
-          });
-          return {
-            content: [{ type: 'text', text: formatSemanticResultsText(answer) }],
-            structuredContent: {
-              items: answer.results,
-              metadata: {
-                count: answer.results.length,
-                has_more: false,
-                confidence: answer.confidence,
-                ref: answer.ref,
-                commit_sha: answer.commit_sha,
-              },
-            },
-          };
-        } catch (error) {
-          // GitLab's words while a project has no embeddings; ours add what is happening about it.
-          if (isAppError(error) && error.code === 'CONFLICT') {
-            const message = `Project '${args.project_id}' has no embeddings`;
-            return toolError(`Tool execution failed: Unable to perform semantic search, ${message}. ${error.userMessage}`, message);
-          }
-          throw error;
-        }
-      }),
+    async ({ semantic_query, ...args }) =>
+      searchCode('semantic_code_search', { ...args, query: semantic_query, queryField: 'semantic_query' }),
   );
 
   server.registerTool(

@@ -47,7 +47,12 @@ export class AiGatekeeperDecision {
   @Field({ description: 'CLEAR, NEEDS_CONFIRMATION, NEEDS_CLARIFICATION or MULTI_INTENT.' })
   status!: string;
 
-  @Field(() => String, { nullable: true, description: 'The most likely intent, e.g. EXPLAIN_CODE.' })
+  @Field(() => String, {
+    nullable: true,
+    description:
+      'The most likely intent, e.g. EXPLAIN_CODE; CONVERSATION for a greeting, thanks, a farewell or a question about the assistant. ' +
+      'Null when nothing is to be done yet, or for a CLEAR prompt the gatekeeper could not read (another language).',
+  })
   intent!: string | null;
 
   @Field(() => Float, { description: 'Confidence of the intent, 0 to 1.' })

@@ -18,6 +18,7 @@ function toCodeIndexType(index: CodeIndex): CodeIndexType {
     state: index.state as CodeIndexStateEnum,
     commitSha: index.commitSha,
     filesIndexed: index.filesIndexed,
+    filesTotal: index.filesTotal,
     chunkCount: index.chunkCount,
     embeddedCount: index.embeddedCount,
     // Rows written before paths were kept out of messages may still hold one.

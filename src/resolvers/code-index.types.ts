@@ -32,6 +32,12 @@ export class CodeIndexType {
   @Field(() => Int, { description: 'Files in the index (during a run: files gone through so far).' })
   filesIndexed!: number;
 
+  @Field(() => Int, {
+    nullable: true,
+    description: 'Files the current (or last) run goes through: with filesIndexed, how far a run is. Null until a run has listed them.',
+  })
+  filesTotal!: number | null;
+
   @Field(() => Int, { description: 'Chunks in the index (during a run: chunks of the files gone through so far).' })
   chunkCount!: number;
 

@@ -3,7 +3,7 @@ import { chatFeatureNames, codeSuggestionsContextNames } from '../auth/duo-acces
 import type { GraphQLContext } from '../graphql/context';
 import { toGlobalId } from '../global-id';
 import { userAvatarUrl, userWebUrl } from '../instance';
-import { CurrentUser } from './user.types';
+import { CurrentUser, IdeType } from './user.types';
 
 @Resolver(() => CurrentUser)
 export class CurrentUserResolver {
@@ -39,5 +39,14 @@ export class CurrentUserResolver {
   @FieldResolver(() => [String], { description: 'List of additional contexts enabled for Code Suggestions.' })
   async codeSuggestionsContexts(@Ctx() context: GraphQLContext): Promise<string[]> {
     return codeSuggestionsContextNames(await context.duoAccess(), context.services.config.featureFlags);
+  }
+
+  @FieldResolver(() => IdeType, {
+    nullable: true,
+    description: "IDE settings (the VS Code extension's code suggestions probe reads `codeSuggestionsEnabled`).",
+  })
+  async ide(@Ctx() context: GraphQLContext): Promise<IdeType> {
+    // GitLab's Ide type: can the user access code suggestions, the same answer as duoCodeSuggestionsAvailable.
+    return { codeSuggestionsEnabled: (await context.duoAccess()).codeSuggestionsAvailable };
   }
 }

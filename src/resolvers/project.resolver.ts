@@ -1,6 +1,6 @@
 import { Arg, Args, ArgsType, Ctx, Field, FieldResolver, ID, Query, Resolver, Root } from 'type-graphql';
 import { readableProjects } from '../namespaces/readable-projects';
-import { findReadableProject, groupAncestry } from '../auth/policies';
+import { findReadableProject, groupAncestry, projectPermissions } from '../auth/policies';
 import type { Project } from '../db/prisma';
 import type { GraphQLContext } from '../graphql/context';
 import { numericId, parseGlobalId, toGlobalId } from '../global-id';
@@ -9,7 +9,7 @@ import { connectionType, MAX_PAGE_SIZE, paginate } from './connection';
 import { PageArguments } from './page-arguments';
 import { namespaceWebUrl, projectWebUrl } from '../instance';
 import { GroupType } from './group.types';
-import { ProjectType } from './project.types';
+import { ProjectPermissionsType, ProjectType } from './project.types';
 
 export function toProjectType(project: Project): ProjectType {
   return {
@@ -78,6 +78,18 @@ export class ProjectResolver {
   @FieldResolver(() => String, { description: 'Web URL of the project.' })
   webUrl(@Root() project: ProjectType, @Ctx() context: GraphQLContext): string {
     return projectWebUrl(context.services.externalUrl, project.fullPath);
+  }
+
+  @FieldResolver(() => ProjectPermissionsType, {
+    description: 'Permissions for the current user on the resource. The language server asks for them for every workspace project.',
+  })
+  async userPermissions(@Root() project: ProjectType, @Ctx() context: GraphQLContext): Promise<ProjectPermissionsType> {
+    const gid = parseGlobalId(project.id);
+    const id = gid ? numericId(gid) : null;
+    if (id === null) throw new Error(`not a project id: ${project.id}`);
+    // toProjectType copied visibility from the row: it is one of the row's values.
+    const visibility = project.visibility as Project['visibility'];
+    return projectPermissions(context.services.prisma, context.viewer, { id, groupId: project.groupId, visibility });
   }
 
   @FieldResolver(() => GroupType, { nullable: true, description: 'Group of the project.' })

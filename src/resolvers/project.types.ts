@@ -26,3 +26,29 @@ export class ProjectType {
   /** The namespace the project lives in (not a field: `group` resolves it). */
   groupId!: number;
 }
+
+const can = (ability: string) => `If \`true\`, the user can perform \`${ability}\` on this resource`;
+
+@ObjectType('ProjectPermissions')
+export class ProjectPermissionsType {
+  @Field({ description: can('read_project') })
+  readProject!: boolean;
+
+  @Field({ description: can('download_code') })
+  downloadCode!: boolean;
+
+  @Field({ description: can('push_code') })
+  pushCode!: boolean;
+
+  @Field({ description: can('admin_project') })
+  adminProject!: boolean;
+
+  @Field({ description: can('remove_project') })
+  removeProject!: boolean;
+
+  @Field({ description: `${can('read_ai_catalog_item')}. Always false here: there is no AI catalog.` })
+  readAiCatalogItem!: boolean;
+
+  @Field({ description: `${can('admin_ai_catalog_item')}. Always false here: there is no AI catalog.` })
+  adminAiCatalogItem!: boolean;
+}

@@ -5,6 +5,9 @@ import { requireViewer } from '../graphql/require-viewer';
 import { CHAT_CONTENT_LIMIT } from '../chat/submit-chat';
 import { requireMaxLength } from '../validation';
 import { AiGatekeeperDecision } from './ai-message.types';
+import { checkPromptFor } from '../chat/check-prompt';
+import type { GlobalId } from '../global-id';
+import { AiConversationThreadID } from '../graphql/scalars';
 
 @ObjectType('AiIntentAlternative', { description: 'Another intent the prompt may have, with its confidence.' })
 class AiIntentAlternative {
@@ -32,14 +35,26 @@ export class PromptCheckResolver {
   async aiChatPromptCheck(
     @Arg('content', () => String) content: string,
     @Ctx() context: GraphQLContext,
+    @Arg('threadId', () => AiConversationThreadID, {
+      nullable: true,
+      description:
+        'Global ID of a thread of the current user: the prompt is checked as the next message of that conversation (a follow-up ' +
+        'such as "why?" is clear after a question). Without it, as the first message of a new conversation.',
+    })
+    threadId?: GlobalId | null,
   ): Promise<AiChatPromptCheck | null> {
-    requireViewer(context);
+    const viewer = requireViewer(context);
     assertDuoChat(await context.duoAccess());
     // The limit aiAction's content has.
     requireMaxLength(content, 'content', CHAT_CONTENT_LIMIT);
-    const check = context.services.gatekeeper;
-    if (!check) return null;
-    const verdict = check(content);
+    const verdict = await checkPromptFor({
+      prisma: context.services.prisma,
+      check: context.services.gatekeeper,
+      content,
+      userId: viewer.user.id,
+      threadId: threadId ?? null,
+    });
+    if (!verdict) return null;
     return {
       status: verdict.status,
       intent: verdict.intent,

@@ -18,3 +18,9 @@ export class CurrentUser {
   @Field({ description: 'Web URL of the user.' })
   webUrl!: string;
 }
+
+@ObjectType('Ide', { description: 'IDE settings and feature flags.' })
+export class IdeType {
+  @Field({ description: 'Indicates whether AI assisted code suggestions are enabled.' })
+  codeSuggestionsEnabled!: boolean;
+}

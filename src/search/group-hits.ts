@@ -1,3 +1,6 @@
+import { chooseSnippets, snippetIntent } from './choose-snippets';
+import { queryTerms } from './text-query';
+
 /** One chunk found in one file. */
 export type ChunkHit = {
   path: string;
@@ -10,7 +13,7 @@ export type ChunkHit = {
   symbol: string | null;
 };
 
-/** A file's hits, overlapping and adjacent line ranges merged. */
+/** A file's snippets: the hits that answer, overlapping and adjacent line ranges merged, the best first. */
 export type FileHits = {
   path: string;
   blob: string;
@@ -21,34 +24,22 @@ export type FileHits = {
 };
 
 export type GroupOptions = {
+  /** The question: which snippets answer it (choose-snippets.ts). Default none: boilerplate is left out all the same. */
+  question?: string;
   /** Snippets kept per file (the best ones), so one big file cannot fill the result. Default 3. */
   maxPerFile?: number;
   /** Scores of whole files (file-ranking.ts): files are ordered by these instead of their best snippet. */
   fileScores?: ReadonlyMap<string, number>;
 };
 
-function merge(a: FileHits['snippets'][number], b: FileHits['snippets'][number]): FileHits['snippets'][number] {
-  const lines = new Map<number, string>();
-  for (const snippet of [a, b]) snippet.content.split('\n').forEach((line, index) => lines.set(snippet.startLine + index, line));
-  const startLine = Math.min(a.startLine, b.startLine);
-  const endLine = Math.max(a.endLine, b.endLine);
-  const content: string[] = [];
-  for (let line = startLine; line <= endLine; line += 1) content.push(lines.get(line) ?? '');
-  return {
-    startLine,
-    endLine,
-    content: content.join('\n'),
-    score: Math.max(a.score, b.score),
-    symbol: a.score >= b.score ? a.symbol : b.symbol,
-  };
-}
-
 /**
- * Groups hits (best first) by file, keeps the best few per file, merges ranges that overlap or
- * touch, and orders files by their best score and snippets by line.
+ * Groups hits (best first) by file and chooses each file's snippets (choose-snippets.ts: the best
+ * few that answer, boilerplate left out, touching ranges merged, best first), and orders files by
+ * their best score or by fileScores.
  */
 export function groupHits(hits: readonly ChunkHit[], options: GroupOptions = {}): FileHits[] {
-  const maxPerFile = options.maxPerFile ?? 3;
+  const intent = snippetIntent(options.question ?? '');
+  const terms = queryTerms(options.question ?? '');
   const files = new Map<string, FileHits>();
   for (const hit of hits) {
     let file = files.get(hit.path);
@@ -56,19 +47,17 @@ export function groupHits(hits: readonly ChunkHit[], options: GroupOptions = {})
       file = { path: hit.path, blob: hit.blob, language: hit.language, score: hit.score, snippets: [] };
       files.set(hit.path, file);
     }
-    if (file.snippets.length >= maxPerFile) continue;
     file.snippets.push({ startLine: hit.startLine, endLine: hit.endLine, content: hit.content, score: hit.score, symbol: hit.symbol });
   }
   for (const file of files.values()) {
-    const sorted = [...file.snippets].sort((a, b) => a.startLine - b.startLine);
-    const merged: FileHits['snippets'] = [];
-    for (const snippet of sorted) {
-      const last = merged[merged.length - 1];
-      if (last && snippet.startLine <= last.endLine + 1) merged[merged.length - 1] = merge(last, snippet);
-      else merged.push(snippet);
-    }
-    file.snippets = merged;
-    file.score = Math.max(...merged.map((snippet) => snippet.score));
+    file.snippets = chooseSnippets(file.snippets, {
+      path: file.path,
+      language: file.language,
+      intent,
+      terms,
+      maxPerFile: options.maxPerFile,
+    });
+    file.score = Math.max(...file.snippets.map((snippet) => snippet.score));
   }
   const fileScores = options.fileScores;
   if (!fileScores) return [...files.values()].sort((a, b) => b.score - a.score);

@@ -28,6 +28,7 @@ type Row = Omit<Project, 'visibility'> & {
   indexCommitSha: string | null;
   activeSnapshotId: string | bigint | null;
   filesIndexed: number | null;
+  filesTotal: number | null;
   chunkCount: number | null;
   embeddedCount: number | null;
   lastError: string | null;
@@ -70,7 +71,8 @@ export async function readCodebase(prisma: PrismaClient, options: ReadCodebaseOp
       p.created_at AS "createdAt",
       r.ref,
       i.id AS "indexId", i.state::text AS "indexState", i.commit_sha AS "indexCommitSha", i.active_snapshot_id::text AS "activeSnapshotId",
-      i.files_indexed AS "filesIndexed", i.chunk_count AS "chunkCount", i.embedded_count AS "embeddedCount", i.last_error AS "lastError",
+      i.files_indexed AS "filesIndexed", i.files_total AS "filesTotal", i.chunk_count AS "chunkCount",
+      i.embedded_count AS "embeddedCount", i.last_error AS "lastError",
       i.started_at AS "startedAt", i.finished_at AS "finishedAt", i.created_at AS "indexCreatedAt", i.updated_at AS "indexUpdatedAt",
       s.id::text AS "snapshotId", s.index_id AS "snapshotIndexId", s.commit_sha AS "snapshotCommitSha",
       s.chunker_version AS "chunkerVersion", s.embedder_version AS "embedderVersion", s.settings_digest AS "settingsDigest", s.complete,
@@ -112,6 +114,7 @@ export async function readCodebase(prisma: PrismaClient, options: ReadCodebaseOp
           commitSha: row.indexCommitSha,
           activeSnapshotId: row.activeSnapshotId === null ? null : BigInt(row.activeSnapshotId),
           filesIndexed: row.filesIndexed!,
+          filesTotal: row.filesTotal,
           chunkCount: row.chunkCount!,
           embeddedCount: row.embeddedCount!,
           lastError: row.lastError,

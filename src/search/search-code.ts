@@ -131,7 +131,11 @@ export async function searchCode(options: SearchCodeOptions): Promise<SearchCode
     terms,
     lexical: new Map(lexicalFiles.map((file) => [file.path, file.score])),
   });
-  const files = groupHits(found, { maxPerFile: options.maxPerFile, fileScores: new Map(ranked.map((file) => [file.path, file.score])) });
+  const files = groupHits(found, {
+    question: options.query,
+    maxPerFile: options.maxPerFile,
+    fileScores: new Map(ranked.map((file) => [file.path, file.score])),
+  });
   let remaining = limit;
   const limited: FileHits[] = [];
   for (const file of files) {

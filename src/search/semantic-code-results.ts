@@ -49,7 +49,7 @@ export function presentSemanticResults(options: PresentSemanticOptions): Semanti
       blob_id: file.blob,
       file_url: `${blobBase}/${file.path.split('/').map(encodeURIComponent).join('/')}`,
       score: round(file.score),
-      // groupHits already merged touching ranges and ordered them by line.
+      // groupHits already merged touching ranges and put the one that answers best first.
       snippet_ranges: file.snippets.map((snippet) => ({
         start_line: snippet.startLine,
         end_line: snippet.endLine,

@@ -7,7 +7,8 @@ import type { Embedder } from '../llm/embedders/embedder';
 import type { Logger } from '../logger';
 import type { Queues } from '../queues';
 import { isExcludedBy } from '../auth/context-exclusions';
-import { indexReadiness } from '../search/index-readiness';
+import { awaitIndex, type IndexRunProgress } from '../search/await-index';
+import { indexReadiness, type IndexReadiness } from '../search/index-readiness';
 import { authorizeCodebaseRead, type CodebaseRead } from '../search/read-codebase';
 import { directoryFiles, directorySize } from '../search/snapshot-files';
 import { searchCode, type Confidence } from '../search/search-code';
@@ -44,6 +45,17 @@ export type ToolResult = {
   /** When ok: where was searched ("group/project (main, commit 0123abcd4567)") and the code found, best first. */
   where?: string;
   found?: FoundCode[];
+  /** Set when there is no code because the ref's first index is still being built: `content` says how far it is. */
+  indexing?: { progress: IndexRunProgress | null; remainingMs: number | null };
+};
+
+/** How a chat answer waits for a ref's first index (the tool's callers that cannot wait leave it out). */
+export type IndexWait = {
+  /** The longest wait; 0 waits not at all. */
+  timeoutMs: number;
+  /** Gets each change of the run's progress in words ("Indexing group/project: 412 of 577 files…"). */
+  onProgress: (status: string) => void | Promise<void>;
+  signal?: AbortSignal;
 };
 
 export type SemanticSearchToolInput = {
@@ -65,10 +77,60 @@ export type SemanticSearchToolInput = {
   limit?: number;
   /** A directory with at most this many characters of code is given whole. Default 20,000. */
   wholeDirectoryChars?: number;
+  /** Characters of found code given to the prompt, snippets best first until they fill it. Default CODE_BUDGET_CHARS. */
+  maxCodeChars?: number;
   requestId?: string;
   /** DATA_DIR: a ref other than the default branch is looked up in the repository before indexing starts for it. */
   dataDir?: string;
+  /** Wait, bounded, for a first index run the search started or found under way, instead of answering without code at once. */
+  wait?: IndexWait;
 };
+
+/** The status a waiting answer streams. */
+export function indexingStatus(projectPath: string, progress: IndexRunProgress | null): string {
+  if (!progress || progress.state === 'pending') return `Waiting for an indexing worker for ${projectPath}…`;
+  if (progress.filesTotal === null) return `Indexing ${projectPath}: listing its files…`;
+  return `Indexing ${projectPath}: ${progress.filesIndexed} of ${progress.filesTotal} files…`;
+}
+
+const seconds = (ms: number) =>
+  ms < 90_000 ? `about ${Math.max(5, Math.round(ms / 5_000) * 5)} seconds` : `about ${Math.round(ms / 60_000)} minutes`;
+
+/** Why an answer has no code from a ref whose first index is still being built, how far it is, and what to do. */
+export function stillIndexingMessage(name: string, wait: { progress: IndexRunProgress | null; remainingMs: number | null }): string {
+  const { progress, remainingMs } = wait;
+  const far =
+    progress?.state === 'indexing' && progress.filesTotal !== null
+      ? `${progress.filesIndexed} of ${progress.filesTotal} files so far${remainingMs !== null ? `, ${seconds(remainingMs)} to go` : ''}`
+      : progress?.state === 'indexing'
+        ? 'its files are being listed'
+        : 'it is waiting for an indexing worker';
+  return (
+    `The code of ${name} is still being indexed (${far}), so this answer does not use it. Ask again once the index is ready ` +
+    '(the code index status shows it); files you attach meanwhile are used as usual.'
+  );
+}
+
+/**
+ * Found code for the prompt: about 6,000 tokens, a quarter of the prompt's default budget
+ * (build-prompt.ts), so the question, the other context and the history keep the rest.
+ */
+export const CODE_BUDGET_CHARS = 24_000;
+
+/**
+ * The snippets (best first) that fit in `maxChars` of code, in the same order: one that does not fit
+ * is left out and the next smaller ones still may fit; the first is always given.
+ */
+export function withinBudget<T extends { content: string }>(snippets: readonly T[], maxChars: number): T[] {
+  const kept: T[] = [];
+  let used = 0;
+  for (const snippet of snippets) {
+    if (kept.length > 0 && used + snippet.content.length > maxChars) continue;
+    kept.push(snippet);
+    used += snippet.content.length;
+  }
+  return kept;
+}
 
 const attribute = (value: string) => value.replace(/[\n"<>]/g, ' ');
 
@@ -94,7 +156,7 @@ export async function semanticSearchTool(input: SemanticSearchToolInput): Promis
   }
   const { project } = read;
   try {
-    const readiness = await indexReadiness({
+    let readiness = await indexReadiness({
       prisma: input.prisma,
       queues: input.queues,
       project,
@@ -103,7 +165,11 @@ export async function semanticSearchTool(input: SemanticSearchToolInput): Promis
       read,
       dataDir: input.dataDir,
     });
-    if (readiness.status !== 'ready') return { status: 'not_executed', content: readiness.message, sources: [] };
+    if (readiness.status !== 'ready') {
+      const waited = await waitForFirstIndex(input, project, readiness);
+      if (waited.status !== 'ready') return waited;
+      readiness = waited;
+    }
     const { scope, commitSha } = readiness;
     const ref = readiness.index.ref;
     const where =
@@ -150,8 +216,12 @@ export async function semanticSearchTool(input: SemanticSearchToolInput): Promis
       query: input.question,
       limit: input.limit ?? 8,
     });
-    const hits = result.files.flatMap((file) =>
-      file.snippets.map((snippet) => ({ ...snippet, path: file.path, blob: file.blob, language: file.language })),
+    // Files best first, each file's snippets best first (choose-snippets.ts): what answers best reaches the model first.
+    const hits = withinBudget(
+      result.files.flatMap((file) =>
+        file.snippets.map((snippet) => ({ ...snippet, path: file.path, blob: file.blob, language: file.language })),
+      ),
+      input.maxCodeChars ?? CODE_BUDGET_CHARS,
     );
     if (!hits.length)
       return { status: 'ok', content: `No code in ${where} matched the question.`, sources: [], confidence: 'low', where, found: [] };
@@ -178,4 +248,48 @@ export async function semanticSearchTool(input: SemanticSearchToolInput): Promis
     input.logger.warn({ event: 'code_search_failed', requestId: input.requestId, projectId: project.id, err: error }, 'code search failed');
     return { status: 'error', content: `Searching the code of ${project.fullPath} failed; the answer could not use it.`, sources: [] };
   }
+}
+
+/**
+ * A ref's first index, waited for when the caller can wait (a chat answer) and the run can end in
+ * time: the readiness once it is ready, else the tool's answer without code. A failed index, or a
+ * caller that cannot wait, gets what readiness said.
+ */
+async function waitForFirstIndex(
+  input: SemanticSearchToolInput,
+  project: CodebaseRead['project'],
+  readiness: Extract<IndexReadiness, { status: 'not_ready' }>,
+): Promise<Extract<IndexReadiness, { status: 'ready' }> | ToolResult> {
+  if (readiness.reason === 'failed') return { status: 'not_executed', content: readiness.message, sources: [] };
+  const ref = readiness.index?.ref ?? (input.ref?.trim() || project.defaultBranch);
+  const name = `${project.fullPath} (${ref})`;
+  const wait = input.wait;
+  if (!wait || wait.timeoutMs <= 0) {
+    const index = readiness.index;
+    const progress = index ? { state: index.state, filesIndexed: index.filesIndexed, filesTotal: index.filesTotal } : null;
+    const indexing = { progress, remainingMs: null };
+    return { status: 'not_executed', content: stillIndexingMessage(name, indexing), sources: [], indexing };
+  }
+  const waited = await awaitIndex({
+    prisma: input.prisma,
+    projectId: project.id,
+    ref,
+    timeoutMs: wait.timeoutMs,
+    signal: wait.signal,
+    onProgress: (progress) => wait.onProgress(indexingStatus(project.fullPath, progress)),
+  });
+  if (waited.outcome === 'too_slow') {
+    const indexing = { progress: waited.progress, remainingMs: waited.remainingMs };
+    return { status: 'not_executed', content: stillIndexingMessage(name, indexing), sources: [], indexing };
+  }
+  if (waited.outcome === 'aborted') return { status: 'not_executed', content: readiness.message, sources: [] };
+  const after = await indexReadiness({
+    prisma: input.prisma,
+    queues: input.queues,
+    project,
+    ref,
+    directory: input.directory,
+    startIndexing: false,
+  });
+  return after.status === 'ready' ? after : { status: 'not_executed', content: after.message, sources: [] };
 }

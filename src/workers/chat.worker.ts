@@ -23,6 +23,7 @@ export function chatProcessor(services: Services, registry: GenerationRegistry) 
         embedder: services.embedder,
         disabledCategories: services.config.disabledContextCategories,
         dataDir: services.config.dataDir,
+        indexWaitMs: services.config.chatIndexWaitMs,
       },
     });
     if (outcome === 'superseded') observeChatAnswer({ outcome });

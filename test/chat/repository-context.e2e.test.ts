@@ -93,13 +93,23 @@ describe('repository and directory context in chat', () => {
   // The newest user turn of the last model request: the question with its context (earlier turns are history).
   const lastPrompt = () => String(stub.requests.at(-1)!.body.messages!.at(-1)!.content);
 
-  it('starts indexing an unindexed project and says so, without calling the model', async () => {
+  it('answers the first question about an unindexed project with its code: waits for the run, streaming how far it is', async () => {
     const calls = stub.requests.length;
-    const { final } = await answer('Where is the VAT amount computed?', [repository()]);
-    expect(final.content).toMatch(/indexing has started/);
-    expect(final.extras?.sources).toEqual([]);
-    expect(stub.requests.length).toBe(calls);
-    await waitReady();
+    const body = await ask('Where is the VAT amount computed?', [repository()]);
+    expect(body.errors).toBeUndefined();
+    const messages = await stream.untilFinal(body.data!.aiAction.requestId, 40_000);
+    const final = messages.find((message) => message.chunkId === null && message.role === 'ASSISTANT')!;
+    // While it waited, the run's progress came as the answer's first lines; the final message is the answer alone.
+    const chunks = messages.filter((message) => message.chunkId !== null).map((message) => message.content);
+    expect(chunks[0]).toMatch(new RegExp(`^_(Waiting for an indexing worker for|Indexing) ${project.fullPath}`));
+    expect(final.content).not.toContain('Indexing');
+    expect(final.content).not.toMatch(/indexing has started|still being indexed/);
+    expect((final.extras!.sources as Source[]).map((source) => source.path)).toContain('src/billing/tax.ts');
+    expect(stub.requests.length).toBe(calls + 1);
+    expect(lastPrompt()).toContain('computeVatAmount');
+    const index = await service.prisma.codeIndex.findUniqueOrThrow({ where: { projectId_ref: { projectId: project.id, ref: 'main' } } });
+    expect(index.state).toBe('ready');
+    expect(index.filesTotal).toBe(index.filesIndexed);
   });
 
   it('grounds the answer in the code found, with citations in extras.sources', async () => {
@@ -150,11 +160,10 @@ describe('repository and directory context in chat', () => {
     repo.write('src/billing/currency.ts', 'export function convertCurrency(amount: number, rate: number) {\n  return amount * rate;\n}\n');
     repo.commit('currency');
     repo.git('checkout', '-q', 'main');
+    // A branch not indexed yet is indexed while the answer waits, as the default branch is.
     const first = await answer('how is currency converted?', [repository({ branch: 'feature/fx' })]);
-    expect(first.final.content).toMatch(/feature\/fx.*indexing has started/s);
+    expect((first.final.extras!.sources as Source[]).map((source) => source.path)).toContain('src/billing/currency.ts');
     await waitReady('feature/fx');
-    const second = await answer('how is currency converted?', [repository({ branch: 'feature/fx' })]);
-    expect((second.final.extras!.sources as Source[]).map((source) => source.path)).toContain('src/billing/currency.ts');
     // The branch's new chunks are not in main's snapshot: main's search checks each match again, and never shows them.
     const onMain = await sentStatements(() => answer('how is currency converted?', [repository()]));
     expect(scopeChecks(onMain.texts)).toEqual({ searches: 1, checked: 1 });
@@ -260,6 +269,72 @@ describe('repository and directory context in chat', () => {
       });
     } finally {
       await restricted.close();
+    }
+  });
+});
+
+// A repository whose first index cannot be waited for (too large for the bound, or the bound ran
+// out): the answer comes at once without its code, and says so plainly first.
+describe('a question about a repository still being indexed when the wait is over', () => {
+  let stub: StubLlmServer;
+  let service: TestService;
+  let repo: GitRepo;
+
+  beforeAll(async () => {
+    stub = await startStubLlmServer({ defaultBehaviour: { kind: 'echo' } });
+    // A bound of 1 ms runs out before any run could end.
+    service = await startTestService({
+      role: 'all',
+      env: { LLM_PROVIDER: 'openai', LLM_BASE_URL: stub.url, LLM_MODEL: 'stub', INDEX_DEBOUNCE_MS: '0', CHAT_INDEX_WAIT_MS: '1' },
+    });
+    repo = createGitRepo(BILLING_FILES);
+  });
+  afterAll(async () => {
+    await service.close();
+    await stub.close();
+    repo.destroy();
+  });
+
+  it('answers without the code, saying it is still being indexed, how far, and what to do', async () => {
+    const user = await userWithToken(service.prisma);
+    const group = await groupWithSeat(service.prisma, { plan: 'ultimate', addOn: 'duo_pro', username: user.username });
+    const { project } = await createProject(service.prisma, { fullPath: `${group}/${unique('big')}`, repository: repo.path });
+    await addMember(service.prisma, { fullPath: project.fullPath, username: user.username, accessLevel: 'developer' });
+    const client = wsClient(service.url, user.token);
+    const clientSubscriptionId = crypto.randomUUID();
+    const stream = await subscribe(client, { userId: `gid://gitlab/User/${user.id}`, clientSubscriptionId, aiAction: 'CHAT' });
+    try {
+      const { body } = await service.graphql<{ aiAction: { requestId: string } }>(CHAT, {
+        token: user.token,
+        variables: {
+          question: 'Where is the VAT amount computed?',
+          clientSubscriptionId,
+          platformOrigin: 'vs_code_extension',
+          additionalContext: [{ category: 'REPOSITORY', id: project.fullPath, content: '', metadata: {} }],
+        },
+      });
+      const messages = await stream.untilFinal(body.data!.aiAction.requestId, 20_000);
+      const final = messages.find((message) => message.chunkId === null && message.role === 'ASSISTANT')!;
+      expect(final.content).toMatch(new RegExp(`^The code of ${project.fullPath} \\(main\\) is still being indexed \\(`));
+      expect(final.content).toContain('so this answer does not use it. Ask again once the index is ready');
+      // The model answered the question all the same (the stub echoes it), told the code is not there.
+      expect(final.content).toContain('Where is the VAT amount computed?');
+      expect(final.extras!.sources).toEqual([]);
+      const prompt = String(stub.requests.at(-1)!.body.messages!.at(-1)!.content);
+      expect(prompt).toMatch(/<repository id=[^>]*>\nThe code of .* is still being indexed/);
+      expect(prompt).not.toContain('computeVatAmount');
+      // The run's status while it was waited for, then the notice, then the answer: after the status lines, the final text.
+      const streamed = messages
+        .filter((message) => message.chunkId !== null)
+        .map((message) => message.content)
+        .join('');
+      expect(streamed.endsWith(final.content)).toBe(true);
+      expect(streamed.slice(0, streamed.length - final.content.length)).toMatch(/^(_[^\n]+…_\n\n)*$/);
+      // The run it started goes on: the next question gets the code.
+      await waitForIndex(service.prisma, { projectId: project.id, ref: 'main' });
+    } finally {
+      stream.stop();
+      await client.dispose();
     }
   });
 });

@@ -3,6 +3,7 @@ import type { UserWithToken } from '../helpers/fixtures';
 import type { StubLlmServer } from '../helpers/stub-llm-server';
 import type { TestService } from '../helpers/test-service';
 import { waitUntil } from '../helpers/wait';
+import { BILLING_FILES, createGitRepo, type GitRepo } from '../helpers/git-repo';
 import { CONTEXT_CATEGORIES } from '../../src/config';
 import { graphqlFixturesOf, startConformanceService, type ConformanceService } from './conformance-service';
 import type { Fixture } from './fixture-format';
@@ -201,6 +202,74 @@ describe('a chat from the language server when the instance offers no context ca
       expect(final.extras).toEqual({ sources: [] });
       expect(mine().filter((message) => message.chunkId !== null).length).toBeGreaterThan(0);
       // The language server reads messages with the 17.5 document at 17.5 and later, context or not.
+      await expectStoredAnswer(send, aiAction.requestId, final.content);
+    } finally {
+      cable.disconnect();
+    }
+  });
+});
+
+describe('the first question the language server asks about a repository not indexed yet', () => {
+  let world: ConformanceService;
+  let repo: GitRepo;
+
+  beforeAll(async () => {
+    world = await startConformanceService('duo_enterprise', { INDEX_DEBOUNCE_MS: '0' });
+    repo = createGitRepo(BILLING_FILES);
+    await world.service.prisma.project.update({ where: { id: world.project.id }, data: { repositoryUrl: repo.path } });
+  });
+  afterAll(async () => {
+    await world?.close();
+    repo?.destroy();
+  });
+
+  it('streams how far its indexing is over ActionCable, then answers with the code and its citations', async () => {
+    const { service, alice, project, stub } = world;
+    const send = async <Data>(fixture: Fixture, variables: Record<string, unknown>): Promise<Data> => {
+      const { body } = await service.graphql<Data>(fixture.document!, { token: alice.token, variables });
+      expect(body.errors).toBeUndefined();
+      return body.data!;
+    };
+    const features = await send<{ currentUser: { duoChatAvailableFeatures: string[] } }>(lsp.getDuoAvailableFeatures, {});
+    expect(features.currentUser.duoChatAvailableFeatures).toContain('include_repository_context');
+    // A fresh service: nothing was indexed before the question.
+    expect(await service.prisma.codeIndex.count({ where: { projectId: project.id } })).toBe(0);
+
+    const cable = await createLspCable(`${service.url.replace(/^http/, 'ws')}/-/cable`, alice.token);
+    try {
+      const clientSubscriptionId = crypto.randomUUID();
+      const userId = `gid://gitlab/User/${alice.id}`;
+      const { messages } = await subscribeLikeLsp(cable, {
+        query: lsp.aiCompletionResponse.document!,
+        variables: { htmlResponse: false, userId, aiAction: 'CHAT', clientSubscriptionId },
+        operationName: 'aiCompletionResponse',
+      });
+      const { aiAction } = await send<{ aiAction: { requestId: string; errors: string[] } }>(lsp['chat-17.5'], {
+        question: 'Where is the VAT amount computed for an invoice line?',
+        resourceId: null,
+        currentFileContext: null,
+        clientSubscriptionId,
+        platformOrigin: 'vs_code_extension',
+        additionalContext: [
+          { id: project.fullPath, category: 'REPOSITORY', content: '', metadata: { enabled: true, title: project.fullPath } },
+        ],
+      });
+      expect(aiAction.errors).toEqual([]);
+      const mine = () =>
+        (messages as CableMessage[])
+          .map((message) => message.result?.data?.aiCompletionResponse)
+          .filter((message): message is Message => message?.requestId === aiAction.requestId);
+      await waitUntil(() => mine().some((message) => message.chunkId === null), { timeoutMs: 45_000, intervalMs: 50 });
+      const final = mine().find((message) => message.chunkId === null)!;
+      const chunks = mine().filter((message) => message.chunkId !== null);
+      expect(chunks[0].content).toMatch(new RegExp(`^_(Waiting for an indexing worker for|Indexing) ${project.fullPath}`));
+      expect(final.role).toBe('ASSISTANT');
+      expect(final.errors).toEqual([]);
+      expect(final.content).not.toMatch(/indexing has started|still being indexed/);
+      // Citations: the code the answer was grounded in, which the model saw.
+      const sources = final.extras!.sources as Array<{ path: string; startLine: number; endLine: number }>;
+      expect(sources.map((source) => source.path)).toContain('src/billing/tax.ts');
+      expect(JSON.stringify(stub.requests.at(-1)!.body.messages)).toContain('computeVatAmount');
       await expectStoredAnswer(send, aiAction.requestId, final.content);
     } finally {
       cable.disconnect();

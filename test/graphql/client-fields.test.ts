@@ -224,6 +224,29 @@ describe('fields GitLab clients read', () => {
     }
     const indexed = await ask(alice.token, { projectId: `gid://gitlab/Project/${project.id}`, questionCount: 3 });
     const questions = indexed.data!.aiChatContextPresets!.questions;
+    // By category as GitLab answers them: the project's own questions first (contextual), then the topics; no count applies.
+    const categoriesQuery =
+      'query($projectId: ProjectID, $namespaceId: NamespaceID) { aiChatContextPresets(projectId: $projectId, namespaceId: $namespaceId, ' +
+      'questionCount: 1, foundationalAgentReference: "duo_planner") { questions questionCategories { key title contextual questions } } }';
+    type Categories = {
+      aiChatContextPresets: {
+        questions: string[];
+        questionCategories: Array<{ key: string; title: string; contextual: boolean; questions: string[] }>;
+      };
+    };
+    const group = await service.prisma.group.findUniqueOrThrow({ where: { fullPath: groupPath } });
+    const categories = await service.graphql<Categories>(categoriesQuery, {
+      token: alice.token,
+      variables: { projectId: `gid://gitlab/Project/${project.id}`, namespaceId: `gid://gitlab/Group/${group.id}` },
+    });
+    expect(categories.body.errors).toBeUndefined();
+    const presets = categories.body.data!.aiChatContextPresets;
+    expect(presets.questions).toHaveLength(1);
+    expect(presets.questionCategories[0]).toMatchObject({ key: 'project', title: project.fullPath, contextual: true });
+    expect(presets.questionCategories[0].questions.slice(0, 3)).toEqual(questions);
+    expect(presets.questionCategories.slice(1).every((category) => !category.contextual && category.questions.length > 0)).toBe(true);
+    const unindexedCategories = await service.graphql<Categories>(categoriesQuery, { token: alice.token, variables: {} });
+    expect(unindexedCategories.body.data!.aiChatContextPresets.questionCategories.some((category) => category.contextual)).toBe(false);
     expect(questions).toHaveLength(3);
     const named = /^What does `(.+)` do\?$/.exec(questions[0])?.[1];
     expect(Object.keys(BILLING_FILES)).toContain(named);
@@ -254,5 +277,58 @@ describe('fields GitLab clients read', () => {
     const tooMany = await ask(alice.token, { questionCount: 11 });
     expect(tooMany.errors![0].extensions).toMatchObject({ code: 'BAD_USER_INPUT' });
     expect((await ask(noSeat.token, {})).data!.aiChatContextPresets).toBeNull();
+  });
+
+  it("Project.userPermissions: the abilities of the viewer's role, as the language server reads them", async () => {
+    const { project } = await createProject(service.prisma, { fullPath: `${groupPath}/${unique('perm')}`, repository: repo.path });
+    const query =
+      'query($path: ID!) { project(fullPath: $path) { userPermissions { readProject downloadCode pushCode adminProject removeProject ' +
+      'readAiCatalogItem adminAiCatalogItem } } }';
+    type Permissions = Record<string, boolean>;
+    const permissionsOf = async (accessLevel: number | null) => {
+      const user = await userWithToken(service.prisma);
+      if (accessLevel !== null)
+        await service.prisma.projectMember.create({ data: { projectId: project.id, userId: user.id, accessLevel } });
+      const { body } = await service.graphql<{ project: { userPermissions: Permissions } | null }>(query, {
+        token: user.token,
+        variables: { path: project.fullPath },
+      });
+      expect(body.errors).toBeUndefined();
+      return body.data!.project?.userPermissions ?? null;
+    };
+    const none = { readAiCatalogItem: false, adminAiCatalogItem: false };
+    expect(await permissionsOf(10)).toEqual({
+      readProject: true,
+      downloadCode: false,
+      pushCode: false,
+      adminProject: false,
+      removeProject: false,
+      ...none,
+    });
+    expect(await permissionsOf(20)).toMatchObject({ downloadCode: true, pushCode: false });
+    expect(await permissionsOf(30)).toMatchObject({ downloadCode: true, pushCode: true, adminProject: false });
+    expect(await permissionsOf(40)).toMatchObject({ pushCode: true, adminProject: true, removeProject: false });
+    expect(await permissionsOf(50)).toEqual({
+      readProject: true,
+      downloadCode: true,
+      pushCode: true,
+      adminProject: true,
+      removeProject: true,
+      ...none,
+    });
+    // A private project a user is no member of is not there for them at all.
+    expect(await permissionsOf(null)).toBeNull();
+    // A public one is: to read, not to push.
+    await service.prisma.project.update({ where: { id: project.id }, data: { visibility: 'public' } });
+    expect(await permissionsOf(null)).toMatchObject({ readProject: true, downloadCode: true, pushCode: false });
+  });
+
+  it("currentUser.ide.codeSuggestionsEnabled: the VS Code extension's probe, true with a seat", async () => {
+    const query = '{ currentUser { ide { codeSuggestionsEnabled } duoCodeSuggestionsAvailable } }';
+    type Answer = { currentUser: { ide: { codeSuggestionsEnabled: boolean }; duoCodeSuggestionsAvailable: boolean } };
+    const withSeat = await service.graphql<Answer>(query, { token: alice.token });
+    expect(withSeat.body.data!.currentUser).toEqual({ ide: { codeSuggestionsEnabled: true }, duoCodeSuggestionsAvailable: true });
+    const without = await service.graphql<Answer>(query, { token: noSeat.token });
+    expect(without.body.data!.currentUser).toEqual({ ide: { codeSuggestionsEnabled: false }, duoCodeSuggestionsAvailable: false });
   });
 });

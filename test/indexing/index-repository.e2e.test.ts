@@ -114,6 +114,7 @@ describe('indexRepository (real git, PostgreSQL and pgvector)', () => {
       filesIndexed: 4,
       chunkCount: result.chunks,
       embeddedCount: result.chunks,
+      filesTotal: 4,
       lastError: null,
     });
     expect(index.finishedAt!.getTime()).toBeGreaterThanOrEqual(index.startedAt!.getTime());

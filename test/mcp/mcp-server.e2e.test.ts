@@ -60,7 +60,22 @@ describe('MCP server at /api/v4/mcp', () => {
   it('lists GitLab tools with their input schemas to a client with an mcp-scope token', async () => {
     const client = await connect(user.token);
     const { tools } = await client.listTools();
-    expect(tools.map((tool) => tool.name).sort()).toEqual(['get_code_index_status', 'get_mcp_server_version', 'semantic_code_search']);
+    expect(tools.map((tool) => tool.name).sort()).toEqual([
+      'get_code_index_status',
+      'get_mcp_server_version',
+      'semantic_code_search',
+      'semantic_search',
+    ]);
+    // GitLab's aggregated tool: scope "code", q, project_id, and the code search's other arguments.
+    const aggregated = tools.find((tool) => tool.name === 'semantic_search')!;
+    expect(aggregated.inputSchema.required).toEqual(expect.arrayContaining(['scope', 'q', 'project_id']));
+    expect(aggregated.inputSchema.properties).toMatchObject({
+      scope: { type: 'string', enum: ['code'] },
+      q: { type: 'string', maxLength: 1000 },
+      directory_path: { type: 'string', maxLength: 100 },
+      knn: { type: 'integer', minimum: 1, maximum: 100, default: 64 },
+      limit: { type: 'integer', minimum: 1, maximum: 100, default: 20 },
+    });
     const search = tools.find((tool) => tool.name === 'semantic_code_search')!;
     expect(search.inputSchema.required).toEqual(expect.arrayContaining(['semantic_query', 'project_id']));
     expect(search.inputSchema.properties).toMatchObject({
@@ -114,6 +129,41 @@ describe('MCP server at /api/v4/mcp', () => {
       directory_path: 'lib/',
     });
     expect((byId.structuredContent!.items as Array<{ path: string }>).map((item) => item.path)).toEqual(['lib/invoice.rb']);
+  });
+
+  it('gets the same code from semantic_search with scope "code" as from its alias semantic_code_search', async () => {
+    const client = await connect(user.token);
+    await waitSearchable(client);
+    const question = 'how is the vat amount computed for a line';
+    const aggregated = await call(client, 'semantic_search', { scope: 'code', q: question, project_id: project.fullPath, limit: 3 });
+    expect(aggregated.isError).toBeFalsy();
+    expect(aggregated.content[0].text).toMatch(/^Confidence: (HIGH|MEDIUM|LOW)\n\n1\. src\/billing\/tax\.ts \(score: /);
+    const alias = await call(client, 'semantic_code_search', { semantic_query: question, project_id: project.fullPath, limit: 3 });
+    expect(aggregated.content).toEqual(alias.content);
+    expect(aggregated.structuredContent).toEqual(alias.structuredContent);
+
+    const scoped = await call(client, 'semantic_search', {
+      scope: 'code',
+      q: 'invoice mailer',
+      project_id: String(project.id),
+      directory_path: 'lib/',
+      knn: 10,
+    });
+    expect((scoped.structuredContent!.items as Array<{ path: string }>).map((item) => item.path)).toEqual(['lib/invoice.rb']);
+
+    // GitLab's schema: scope is required and only "code" exists; the code tool's own argument name is not taken.
+    for (const args of [
+      { q: question, project_id: project.fullPath },
+      { scope: 'issues', q: question, project_id: project.fullPath },
+      { scope: 'code', semantic_query: question, project_id: project.fullPath },
+    ]) {
+      const refused = await call(client, 'semantic_search', args);
+      expect(refused.isError).toBe(true);
+      expect(refused.content[0].text).toMatch(/Input validation error|Invalid arguments/);
+    }
+    const blank = await call(client, 'semantic_search', { scope: 'code', q: '   ', project_id: project.fullPath });
+    expect(blank.isError).toBe(true);
+    expect(blank.content[0].text).toContain('q');
   });
 
   it('answers a hidden project exactly like a missing one', async () => {

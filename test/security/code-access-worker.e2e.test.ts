@@ -70,10 +70,11 @@ describe('read_code is checked again in the chat worker', () => {
       return body.data!.aiAction.requestId;
     };
     try {
-      // As a Reporter: the first question starts indexing; a worker builds the index.
+      // A worker builds the index (started as a search would start it: a first chat question would answer with the code,
+      // which would then be in the conversation's history, legitimately, for the question below).
       const first = spawnWorker(env);
       workers.push(first);
-      await stream.untilFinal(await ask(), 90_000);
+      await api.running.services.queues.enqueueIndex({ projectId: project.id, ref: 'main', reason: 'api' });
       const started = Date.now();
       while ((await api.prisma.codeIndex.findFirst({ where: { projectId: project.id } }))?.state !== 'ready') {
         if (Date.now() - started > 60_000) throw new Error('index never ready');

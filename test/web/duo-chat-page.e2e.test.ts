@@ -38,7 +38,7 @@ export function computeVatAmount(netAmount: number, ratePercent: number): number
 `,
 };
 
-// Screenshots go to docs/ when DUO_CHAT_SCREENSHOTS=docs (to refresh the README's pictures), else to a temporary directory.
+// Screenshots go to docs/ when DUO_CHAT_SCREENSHOTS=docs (to refresh the pictures in docs/chat-page.md), else to a temporary directory.
 const SHOTS_DIR =
   process.env.DUO_CHAT_SCREENSHOTS === 'docs'
     ? path.join(PROJECT_ROOT, 'docs', 'images')

@@ -92,15 +92,15 @@ export const QUERIES = {
     `query duoChatProjects($search: String) { projects(membership: true, search: $search, first: 100) { nodes { id fullPath name ` +
     `defaultBranch duoFeaturesEnabled } } }`,
   codeIndex: `query duoChatCodeIndex($fullPath: ID!, $ref: String) {
-    project(fullPath: $fullPath) { id fullPath codeIndex(ref: $ref) { ref state commitSha filesIndexed chunkCount embeddedCount lastError }
-    }
+    project(fullPath: $fullPath) { id fullPath codeIndex(ref: $ref) { ref state commitSha filesIndexed filesTotal chunkCount embeddedCount
+    lastError } }
   }`,
   directories: `query duoChatDirectories($fullPath: ID!, $ref: String, $search: String) {
     project(fullPath: $fullPath) { codeIndex(ref: $ref) { directories(search: $search, first: 100) } }
   }`,
   indexCreate: `mutation duoChatIndex($projectPath: ID!, $ref: String) {
-    projectCodeIndexCreate(input: { projectPath: $projectPath, ref: $ref }) { errors codeIndex { ref state filesIndexed chunkCount
-    embeddedCount } }
+    projectCodeIndexCreate(input: { projectPath: $projectPath, ref: $ref }) { errors codeIndex { ref state filesIndexed filesTotal
+    chunkCount embeddedCount } }
   }`,
   threads:
     `query duoChatThreads { aiConversationThreads(conversationType: DUO_CHAT, first: 50) { nodes { id title lastUpdatedAt ` +

@@ -73,8 +73,13 @@ const App = {
     },
     indexProgress() {
       if (!this.index || this.index.state === 'READY') return 100;
-      if (!this.index.chunkCount) return 0;
-      return Math.min(100, Math.round((this.index.embeddedCount / this.index.chunkCount) * 100));
+      if (!this.index.filesTotal) return 0;
+      return Math.min(100, Math.round((this.index.filesIndexed / this.index.filesTotal) * 100));
+    },
+    // A question with the branch's code as context starts its first index (the answer waits for it):
+    // the panel follows that run from the moment the question is sent.
+    awaitsIndex() {
+      return Boolean(this.pendingRequestId) && this.contextMode !== 'none' && this.index?.state !== 'READY';
     },
   },
   created() {
@@ -204,8 +209,9 @@ const App = {
         if (path !== this.projectPath) return;
         this.index = data.project?.codeIndex ?? null;
         this.indexMessage = '';
-        if (this.index && ['PENDING', 'INDEXING'].includes(this.index.state))
-          this.indexTimer = setTimeout(() => this.refreshIndex(), INDEX_POLL_MS);
+        // Faster while an answer waits for the run: the user is watching it.
+        if ((this.index && ['PENDING', 'INDEXING'].includes(this.index.state)) || this.awaitsIndex)
+          this.indexTimer = setTimeout(() => this.refreshIndex(), this.awaitsIndex ? INDEX_POLL_MS / 3 : INDEX_POLL_MS);
         if (this.index?.state === 'READY' && this.contextMode === 'directory') this.loadDirectories();
       } catch (error) {
         this.indexMessage = error.message;
@@ -293,6 +299,7 @@ const App = {
         }
         this.pendingRequestId = question === '/reset' || question === '/clear' || question === '/clean' ? null : requestId;
         if (question === '/clear' || question === '/clean') this.messages = [];
+        if (this.awaitsIndex) this.refreshIndex();
       } catch (error) {
         this.pendingRequestId = null;
         this.chatError = error.message;

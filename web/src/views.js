@@ -191,7 +191,15 @@ export function renderSettings(h, vm) {
         h('h2', { class: 'gl-m-0 gl-mb-2 gl-text-base gl-font-bold', attrs: { id: 'duo-index-title' } }, 'Code index'),
         h('div', { class: 'gl-flex gl-items-center gl-gap-2' }, [
           h(GlBadge, { props: { variant: badgeVariant } }, state === 'NOT_INDEXED' ? 'not indexed' : state.toLowerCase()),
-          index ? h('span', { class: 'gl-text-sm gl-text-subtle' }, `${index.filesIndexed} files, ${index.chunkCount} chunks`) : null,
+          index
+            ? h(
+                'span',
+                { class: 'gl-text-sm gl-text-subtle', attrs: { 'data-testid': 'index-counts' } },
+                indexing && index.filesTotal !== null && index.filesTotal !== undefined
+                  ? `${index.filesIndexed} of ${index.filesTotal} files`
+                  : `${index.filesIndexed} files, ${index.chunkCount} chunks`,
+              )
+            : null,
         ]),
         indexing
           ? h(GlProgressBar, {

@@ -1,6 +1,7 @@
 import { contextOfRecord, type GatekeeperContext } from '../context';
+import { CONVERSATION } from '../conversation';
 import type { LabelledPrompt } from './dataset';
-import { LABELS, type Intent, type Label } from '../labels';
+import { LABELS, type Label } from '../labels';
 import type { GatekeeperResult, GatekeeperStatus } from '../result';
 
 /** Per-label scores, as precision and recall over the gatekeeper's decisions. */
@@ -31,11 +32,13 @@ export type ClassifyWithContext = (prompt: string, context: GatekeeperContext) =
 /**
  * The label a decision amounts to: the intent for CLEAR and NEEDS_CONFIRMATION, VAGUE for
  * NEEDS_CLARIFICATION, MULTI for MULTI_INTENT. A clear prompt the model is unsure of therefore
- * counts as a miss, as it costs the developer a question.
+ * counts as a miss, as it costs the developer a question. The nine labels have no class for a
+ * conversational turn or an unread prompt: both ask nothing the labels name, so they count as
+ * VAGUE ("Um hello please" is labelled so).
  */
 export function decidedLabel(result: GatekeeperResult): Label {
   if (result.status === 'MULTI_INTENT') return 'MULTI';
-  if (result.status === 'NEEDS_CLARIFICATION' || result.intent === null) return 'VAGUE';
+  if (result.status === 'NEEDS_CLARIFICATION' || result.intent === null || result.intent === CONVERSATION) return 'VAGUE';
   return result.intent;
 }
 
@@ -57,7 +60,7 @@ export function evaluateGatekeeper(classify: ClassifyWithContext, prompts: reado
     statuses[result.status]++;
     if (prompt.label === 'MULTI' && predicted === 'MULTI') {
       multiFound++;
-      const found = new Set<Intent>(result.intents.map((detected) => detected.intent));
+      const found = new Set<string>(result.intents.map((detected) => detected.intent));
       if (found.size === prompt.intents!.length && prompt.intents!.every((intent) => found.has(intent))) multiExact++;
     }
     if (prompt.label !== 'MULTI' && prompt.label !== 'VAGUE') {

@@ -6,7 +6,8 @@
  * Prints, for generated and hand-written held-out prompts apart (hand-written also split by
  * whether the prompt came with context): blocked-clear rate, accuracy and macro-F1; the share of
  * the clear repository questions (test/gatekeeper/fixtures) that reach the model with REPOSITORY
- * context; the operating point (thresholds) in force and its confusion matrices.
+ * context; the conversational turns and follow-ups (data/gatekeeper/conversations), each with its
+ * conversation, by kind; the operating point (thresholds) in force and its confusion matrices.
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -19,6 +20,7 @@ import { loadGatekeeper } from '../../load-gatekeeper';
 import { parseModel } from '../../model-file';
 import { MAX_BLOCKED_CLEAR, sweepOperatingPoints } from '../operating-point';
 import { QUALITY_BAR } from '../quality-bar';
+import { evaluateConversationTurns, formatTurnReport, readConversationTurns } from '../conversation-turns';
 import { MODEL_FILE } from '../../files';
 
 /** Clear codebase questions written before tuning; the aiAction test sends them with REPOSITORY context. */
@@ -36,6 +38,9 @@ export function readRepositoryQuestions(): string[] {
  * and before the last: never trained on and never tuned on, the one untouched check.
  */
 export const FRESH_PROMPTS_FILE = path.join(PROJECT_ROOT, 'test', 'gatekeeper', 'fixtures', 'fresh-prompts.jsonl');
+
+/** Conversational turns written after the conversation rules were tuned on data/gatekeeper/conversations: the untouched check. */
+export const FRESH_CONVERSATION_TURNS_FILE = path.join(PROJECT_ROOT, 'test', 'gatekeeper', 'fixtures', 'fresh-conversation-turns.jsonl');
 
 const percent = (value: number) => `${(value * 100).toFixed(1)}%`;
 
@@ -71,6 +76,14 @@ function main(): number {
     `  with REPOSITORY context ${reached(codebase)}/${questions.length} (${percent(reached(codebase) / questions.length)}), without ` +
       `context ${reached(NO_CONTEXT)}/${questions.length} (${percent(reached(NO_CONTEXT) / questions.length)})`,
   );
+  out.push('');
+  const turns = readConversationTurns();
+  const conversation = evaluateConversationTurns(classify, turns);
+  out.push(`conversational turns and follow-ups, each sent after its conversation (${turns.length}, written before tuning):`);
+  out.push(formatTurnReport(conversation));
+  const freshTurns = readConversationTurns(FRESH_CONVERSATION_TURNS_FILE);
+  out.push('', `fresh conversational turns (${freshTurns.length}, written after the rules, never tuned on):`);
+  out.push(formatTurnReport(evaluateConversationTurns(classify, freshTurns)));
   out.push('');
   out.push(
     `operating point: clearThreshold ${options.clearThreshold}, confirmThreshold ${options.confirmThreshold}, vagueThreshold ` +

@@ -1,0 +1,169 @@
+import { identifierTerms, stemWord } from '../llm/embedders/terms';
+import { declaresOnly, snippetShape, type BoilerplateKind, type LineKind } from './boilerplate';
+import { synonymsOf } from './synonyms';
+
+/**
+ * Which lines of a found file are shown and given to the model, and in which order: the file's
+ * chunk hits, best first, become at most a few snippets that answer the question, the best first.
+ *
+ * - A chunk that is only boilerplate (imports, a package line, a re-export list, a license header:
+ *   boilerplate.ts) is left out, so the slot goes to the next chunk that holds code; a chunk that
+ *   starts with boilerplate is shown from its code on. A file whose only hits are boilerplate keeps
+ *   them: it was found for them (a module that only re-exports, a constants list).
+ * - A question about that boilerplate ("what does this file import", "which license") gets it, first.
+ * - The others are ordered by how well they answer: half their retrieval score (scaled to the
+ *   file's best), half the share of the question's words they hold, the words few of the file's
+ *   chunks hold weighing more and words only in comments half; a chunk that only declares (a type
+ *   of options, struct fields) weighs DECLARATION_WEIGHT unless the question asks about types.
+ * - The best few are kept, those that overlap or touch merged, and the merged snippets ordered by
+ *   their best chunk: the first one is what answers best, whatever its line. Each keeps its
+ *   retrieval score (what REST and GraphQL show).
+ */
+
+export type SnippetHit = { startLine: number; endLine: number; content: string; score: number; symbol: string | null };
+
+/** Which boilerplate the question asks about, and whether it asks about declarations (types, fields): none for most questions. */
+export type SnippetIntent = ReadonlySet<BoilerplateKind | 'declarations'>;
+
+const INTENT_PATTERNS: Record<BoilerplateKind | 'declarations', RegExp> = {
+  declarations: /\b(types?|interfaces?|fields?|structs?|declarations?|declared|shape|signatures?)\b/i,
+  imports:
+    /\b(imports?|imported|importing|dependencies|depends on|depend on|#\s*include|include directives?|require calls?|required modules?)\b/i,
+  exports: /\b((re-?)?exports?|(re-?)?exported|export lists?|public api)\b/i,
+  license: /\b(licen[cs]es?|licen[cs]ed|licensing|copyright|spdx)\b/i,
+};
+
+/** The boilerplate a question asks about: its imports, what it exports, its license. */
+export function snippetIntent(question: string): SnippetIntent {
+  return new Set(
+    (Object.keys(INTENT_PATTERNS) as Array<keyof typeof INTENT_PATTERNS>).filter((kind) => INTENT_PATTERNS[kind].test(question)),
+  );
+}
+
+export type ChooseSnippetsOptions = {
+  path: string;
+  language: string | null;
+  intent: SnippetIntent;
+  /** The question's full-text terms (queryTerms): which of the file's chunks hold its rarer words. */
+  terms: readonly string[];
+  /** Chunks kept before merging. Default 3. */
+  maxPerFile?: number;
+};
+
+type Candidate = SnippetHit & { asked: boolean; answer: number };
+
+/** Weight of the question's words in a chunk against its retrieval score, when ordering a file's chunks. */
+const COVERAGE_WEIGHT = 0.5;
+
+/** A chunk that only declares (boilerplate.ts's declaresOnly) answers a question about behaviour this much less. */
+const DECLARATION_WEIGHT = 0.7;
+
+/** Weight of a question word found only in a chunk's comments and docstrings: prose about code answers less than the code. */
+const PROSE_WEIGHT = 0.5;
+
+/** The stems of a text's identifier words. */
+function wordStems(text: string): Set<string> {
+  return new Set(identifierTerms(text).map(stemWord));
+}
+
+/** Whether a chunk's words hold one form of a term: a longer stem as a prefix, as full text matches it (`packet` → packet_writer). */
+function holds(words: ReadonlySet<string>, forms: readonly string[]): boolean {
+  for (const form of forms) {
+    if (words.has(form)) return true;
+    if (form.length >= 4) for (const word of words) if (word.startsWith(form)) return true;
+  }
+  return false;
+}
+
+/** A chunk's words in its code, and in its comments. */
+export type ChunkWords = { code: ReadonlySet<string>; prose: ReadonlySet<string> };
+
+function chunkWords(content: string, kinds: readonly LineKind[]): ChunkWords {
+  const code: string[] = [];
+  const prose: string[] = [];
+  content.split('\n').forEach((line, index) => (kinds[index] === 'comment' ? prose : code).push(line));
+  return { code: wordStems(code.join('\n')), prose: wordStems(prose.join('\n')) };
+}
+
+/**
+ * How much of the question each chunk holds, its words weighted by how few of the file's found
+ * chunks hold them (a word in every chunk of the file tells them apart no more than none) and
+ * words only in comments weighing PROSE_WEIGHT: 0 to 1.
+ */
+function coverage(chunks: readonly ChunkWords[], terms: readonly string[]): number[] {
+  const groups = terms.map((term) => [...new Set([term, ...synonymsOf(term)].map(stemWord))]);
+  const present = groups.map((forms) =>
+    chunks.map((chunk) => (holds(chunk.code, forms) ? 1 : holds(chunk.prose, forms) ? PROSE_WEIGHT : 0)),
+  );
+  const weights = present.map((found) => {
+    const count = found.filter((share) => share > 0).length;
+    return count === 0 ? 0 : Math.log(1 + chunks.length / count);
+  });
+  const total = weights.reduce((sum, weight) => sum + weight, 0);
+  return chunks.map((_, chunk) =>
+    total === 0 ? 0 : present.reduce((sum, found, group) => sum + found[chunk] * weights[group], 0) / total,
+  );
+}
+
+function trimmed(hit: SnippetHit, leading: number): SnippetHit {
+  if (leading === 0) return hit;
+  return { ...hit, startLine: hit.startLine + leading, content: hit.content.split('\n').slice(leading).join('\n') };
+}
+
+function merge(a: Candidate, b: Candidate): Candidate {
+  const lines = new Map<number, string>();
+  for (const snippet of [a, b]) snippet.content.split('\n').forEach((line, index) => lines.set(snippet.startLine + index, line));
+  const startLine = Math.min(a.startLine, b.startLine);
+  const endLine = Math.max(a.endLine, b.endLine);
+  const content: string[] = [];
+  for (let line = startLine; line <= endLine; line += 1) content.push(lines.get(line) ?? '');
+  return {
+    startLine,
+    endLine,
+    content: content.join('\n'),
+    score: Math.max(a.score, b.score),
+    symbol: a.score >= b.score ? a.symbol : b.symbol,
+    asked: a.asked || b.asked,
+    answer: Math.max(a.answer, b.answer),
+  };
+}
+
+/** A file's snippets for a question, from its chunk hits (best first): best first, merged, without boilerplate no one asked for. */
+export function chooseSnippets(hits: readonly SnippetHit[], options: ChooseSnippetsOptions): SnippetHit[] {
+  const maxPerFile = options.maxPerFile ?? 3;
+  const code: Candidate[] = [];
+  const boilerplate: Candidate[] = [];
+  const shapes = hits.map((hit) => snippetShape({ content: hit.content, language: options.language, path: options.path }));
+  const covered = coverage(
+    hits.map((hit, index) => chunkWords(hit.content, shapes[index].lines)),
+    options.terms,
+  );
+  const best = Math.max(0, ...hits.map((hit) => hit.score));
+  hits.forEach((hit, index) => {
+    const shape = shapes[index];
+    const declarations = !options.intent.has('declarations') && declaresOnly({ content: hit.content, lines: shape.lines });
+    const answer =
+      ((1 - COVERAGE_WEIGHT) * (best > 0 ? hit.score / best : 0) + COVERAGE_WEIGHT * covered[index]) *
+      (declarations ? DECLARATION_WEIGHT : 1);
+    if (shape.boilerplate) {
+      const asked = [...shape.of].some((kind) => options.intent.has(kind));
+      (asked ? code : boilerplate).push({ ...hit, asked, answer });
+    } else {
+      // Asked-for boilerplate at the top of a chunk stays: the import question wants the imports.
+      const askedForBoilerplate = [...options.intent].some((kind) => kind !== 'declarations');
+      code.push({ ...(askedForBoilerplate ? hit : trimmed(hit, shape.leading)), asked: false, answer });
+    }
+  });
+  const chosen = (code.length ? code : boilerplate)
+    .sort((a, b) => Number(b.asked) - Number(a.asked) || b.answer - a.answer)
+    .slice(0, maxPerFile);
+  const merged: Candidate[] = [];
+  for (const snippet of [...chosen].sort((a, b) => a.startLine - b.startLine)) {
+    const last = merged[merged.length - 1];
+    if (last && snippet.startLine <= last.endLine + 1) merged[merged.length - 1] = merge(last, snippet);
+    else merged.push(snippet);
+  }
+  return merged
+    .sort((a, b) => Number(b.asked) - Number(a.asked) || b.answer - a.answer || a.startLine - b.startLine)
+    .map(({ asked: _asked, answer: _answer, ...snippet }) => snippet);
+}
