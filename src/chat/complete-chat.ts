@@ -6,6 +6,7 @@ import type { Queues } from '../queues';
 import { groundCodebaseItems } from './codebase-context';
 import type { CodeSource, ToolResult } from '../tools/semantic-search.tool';
 import { answerFromSearch } from './search-answer';
+import { markdownText } from './markdown-text';
 import type { ContextItem } from './context-items';
 import type { PrismaClient } from '../db/prisma';
 import type { Logger } from '../logger';
@@ -263,9 +264,10 @@ async function groundQuestion(
     // The user did not ask for the repository: without an index the question is answered as it is.
     return { items: input.question.contextItems, sources: [], results: [], unavailable: null };
   }
+  // The reasons name projects, refs, directories and an index's last error: text, never Markdown.
   const unavailable =
     grounding.results.length > 0 && grounding.results.every((result) => result.status !== 'ok')
-      ? grounding.results.map((result) => result.content).join('\n\n')
+      ? grounding.results.map((result) => markdownText(result.content)).join('\n\n')
       : null;
   return { items: grounding.items, sources: grounding.sources, results: grounding.results, unavailable };
 }

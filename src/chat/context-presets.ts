@@ -3,6 +3,7 @@ import type { Viewer } from '../auth/viewer';
 import type { PrismaClient } from '../db/prisma';
 import { languageOf } from '../parsing/languages';
 import { isExcludedBy } from '../auth/context-exclusions';
+import { inlineCode } from './markdown-text';
 
 /** Suggested first questions when nothing more specific is known. */
 export const GENERAL_QUESTIONS = [
@@ -63,8 +64,8 @@ async function questionsFromCode(prisma: PrismaClient, viewer: Viewer, projectId
   if (sources.length === 0) return [];
   const [first, second] = sources;
   return [
-    `What does \`${first}\` do?`,
+    `What does ${inlineCode(first)} do?`,
     `Give me an overview of how the ${project.name} repository is organised.`,
-    ...(second ? [`How is \`${second}\` used in ${project.name}?`] : []),
+    ...(second ? [`How is ${inlineCode(second)} used in ${project.name}?`] : []),
   ];
 }

@@ -151,7 +151,8 @@ describe('repository and directory context in chat', () => {
     repo.commit('currency');
     repo.git('checkout', '-q', 'main');
     const first = await answer('how is currency converted?', [repository({ branch: 'feature/fx' })]);
-    expect(first.final.content).toMatch(/feature\/fx.*indexing has started/s);
+    // The reason is text in Markdown: its punctuation escaped.
+    expect(first.final.content).toMatch(/feature\\\/fx.*indexing has started/s);
     await waitReady('feature/fx');
     const second = await answer('how is currency converted?', [repository({ branch: 'feature/fx' })]);
     expect((second.final.extras!.sources as Source[]).map((source) => source.path)).toContain('src/billing/currency.ts');
@@ -201,9 +202,9 @@ describe('repository and directory context in chat', () => {
     await answer('anything', [{ category: 'REPOSITORY', id: broken.fullPath, content: '' }]);
     await waitForIndex(service.prisma, { projectId: broken.id, ref: broken.defaultBranch, state: 'failed', timeoutMs: 15_000 });
     const { final } = await answer('anything', [{ category: 'REPOSITORY', id: broken.fullPath, content: '' }]);
-    expect(final.content).toMatch(/failed: The project's repository path does not exist/);
+    expect(final.content).toMatch(/failed\\: The project's repository path does not exist/);
     // The server's path stays in the worker log.
-    expect(final.content).not.toContain('/nonexistent/repo');
+    expect(final.content).not.toContain('nonexistent');
   });
 
   it('refuses what the user may not use, storing nothing and revealing nothing', async () => {
