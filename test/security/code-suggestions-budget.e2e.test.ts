@@ -96,7 +96,7 @@ describe('the code suggestions budget on every path that starts a generation', (
     };
   }
 
-  it('a session generation takes from the budget; once spent, none starts and updates get GitLab’s 429 words, as completions do', async () => {
+  it('a session generation takes from the budget; once spent, none starts and updates get GitLab’s 429 words', async () => {
     const user = await suggester();
     const typing = await session(user);
     const calls = stub.requests.length;

@@ -18,7 +18,8 @@ export type CodeSuggestionUpdateEvent = {
 
 /**
  * `no_model`: no language model is configured; `failed`: the model or the generation failed (logged); `nothing`: it had nothing to add;
- * `rate_limited`: the user's code suggestions budget was spent, so none was started (updates are refused with RATE_LIMITED until it refills).
+ * `rate_limited`: the user's code suggestions budget was spent, so none was started (updates are refused with RATE_LIMITED until
+ * it refills).
  */
 export type EmptyReason = 'no_model' | 'failed' | 'nothing' | 'rate_limited';
 
