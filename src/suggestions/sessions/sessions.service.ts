@@ -15,6 +15,7 @@ import { listenerIterator, type EventBus } from '../../events/event-bus';
 import { suggestionSessionChannel } from '../../redis-keys';
 import type { CodeSuggestionUpdateEvent } from './session-update';
 import { SESSION_NOT_AVAILABLE } from './suggestion-feedback';
+import { endSessionsOverLimit } from './session-retention';
 import { isUuid } from '../../validation';
 
 export type SuggestionSessionsOptions = SessionTimingOptions & {
@@ -60,7 +61,10 @@ export class SuggestionSessions {
     });
   }
 
-  /** Opens a session with the whole document; generations follow updates (the client subscribes with the id first). */
+  /**
+   * Opens a session with the whole document; generations follow updates (the client subscribes with the id first). A user
+   * has at most SESSION_RETENTION.liveSessionsPerUser live sessions: the least recently updated past that one ends.
+   */
   async start(viewer: Viewer, input: SessionDocument & { fileName: string; projectPath: string | null }): Promise<{ sessionId: string }> {
     if (!input.fileName.trim()) throw badInput('fileName is empty', 'fileName');
     if (input.fileName.length > COMPLETION_LIMITS.fileName)
@@ -79,6 +83,7 @@ export class SuggestionSessions {
         cursorOffset: input.cursorOffset,
       },
     });
+    await endSessionsOverLimit(this.options.prisma, { userId: viewer.user.id, idleMs: this.idleMs });
     return { sessionId: session.id };
   }
 
