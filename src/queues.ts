@@ -136,8 +136,9 @@ export function createQueues(options: QueueOptions): Queues {
 }
 
 /**
- * Registers the maintenance schedules (idempotent: one scheduler per id): the hourly purge of expired
- * conversation threads, and every 10 minutes the table statistics autovacuum would keep where none runs.
+ * Registers the maintenance schedules (idempotent: one scheduler per id): the hourly purge of what users stored past its
+ * retention (expired conversation threads and legacy messages, old code suggestions and expired sessions' documents), and
+ * every 10 minutes the table statistics autovacuum would keep where none runs.
  */
 export async function scheduleMaintenance(queues: Queues, everyMs = 60 * 60 * 1000, statisticsEveryMs = 10 * 60 * 1000): Promise<void> {
   await queues.maintenance.upsertJobScheduler(

@@ -1,4 +1,4 @@
-import { createAiActionLimiter } from './auth/rate-limits';
+import { createAiActionLimiter, createCodeSuggestionsLimiter } from './auth/rate-limits';
 import 'reflect-metadata';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -128,8 +128,15 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
   const chatEvents = new ChatEventBus({ events, prefix: config.redisPrefix });
   const llm = instrumentProvider(createLlmProvider(config.llm));
   const intent = new IntentThread({ timeoutMs: config.intentTimeoutMs, logger });
+  const codeSuggestionsLimiter = createCodeSuggestionsLimiter({
+    redis: requestRedis,
+    keyPrefix: config.redisPrefix,
+    points: config.codeSuggestionsRateLimitPerMinute,
+    logger,
+  });
   const suggestionSessions = new SuggestionSessions({
     prisma: database.prisma,
+    budget: codeSuggestionsLimiter,
     events,
     prefix: config.redisPrefix,
     llm,
@@ -159,6 +166,7 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
       points: config.aiActionRateLimit,
       logger,
     }),
+    codeSuggestionsLimiter,
     intent,
     suggestionSessions,
   };

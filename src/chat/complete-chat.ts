@@ -8,6 +8,7 @@ import type { CodeSource, ToolResult } from '../tools/semantic-search.tool';
 import { answerFromSearch } from './search-answer';
 import { CONVERSATION } from '../gatekeeper/conversation';
 import { conversationAnswer } from './conversation-answer';
+import { markdownText } from './markdown-text';
 import type { ContextItem } from './context-items';
 import type { PrismaClient } from '../db/prisma';
 import type { Logger } from '../logger';
@@ -301,7 +302,8 @@ async function groundQuestion(
     return { items: input.question.contextItems, sources: [], results: [], unavailable: null, notice: null };
   }
   const none = grounding.results.length > 0 && grounding.results.every((result) => result.status !== 'ok');
-  const words = grounding.results.map((result) => result.content).join('\n\n');
+  // The reasons name projects, refs, directories and an index's last error: text, never Markdown.
+  const words = grounding.results.map((result) => markdownText(result.content)).join('\n\n');
   // Code still being indexed is no reason to leave the question unanswered: it is answered without it.
   const indexing = none && grounding.results.every((result) => result.indexing);
   return {
