@@ -55,7 +55,8 @@ export type Queues = {
   /**
    * Enqueues an index run for a project's ref and gives its job id. Runs for one ref never overlap:
    * pushes within the debounce time fold into the waiting job (its start moves back), and a push
-   * while a run is active leaves exactly one job to run after it.
+   * while a run is active leaves exactly one job to run after it; either way with the flags merged
+   * (mergeIndexJobs).
    */
   enqueueIndex(job: IndexJob, options?: { debounceMs?: number }): Promise<string>;
   /**

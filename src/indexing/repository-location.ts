@@ -185,10 +185,16 @@ async function updateMirror(options: { location: string; mirror: string; timeout
 
 /** git's words for a remote that is not there or will not let the service in: no retry can help. */
 function isRefusal(stderr: string): boolean {
-  return /repository .* not found|not found|returned error: (401|403|404)|does not appear to be a git repository|authentication failed|could not read (username|password)|terminal prompts disabled|could not resolve host|unable to find remote helper|not valid: is this a git repository/i.test(
-    stderr,
-  );
+  return REFUSALS.some((refusal) => refusal.test(stderr));
 }
+
+const REFUSALS = [
+  /not found/i,
+  /returned error: (401|403|404)/i,
+  /does not appear to be a git repository|not valid: is this a git repository/i,
+  /authentication failed|could not read (username|password)|terminal prompts disabled/i,
+  /could not resolve host|unable to find remote helper/i,
+];
 
 /** Clones a dead run left half-written (only ever called under the mirror's lock). */
 function removeUnfinishedClones(mirror: string): void {

@@ -15,7 +15,8 @@ const ROUNDS = 5;
 
 /** A module every branch changes in turn, sometimes back to what another branch had (so runs reuse each other's blobs). */
 const shared = (version: number) =>
-  `/** Shared helpers, version ${version}. */\nexport function sharedHelper${version}(value: number): number {\n  return value * ${version};\n}\n`;
+  `/** Shared helpers, version ${version}. */\n` +
+  `export function sharedHelper${version}(value: number): number {\n  return value * ${version};\n}\n`;
 
 // The scale-out topology: two API processes and two workers with INDEX_CONCURRENCY=2, several branches
 // of one project pushed to again and again while searches run. No search may come back empty because an
