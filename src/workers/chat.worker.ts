@@ -61,3 +61,19 @@ export function chatProcessor(services: Services, registry: GenerationRegistry) 
     return { outcome };
   };
 }
+
+/**
+ * A chat job that stalled more often than BullMQ allows (its workers died mid-answer) is failed by
+ * the stalled check, whose worker only says `stalled`: its question gets GitLab's error answer too.
+ */
+export function answerStalledOut(services: Services) {
+  return async (jobId: string): Promise<void> => {
+    try {
+      const job = await services.queues.chat.getJob(jobId);
+      if (!job || !(await job.isFailed())) return;
+      await answerFailedRequest({ ...services, userId: job.data.userId, requestId: job.data.requestId, events: services.chatEvents });
+    } catch (error) {
+      services.logger.error({ event: 'chat_failure_unsaved', jobId, err: error }, 'could not answer a stalled-out request');
+    }
+  };
+}
