@@ -130,6 +130,7 @@ const envSchema = z.object({
     .max(19, 'must be at most 19')
     .default(10),
   DATABASE_REQUEST_TIMEOUT_MS: positiveInt.max(600_000, 'must be at most 600000').default(15_000),
+  DATABASE_JOB_TIMEOUT_MS: positiveInt.max(3_600_000, 'must be at most 3600000').default(600_000),
   AUTH_CACHE_MS: z.coerce.number({ message: 'must be a number' }).int().min(0).max(60_000, 'must be at most 60000').default(3_000),
   GATEKEEPER: booleanString.default(true),
   GATEKEEPER_CLEAR_THRESHOLD: z.coerce.number({ message: 'must be a number' }).min(0).max(1).optional(),
@@ -236,8 +237,13 @@ export type Config = Readonly<{
   workerNice: number;
   /** How long a token's, seat's or membership's look-up is reused (ms); 0 turns the cache off. Default 3,000. */
   authCacheMs: number;
-  /** A request's limit on each database statement and each wait for a connection (jobs have none: a pool of their own). */
+  /** A request's limit on each database statement and each wait for a connection. */
   databaseRequestTimeoutMs: number;
+  /**
+   * A job's limit on each database statement and each wait for a connection (a pool of its own): a hung database fails the
+   * job, which is retried, instead of holding it while its lock renews. Default 600,000 (10 min: an index's HNSW build).
+   */
+  databaseJobTimeoutMs: number;
   /** How long a worker holds a job without renewing its lock before another worker takes it over. Default 30 s. */
   jobLockMs: number;
   gatekeeper: Readonly<{
@@ -381,6 +387,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     workerNice: values.WORKER_NICE,
     authCacheMs: values.AUTH_CACHE_MS,
     databaseRequestTimeoutMs: values.DATABASE_REQUEST_TIMEOUT_MS,
+    databaseJobTimeoutMs: values.DATABASE_JOB_TIMEOUT_MS,
     llm: Object.freeze({
       provider: values.LLM_PROVIDER,
       baseUrl: values.LLM_BASE_URL,

@@ -233,6 +233,42 @@ export async function completeChat(options: CompleteChatOptions): Promise<Comple
   }
 }
 
+/**
+ * The answer to a request whose job failed for good (its last attempt, or an error no retry helps):
+ * GitLab's A9999 error, stored and published as any answer, so the client's subscription ends and
+ * the history holds no question nobody answered. False when the request is unknown or has its
+ * answer already. A failure to publish is logged: the answer is stored.
+ */
+export async function answerFailedRequest(
+  options: Pick<CompleteChatOptions, 'prisma' | 'events' | 'logger'> & { userId: number; requestId: string },
+): Promise<boolean> {
+  const { prisma, userId, requestId } = options;
+  const { userMessage, answer } = await findRequest(prisma, { userId, requestId });
+  if (!userMessage || answer) return false;
+  const failed = chatErrorText('A9999');
+  const { event, created } = await saveAssistantMessage(prisma, {
+    userId,
+    threadId: userMessage.threadId,
+    requestId,
+    content: failed,
+    errors: [failed],
+    extras: { sources: [], contextItemIds: toChatEvent(userMessage).contextItems.map((item) => item.id) },
+    agentVersionId: userMessage.agentVersionId,
+    clientSubscriptionId: userMessage.clientSubscriptionId,
+  });
+  const source: TopicSource = {
+    userId,
+    clientSubscriptionId: userMessage.clientSubscriptionId,
+    resourceId: userMessage.resourceId,
+    agentVersionId: userMessage.agentVersionId,
+  };
+  await options.events.publish(userId, { message: event, topics: topicsFor(source, 'final') }).catch((error: unknown) => {
+    options.logger.warn({ event: 'chat_failure_unpublished', requestId, err: error }, 'could not publish the failed answer');
+  });
+  if (created) observeChatAnswer({ outcome: 'error', errorCode: 'A9999', askedAt: userMessage.createdAt });
+  return created;
+}
+
 type GroundedQuestion = {
   items: ContextItem[];
   sources: CodeSource[];
