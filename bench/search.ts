@@ -279,11 +279,22 @@ async function replicate(options: {
     if (!graph.rows[0]?.vector_graph) throw new Error('the indexed project is not in the HNSW graph: its copies would have no vectors');
     await client.query('BEGIN');
     await client.query(`DROP INDEX ${VECTOR_INDEX}`);
+    // Uniform noise of ±0.02 a dimension is about 0.26 in length against a unit vector: cosine ≈ 0.97.
     await client.query(
-      `INSERT INTO code_index_files (snapshot_id, path, blob, variant, project_id)
-       SELECT f.snapshot_id, 'mirror-' || k || '/' || f.path, f.blob || '-' || k, f.variant, f.project_id
-         FROM code_index_files f, generate_series(1, $3::int) k WHERE f.project_id = $1 AND f.snapshot_id = $2::bigint`,
-      parameters,
+      `INSERT INTO code_chunks (project_id, id, embedder_version, dims, embedding, content, search_text)
+       SELECT c.project_id, c.id || '-' || k, c.embedder_version, c.dims,
+              l2_normalize((SELECT array_agg(x + (random()::real - 0.5) * 0.04 ORDER BY i) FROM unnest(c.embedding::real[]) WITH ORDINALITY
+              AS u(x, i))::vector),
+              c.content, c.search_text || to_tsvector('simple', 'mirror ' || k)
+         FROM code_chunks c, generate_series(1, $2::int) k WHERE c.project_id = $1`,
+      [options.projectId, options.copies],
+    );
+    // In the order the foreign keys ask: chunks, blobs, their rows, manifest lines.
+    await client.query(
+      `INSERT INTO code_blobs (project_id, blob, variant)
+       SELECT DISTINCT f.project_id, f.blob || '-' || k, f.variant
+         FROM code_index_files f, generate_series(1, $2::int) k WHERE f.project_id = $1`,
+      [options.projectId, options.copies],
     );
     await client.query(
       `INSERT INTO code_blob_chunks (project_id, blob, variant, seq, chunk_id, start_line, end_line, kind, symbol, language)
@@ -294,15 +305,11 @@ async function replicate(options: {
         b.variant)`,
       [options.projectId, options.copies],
     );
-    // Uniform noise of ±0.02 a dimension is about 0.26 in length against a unit vector: cosine ≈ 0.97.
     await client.query(
-      `INSERT INTO code_chunks (project_id, id, embedder_version, dims, embedding, content, search_text)
-       SELECT c.project_id, c.id || '-' || k, c.embedder_version, c.dims,
-              l2_normalize((SELECT array_agg(x + (random()::real - 0.5) * 0.04 ORDER BY i) FROM unnest(c.embedding::real[]) WITH ORDINALITY
-              AS u(x, i))::vector),
-              c.content, c.search_text || to_tsvector('simple', 'mirror ' || k)
-         FROM code_chunks c, generate_series(1, $2::int) k WHERE c.project_id = $1`,
-      [options.projectId, options.copies],
+      `INSERT INTO code_index_files (snapshot_id, path, blob, variant, project_id)
+       SELECT f.snapshot_id, 'mirror-' || k || '/' || f.path, f.blob || '-' || k, f.variant, f.project_id
+         FROM code_index_files f, generate_series(1, $3::int) k WHERE f.project_id = $1 AND f.snapshot_id = $2::bigint`,
+      parameters,
     );
     await client.query('COMMIT');
     const rebuilding = performance.now();

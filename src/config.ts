@@ -130,6 +130,7 @@ const envSchema = z.object({
     .max(19, 'must be at most 19')
     .default(10),
   DATABASE_REQUEST_TIMEOUT_MS: positiveInt.max(600_000, 'must be at most 600000').default(15_000),
+  DATABASE_JOB_TIMEOUT_MS: positiveInt.max(3_600_000, 'must be at most 3600000').default(600_000),
   AUTH_CACHE_MS: z.coerce.number({ message: 'must be a number' }).int().min(0).max(60_000, 'must be at most 60000').default(3_000),
   SEARCH_INDEX_CACHE_MB: z.coerce.number({ message: 'must be a number' }).int().min(0).max(65_536, 'must be at most 65536').default(256),
   GATEKEEPER: booleanString.default(true),
@@ -239,8 +240,13 @@ export type Config = Readonly<{
   authCacheMs: number;
   /** MB of snapshots' keyword (BM25) indexes a process keeps for search; 0 builds one for every search. Default 256. */
   searchIndexCacheMb: number;
-  /** A request's limit on each database statement and each wait for a connection (jobs have none: a pool of their own). */
+  /** A request's limit on each database statement and each wait for a connection. */
   databaseRequestTimeoutMs: number;
+  /**
+   * A job's limit on each database statement and each wait for a connection (a pool of its own): a hung database fails the
+   * job, which is retried, instead of holding it while its lock renews. Default 600,000 (10 min: an index's HNSW build).
+   */
+  databaseJobTimeoutMs: number;
   /** How long a worker holds a job without renewing its lock before another worker takes it over. Default 30 s. */
   jobLockMs: number;
   gatekeeper: Readonly<{
@@ -385,6 +391,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     authCacheMs: values.AUTH_CACHE_MS,
     searchIndexCacheMb: values.SEARCH_INDEX_CACHE_MB,
     databaseRequestTimeoutMs: values.DATABASE_REQUEST_TIMEOUT_MS,
+    databaseJobTimeoutMs: values.DATABASE_JOB_TIMEOUT_MS,
     llm: Object.freeze({
       provider: values.LLM_PROVIDER,
       baseUrl: values.LLM_BASE_URL,

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { Queue, type ConnectionOptions } from 'bullmq';
+import { Queue, type ConnectionOptions, type Job } from 'bullmq';
 import { bullPrefix } from './redis-keys';
 import { turnBatch } from './turn-batch';
 import type { Logger } from './logger';
@@ -55,7 +55,8 @@ export type Queues = {
   /**
    * Enqueues an index run for a project's ref and gives its job id. Runs for one ref never overlap:
    * pushes within the debounce time fold into the waiting job (its start moves back), and a push
-   * while a run is active leaves exactly one job to run after it.
+   * while a run is active leaves exactly one job to run after it; either way with the flags merged
+   * (mergeIndexJobs).
    */
   enqueueIndex(job: IndexJob, options?: { debounceMs?: number }): Promise<string>;
   /**
@@ -109,9 +110,16 @@ export function createQueues(options: QueueOptions): Queues {
     maintenance,
     chat,
     indexing,
-    enqueueIndex: async (job, enqueueOptions = {}) => {
-      const key = indexJobKey(job);
+    enqueueIndex: async (request, enqueueOptions = {}) => {
+      const key = indexJobKey(request);
       const delay = enqueueOptions.debounceMs ?? 0;
+      // Deduplication keeps the data of the job already waiting (or stored to follow the active one): the
+      // flags of this request are merged into it, so a forced rebuild is not run as a push's incremental run,
+      // and a branch deleted then pushed again is indexed, not dropped. (A read, then a write: two
+      // requests for one ref within the same milliseconds can still keep only one's flags.)
+      const { waiting, data } = await pendingIndexJob(indexing, key);
+      const job = data ? mergeIndexJobs(data, request) : request;
+      if (waiting) await waiting.updateData(job).catch(() => undefined); // it may have started meanwhile: the add below follows it
       const added = await indexing.add(INDEX_JOB_NAME, job, {
         // Deterministic: the same request twice is one job. Finished jobs are removed at once, so a
         // later request with the same id (another rebuild of the same branch) is a new job.
@@ -136,8 +144,34 @@ export function createQueues(options: QueueOptions): Queues {
 }
 
 /**
- * Registers the maintenance schedules (idempotent: one scheduler per id): the hourly purge of expired
- * conversation threads, and every 10 minutes the table statistics autovacuum would keep where none runs.
+ * Two requests for one ref folded into one job: the later one's ref state (deleted or not, its
+ * commit and reason) with a rebuild if either asked for one.
+ */
+export function mergeIndexJobs(earlier: IndexJob, later: IndexJob): IndexJob {
+  const force = Boolean(earlier.force || later.force);
+  return { ...later, ...(force ? { force } : {}) };
+}
+
+/**
+ * The index job of a ref that has not started: the deduplicated job while it waits (or is delayed), or
+ * the data BullMQ keeps to start after the active one (keepLastIfActive: a hash `dn:<id>` of the queue).
+ */
+async function pendingIndexJob(queue: Queue<IndexJob>, key: string): Promise<{ waiting: Job<IndexJob> | null; data: IndexJob | null }> {
+  const id = await queue.getDeduplicationJobId(key);
+  const current = id ? await queue.getJob(id) : undefined;
+  if (current) {
+    const state = await current.getState();
+    if (state === 'waiting' || state === 'delayed' || state === 'prioritized') return { waiting: current, data: current.data };
+  }
+  const client = await queue.getBackend().client;
+  const next = await client.hget(queue.toKey(`dn:${key}`), 'data');
+  return { waiting: null, data: next ? (JSON.parse(next) as IndexJob) : null };
+}
+
+/**
+ * Registers the maintenance schedules (idempotent: one scheduler per id): the hourly purge of what users stored past its
+ * retention (expired conversation threads and legacy messages, old code suggestions and expired sessions' documents), and
+ * every 10 minutes the table statistics autovacuum would keep where none runs.
  */
 export async function scheduleMaintenance(queues: Queues, everyMs = 60 * 60 * 1000, statisticsEveryMs = 10 * 60 * 1000): Promise<void> {
   await queues.maintenance.upsertJobScheduler(

@@ -38,6 +38,8 @@ export type Services = {
   gatekeeper: PromptChecker | null;
   /** GitLab's `ai_action` limit (AI_ACTION_RATE_LIMIT per user per 8 hours): aiAction and `glab duo ask`. */
   aiActionLimiter: RequestLimiter;
+  /** GitLab's code suggestions limit (CODE_SUGGESTIONS_RATE_LIMIT_PER_MINUTE per user): completions and session generations. */
+  codeSuggestionsLimiter: RequestLimiter;
   /** Code suggestions' intent detection, on a thread of its own and within INTENT_TIMEOUT_MS. */
   intent: Pick<IntentThread, 'detect'>;
   /** Continuous code suggestions (codeSuggestionSession* mutations and codeSuggestionUpdates). */

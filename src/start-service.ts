@@ -1,5 +1,5 @@
 import { configureLexicalCache } from './search/lexical-search';
-import { createAiActionLimiter } from './auth/rate-limits';
+import { createAiActionLimiter, createCodeSuggestionsLimiter } from './auth/rate-limits';
 import 'reflect-metadata';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -94,8 +94,10 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
       logger,
       embeddedRole: 'owner',
       embeddedSharedBuffersMb: config.pgliteSharedBuffersMb,
-      // Requests' statements; jobs (database.jobPrisma) have a pool of their own without the limit.
-      requestTimeoutMs: role === 'worker' ? undefined : config.databaseRequestTimeoutMs,
+      // Requests' statements; jobs (database.jobPrisma) have a pool of their own with a longer limit.
+      // A worker process serves no requests: one pool, with the jobs' limit.
+      requestTimeoutMs: role === 'worker' ? config.databaseJobTimeoutMs : config.databaseRequestTimeoutMs,
+      jobTimeoutMs: role === 'api' ? undefined : config.databaseJobTimeoutMs,
       // PostgreSQL's; the embedded database is one session, whose pool keeps its own size.
       poolSize: config.databaseUrl ? config.databasePoolSize : undefined,
       onPool: observeDatabasePool,
@@ -130,8 +132,15 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
   const chatEvents = new ChatEventBus({ events, prefix: config.redisPrefix });
   const llm = instrumentProvider(createLlmProvider(config.llm));
   const intent = new IntentThread({ timeoutMs: config.intentTimeoutMs, logger });
+  const codeSuggestionsLimiter = createCodeSuggestionsLimiter({
+    redis: requestRedis,
+    keyPrefix: config.redisPrefix,
+    points: config.codeSuggestionsRateLimitPerMinute,
+    logger,
+  });
   const suggestionSessions = new SuggestionSessions({
     prisma: database.prisma,
+    budget: codeSuggestionsLimiter,
     events,
     prefix: config.redisPrefix,
     llm,
@@ -161,6 +170,7 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
       points: config.aiActionRateLimit,
       logger,
     }),
+    codeSuggestionsLimiter,
     intent,
     suggestionSessions,
   };
@@ -249,7 +259,7 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
   }
   if (role !== 'api') {
     await scheduleMaintenance(queues);
-    // Jobs wait for the database as long as it takes: the jobs' pool (the same as the requests' in a worker process).
+    // The jobs' pool: its statements may take up to DATABASE_JOB_TIMEOUT_MS.
     workers = await startWorkers({ ...services, prisma: database.jobPrisma }, redis);
     logger.info({ event: 'workers_started', queues: workers.workers.map((worker) => worker.name) }, 'workers started');
     const stale = await reindexStale({

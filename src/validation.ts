@@ -156,6 +156,11 @@ export const INPUT_LIMITS = {
   trackingEventField: 255,
   /** duoUserFeedback's trackingEvent.extra (the keys kept), as JSON. */
   trackingEventExtraBytes: 16 * 1024,
+  /**
+   * codeSuggestionFeedback's finalText, what the user wrote instead of a suggestion: twice what the longest
+   * generation (2,048 tokens) holds, where a whole document's 400,000 characters let each call store 0.8 MB.
+   */
+  suggestionFinalText: 16_000,
 } as const;
 
 /** Null and undefined pass; a longer string is BAD_USER_INPUT naming the field. */

@@ -2,7 +2,7 @@ import type { Redis } from 'ioredis';
 import { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import { AppError } from '../errors';
 import type { Logger } from '../logger';
-import { AI_ACTION_RATE_NAME, rateLimitPrefix } from '../redis-keys';
+import { AI_ACTION_RATE_NAME, CODE_SUGGESTIONS_RATE_NAME, rateLimitPrefix } from '../redis-keys';
 import { refusedUnsent } from '../unavailable';
 import type { Viewer } from './viewer';
 
@@ -32,8 +32,11 @@ export type RequestLimiter = {
 
 /** The API's budget key: the user, or the address when anonymous. HTTP, graphql-ws and ActionCable all use it. */
 export function rateLimitKey(viewer: Viewer | null, address: string | undefined): string {
-  return viewer ? `user:${viewer.user.id}` : `ip:${address ?? 'unknown'}`;
+  return viewer ? userRateLimitKey(viewer.user.id) : `ip:${address ?? 'unknown'}`;
 }
+
+/** A user's budget key, for work that runs after the request that asked for it (a session's generation). */
+export const userRateLimitKey = (userId: number) => `user:${userId}`;
 
 /** A per-key limit kept in Redis, so that every process and every transport shares it. */
 export function createRequestLimiter(options: RequestLimiterOptions): RequestLimiter {
@@ -82,4 +85,14 @@ export async function takeAiAction(limiter: RequestLimiter, viewer: Viewer): Pro
       internalMessage: `user ${viewer.user.id} has used up their AI actions (retry after ${decision.retryAfterSeconds} s)`,
     });
   }
+}
+
+/**
+ * GitLab's `code_suggestions_api_endpoint` limit (CODE_SUGGESTIONS_RATE_LIMIT_PER_MINUTE per user a
+ * minute), one budget for everything that starts a code generation: a request to
+ * /code_suggestions/completions (and its sibling endpoints, as GitLab counts them) and each
+ * generation a continuous suggestions session starts.
+ */
+export function createCodeSuggestionsLimiter(options: Omit<RequestLimiterOptions, 'periodSeconds' | 'name'>): RequestLimiter {
+  return createRequestLimiter({ ...options, periodSeconds: 60, name: CODE_SUGGESTIONS_RATE_NAME });
 }

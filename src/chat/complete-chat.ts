@@ -8,6 +8,7 @@ import type { CodeSource, ToolResult } from '../tools/semantic-search.tool';
 import { answerFromSearch } from './search-answer';
 import { CONVERSATION } from '../gatekeeper/conversation';
 import { conversationAnswer } from './conversation-answer';
+import { markdownText } from './markdown-text';
 import type { ContextItem } from './context-items';
 import type { PrismaClient } from '../db/prisma';
 import type { Logger } from '../logger';
@@ -232,6 +233,42 @@ export async function completeChat(options: CompleteChatOptions): Promise<Comple
   }
 }
 
+/**
+ * The answer to a request whose job failed for good (its last attempt, or an error no retry helps):
+ * GitLab's A9999 error, stored and published as any answer, so the client's subscription ends and
+ * the history holds no question nobody answered. False when the request is unknown or has its
+ * answer already. A failure to publish is logged: the answer is stored.
+ */
+export async function answerFailedRequest(
+  options: Pick<CompleteChatOptions, 'prisma' | 'events' | 'logger'> & { userId: number; requestId: string },
+): Promise<boolean> {
+  const { prisma, userId, requestId } = options;
+  const { userMessage, answer } = await findRequest(prisma, { userId, requestId });
+  if (!userMessage || answer) return false;
+  const failed = chatErrorText('A9999');
+  const { event, created } = await saveAssistantMessage(prisma, {
+    userId,
+    threadId: userMessage.threadId,
+    requestId,
+    content: failed,
+    errors: [failed],
+    extras: { sources: [], contextItemIds: toChatEvent(userMessage).contextItems.map((item) => item.id) },
+    agentVersionId: userMessage.agentVersionId,
+    clientSubscriptionId: userMessage.clientSubscriptionId,
+  });
+  const source: TopicSource = {
+    userId,
+    clientSubscriptionId: userMessage.clientSubscriptionId,
+    resourceId: userMessage.resourceId,
+    agentVersionId: userMessage.agentVersionId,
+  };
+  await options.events.publish(userId, { message: event, topics: topicsFor(source, 'final') }).catch((error: unknown) => {
+    options.logger.warn({ event: 'chat_failure_unpublished', requestId, err: error }, 'could not publish the failed answer');
+  });
+  if (created) observeChatAnswer({ outcome: 'error', errorCode: 'A9999', askedAt: userMessage.createdAt });
+  return created;
+}
+
 type GroundedQuestion = {
   items: ContextItem[];
   sources: CodeSource[];
@@ -301,7 +338,8 @@ async function groundQuestion(
     return { items: input.question.contextItems, sources: [], results: [], unavailable: null, notice: null };
   }
   const none = grounding.results.length > 0 && grounding.results.every((result) => result.status !== 'ok');
-  const words = grounding.results.map((result) => result.content).join('\n\n');
+  // The reasons name projects, refs, directories and an index's last error: text, never Markdown.
+  const words = grounding.results.map((result) => markdownText(result.content)).join('\n\n');
   // Code still being indexed is no reason to leave the question unanswered: it is answered without it.
   const indexing = none && grounding.results.every((result) => result.indexing);
   return {

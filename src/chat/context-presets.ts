@@ -3,6 +3,7 @@ import type { Viewer } from '../auth/viewer';
 import type { PrismaClient } from '../db/prisma';
 import { languageOf } from '../parsing/languages';
 import { isExcludedBy } from '../auth/context-exclusions';
+import { inlineCode } from './markdown-text';
 
 /** Suggested first questions when nothing more specific is known. */
 export const GENERAL_QUESTIONS = [
@@ -90,9 +91,9 @@ async function questionsFromCode(
   return {
     title: project.fullPath,
     questions: [
-      `What does \`${first}\` do?`,
+      `What does ${inlineCode(first)} do?`,
       `Give me an overview of how the ${project.name} repository is organised.`,
-      ...(second ? [`How is \`${second}\` used in ${project.name}?`] : []),
+      ...(second ? [`How is ${inlineCode(second)} used in ${project.name}?`] : []),
     ],
   };
 }

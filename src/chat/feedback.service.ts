@@ -11,7 +11,7 @@ export type FeedbackInput = {
 // GitLab forwards only these keys of trackingEvent.extra.
 const EXTRA_KEYS = ['improveWhat', 'didWhat', 'promptLocation'] as const;
 
-/** duoUserFeedback: marks the user's message as rated and keeps the event for tuning. */
+/** duoUserFeedback: marks the user's message as rated and keeps the event for tuning (the latest one per message). */
 export async function recordFeedback(prisma: PrismaClient, input: FeedbackInput): Promise<void> {
   for (const key of ['category', 'action', 'label', 'property'] as const) {
     requireMaxLength(input.trackingEvent?.[key], `trackingEvent.${key}`, INPUT_LIMITS.trackingEventField);
@@ -32,15 +32,14 @@ export async function recordFeedback(prisma: PrismaClient, input: FeedbackInput)
     extra: Object.fromEntries(EXTRA_KEYS.filter((key) => key in extra).map((key) => [key, extra[key]])),
   };
   requireMaxJsonBytes(details.extra, 'trackingEvent.extra', INPUT_LIMITS.trackingEventExtraBytes);
+  const event = input.trackingEvent?.action ?? 'feedback';
   await prisma.$transaction([
     prisma.aiMessage.update({ where: { id: message.id }, data: { hasFeedback: true } }),
-    prisma.aiMessageFeedback.create({
-      data: {
-        messageId: message.id,
-        userId: input.userId,
-        event: input.trackingEvent?.action ?? 'feedback',
-        details: details as Prisma.InputJsonValue,
-      },
+    // One per message per user: feedback sent again replaces what was there, so it cannot grow the table.
+    prisma.aiMessageFeedback.upsert({
+      where: { messageId_userId: { messageId: message.id, userId: input.userId } },
+      create: { messageId: message.id, userId: input.userId, event, details: details as Prisma.InputJsonValue },
+      update: { event, details: details as Prisma.InputJsonValue, createdAt: new Date() },
     }),
   ]);
 }

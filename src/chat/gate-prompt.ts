@@ -1,5 +1,6 @@
 import type { GatekeeperContext } from '../gatekeeper/context';
 import type { ContextItem } from './context-items';
+import { markdownText } from './markdown-text';
 
 /** What the gatekeeper (src/gatekeeper) says of a prompt, as the chat uses it. */
 export type GatekeeperVerdict = {
@@ -64,7 +65,7 @@ export function gateAnswer(verdict: GatekeeperVerdict): string | null {
       );
     case 'MULTI_INTENT': {
       const parts = verdict.intents.map(
-        (part, index) => `${index + 1}. ${part.text?.trim() || describeIntent(part.intent)} (${describeIntent(part.intent)})`,
+        (part, index) => `${index + 1}. ${markdownText(part.text ?? '') || describeIntent(part.intent)} (${describeIntent(part.intent)})`,
       );
       return (
         `Your message asks for ${verdict.intents.length} different things:\n\n${parts.join('\n')}\n\nI give better answers one at a ` +

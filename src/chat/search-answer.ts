@@ -1,4 +1,5 @@
 import type { ToolResult } from '../tools/semantic-search.tool';
+import { codeBlock, inlineCode, markdownText } from './markdown-text';
 
 /**
  * The answer to a chat question with repository or directory context when no language model is
@@ -27,12 +28,6 @@ const FENCE_LANGUAGES: Record<string, string> = {
   kotlin: 'kotlin',
 };
 
-function fence(content: string): string {
-  // A fence longer than any run of backticks inside, so the snippet cannot close it.
-  const longest = Math.max(2, ...(content.match(/`+/g) ?? []).map((run) => run.length));
-  return '`'.repeat(longest + 1);
-}
-
 function excerpt(content: string): string {
   const lines = content.replace(/\s+$/, '').split('\n');
   return lines.length <= MAX_SNIPPET_LINES ? lines.join('\n') : [...lines.slice(0, MAX_SNIPPET_LINES), '…'].join('\n');
@@ -58,17 +53,15 @@ export function answerFromSearch(results: readonly ToolResult[], options: { mode
     }
     parts.push(
       [
-        `**${result.where ?? 'Repository'}**`,
-        ...files.map((file, index) => `${index + 1}. \`${file.path}\` (${file.ranges.join(', ')})`),
+        `**${markdownText(result.where ?? 'Repository')}**`,
+        ...files.map((file, index) => `${index + 1}. ${inlineCode(file.path)} (${file.ranges.join(', ')})`),
       ].join('\n'),
     );
     for (const hit of found.slice(0, MAX_SNIPPETS)) {
-      const code = excerpt(hit.content);
-      const marker = fence(code);
-      const symbol = hit.symbol ? ` — \`${hit.symbol}\`` : '';
+      const symbol = hit.symbol ? ` — ${inlineCode(hit.symbol)}` : '';
       parts.push(
-        `\`${hit.path}\`, ` +
-          `${lineRange(hit.startLine, hit.endLine)}${symbol}:\n${marker}${FENCE_LANGUAGES[hit.language ?? ''] ?? ''}\n${code}\n${marker}`,
+        `${inlineCode(hit.path)}, ${lineRange(hit.startLine, hit.endLine)}${symbol}:\n` +
+          codeBlock(excerpt(hit.content), FENCE_LANGUAGES[hit.language ?? ''] ?? null),
       );
     }
   }

@@ -112,123 +112,136 @@ export async function submitChat(options: SubmitChatOptions): Promise<SubmitChat
   });
   const threadId = message.threadId;
   const conversation = { userId: viewer.user.id, threadId };
-  const topicSource = {
-    userId: viewer.user.id,
-    clientSubscriptionId: request.clientSubscriptionId,
-    resourceId,
-    agentVersionId: message.agentVersionId,
-  };
-  // Sent now, awaited with what follows: commands on the one Redis connection keep their order, so
-  // the echo still reaches subscribers before anything published after it, one round trip sooner.
-  const echoed = options.events.publish(viewer.user.id, { message, topics: topicsFor(topicSource, 'user-echo') });
-  echoed.catch(() => undefined); // awaited below; this only keeps an early throw from leaving it unhandled
-  if (slash?.command.kind === 'reset' && !slash.input) {
-    await echoed;
-    return { requestId, threadId };
-  }
-  const answerNow = async (answer: string, gatekeeper?: GatekeeperDecision) => {
-    await echoed;
-    const { event } = await saveAssistantMessage(prisma, {
+  // Set once the question has its answer stored, or its job queued: until then any failure (Redis, the database, the
+  // gatekeeper) leaves it GitLab's error answer, so the history holds no question nobody answers.
+  let settled = false;
+  const storeFailedAnswer = async () => {
+    const failed = chatErrorText('A9999');
+    await saveAssistantMessage(prisma, {
       ...conversation,
       requestId,
-      content: answer,
-      errors: [],
-      extras: { sources: [], contextItemIds: contextItems.map((item) => item.id), ...(gatekeeper ? { gatekeeper } : {}) },
+      content: failed,
+      errors: [failed],
+      extras: { sources: [], contextItemIds: contextItems.map((item) => item.id) },
       agentVersionId: message.agentVersionId,
       clientSubscriptionId: request.clientSubscriptionId,
-    });
-    if (request.clientSubscriptionId) {
-      // A chunk has no HTML (GitLab's null): the stored rendering travels with the final message only.
-      const { contentHtml: _html, ...chunk } = event;
-      await options.events.publish(viewer.user.id, {
-        message: { ...chunk, id: null, chunkId: 1 },
-        topics: topicsFor(topicSource, 'chunk'),
-      });
-    }
-    await options.events.publish(viewer.user.id, { message: event, topics: topicsFor(topicSource, 'final') });
-    return { requestId, threadId };
+    }).catch((error: unknown) =>
+      options.logger.warn({ event: 'chat_failure_unsaved', requestId, err: error }, 'could not store the failed answer'),
+    );
   };
-
-  /**
-   * Queues the answer, the echo sent before it. When the answer cannot be queued (Redis down), the question
-   * gets the answer GitLab gives a failed request (A9999), so the history holds no question nobody answers;
-   * the client still gets the error. A job queued after all (its reply was late) finds that answer and sends it.
-   */
-  const enqueueAnswer = async (job: ChatJob) => {
-    const [echo, queued] = await Promise.allSettled([echoed, options.queues.enqueueChat(job)]);
-    if (queued.status === 'rejected') {
-      const failed = chatErrorText('A9999');
-      await saveAssistantMessage(prisma, {
+  try {
+    const topicSource = {
+      userId: viewer.user.id,
+      clientSubscriptionId: request.clientSubscriptionId,
+      resourceId,
+      agentVersionId: message.agentVersionId,
+    };
+    // Sent now, awaited with what follows: commands on the one Redis connection keep their order, so
+    // the echo still reaches subscribers before anything published after it, one round trip sooner.
+    const echoed = options.events.publish(viewer.user.id, { message, topics: topicsFor(topicSource, 'user-echo') });
+    echoed.catch(() => undefined); // awaited below; this only keeps an early throw from leaving it unhandled
+    if (slash?.command.kind === 'reset' && !slash.input) {
+      // Not a question: nothing answers it.
+      settled = true;
+      await echoed;
+      return { requestId, threadId };
+    }
+    const answerNow = async (answer: string, gatekeeper?: GatekeeperDecision) => {
+      await echoed;
+      const { event } = await saveAssistantMessage(prisma, {
         ...conversation,
         requestId,
-        content: failed,
-        errors: [failed],
-        extras: { sources: [], contextItemIds: contextItems.map((item) => item.id) },
+        content: answer,
+        errors: [],
+        extras: { sources: [], contextItemIds: contextItems.map((item) => item.id), ...(gatekeeper ? { gatekeeper } : {}) },
         agentVersionId: message.agentVersionId,
         clientSubscriptionId: request.clientSubscriptionId,
-      }).catch((error: unknown) =>
-        options.logger.warn({ event: 'chat_failure_unsaved', requestId, err: error }, 'could not store the failed answer'),
-      );
-      throw queued.reason;
-    }
-    if (echo.status === 'rejected') throw echo.reason;
-  };
-
-  // A slash command fixes the intent; /help and a command with nothing to work on are answered
-  // at once, without the model.
-  if (slash?.command.kind === 'help') return answerNow(helpAnswer());
-  if (slash?.command.kind === 'code') {
-    if (!commandTarget({ input: slash.input, currentFile: request.currentFile, contextItems })) return answerNow(refusalFor(slash.command));
-    await supersedeOlderRequests(options, requestId);
-    await enqueueAnswer({
-      requestId,
-      userId: viewer.user.id,
-      currentFile: request.currentFile,
-      promptRequestId: null,
-      intent: slash.command.intent ?? null,
-    });
-    return { requestId, threadId };
-  }
-
-  // Stage 2 of the gatekeeper: a confirmation runs the prompt it confirms; an unclear or
-  // many-sided prompt is answered at once, without the model.
-  let intent: string | null = null;
-  let promptRequestId: string | null = null;
-  const confirmed = isConfirmation(content) ? await takePendingConfirmation(prisma, conversation, requestId) : null;
-  if (confirmed) {
-    promptRequestId = confirmed.requestId;
-    intent = confirmed.intent;
-  } else if (options.gatekeeper && !request.skipGatekeeper && !isSlashCommand(content)) {
-    const context = gatekeeperContextOf(request.currentFile, contextItems);
-    // A thread is one conversation; the legacy conversation (no thread) runs on across subjects, so its messages are read alone.
-    const verdict =
-      threadId === null
-        ? options.gatekeeper(content, context)
-        : await checkPrompt({ prisma, check: options.gatekeeper, content, context, conversation, excludeRequestIds: [requestId] });
-    countGatekeeperVerdict(verdict.status);
-    const answer = gateAnswer(verdict);
-    const gatekeeper = {
-      status: verdict.status,
-      intent: verdict.intent,
-      confidence: verdict.confidence,
-      intents: verdict.intents.map((part) => part.intent),
+      });
+      settled = true;
+      if (request.clientSubscriptionId) {
+        // A chunk has no HTML (GitLab's null): the stored rendering travels with the final message only.
+        const { contentHtml: _html, ...chunk } = event;
+        await options.events.publish(viewer.user.id, {
+          message: { ...chunk, id: null, chunkId: 1 },
+          topics: topicsFor(topicSource, 'chunk'),
+        });
+      }
+      await options.events.publish(viewer.user.id, { message: event, topics: topicsFor(topicSource, 'final') });
+      return { requestId, threadId };
     };
-    if (answer) {
-      const result = await answerNow(answer, gatekeeper);
-      countGatekeeperAnswer();
-      options.logger.info(
-        { event: 'gatekeeper_llm_call_saved', requestId, status: verdict.status },
-        'gatekeeper answered without the model',
-      );
-      void options.redis.incr(gatekeeperCallsSavedKey(options.redisPrefix)).catch(() => undefined);
-      return result;
-    }
-    intent = verdict.intent;
-  }
 
-  await supersedeOlderRequests(options, requestId);
-  await enqueueAnswer({ requestId, userId: viewer.user.id, currentFile: request.currentFile, promptRequestId, intent });
-  return { requestId, threadId };
+    /**
+     * Queues the answer, the echo sent before it, once an older request on the same subscription is told
+     * it was superseded. When either cannot be done (Redis down) the question is answered with GitLab's
+     * error (storeFailedAnswer) and the client gets the error; a job queued after all (its reply was
+     * late) finds that answer and sends it.
+     */
+    const enqueueAnswer = async (job: ChatJob) => {
+      const queued = supersedeOlderRequests(options, requestId).then(() => options.queues.enqueueChat(job));
+      const [echo, enqueued] = await Promise.allSettled([echoed, queued]);
+      if (enqueued.status === 'rejected') throw enqueued.reason;
+      settled = true;
+      if (echo.status === 'rejected') throw echo.reason;
+    };
+
+    // A slash command fixes the intent; /help and a command with nothing to work on are answered
+    // at once, without the model.
+    if (slash?.command.kind === 'help') return answerNow(helpAnswer());
+    if (slash?.command.kind === 'code') {
+      if (!commandTarget({ input: slash.input, currentFile: request.currentFile, contextItems }))
+        return answerNow(refusalFor(slash.command));
+      await enqueueAnswer({
+        requestId,
+        userId: viewer.user.id,
+        currentFile: request.currentFile,
+        promptRequestId: null,
+        intent: slash.command.intent ?? null,
+      });
+      return { requestId, threadId };
+    }
+
+    // Stage 2 of the gatekeeper: a confirmation runs the prompt it confirms; an unclear or
+    // many-sided prompt is answered at once, without the model.
+    let intent: string | null = null;
+    let promptRequestId: string | null = null;
+    const confirmed = isConfirmation(content) ? await takePendingConfirmation(prisma, conversation, requestId) : null;
+    if (confirmed) {
+      promptRequestId = confirmed.requestId;
+      intent = confirmed.intent;
+    } else if (options.gatekeeper && !request.skipGatekeeper && !isSlashCommand(content)) {
+      const context = gatekeeperContextOf(request.currentFile, contextItems);
+      // A thread is one conversation; the legacy conversation (no thread) runs on across subjects, so its messages are read alone.
+      const verdict =
+        threadId === null
+          ? options.gatekeeper(content, context)
+          : await checkPrompt({ prisma, check: options.gatekeeper, content, context, conversation, excludeRequestIds: [requestId] });
+      countGatekeeperVerdict(verdict.status);
+      const answer = gateAnswer(verdict);
+      const gatekeeper = {
+        status: verdict.status,
+        intent: verdict.intent,
+        confidence: verdict.confidence,
+        intents: verdict.intents.map((part) => part.intent),
+      };
+      if (answer) {
+        const result = await answerNow(answer, gatekeeper);
+        countGatekeeperAnswer();
+        options.logger.info(
+          { event: 'gatekeeper_llm_call_saved', requestId, status: verdict.status },
+          'gatekeeper answered without the model',
+        );
+        void options.redis.incr(gatekeeperCallsSavedKey(options.redisPrefix)).catch(() => undefined);
+        return result;
+      }
+      intent = verdict.intent;
+    }
+
+    await enqueueAnswer({ requestId, userId: viewer.user.id, currentFile: request.currentFile, promptRequestId, intent });
+    return { requestId, threadId };
+  } catch (error) {
+    if (!settled) await storeFailedAnswer();
+    throw error;
+  }
 }
 
 /** A newer request on the same client subscription supersedes one still streaming. */

@@ -11,11 +11,18 @@ export async function deleteThread(prisma: PrismaClient, options: { userId: numb
   if (count === 0) throw notFound('Thread not found. It may have expired.');
 }
 
-/** Removes threads (and so their messages) not updated for THREAD_MAX_AGE_MS. Returns how many. */
-export async function purgeExpiredThreads(prisma: PrismaClient, now: Date = new Date()): Promise<number> {
+/**
+ * Removes threads (and so their messages and feedback) not updated for THREAD_MAX_AGE_MS, and messages of the legacy
+ * conversation (no thread) as old. Returns how many threads and legacy messages.
+ */
+export async function purgeExpiredThreads(
+  prisma: PrismaClient,
+  now: Date = new Date(),
+): Promise<{ threads: number; legacyMessages: number }> {
   const cutoff = new Date(now.getTime() - THREAD_MAX_AGE_MS);
-  const { count } = await prisma.aiConversationThread.deleteMany({ where: { lastUpdatedAt: { lt: cutoff } } });
-  return count;
+  const { count: threads } = await prisma.aiConversationThread.deleteMany({ where: { lastUpdatedAt: { lt: cutoff } } });
+  const { count: legacyMessages } = await prisma.aiMessage.deleteMany({ where: { threadId: null, createdAt: { lt: cutoff } } });
+  return { threads, legacyMessages };
 }
 
 const activeSince = (now: Date) => new Date(now.getTime() - THREAD_MAX_AGE_MS);

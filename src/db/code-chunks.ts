@@ -8,8 +8,10 @@ import type { Prisma, PrismaClient } from './prisma';
  * code_blob_chunks, code_index_files; prisma/migrations/20261122030000_code_index), what Prisma's
  * typed client cannot say (vectors, tsvector, bulk inserts through unnest, copying a manifest).
  * Writes serve indexing (src/indexing); reads serve search and the file view (src/search).
- * Writes that add chunks, or delete unreferenced ones, take the project's advisory lock so a
- * concurrent run on another branch never loses a chunk it is about to reference.
+ * Writes that add chunks, point manifest lines at stored blobs, or delete unreferenced ones take the
+ * project's advisory lock, so a concurrent run on another branch never loses a chunk it is about to
+ * reference; foreign keys (code_blobs, migration 20261129090000_code_blobs) make a manifest line
+ * without its blob, or a blob's row without its chunk, an error rather than a file of 0 chunks.
  */
 
 type Db = PrismaClient | Prisma.TransactionClient;
@@ -83,7 +85,23 @@ export async function knownChunkIds(db: Db, projectId: number, ids: readonly str
   return new Set(rows.map((row) => row.id));
 }
 
-/** Stores new chunks, where they sit in their blobs, and manifest lines of a snapshot, in one transaction. */
+/**
+ * Chunks a batch's blob rows name that garbage collection deleted after the run looked them up
+ * (knownChunkIds) and before its batch took the project's lock: the run embeds and stores them
+ * with the batch again (storeBatch wrote nothing).
+ */
+export class ChunksCollectedError extends Error {
+  constructor(readonly ids: readonly string[]) {
+    super(`${ids.length} chunks were collected while the batch that uses them was being built`);
+    this.name = 'ChunksCollectedError';
+  }
+}
+
+/**
+ * Stores new chunks, where they sit in their blobs (with each blob's code_blobs row), and manifest
+ * lines of a snapshot, in one transaction. Chunks the blob rows name that are not in `chunks` must
+ * be stored already: checked under the project's lock, ChunksCollectedError when one is not.
+ */
 export async function storeBatch(
   prisma: PrismaClient,
   batch: {
@@ -95,27 +113,54 @@ export async function storeBatch(
   },
 ): Promise<void> {
   const { projectId, snapshotId } = batch;
+  const newIds = new Set(batch.chunks.map((chunk) => chunk.id));
+  const reused = [...new Set(batch.blobChunks.map((row) => row.chunkId).filter((id) => !newIds.has(id)))].map((id) => ({ id }));
+  const blobs = new Map<string, BlobVariant>();
+  for (const row of [...batch.blobChunks, ...batch.files])
+    blobs.set(`${row.blob}|${row.variant}`, { blob: row.blob, variant: row.variant });
   const writes = (vectorType: number | null): Array<[string, unknown[]]> => {
     const encode = columnEncoder(vectorType);
     const statements: Array<[string, unknown[]]> = [];
     if (batch.chunks.length)
       statements.push([insertChunks(vectorType === null ? 'text' : 'binary'), [projectId, ...encode(batch.chunks, CHUNK_COLUMNS)]]);
+    if (blobs.size) statements.push([INSERT_BLOBS, [projectId, ...encode([...blobs.values()], BLOB_COLUMNS)]]);
     if (batch.blobChunks.length) statements.push([INSERT_BLOB_CHUNKS, [projectId, ...encode(batch.blobChunks, BLOB_CHUNK_COLUMNS)]]);
     if (batch.files.length) statements.push([INSERT_FILES, [snapshotId, projectId, ...encode(batch.files, FILE_COLUMNS)]]);
     return statements;
+  };
+  const missingCheck = (vectorType: number | null): [string, unknown[]] => [
+    MISSING_CHUNKS,
+    [projectId, ...columnEncoder(vectorType)(reused, ID_COLUMNS)],
+  ];
+  const missingOf = (rows: Array<{ id: string }>) => {
+    if (rows.length) throw new ChunksCollectedError(rows.map((row) => row.id));
   };
   // Straight to PostgreSQL's pool when there is one (bulk-sql.ts says why), with every array in
   // PostgreSQL's binary form (pg-binary.ts); else through Prisma, as text.
   const direct = await withBulkTransaction(prisma, { timeoutMs: WRITE_TRANSACTION.timeout }, async (statement) => {
     const begun = (await statement(BEGIN_BATCH, [LOCK_NAMESPACE, projectId])) as { rows: Array<{ vector_type: number }> };
-    for (const [sql, params] of writes(begun.rows[0].vector_type)) await statement(sql, params);
+    const vectorType = begun.rows[0].vector_type;
+    if (reused.length) missingOf(((await statement(...missingCheck(vectorType))) as { rows: Array<{ id: string }> }).rows);
+    for (const [sql, params] of writes(vectorType)) await statement(sql, params);
   });
   if (direct) return;
   await prisma.$transaction(async (tx) => {
     await tx.$executeRawUnsafe(BEGIN_BATCH, LOCK_NAMESPACE, projectId);
+    if (reused.length) {
+      const [sql, params] = missingCheck(null);
+      missingOf(await tx.$queryRawUnsafe<Array<{ id: string }>>(sql, ...params));
+    }
     for (const [sql, params] of writes(null)) await tx.$executeRawUnsafe(sql, ...params);
   }, WRITE_TRANSACTION);
 }
+
+// Of a batch's reused chunk ids, those the project no longer has.
+const MISSING_CHUNKS = `SELECT r.id FROM unnest($2::text[]) AS r(id)
+  WHERE NOT EXISTS (SELECT 1 FROM code_chunks c WHERE c.project_id = $1 AND c.id = r.id)`;
+
+const INSERT_BLOBS = `INSERT INTO code_blobs (project_id, blob, variant)
+  SELECT $1, r.blob, r.variant FROM unnest($2::text[], $3::text[]) AS r(blob, variant)
+  ON CONFLICT DO NOTHING`;
 
 /** A column of a multi-row INSERT … FROM unnest(…): its element type and how a row gives its value. */
 type Column<Row> = readonly ['text' | 'int4' | 'vector' | 'tsvector', (row: Row) => unknown];
@@ -139,6 +184,11 @@ const BLOB_CHUNK_COLUMNS: ReadonlyArray<Column<BlobChunkRow>> = [
   ['text', (row) => row.symbol],
   ['text', (row) => row.language],
 ];
+const BLOB_COLUMNS: ReadonlyArray<Column<BlobVariant>> = [
+  ['text', (row) => row.blob],
+  ['text', (row) => row.variant],
+];
+const ID_COLUMNS: ReadonlyArray<Column<{ id: string }>> = [['text', (row) => row.id]];
 const FILE_COLUMNS: ReadonlyArray<Column<FileRow>> = [
   ['text', (file) => file.path],
   ['text', (file) => file.blob],
@@ -216,17 +266,33 @@ const INSERT_FILES = `INSERT INTO code_index_files (snapshot_id, path, blob, var
 /** PostgreSQL's text cannot hold NUL. */
 const storableText = (text: string) => text.replace(/\0/g, '');
 
-async function insertFiles(db: Db, projectId: number, snapshotId: bigint, files: readonly FileRow[]): Promise<void> {
-  if (!files.length) return;
-  await db.$executeRawUnsafe(INSERT_FILES, snapshotId, projectId, ...columnEncoder(null)(files, FILE_COLUMNS));
-}
-
-/** Manifest lines whose chunks are already stored: no transaction or lock needed, nothing new is referenced. */
+/**
+ * Manifest lines of files whose blobs the run found stored (knownBlobVariants): written under the
+ * project's lock, and only for blobs still stored then. Another branch's run may have collected one
+ * since it was looked up; those files are given back, for the run to read and chunk again (a line
+ * pointing at a blob without rows would be refused by code_index_files_blob_fkey anyway).
+ */
 export async function addFiles(
   prisma: PrismaClient,
   options: { projectId: number; snapshotId: bigint; files: readonly FileRow[] },
-): Promise<void> {
-  await insertFiles(prisma, options.projectId, options.snapshotId, options.files);
+): Promise<FileRow[]> {
+  if (!options.files.length) return [];
+  const added = await prisma.$transaction(async (tx) => {
+    await lockProject(tx, options.projectId);
+    return tx.$queryRawUnsafe<Array<{ path: string }>>(
+      `INSERT INTO code_index_files (snapshot_id, path, blob, variant, project_id, role)
+       SELECT $1::bigint, f.path, f.blob, f.variant, $2, f.role
+         FROM unnest($3::text[], $4::text[], $5::text[], $6::text[]) AS f(path, blob, variant, role)
+        WHERE EXISTS (SELECT 1 FROM code_blobs b WHERE b.project_id = $2 AND b.blob = f.blob AND b.variant = f.variant)
+       ON CONFLICT (snapshot_id, path) DO UPDATE SET blob = EXCLUDED.blob, variant = EXCLUDED.variant, role = EXCLUDED.role
+       RETURNING path`,
+      options.snapshotId,
+      options.projectId,
+      ...columnEncoder(null)(options.files, FILE_COLUMNS),
+    );
+  }, WRITE_TRANSACTION);
+  const written = new Set(added.map((row) => row.path));
+  return options.files.filter((file) => !written.has(file.path));
 }
 
 /** Copies a snapshot's manifest into another, leaving out some paths (the changed and deleted ones). */
@@ -308,8 +374,10 @@ export async function blobsAtPaths(db: Db, options: { snapshotId: bigint; paths:
 }
 
 /**
- * Deletes chunks of the project that no snapshot (active or being built) references any more.
- * Under the project's lock, so a run adding chunks on another branch waits or is waited for.
+ * Deletes blobs and chunks of the project that no snapshot (active or being built) references any
+ * more. Under the project's lock, which every write that stores chunks or points a manifest line at
+ * a stored blob takes too (storeBatch, addFiles): a run on another branch that looked a blob up
+ * before the collection finds it gone when it writes, and reads it again.
  * Then, when the project has one snapshot and it is active, every chunk left occurs in it (every
  * chunk left is referenced by some snapshot's files): it is marked covers_project, which lets a
  * search of the whole snapshot rank vectors without a scope check (exactStatement). Storing chunks clears the mark
@@ -347,6 +415,12 @@ async function collectAll(tx: Db, projectId: number): Promise<{ blobChunks: numb
         AND NOT EXISTS (SELECT 1 FROM code_index_files f WHERE f.project_id = $1 AND f.blob = b.blob AND f.variant = b.variant)`,
     projectId,
   );
+  // Their parents: a blob row without chunk rows (a file of no chunks) goes too once no line points at it.
+  await tx.$executeRawUnsafe(
+    `DELETE FROM code_blobs b WHERE b.project_id = $1
+        AND NOT EXISTS (SELECT 1 FROM code_index_files f WHERE f.project_id = $1 AND f.blob = b.blob AND f.variant = b.variant)`,
+    projectId,
+  );
   const chunks = await tx.$executeRawUnsafe(
     `DELETE FROM code_chunks c WHERE c.project_id = $1
         AND NOT EXISTS (SELECT 1 FROM code_blob_chunks b WHERE b.project_id = $1 AND b.chunk_id = c.id)`,
@@ -369,6 +443,14 @@ async function collectCandidates(
       WHERE b.project_id = $1 AND (b.blob, b.variant) IN (SELECT * FROM unnest($2::text[], $3::text[]))
         AND NOT EXISTS (SELECT 1 FROM code_index_files f WHERE f.project_id = $1 AND f.blob = b.blob AND f.variant = b.variant)
      RETURNING b.chunk_id AS "chunkId"`,
+    projectId,
+    candidates.map((candidate) => candidate.blob),
+    candidates.map((candidate) => candidate.variant),
+  );
+  await tx.$executeRawUnsafe(
+    `DELETE FROM code_blobs b
+      WHERE b.project_id = $1 AND (b.blob, b.variant) IN (SELECT * FROM unnest($2::text[], $3::text[]))
+        AND NOT EXISTS (SELECT 1 FROM code_index_files f WHERE f.project_id = $1 AND f.blob = b.blob AND f.variant = b.variant)`,
     projectId,
     candidates.map((candidate) => candidate.blob),
     candidates.map((candidate) => candidate.variant),

@@ -25,8 +25,8 @@ export type Database = {
   /** Requests' client: with `requestTimeoutMs`, each statement and each wait for a connection is limited. */
   prisma: PrismaClient;
   /**
-   * Jobs' client, without that limit: a pool of its own, made on first use when the requests' pool has a
-   * limit (a process running both), else `prisma` itself.
+   * Jobs' client, with `jobTimeoutMs`: a pool of its own, made on first use when the two limits differ,
+   * else `prisma` itself.
    */
   readonly jobPrisma: PrismaClient;
   executor: SqlExecutor;
@@ -52,6 +52,8 @@ export type OpenDatabaseOptions = {
    * sets it in a process that serves requests and runs no jobs; admin commands and tools do not.
    */
   requestTimeoutMs?: number;
+  /** The same limit for jobs' statements (jobPrisma), longer than a request's; unset: none. */
+  jobTimeoutMs?: number;
   /**
    * With `requestTimeoutMs`: told when the requests' pool finds PostgreSQL not answering and answering again, and
    * of each statement refused meanwhile (request-timeout.ts); the change is logged here.
@@ -116,13 +118,13 @@ function poolDatabase(kind: DatabaseKind, config: pg.PoolConfig, options: OpenDa
     return { pool, prisma };
   };
   const requests = open(options.requestTimeoutMs);
-  let jobs: PooledClient | null = options.requestTimeoutMs ? null : requests;
+  let jobs: PooledClient | null = options.requestTimeoutMs === options.jobTimeoutMs ? requests : null;
   const { pool, prisma } = requests;
   return {
     kind,
     prisma,
     get jobPrisma() {
-      jobs ??= open(undefined);
+      jobs ??= open(options.jobTimeoutMs);
       return jobs.prisma;
     },
     executor: executorFor(pool),

@@ -1,4 +1,14 @@
-import { BREAK, isInterfaceType, isObjectType, Kind, visit, type DocumentNode, type GraphQLSchema, type ValueNode } from 'graphql';
+import {
+  BREAK,
+  GraphQLError,
+  isInterfaceType,
+  isObjectType,
+  Kind,
+  visit,
+  type DocumentNode,
+  type GraphQLSchema,
+  type ValueNode,
+} from 'graphql';
 import { fieldExtensionsEstimator, getComplexity, simpleEstimator } from 'graphql-query-complexity';
 
 export type OperationCostInput = {
@@ -8,6 +18,13 @@ export type OperationCostInput = {
   /** The request's variables as sent, already checked to coerce without errors (the cost analysis coerces them again). */
   variables: Record<string, unknown>;
 };
+
+/**
+ * Fields and fragments the cost analysis walks, fragments expanded, before it gives up: a fan-out of
+ * fragments (`fragment F0 on Query { ...F1 ...F1 }`, 16 deep) is 65,536 fields in a few hundred tokens.
+ * The cost of such an operation is Infinity.
+ */
+export const MAX_OPERATION_NODES = 10_000;
 
 /** Per schema, per parsed document: each operation's cost, for documents whose cost no variable can change. */
 const costs = new WeakMap<GraphQLSchema, WeakMap<DocumentNode, Map<string, number>>>();
@@ -20,17 +37,25 @@ const variableDirectives = new WeakMap<DocumentNode, boolean>();
  * per parsed document (Apollo hands every request of one query the same parsed document) whenever
  * the variables cannot change it: no directive in the document (`@include`, `@skip`) takes a variable,
  * and the schema has no field whose cost is a function of its arguments. Otherwise it is computed on
- * every request.
+ * every request. Infinity when the operation is bigger than MAX_OPERATION_NODES.
  */
 export function operationCost(input: OperationCostInput): number {
-  const compute = () =>
-    getComplexity({
-      schema: input.schema,
-      query: input.document,
-      operationName: input.operationName,
-      variables: input.variables,
-      estimators: [fieldExtensionsEstimator(), simpleEstimator({ defaultComplexity: 1 })],
-    });
+  const compute = () => {
+    try {
+      return getComplexity({
+        schema: input.schema,
+        query: input.document,
+        operationName: input.operationName,
+        variables: input.variables,
+        estimators: [fieldExtensionsEstimator(), simpleEstimator({ defaultComplexity: 1 })],
+        maxQueryNodes: MAX_OPERATION_NODES,
+      });
+    } catch (error) {
+      // The analysis stops at its node limit with an error of its own: the operation is too big to cost.
+      if (error instanceof GraphQLError && error.message.startsWith('Query exceeds the maximum allowed number of nodes')) return Infinity;
+      throw error;
+    }
+  };
   if (costReadsVariables(input.schema, input.document)) return compute();
   let byDocument = costs.get(input.schema);
   if (!byDocument) costs.set(input.schema, (byDocument = new WeakMap<DocumentNode, Map<string, number>>()));

@@ -13,7 +13,7 @@ import { hasScope, SURFACE_SCOPES, type Viewer } from '../auth/viewer';
 import { describeUnsafeJson, describeUnsafeText, findUnsafeJson, unsafeText } from '../validation';
 import { depthLimitMessage } from './depth-limit';
 import type { StrippedDocument } from './gl-introduced';
-import { operationCost } from './operation-cost';
+import { MAX_OPERATION_NODES, operationCost } from './operation-cost';
 
 /** Mutations an `ai_features` token may run (GitLab allows that scope on the AI endpoints only). */
 export const AI_MUTATIONS: ReadonlySet<string> = new Set([
@@ -79,6 +79,12 @@ export function guardOperation(options: GuardOperationOptions): void {
   const stripped = options.stripped?.limitsOf(operation.name?.value);
   if (stripped && stripped.depth > limits.maxDepth) throw badInput(depthLimitMessage(stripped.depth, limits.maxDepth));
   const complexity = operationCost({ schema, document, operationName: operation.name?.value, variables }) + (stripped?.cost ?? 0);
+  if (complexity === Infinity) {
+    throw badInput(
+      `Query has more than ${MAX_OPERATION_NODES} fields and fragments once its fragments are expanded, which exceeds max complexity of ` +
+        `${limits.maxComplexity}`,
+    );
+  }
   if (complexity > limits.maxComplexity) {
     throw new GraphQLError(`Query has complexity of ${complexity}, which exceeds max complexity of ${limits.maxComplexity}`, {
       extensions: { code: 'BAD_USER_INPUT', http: { status: 200 } },

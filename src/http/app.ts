@@ -74,9 +74,9 @@ export async function createHttpApp(services: Services, httpServer: Server): Pro
   app.use(requestIdMiddleware());
   app.use('/-', healthRoutes(services));
   app.use('/-', metricsRoutes(services));
-  app.use(playgroundRoutes());
+  app.use(playgroundRoutes(services.config.externalUrl));
   app.use(avatarRoutes(services));
-  app.use(duoChatPageRoutes(services.config.duoChatDir));
+  app.use(duoChatPageRoutes(services.config.duoChatDir, services.config.externalUrl));
   // Webhooks carry the project's secret instead of a user's token.
   app.use(
     '/api/v4/webhooks',

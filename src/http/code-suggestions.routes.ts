@@ -9,8 +9,7 @@ import { connectionDetails } from '../suggestions/connection-details';
 import { locals } from './locals';
 import { GITLAB_VERSION } from '../instance';
 import { publicUrl } from './rest-v4.routes';
-import { createRequestLimiter, RATE_LIMIT_MESSAGE, rateLimitKey } from '../auth/rate-limits';
-import { CODE_SUGGESTIONS_RATE_NAME } from '../redis-keys';
+import { RATE_LIMIT_MESSAGE, rateLimitKey } from '../auth/rate-limits';
 
 export const NO_MODEL_NOTICE = 'no language model is configured: set LLM_PROVIDER, LLM_MODEL and LLM_BASE_URL';
 
@@ -19,14 +18,8 @@ const MONOLITH = { 'X-GitLab-Error-Origin': 'monolith' };
 /** GitLab's /api/v4/code_suggestions endpoints: thin, the work is in src/suggestions. */
 export function codeSuggestionsRoutes(services: Services): Router {
   const router = Router();
-  // GitLab's code_suggestions_api_endpoint limit, apart from the API's own.
-  const limiter = createRequestLimiter({
-    redis: services.redis,
-    keyPrefix: services.config.redisPrefix,
-    points: services.config.codeSuggestionsRateLimitPerMinute,
-    logger: services.logger,
-    name: CODE_SUGGESTIONS_RATE_NAME,
-  });
+  // GitLab's code_suggestions_api_endpoint limit, apart from the API's own; session generations share it.
+  const limiter = services.codeSuggestionsLimiter;
   router.use(express.json({ limit: COMPLETION_LIMITS.bodyBytes }), safeJsonBody(services.config.maxJsonDepth));
 
   // Who may use code suggestions: a signed-in user, an api or ai_features token, a Duo seat.

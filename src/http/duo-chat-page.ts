@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import express, { Router } from 'express';
+import express, { Router, type Request } from 'express';
+import { webSocketSources } from './content-security-policy';
 
 /** Where the chat page lives; Vite builds it with this base (web/vite.config.mjs). */
 export const DUO_CHAT_PATH = '/-/duo-chat';
@@ -17,20 +18,23 @@ const decodePathPart = (part: string | undefined): string | null => {
   }
 };
 
-// Everything comes from this origin: the page works offline and cannot leak to other hosts.
-const CONTENT_SECURITY_POLICY =
+// Everything comes from this origin, its WebSockets too: the page works offline and cannot leak to other hosts.
+const contentSecurityPolicy = (request: Request, externalUrl: string | undefined) =>
   "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self' data:; connect-src " +
-  "'self' ws: wss:; frame-ancestors 'none'; base-uri 'self'; form-action 'none'";
+  `'self' ${webSocketSources(request, externalUrl)}; frame-ancestors 'none'; base-uri 'self'; form-action 'none'`;
 
 const NOT_BUILT = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Duo Chat</title></head>
 <body><p>The chat page has not been built. Run <code>npm run build</code> (or <code>npm start</code>, which builds it) and
 reload.</p></body></html>`;
 
-/** GET /-/duo-chat: the Duo Chat page built by Vite from web/ into `directory` (DUO_CHAT_DIR); GET / leads there. */
-export function duoChatPageRoutes(directory: string): Router {
+/**
+ * GET /-/duo-chat: the Duo Chat page built by Vite from web/ into `directory` (DUO_CHAT_DIR); GET / leads there.
+ * `externalUrl` (EXTERNAL_URL) is a host its sockets may reach besides the one the browser used.
+ */
+export function duoChatPageRoutes(directory: string, externalUrl: string | undefined): Router {
   const router = Router();
-  const sendPage: express.RequestHandler = (_request, response) => {
-    response.setHeader('Content-Security-Policy', CONTENT_SECURITY_POLICY);
+  const sendPage: express.RequestHandler = (request, response) => {
+    response.setHeader('Content-Security-Policy', contentSecurityPolicy(request, externalUrl));
     response.setHeader('Cache-Control', 'no-cache');
     const index = path.join(directory, 'index.html');
     if (!existsSync(index)) {

@@ -3,6 +3,7 @@ import { Router } from 'express';
 import { PROJECT_ROOT } from '../paths';
 import { DUO_CHAT_PATH } from './duo-chat-page';
 import { GRAPHQL_PATH } from './http-errors';
+import { webSocketSources } from './content-security-policy';
 
 const ASSETS_PATH = '/-/graphiql';
 
@@ -99,7 +100,7 @@ export function wantsPlayground(accept: string | undefined, query: Record<string
 }
 
 /** GET /api/graphql from a browser: GraphiQL, with a headers editor and subscriptions over graphql-ws. */
-export function playgroundRoutes(): Router {
+export function playgroundRoutes(externalUrl: string | undefined): Router {
   const router = Router();
   const html = page();
   router.get(GRAPHQL_PATH, (request, response, next) => {
@@ -107,7 +108,7 @@ export function playgroundRoutes(): Router {
     response.setHeader(
       'Content-Security-Policy',
       "default-src 'self'; script-src 'self' 'unsafe-inline' 'unsafe-eval'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; " +
-        "font-src 'self' data:; connect-src 'self' ws: wss:",
+        `font-src 'self' data:; connect-src 'self' ${webSocketSources(request, externalUrl)}`,
     );
     response.type('html').send(html);
   });

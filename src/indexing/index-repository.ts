@@ -7,6 +7,7 @@ import { grammarForFileName } from '../parsing';
 import {
   addFiles,
   blobsAtPaths,
+  ChunksCollectedError,
   collectGarbage,
   copyFiles,
   ensureVectorIndex,
@@ -420,8 +421,19 @@ async function buildSnapshot(options: BuildOptions): Promise<BuildResult> {
     next = pipeline ? (planFollowing?.() ?? null) : null;
     const chunked = await current.chunking;
     for (const group of chunked.groups) chunkedInRun.set(group.key, group.blobChunks.length);
-    await addFiles(prisma, { projectId, snapshotId, files: current.reuse.map(toFileRow) });
+    // A stored blob another branch's run collected since the look-up is read and chunked again here.
+    const lost = new Set((await addFiles(prisma, { projectId, snapshotId, files: current.reuse.map(toFileRow) })).map((file) => file.path));
     const stored = await storeChunkedFiles({ ...options, chunked });
+    if (lost.size) {
+      const again = current.reuse.filter((file) => lost.has(file.path));
+      const rechunked = await chunkReadFiles(options, await readFreshFiles({ ...options, filter, files: again, skip }));
+      for (const group of rechunked.groups) chunkedInRun.set(group.key, group.blobChunks.length);
+      const restored = await storeChunkedFiles({ ...options, chunked: rechunked });
+      stored.embedded += restored.embedded;
+      filesRead += again.length;
+      progress.bytesRead += rechunked.bytes;
+      options.logger.info({ event: 'index_blobs_collected_meanwhile', projectId, files: again.length }, 'stored blobs read again');
+    }
     filesRead += current.fresh.length;
     progress.filesDone += current.batch.length;
     const storedChunks = (file: Selected) => chunkedInRun.get(keyOf(file)) ?? current.known.get(keyOf(file)) ?? 0;
@@ -577,6 +589,20 @@ async function chunkReadFiles(options: BuildOptions, read: ReadFiles): Promise<C
 
 /** Embeds (with a model) the chunks of a chunked batch the project lacks, and stores them with the blobs' rows and manifest lines. */
 async function storeChunkedFiles(options: BuildOptions & { chunked: ChunkedFiles }): Promise<{ chunks: number; embedded: number }> {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await storeChunkedFilesOnce(options);
+    } catch (error) {
+      // A chunk looked up as stored was collected (another branch's run) before the batch took the lock: look again.
+      if (!(error instanceof ChunksCollectedError) || attempt >= STORE_ATTEMPTS) throw error;
+    }
+  }
+}
+
+/** Times a batch is stored again when chunks it counted on were collected meanwhile (each time, a run on another branch replaced them). */
+const STORE_ATTEMPTS = 3;
+
+async function storeChunkedFilesOnce(options: BuildOptions & { chunked: ChunkedFiles }): Promise<{ chunks: number; embedded: number }> {
   const { prisma, embedder, projectId } = options;
   const { groups, chunksById, indexed } = options.chunked;
   if (!groups.length && !indexed.length) return { chunks: 0, embedded: 0 };

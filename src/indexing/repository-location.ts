@@ -1,5 +1,8 @@
 import { execFile } from 'node:child_process';
-import { existsSync, mkdirSync, statSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { open, readFile, rename, rm, stat, utimes } from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
 import { AppError } from '../errors';
 import type { GitOptions } from './git-reader';
@@ -73,7 +76,11 @@ function mirrorOf(options: Pick<RepositoryLocationOptions, 'dataDir' | 'projectI
   return path.join(options.dataDir, 'repositories', `${options.projectId}.git`);
 }
 
-/** A mirror a clone finished writing (a clone still under way has no HEAD yet). */
+/**
+ * A mirror whose clone finished: a clone is made in a directory of its own and renamed to the
+ * mirror's name once git has exited successfully (`git clone` writes HEAD before it fetches anything,
+ * so a HEAD alone would take a clone under way for a finished one).
+ */
 const isCloned = (mirror: string) => existsSync(path.join(mirror, 'HEAD'));
 
 /**
@@ -89,30 +96,8 @@ export async function openRepository(options: RepositoryLocationOptions): Promis
   const timeoutMs = options.timeoutMs ?? 10 * 60_000;
   if (isRemote(location)) {
     const mirror = mirrorOf(options);
-    try {
-      if (isCloned(mirror)) {
-        await run(['-C', mirror, 'remote', 'set-url', 'origin', '--', location], timeoutMs);
-        await run(
-          ['-C', mirror, 'fetch', '--prune', '--quiet', 'origin', '+refs/heads/*:refs/heads/*', '+refs/tags/*:refs/tags/*'],
-          timeoutMs,
-        );
-      } else {
-        mkdirSync(path.dirname(mirror), { recursive: true });
-        await run(['clone', '--mirror', '--quiet', '--', location, mirror], timeoutMs);
-      }
-    } catch (error) {
-      const detail = String((error as { stderr?: string }).stderr ?? '')
-        .split('\n')
-        .pop()
-        ?.replace(location, redact(location))
-        .slice(0, 200);
-      throw new RepositoryUnavailableError(
-        `The repository ${redact(location)} could not be fetched: check the URL and that the service can reach it (the worker log has ` +
-          `git's message).`,
-        error,
-        `The repository ${redact(location)} could not be fetched into ${mirror}${detail ? ` (${detail})` : ''}`,
-      );
-    }
+    mkdirSync(path.dirname(mirror), { recursive: true });
+    await withMirrorLock(mirror, timeoutMs, () => updateMirror({ location, mirror, timeoutMs }));
     return { repository: mirror };
   }
   if (!path.isAbsolute(location))
@@ -139,4 +124,147 @@ export async function openRepository(options: RepositoryLocationOptions): Promis
     );
   }
   return { repository: location };
+}
+
+/** Times a clone or fetch is tried before the run fails (and the job retries later). */
+const GIT_ATTEMPTS = 3;
+
+/**
+ * Clones the remote into the mirror (in a directory of its own, renamed into place once complete),
+ * or fetches it with pruning. A failure that says the URL is wrong (no such repository, host or
+ * credentials) is the project's: refused at once, BAD_USER_INPUT, not retried. Any other (a
+ * timeout, a dropped connection, a server error) is tried GIT_ATTEMPTS times, then fails the run
+ * as INTERNAL, which the queue retries.
+ */
+async function updateMirror(options: { location: string; mirror: string; timeoutMs: number }): Promise<void> {
+  const { location, mirror, timeoutMs } = options;
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      if (isCloned(mirror)) {
+        await run(['-C', mirror, 'remote', 'set-url', 'origin', '--', location], timeoutMs);
+        await run(
+          ['-C', mirror, 'fetch', '--prune', '--quiet', 'origin', '+refs/heads/*:refs/heads/*', '+refs/tags/*:refs/tags/*'],
+          timeoutMs,
+        );
+      } else {
+        removeUnfinishedClones(mirror);
+        const unfinished = `${mirror}.clone-${randomBytes(4).toString('hex')}`;
+        try {
+          await run(['clone', '--mirror', '--quiet', '--', location, unfinished], timeoutMs);
+          await rename(unfinished, mirror);
+        } finally {
+          rmSync(unfinished, { recursive: true, force: true });
+        }
+      }
+      return;
+    } catch (error) {
+      const stderr = String((error as { stderr?: string }).stderr ?? '');
+      const refused = isRefusal(stderr);
+      if (!refused && attempt < GIT_ATTEMPTS) {
+        await new Promise((resolve) => setTimeout(resolve, 500 * 2 ** attempt));
+        continue;
+      }
+      const detail = stderr.split('\n').pop()?.replace(location, redact(location)).slice(0, 200);
+      const internal = `The repository ${redact(location)} could not be fetched into ${mirror}${detail ? ` (${detail})` : ''}`;
+      if (refused)
+        throw new RepositoryUnavailableError(
+          `The repository ${redact(location)} could not be fetched: check the URL and that the service may read it (the worker log has ` +
+            `git's message).`,
+          error,
+          internal,
+        );
+      throw new AppError({
+        code: 'INTERNAL',
+        userMessage: `The repository ${redact(location)} could not be fetched (git failed ${GIT_ATTEMPTS} times); it will be retried.`,
+        internalMessage: internal,
+        cause: error,
+      });
+    }
+  }
+}
+
+/** git's words for a remote that is not there or will not let the service in: no retry can help. */
+function isRefusal(stderr: string): boolean {
+  return REFUSALS.some((refusal) => refusal.test(stderr));
+}
+
+const REFUSALS = [
+  /not found/i,
+  /returned error: (401|403|404)/i,
+  /does not appear to be a git repository|not valid: is this a git repository/i,
+  /authentication failed|could not read (username|password)|terminal prompts disabled/i,
+  /could not resolve host|unable to find remote helper/i,
+];
+
+/** Clones a dead run left half-written (only ever called under the mirror's lock). */
+function removeUnfinishedClones(mirror: string): void {
+  const prefix = `${path.basename(mirror)}.clone-`;
+  for (const name of readdirSync(path.dirname(mirror))) {
+    if (name.startsWith(prefix)) rmSync(path.join(path.dirname(mirror), name), { recursive: true, force: true });
+  }
+}
+
+/** How often a lock's holder marks it alive; a lock not marked for a git timeout and this long is a dead holder's. */
+const LOCK_REFRESH_MS = 15_000;
+
+/**
+ * One clone or fetch at a time per mirror, across this process's runs and every other process
+ * that shares DATA_DIR (two workers, INDEX_CONCURRENCY > 1): two `clone --mirror` into one directory,
+ * or two `fetch --prune` racing for its refs' locks, fail each other. A lock file created
+ * exclusively (O_EXCL) beside the mirror; its holder touches it while it works, and a file whose
+ * holder died (its process gone on this host, or not touched for a git timeout) is taken over.
+ */
+async function withMirrorLock<T>(mirror: string, timeoutMs: number, work: () => Promise<T>): Promise<T> {
+  const lock = `${mirror}.lock`;
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      const handle = await open(lock, 'wx');
+      await handle.writeFile(JSON.stringify({ pid: process.pid, host: os.hostname(), at: Date.now() }));
+      await handle.close();
+      break;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      if (await isStaleLock(lock, timeoutMs)) {
+        await rm(lock, { force: true });
+        continue;
+      }
+      if (Date.now() > deadline)
+        throw new AppError({
+          code: 'INTERNAL',
+          userMessage: "Another index run is still fetching the project's repository; this one will be retried.",
+          internalMessage: `waited ${timeoutMs} ms for ${lock}`,
+        });
+      await new Promise((resolve) => setTimeout(resolve, 100 + Math.random() * 100));
+    }
+  }
+  const refresh = setInterval(() => {
+    const now = new Date();
+    utimes(lock, now, now).catch(() => undefined);
+  }, LOCK_REFRESH_MS);
+  refresh.unref();
+  try {
+    return await work();
+  } finally {
+    clearInterval(refresh);
+    await rm(lock, { force: true });
+  }
+}
+
+async function isStaleLock(lock: string, timeoutMs: number): Promise<boolean> {
+  try {
+    const [content, info] = await Promise.all([readFile(lock, 'utf8'), stat(lock)]);
+    if (Date.now() - info.mtimeMs > timeoutMs + 4 * LOCK_REFRESH_MS) return true;
+    const holder = JSON.parse(content) as { pid?: number; host?: string };
+    if (holder.host !== os.hostname() || typeof holder.pid !== 'number') return false;
+    try {
+      process.kill(holder.pid, 0);
+      return false;
+    } catch (error) {
+      return (error as NodeJS.ErrnoException).code === 'ESRCH';
+    }
+  } catch {
+    // Gone meanwhile (try again at once), or written but not yet filled in (its holder is alive).
+    return false;
+  }
 }

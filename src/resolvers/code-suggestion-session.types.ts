@@ -96,7 +96,8 @@ export class CodeSuggestionUpdate {
     nullable: true,
     description:
       'Why an EMPTY update holds no suggestion: `no_model` (no language model is configured), ' +
-      '`failed` (the model or the generation failed; logged), `nothing` (the model had nothing to add); null otherwise.',
+      '`failed` (the model or the generation failed; logged), `nothing` (the model had nothing to add), `rate_limited` (the ' +
+      "user's code suggestions budget is spent: none was started); null otherwise.",
   })
   reason!: string | null;
 }

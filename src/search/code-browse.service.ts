@@ -4,7 +4,7 @@ import type { DuoAccess } from '../auth/duo-access';
 import type { Queues } from '../queues';
 import { AppError, badInput } from '../errors';
 import { isExcludedBy } from '../auth/context-exclusions';
-import { indexReadiness } from './index-readiness';
+import { indexReadiness, readLiveSnapshot } from './index-readiness';
 import { authorizeCodebaseRead } from './read-codebase';
 import { readSnapshotFile, snapshotDirectories, type SnapshotFile } from './snapshot-files';
 
@@ -45,6 +45,20 @@ async function browseSnapshot(options: BrowseOptions, check: { category: 'reposi
   return { project: read.project, readiness };
 }
 
+/** `read` over the ref's ready snapshot, or null while it has none (readLiveSnapshot: a push replacing it meanwhile is read again). */
+async function readBrowsed<T>(
+  options: BrowseOptions,
+  browsed: Awaited<ReturnType<typeof browseSnapshot>>,
+  read: (snapshotId: bigint) => Promise<T>,
+): Promise<{ result: T; commitSha: string; ref: string } | null> {
+  const { project, readiness } = browsed;
+  if (readiness.status !== 'ready') return null;
+  const { result, ready } = await readLiveSnapshot({ prisma: options.prisma, queues: options.queues, project, ready: readiness }, (live) =>
+    read(live.scope.snapshotId),
+  );
+  return { result, commitSha: ready.commitSha, ref: ready.index.ref };
+}
+
 /**
  * A file of the indexed snapshot of a ref, under the same rule as search (read access, Duo on,
  * the repository context feature). Missing, hidden, excluded and not-yet-indexed files all get
@@ -54,28 +68,31 @@ export async function readIndexedFile(
   options: BrowseOptions & { path: string },
 ): Promise<SnapshotFile & { commitSha: string; ref: string }> {
   const path = normalizeFilePath(options.path);
-  const { project, readiness } = await browseSnapshot(options, { category: 'repository', field: 'id' });
+  const browsed = await browseSnapshot(options, { category: 'repository', field: 'id' });
+  const { project } = browsed;
   // Excluded files stay out of view as they stay out of search (gitignore patterns, as search-code reads them).
   const excluded = isExcludedBy(project.contextExclusions)(path);
-  const file =
-    readiness.status === 'ready' && !excluded
-      ? await readSnapshotFile(options.prisma, { projectId: project.id, snapshotId: readiness.scope.snapshotId, path })
-      : null;
-  if (!file || readiness.status !== 'ready') throw new AppError({ code: 'NOT_FOUND', userMessage: FILE_NOT_FOUND, field: 'file_path' });
-  return { ...file, commitSha: readiness.commitSha, ref: readiness.index.ref };
+  const read = excluded
+    ? null
+    : await readBrowsed(options, browsed, (snapshotId) => readSnapshotFile(options.prisma, { projectId: project.id, snapshotId, path }));
+  if (!read?.result) throw new AppError({ code: 'NOT_FOUND', userMessage: FILE_NOT_FOUND, field: 'file_path' });
+  return { ...read.result, commitSha: read.commitSha, ref: read.ref };
 }
 
 /** The directories of a ref's indexed snapshot for a directory picker; empty while nothing is indexed. */
 export async function listIndexedDirectories(options: BrowseOptions & { search?: string | null; limit: number }): Promise<string[]> {
-  const { project, readiness } = await browseSnapshot(options, { category: 'directory', field: 'directories' });
-  if (readiness.status !== 'ready') return [];
+  const browsed = await browseSnapshot(options, { category: 'directory', field: 'directories' });
+  const { project } = browsed;
   // Excluded directories stay out of the picker as their files stay out of search (a snapshot built before the rule holds them).
   const excluded = isExcludedBy(project.contextExclusions);
-  return snapshotDirectories(options.prisma, {
-    projectId: project.id,
-    snapshotId: readiness.scope.snapshotId,
-    search: options.search,
-    limit: options.limit,
-    keep: (directory) => !excluded(`${directory}/`),
-  });
+  const read = await readBrowsed(options, browsed, (snapshotId) =>
+    snapshotDirectories(options.prisma, {
+      projectId: project.id,
+      snapshotId,
+      search: options.search,
+      limit: options.limit,
+      keep: (directory) => !excluded(`${directory}/`),
+    }),
+  );
+  return read?.result ?? [];
 }

@@ -6,7 +6,7 @@ import { AppError, NOT_AVAILABLE } from '../errors';
 import { validateRef } from '../indexing/git-reader';
 import type { Embedder } from '../llm/embedders/embedder';
 import type { Queues } from '../queues';
-import { indexReadiness } from './index-readiness';
+import { indexReadiness, readLiveSnapshot } from './index-readiness';
 import { searchCode, type RetrievalMode, type SearchCodeResult } from './search-code';
 import { authorizeCodebaseRead } from './read-codebase';
 import { normalizeDirectory } from './search-scope';
@@ -37,18 +37,21 @@ export async function codebaseSearch(
   // The project, its ref's index and active snapshot in one statement; the policy first, then the directory and the ref.
   const read = await authorizeCodebaseRead({ ...options, category, field: 'projectPath' });
   const { project } = read;
-  const readiness = await indexReadiness({ ...options, project, directory: normalizeDirectory(options.directory, 'directory'), read });
+  const directory = normalizeDirectory(options.directory, 'directory');
+  const readiness = await indexReadiness({ ...options, project, directory, read });
   if (readiness.status !== 'ready') throw new AppError({ code: 'CONFLICT', userMessage: readiness.message });
-  const result = await searchCode({
-    prisma: options.prisma,
-    embedder: options.embedder,
-    scope: readiness.scope,
-    query: options.query,
-    limit: options.limit,
-    candidates: options.candidates,
-    mode: options.mode,
-  });
-  return { ...result, commitSha: readiness.commitSha, ref: readiness.index.ref, project };
+  const { result, ready } = await readLiveSnapshot({ ...options, project, directory, ready: readiness }, (live) =>
+    searchCode({
+      prisma: options.prisma,
+      embedder: options.embedder,
+      scope: live.scope,
+      query: options.query,
+      limit: options.limit,
+      candidates: options.candidates,
+      mode: options.mode,
+    }),
+  );
+  return { ...result, commitSha: ready.commitSha, ref: ready.index.ref, project };
 }
 
 export type CodeIndexStatusOptions = {

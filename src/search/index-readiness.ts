@@ -4,7 +4,7 @@ import { requestIndexRun } from '../indexing/code-index.service';
 import { resolveCommit, validateRef } from '../indexing/git-reader';
 import { gitDirWithoutFetch } from '../indexing/repository-location';
 import type { Queues } from '../queues';
-import type { CodebaseRead } from './read-codebase';
+import { readCodebase, type CodebaseRead } from './read-codebase';
 import type { SearchScope } from './search-scope';
 
 /** A ref's index as search needs it: searchable, or why not (with words for the user). */
@@ -16,6 +16,9 @@ export type IndexReadiness =
       commitSha: string;
     }
   | { status: 'not_ready'; index: CodeIndex | null; reason: 'started' | 'pending' | 'indexing' | 'failed'; message: string };
+
+/** A ref's index that search can read. */
+export type ReadyIndex = Extract<IndexReadiness, { status: 'ready' }>;
 
 export type ReadinessOptions = {
   prisma: PrismaClient;
@@ -114,4 +117,48 @@ export async function indexReadiness(options: ReadinessOptions): Promise<IndexRe
     reason: 'started',
     message: `The code of ${name} was not indexed yet: indexing has started. Ask again shortly.`,
   };
+}
+
+/** Times readLiveSnapshot reads again on the snapshot that replaced the one it read. */
+const LIVE_SNAPSHOT_ATTEMPTS = 4;
+
+/**
+ * Runs `read` (one or more statements over a ready index's snapshot) so that all of it saw the
+ * snapshot whole. An index run that activates a new snapshot deletes the ref's older ones, and
+ * garbage collection then their chunks: a statement that starts after that finds none of the
+ * files, and a search would answer "nothing matched". Each statement sees the database as it was
+ * when it started, and a deleted snapshot never comes back, so when the snapshot still exists
+ * (with the project's vectors where the scope says) once `read` is over, every statement of it saw
+ * the snapshot complete. Otherwise the ref's index is read again and `read` runs on the snapshot
+ * now active, at most LIVE_SNAPSHOT_ATTEMPTS times (an index run takes longer than a search; after
+ * that the last result is given). One primary-key look-up per read, where keeping every replaced
+ * snapshot for a while would keep its chunks, and garbage, in every search's way.
+ */
+export async function readLiveSnapshot<T>(
+  options: Pick<ReadinessOptions, 'prisma' | 'queues' | 'project' | 'directory'> & { ready: ReadyIndex },
+  read: (ready: ReadyIndex) => Promise<T>,
+): Promise<{ result: T; ready: ReadyIndex }> {
+  let ready = options.ready;
+  for (let attempt = 1; ; attempt += 1) {
+    const result = await read(ready);
+    const { scope } = ready;
+    const live = await options.prisma.codeIndexSnapshot.count({
+      where: { id: scope.snapshotId, index: { project: { vectorGraph: scope.vectorGraph } } },
+    });
+    if (live > 0 || attempt >= LIVE_SNAPSHOT_ATTEMPTS) return { result, ready };
+    const again = await readCodebase(options.prisma, { where: { id: options.project.id }, ref: ready.index.ref });
+    if (!again) return { result, ready };
+    const next = await indexReadiness({
+      prisma: options.prisma,
+      queues: options.queues,
+      project: again.project,
+      ref: ready.index.ref,
+      directory: options.directory,
+      read: again,
+      startIndexing: false,
+    });
+    // The ref's index was dropped (its branch deleted): what was read is all there is.
+    if (next.status !== 'ready') return { result, ready };
+    ready = next;
+  }
 }

@@ -8,7 +8,7 @@ import type { Logger } from '../logger';
 import type { Queues } from '../queues';
 import { isExcludedBy } from '../auth/context-exclusions';
 import { awaitIndex, type IndexRunProgress } from '../search/await-index';
-import { indexReadiness, type IndexReadiness } from '../search/index-readiness';
+import { indexReadiness, readLiveSnapshot, type IndexReadiness, type ReadyIndex } from '../search/index-readiness';
 import { authorizeCodebaseRead, type CodebaseRead } from '../search/read-codebase';
 import { directoryFiles, directorySize } from '../search/snapshot-files';
 import { searchCode, type Confidence } from '../search/search-code';
@@ -170,78 +170,87 @@ export async function semanticSearchTool(input: SemanticSearchToolInput): Promis
       if (waited.status !== 'ready') return waited;
       readiness = waited;
     }
-    const { scope, commitSha } = readiness;
-    const ref = readiness.index.ref;
-    const where =
-      `${project.fullPath}${scope.directory ? `/${scope.directory.slice(0, -1)}` : ''} (${ref}, commit ` + `${commitSha.slice(0, 12)})`;
-    const source = (hit: { path: string; startLine: number; endLine: number; blob: string; score: number }): CodeSource => ({
-      projectPath: project.fullPath,
-      ref,
-      commitSha,
-      path: hit.path,
-      startLine: hit.startLine,
-      endLine: hit.endLine,
-      blobId: hit.blob,
-      score: Number(hit.score.toFixed(4)),
-    });
-    if (scope.directory) {
-      const size = await directorySize(input.prisma, scope);
-      if (size.files > 0 && size.chars <= (input.wholeDirectoryChars ?? 20_000)) {
-        const excluded = isExcludedBy(scope.exclusions);
-        const files = (await directoryFiles(input.prisma, scope)).filter((file) => !excluded(file.path));
-        return {
-          status: 'ok',
-          content: [
-            `All ${files.length} files of ${where}:`,
-            ...files.map((file) => codeBlock({ ...file, startLine: 1, endLine: file.lines })),
-          ].join('\n\n'),
-          sources: files.map((file) => source({ path: file.path, startLine: 1, endLine: file.lines, blob: file.blob, score: 1 })),
-          confidence: 'high',
-          where,
-          found: files.map((file) => ({
-            path: file.path,
-            startLine: 1,
-            endLine: file.lines,
-            language: file.language,
-            symbol: null,
-            content: file.content,
-          })),
-        };
-      }
-    }
-    const result = await searchCode({
-      prisma: input.prisma,
-      embedder: input.embedder,
-      scope,
-      query: input.question,
-      limit: input.limit ?? 8,
-    });
-    // Files best first, each file's snippets best first (choose-snippets.ts): what answers best reaches the model first.
-    const hits = withinBudget(
-      result.files.flatMap((file) =>
-        file.snippets.map((snippet) => ({ ...snippet, path: file.path, blob: file.blob, language: file.language })),
-      ),
-      input.maxCodeChars ?? CODE_BUDGET_CHARS,
-    );
-    if (!hits.length)
-      return { status: 'ok', content: `No code in ${where} matched the question.`, sources: [], confidence: 'low', where, found: [] };
-    return {
-      status: 'ok',
-      content: [`Code from ${where} found for the question (confidence ${result.confidence}):`, ...hits.map((hit) => codeBlock(hit))].join(
-        '\n\n',
-      ),
-      sources: hits.map(source),
-      confidence: result.confidence,
-      where,
-      found: hits.map((hit) => ({
+    // Read on a snapshot that stays whole throughout (readLiveSnapshot): a push activating another one must not empty the answer.
+    const answer = async (ready: ReadyIndex): Promise<ToolResult> => {
+      const { scope, commitSha } = ready;
+      const ref = ready.index.ref;
+      const where =
+        `${project.fullPath}${scope.directory ? `/${scope.directory.slice(0, -1)}` : ''} (${ref}, commit ` + `${commitSha.slice(0, 12)})`;
+      const source = (hit: { path: string; startLine: number; endLine: number; blob: string; score: number }): CodeSource => ({
+        projectPath: project.fullPath,
+        ref,
+        commitSha,
         path: hit.path,
         startLine: hit.startLine,
         endLine: hit.endLine,
-        language: hit.language,
-        symbol: hit.symbol,
-        content: hit.content,
-      })),
+        blobId: hit.blob,
+        score: Number(hit.score.toFixed(4)),
+      });
+      if (scope.directory) {
+        const size = await directorySize(input.prisma, scope);
+        if (size.files > 0 && size.chars <= (input.wholeDirectoryChars ?? 20_000)) {
+          const excluded = isExcludedBy(scope.exclusions);
+          const files = (await directoryFiles(input.prisma, scope)).filter((file) => !excluded(file.path));
+          return {
+            status: 'ok',
+            content: [
+              `All ${files.length} files of ${where}:`,
+              ...files.map((file) => codeBlock({ ...file, startLine: 1, endLine: file.lines })),
+            ].join('\n\n'),
+            sources: files.map((file) => source({ path: file.path, startLine: 1, endLine: file.lines, blob: file.blob, score: 1 })),
+            confidence: 'high',
+            where,
+            found: files.map((file) => ({
+              path: file.path,
+              startLine: 1,
+              endLine: file.lines,
+              language: file.language,
+              symbol: null,
+              content: file.content,
+            })),
+          };
+        }
+      }
+      const result = await searchCode({
+        prisma: input.prisma,
+        embedder: input.embedder,
+        scope,
+        query: input.question,
+        limit: input.limit ?? 8,
+      });
+      // Files best first, each file's snippets best first (choose-snippets.ts): what answers best reaches the model first.
+      const hits = withinBudget(
+        result.files.flatMap((file) =>
+          file.snippets.map((snippet) => ({ ...snippet, path: file.path, blob: file.blob, language: file.language })),
+        ),
+        input.maxCodeChars ?? CODE_BUDGET_CHARS,
+      );
+      if (!hits.length)
+        return { status: 'ok', content: `No code in ${where} matched the question.`, sources: [], confidence: 'low', where, found: [] };
+      return {
+        status: 'ok',
+        content: [
+          `Code from ${where} found for the question (confidence ${result.confidence}):`,
+          ...hits.map((hit) => codeBlock(hit)),
+        ].join('\n\n'),
+        sources: hits.map(source),
+        confidence: result.confidence,
+        where,
+        found: hits.map((hit) => ({
+          path: hit.path,
+          startLine: hit.startLine,
+          endLine: hit.endLine,
+          language: hit.language,
+          symbol: hit.symbol,
+          content: hit.content,
+        })),
+      };
     };
+    const { result } = await readLiveSnapshot(
+      { prisma: input.prisma, queues: input.queues, project, directory: input.directory, ready: readiness },
+      answer,
+    );
+    return result;
   } catch (error) {
     // The question's own fault (a ref the repository does not have, say): said as it is, as the other transports say it.
     if (isAppError(error) && error.code !== 'INTERNAL') return { status: 'not_executed', content: error.userMessage, sources: [] };

@@ -1,5 +1,5 @@
 import { UnrecoverableError, type Job } from 'bullmq';
-import { completeChat } from '../chat/complete-chat';
+import { answerFailedRequest, completeChat, type CompleteChatOutcome } from '../chat/complete-chat';
 import type { GenerationRegistry } from '../chat/generation-registry';
 import { observeChatAnswer } from '../metrics/record';
 import type { ChatJob } from '../queues';
@@ -8,24 +8,43 @@ import type { Services } from '../services';
 /** Answers one chat request: thin, the work is in completeChat. */
 export function chatProcessor(services: Services, registry: GenerationRegistry) {
   return async (job: Job<ChatJob>): Promise<{ outcome: string }> => {
-    const outcome = await completeChat({
-      prisma: services.prisma,
-      redis: services.redis,
-      redisPrefix: services.config.redisPrefix,
-      events: services.chatEvents,
-      registry,
-      llm: services.llm,
-      llmConfig: services.config.llm,
-      logger: services.logger,
-      job: { ...job.data, jobId: job.id },
-      codebase: {
-        queues: services.queues,
-        embedder: services.embedder,
-        disabledCategories: services.config.disabledContextCategories,
-        dataDir: services.config.dataDir,
-        indexWaitMs: services.config.chatIndexWaitMs,
-      },
-    });
+    let outcome: CompleteChatOutcome;
+    try {
+      outcome = await completeChat({
+        prisma: services.prisma,
+        redis: services.redis,
+        redisPrefix: services.config.redisPrefix,
+        events: services.chatEvents,
+        registry,
+        llm: services.llm,
+        llmConfig: services.config.llm,
+        logger: services.logger,
+        job: { ...job.data, jobId: job.id },
+        codebase: {
+          queues: services.queues,
+          embedder: services.embedder,
+          disabledCategories: services.config.disabledContextCategories,
+          dataDir: services.config.dataDir,
+          indexWaitMs: services.config.chatIndexWaitMs,
+        },
+      });
+    } catch (error) {
+      // The last attempt, or a failure no retry helps: the question gets GitLab's error answer, never none.
+      if (error instanceof UnrecoverableError || job.attemptsMade + 1 >= (job.opts.attempts ?? 1)) {
+        await answerFailedRequest({
+          ...services,
+          userId: job.data.userId,
+          requestId: job.data.requestId,
+          events: services.chatEvents,
+        }).catch((failure: unknown) =>
+          services.logger.error(
+            { event: 'chat_failure_unsaved', jobId: job.id, requestId: job.data.requestId, err: failure },
+            'could not answer a failed request',
+          ),
+        );
+      }
+      throw error;
+    }
     if (outcome === 'superseded') observeChatAnswer({ outcome });
     if (outcome === 'missing') {
       // Never dropped quietly: a request this database does not know is the sign of another
@@ -41,5 +60,21 @@ export function chatProcessor(services: Services, registry: GenerationRegistry) 
     }
     services.logger.info({ event: 'chat_job_done', jobId: job.id, requestId: job.data.requestId, outcome }, 'chat job done');
     return { outcome };
+  };
+}
+
+/**
+ * A chat job that stalled more often than BullMQ allows (its workers died mid-answer) is failed by
+ * the stalled check, whose worker only says `stalled`: its question gets GitLab's error answer too.
+ */
+export function answerStalledOut(services: Services) {
+  return async (jobId: string): Promise<void> => {
+    try {
+      const job = await services.queues.chat.getJob(jobId);
+      if (!job || !(await job.isFailed())) return;
+      await answerFailedRequest({ ...services, userId: job.data.userId, requestId: job.data.requestId, events: services.chatEvents });
+    } catch (error) {
+      services.logger.error({ event: 'chat_failure_unsaved', jobId, err: error }, 'could not answer a stalled-out request');
+    }
   };
 }

@@ -4,7 +4,7 @@ import { QUEUE_NAMES } from '../queues';
 import { bullPrefix } from '../redis-keys';
 import { observeWorker } from '../metrics/record';
 import type { Services } from '../services';
-import { chatProcessor } from './chat.worker';
+import { answerStalledOut, chatProcessor } from './chat.worker';
 import { indexRepositoryProcessor } from './index-repository.worker';
 import { maintenanceProcessor } from './maintenance.worker';
 
@@ -39,6 +39,7 @@ export async function startWorkers(services: Services, connection: ConnectionOpt
       stalledInterval: services.config.jobLockMs,
     }),
   ];
+  workers[1].on('stalled', (jobId) => void answerStalledOut(services)(jobId));
   for (const worker of workers) {
     observeWorker(worker);
     worker.on('error', (error) => services.logger.warn({ event: 'worker_error', queue: worker.name, err: error }, 'worker error'));

@@ -488,6 +488,8 @@ describe('Duo Chat end to end: the language server over HTTP and graphql-ws, a s
     const page = await service.graphql<Nodes>('{ aiMessages(first: 1) { nodes { contentHtml } } }', { token: bob.token });
     expect(page.body.data!.aiMessages.nodes).toHaveLength(1);
     const html = page.body.data!.aiMessages.nodes[0].contentHtml!;
-    expect(html.slice(0, 66)).toBe('<p><a href="http://example.com/a">http://example.com/a</a> <a href');
+    expect(html.startsWith('<p><a href="http://example.com/a" rel="noopener noreferrer nofollow">http://example.com/a</a> <a href')).toBe(
+      true,
+    );
   }, 15_000);
 });

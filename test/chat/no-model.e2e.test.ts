@@ -113,7 +113,7 @@ describe('chat with no model configured', () => {
 
       const final = await ask('Where is the VAT amount computed for an invoice line?');
       expect(final.content).toMatch(/^No language model is configured, so this is what code search found/);
-      expect(final.content).toContain(`**${project.fullPath} (main, commit ${repo.head().slice(0, 12)})**`);
+      expect(final.content).toContain(`**${project.fullPath.replace('/', '\\/')} \\(main, commit ${repo.head().slice(0, 12)}\\)**`);
       expect(final.content).toMatch(/1\. `src\/billing\/tax\.ts` \(lines 1–4\)/);
       expect(final.content).toContain('export function computeVatAmount(netAmount: number, ratePercent: number): number {');
       expect(final.content).toContain('```typescript');

@@ -68,4 +68,37 @@ describe('a chat worker killed mid-answer', () => {
       await client.dispose();
     }
   }, 60_000);
+
+  it('answers with the A9999 error when the job stalled more often than allowed (each worker died mid-answer)', async () => {
+    // Only this test's workers: the one left from the test before would take the job over.
+    for (const worker of workers) worker.kill('SIGKILL');
+    const slow = { kind: 'stream' as const, pieces: Array.from({ length: 30 }, (_value, index) => `part${index} `), delayMs: 100 };
+    stub.script(slow, slow);
+    const user = await userWithToken(api.prisma);
+    await groupWithSeat(api.prisma, { plan: 'ultimate', addOn: 'duo_pro', username: user.username });
+    const client = wsClient(api.url, user.token);
+    try {
+      const clientSubscriptionId = crypto.randomUUID();
+      const stream = await subscribe(client, { userId: `gid://gitlab/User/${user.id}`, aiAction: 'CHAT', clientSubscriptionId });
+      let worker = startWorker();
+      const { body } = await api.graphql<{ aiAction: { requestId: string } }>(LSP_CHAT_MUTATION, {
+        token: user.token,
+        variables: { question: 'die twice', clientSubscriptionId, platformOrigin: 'vs_code_extension' },
+      });
+      const requestId = body.data!.aiAction.requestId;
+      for (const streamed of [3, 6]) {
+        await stream.until((messages) => messages.filter((message) => message.requestId === requestId).length >= streamed, 20_000);
+        worker.kill('SIGKILL');
+        await new Promise((resolve) => worker.once('exit', resolve));
+        worker = startWorker();
+      }
+      const received = await stream.untilFinal(requestId, 25_000);
+      const final = received.find((message) => message.chunkId === null)!;
+      expect(final.errors).toEqual([expect.stringContaining('A9999')]);
+      expect(await api.prisma.aiMessage.count({ where: { requestId, role: 'assistant' } })).toBe(1);
+      stream.stop();
+    } finally {
+      await client.dispose();
+    }
+  }, 60_000);
 });

@@ -137,4 +137,26 @@ describe('a Redis that stops answering', () => {
     });
     expect(valueOf(await scrape(), 'duo_redis_answering')).toBe(1);
   }, 30_000);
+
+  it('answers a question with a client subscription id with the A9999 error when Redis is down, as one without', async () => {
+    // Every IDE and web chat request carries a clientSubscriptionId: telling an older request it was superseded needs Redis.
+    await redis.kill();
+    try {
+      const response = await service.graphql(LSP_CHAT_MUTATION, {
+        token: alice.token,
+        variables: { question: 'Asked on a subscription while Redis was down', clientSubscriptionId: 'down-sub', platformOrigin: 'lsp' },
+      });
+      expect(response.body.errors?.[0]?.extensions?.code).toBe('SERVICE_UNAVAILABLE');
+    } finally {
+      await redis.start();
+    }
+    const asked = await service.prisma.aiMessage.findFirstOrThrow({ where: { content: 'Asked on a subscription while Redis was down' } });
+    const answers = await service.prisma.aiMessage.findMany({ where: { requestId: asked.requestId, role: 'assistant' } });
+    expect(answers.map((answer) => answer.errors)).toEqual([[expect.stringContaining('A9999')]]);
+    await waitUntil(async () => (await chat()).body.data?.aiAction?.errors?.length === 0, {
+      what: 'aiAction to work again after Redis started anew',
+      timeoutMs: 15_000,
+      intervalMs: 100,
+    });
+  }, 30_000);
 });

@@ -82,9 +82,14 @@ describe('switching the embedder', () => {
       variables: { path: project.fullPath, q: 'retry with backoff' },
     });
     expect(after.body.data!.codebaseSearch[0].path).toBe('src/retry.py');
-    const versions = await api.prisma.$queryRawUnsafe<Array<{ embedder_version: string }>>(
-      'SELECT DISTINCT embedder_version FROM code_chunks WHERE project_id = $1',
-      project.id,
+    // The run collects the old embedder's chunks once its snapshot is active.
+    const versions = await waitUntil(
+      () =>
+        api.prisma.$queryRawUnsafe<Array<{ embedder_version: string }>>(
+          'SELECT DISTINCT embedder_version FROM code_chunks WHERE project_id = $1',
+          project.id,
+        ),
+      { until: (rows) => rows.length === 1, timeoutMs: 10_000, what: "the old embedder's chunks to be collected" },
     );
     expect(versions).toEqual([{ embedder_version: 'lexical-v2-512' }]);
   });

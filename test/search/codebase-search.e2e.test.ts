@@ -246,6 +246,7 @@ describe('codebaseSearch and /projects/:id/search/semantic', () => {
         project.id,
         toSql(question),
       );
+      await service.prisma.codeBlob.create({ data: { projectId: project.id, blob: 'racing-blob', variant: 'v' } });
       await service.prisma.codeBlobChunk.create({
         data: {
           projectId: project.id,
@@ -281,6 +282,7 @@ describe('codebaseSearch and /projects/:id/search/semantic', () => {
         "DELETE FROM code_blob_chunks WHERE project_id = $1 AND chunk_id = 'racing-chunk'; ",
         project.id,
       );
+      await service.prisma.$executeRawUnsafe("DELETE FROM code_blobs WHERE project_id = $1 AND blob = 'racing-blob'", project.id);
       await service.prisma.$executeRawUnsafe("DELETE FROM code_chunks WHERE project_id = $1 AND id = 'racing-chunk'", project.id);
     }
   });

@@ -50,6 +50,10 @@ describe('query plans of the retrieval queries', () => {
         project === projects[0] ? 3000 : 300,
       );
       await prisma.$executeRawUnsafe(
+        "INSERT INTO code_blobs (project_id, blob, variant) SELECT $1, id, 'v' FROM code_chunks WHERE project_id = $1",
+        project.id,
+      );
+      await prisma.$executeRawUnsafe(
         `INSERT INTO code_blob_chunks (project_id, blob, variant, seq, chunk_id, start_line, end_line, kind)
          SELECT $1, id, 'v', 0, id, 1, 10, 'function' FROM code_chunks WHERE project_id = $1`,
         project.id,

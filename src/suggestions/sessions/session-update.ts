@@ -16,7 +16,11 @@ export type CodeSuggestionUpdateEvent = {
   reason: EmptyReason | null;
 };
 
-/** `no_model`: no language model is configured; `failed`: the model or the generation failed (logged); `nothing`: it had nothing to add. */
-export type EmptyReason = 'no_model' | 'failed' | 'nothing';
+/**
+ * `no_model`: no language model is configured; `failed`: the model or the generation failed (logged); `nothing`: it had nothing to add;
+ * `rate_limited`: the user's code suggestions budget was spent, so none was started (updates are refused with RATE_LIMITED until
+ * it refills).
+ */
+export type EmptyReason = 'no_model' | 'failed' | 'nothing' | 'rate_limited';
 
 /** The event bus channel of one session's updates. */

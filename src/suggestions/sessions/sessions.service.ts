@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { findReadableProject } from '../../auth/policies';
+import { RATE_LIMIT_MESSAGE, userRateLimitKey, type RequestLimiter } from '../../auth/rate-limits';
 import type { Viewer } from '../../auth/viewer';
 import { queryRows } from '../../db/bulk-sql';
 import { turnBatch } from '../../turn-batch';
@@ -9,15 +10,18 @@ import type { LlmProvider } from '../../llm/types';
 import type { Logger } from '../../logger';
 import { COMPLETION_LIMITS } from '../completion-request';
 import { runGeneration, type CompletedSuggestion, type DetectIntentFor } from './run-generation';
-import { DEFAULT_SESSION_TIMING, SessionRunner, type SessionTimingOptions } from './session-runner';
+import { DEFAULT_SESSION_TIMING, SessionRunner, type SessionRunnerOptions, type SessionTimingOptions } from './session-runner';
 import { listenerIterator, type EventBus } from '../../events/event-bus';
 import { suggestionSessionChannel } from '../../redis-keys';
 import type { CodeSuggestionUpdateEvent } from './session-update';
 import { SESSION_NOT_AVAILABLE } from './suggestion-feedback';
+import { endSessionsOverLimit } from './session-retention';
 import { isUuid } from '../../validation';
 
 export type SuggestionSessionsOptions = SessionTimingOptions & {
   prisma: PrismaClient;
+  /** The code suggestions budget the completions endpoint spends too: each generation takes one. */
+  budget: RequestLimiter;
   /** Carries the updates over Redis pub/sub to every replica's subscribers. */
   events: EventBus;
   /** Redis key prefix of this instance. */
@@ -41,6 +45,8 @@ export class SuggestionSessions {
   private readonly runner: SessionRunner;
   private readonly idleMs: number;
   private readonly store: (suggestion: CompletedSuggestion) => Promise<void>;
+  /** Users whose budget a generation found spent, until when: their updates are refused meanwhile. */
+  private readonly spent = new Map<number, number>();
 
   constructor(private readonly options: SuggestionSessionsOptions) {
     this.idleMs = options.idleMs ?? DEFAULT_SESSION_TIMING.idleMs;
@@ -49,22 +55,16 @@ export class SuggestionSessions {
       debounceMs: options.debounceMs,
       idleMs: this.idleMs,
       publish: (update) => this.publish(update),
-      generate: (job) =>
-        runGeneration({
-          ...job,
-          llm: options.llm,
-          maxRetries: options.maxRetries,
-          detect: options.detect,
-          publish: (update) => this.publish(update),
-          store: (suggestion) => this.store(suggestion),
-          logger: options.logger,
-        }),
+      generate: (job) => this.generate(job),
       onError: (error, sessionId) =>
         options.logger.warn({ event: 'code_suggestion_session_failed', sessionId, err: error }, 'code suggestion session failed'),
     });
   }
 
-  /** Opens a session with the whole document; generations follow updates (the client subscribes with the id first). */
+  /**
+   * Opens a session with the whole document; generations follow updates (the client subscribes with the id first). A user
+   * has at most SESSION_RETENTION.liveSessionsPerUser live sessions: the least recently updated past that one ends.
+   */
   async start(viewer: Viewer, input: SessionDocument & { fileName: string; projectPath: string | null }): Promise<{ sessionId: string }> {
     if (!input.fileName.trim()) throw badInput('fileName is empty', 'fileName');
     if (input.fileName.length > COMPLETION_LIMITS.fileName)
@@ -83,6 +83,7 @@ export class SuggestionSessions {
         cursorOffset: input.cursorOffset,
       },
     });
+    await endSessionsOverLimit(this.options.prisma, { userId: viewer.user.id, idleMs: this.idleMs });
     return { sessionId: session.id };
   }
 
@@ -95,6 +96,7 @@ export class SuggestionSessions {
     input: SessionDocument & { sessionId: string; arrivedAt?: number },
   ): Promise<{ sessionId: string; revision: number }> {
     const arrivedAt = input.arrivedAt ?? performance.now();
+    this.refuseWhenSpent(viewer);
     // Until this update is taken or refused, the session's debounce does not end (see SessionRunner).
     const taken = this.runner.arriving(input.sessionId.toLowerCase());
     try {
@@ -156,6 +158,48 @@ export class SuggestionSessions {
 
   close(): void {
     this.runner.close();
+  }
+
+  /**
+   * A generation is what the budget counts (a burst of updates makes one): it takes one from the user's code suggestions
+   * budget before anything else, and with none left it is EMPTY (`rate_limited`) without calling the model.
+   */
+  private async generate(job: Parameters<SessionRunnerOptions['generate']>[0]): Promise<void> {
+    const decision = await this.options.budget.consume(userRateLimitKey(job.state.userId));
+    if (!decision.allowed) {
+      this.noteSpent(job.state.userId, Date.now() + decision.retryAfterSeconds * 1000);
+      if (job.signal.aborted) return;
+      const { sessionId, suggestionId, state } = job;
+      const update = { sessionId, suggestionId, revision: state.revision, intent: null, generationType: null, text: '' };
+      return this.publish({ ...update, status: 'EMPTY', reason: 'rate_limited' });
+    }
+    await runGeneration({
+      ...job,
+      llm: this.options.llm,
+      maxRetries: this.options.maxRetries,
+      detect: this.options.detect,
+      publish: (update) => this.publish(update),
+      store: (suggestion) => this.store(suggestion),
+      logger: this.options.logger,
+    });
+  }
+
+  /** Refused as the completions endpoint refuses (GitLab's words) while a generation found the user's budget spent. */
+  private refuseWhenSpent(viewer: Viewer): void {
+    const until = this.spent.get(viewer.user.id);
+    if (until === undefined) return;
+    if (until <= Date.now()) return void this.spent.delete(viewer.user.id);
+    throw new AppError({
+      code: 'RATE_LIMITED',
+      userMessage: RATE_LIMIT_MESSAGE,
+      internalMessage: `user ${viewer.user.id} has used up their code suggestions for now`,
+    });
+  }
+
+  private noteSpent(userId: number, until: number): void {
+    // Entries are dropped as they are read past their time; users who never come back are swept here.
+    if (this.spent.size >= 1000) for (const [user, time] of this.spent) if (time <= Date.now()) this.spent.delete(user);
+    this.spent.set(userId, until);
   }
 
   private async ownSession(viewer: Viewer, sessionId: string) {

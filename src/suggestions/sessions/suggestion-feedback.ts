@@ -1,6 +1,5 @@
 import type { PrismaClient } from '../../db/prisma';
-import { requireMaxLength } from '../../validation';
-import { COMPLETION_LIMITS } from '../completion-request';
+import { INPUT_LIMITS, requireMaxLength } from '../../validation';
 import { AppError, NOT_AVAILABLE } from '../../errors';
 import { isUuid } from '../../validation';
 
@@ -21,11 +20,11 @@ export type SuggestionFeedbackInput = {
 /**
  * Keeps an ACCEPTED, REJECTED or EXECUTED event on one of the user's completed suggestions (the
  * suggestion row holds the document state it was made for); for a rejection `finalText` is what
- * the user wrote instead. Works after the session expired: a user may run the code later.
+ * the user wrote instead. Works after the session expired: a user may run the code later. The latest of each
+ * event is kept.
  */
 export async function recordSuggestionFeedback(prisma: PrismaClient, input: SuggestionFeedbackInput): Promise<void> {
-  // What the user wrote instead is a document's text: the document's own limit.
-  requireMaxLength(input.finalText, 'finalText', COMPLETION_LIMITS.content);
+  requireMaxLength(input.finalText, 'finalText', INPUT_LIMITS.suggestionFinalText);
   const suggestion =
     isUuid(input.sessionId) && isUuid(input.suggestionId)
       ? await prisma.codeSuggestion.findFirst({
@@ -34,8 +33,11 @@ export async function recordSuggestionFeedback(prisma: PrismaClient, input: Sugg
         })
       : null;
   if (!suggestion) throw new AppError({ code: 'NOT_FOUND', userMessage: SESSION_NOT_AVAILABLE, field: 'suggestionId' });
-  await prisma.codeSuggestionFeedback.create({
-    data: { suggestionId: suggestion.id, userId: input.userId, event: input.event, finalText: input.finalText },
+  // One per suggestion per event: sent again, it replaces what was there.
+  await prisma.codeSuggestionFeedback.upsert({
+    where: { suggestionId_event: { suggestionId: suggestion.id, event: input.event } },
+    create: { suggestionId: suggestion.id, userId: input.userId, event: input.event, finalText: input.finalText },
+    update: { finalText: input.finalText, createdAt: new Date() },
   });
 }
 
