@@ -27,6 +27,11 @@ ON CONFLICT DO NOTHING;
 ALTER TABLE "code_blob_chunks" ADD CONSTRAINT "code_blob_chunks_blob_fkey"
   FOREIGN KEY ("project_id", "blob", "variant") REFERENCES "code_blobs"("project_id", "blob", "variant") ON DELETE CASCADE;
 ALTER TABLE "code_blob_chunks" ADD CONSTRAINT "code_blob_chunks_chunk_fkey"
-  FOREIGN KEY ("project_id", "chunk_id") REFERENCES "code_chunks"("project_id", "id");
+  FOREIGN KEY ("project_id", "chunk_id") REFERENCES "code_chunks"("project_id", "id") DEFERRABLE INITIALLY DEFERRED;
 ALTER TABLE "code_index_files" ADD CONSTRAINT "code_index_files_blob_fkey"
-  FOREIGN KEY ("project_id", "blob", "variant") REFERENCES "code_blobs"("project_id", "blob", "variant");
+  FOREIGN KEY ("project_id", "blob", "variant") REFERENCES "code_blobs"("project_id", "blob", "variant") DEFERRABLE INITIALLY DEFERRED;
+
+-- The two checks above run when a transaction commits: deleting a project cascades to its blobs,
+-- chunks and snapshots through several levels of triggers, and a check at the end of each level
+-- would see manifest lines that a deeper level is about to delete. A collection that removes a blob
+-- or chunk a run still references fails all the same, at its commit.
