@@ -36,7 +36,7 @@ import { formatCount, ProgressBar } from '../progress-bar';
 import { snapshotFiles, storedChunkBytes } from '../db/code-chunks';
 import { CODE_INDEX_TABLES, refreshTableStatistics } from '../db/table-statistics';
 import { lexicalIndexOf } from '../search/lexical-search';
-import { formatSnippetTable, measureSnippets, SNIPPET_SEARCH, type LineLabels, type SnippetFigures } from './snippet-overlap';
+import { formatSnippetTable, measureSnippets, SNIPPET_SEARCH, type LineLabels } from './snippet-overlap';
 
 /** What a retrieval evaluation runs on and how (the eval:retrieval command's options). */
 export type RetrievalEvalOptions = {
@@ -336,7 +336,7 @@ export function report(options: { context: EvaluationContext; indexes: IndexFigu
 
 /** The snippet table of runs with line labels, and a blank line; nothing when no run has them. */
 export function formatSnippetSection(runs: readonly RunFigures[]): string[] {
-  const rows = runs.map((run) => run.snippets).filter((row): row is SnippetFigures & NonNullable<RunFigures['snippets']> => !!row);
+  const rows = runs.flatMap((run) => (run.snippets ? [{ ...run.snippets, set: run.set }] : []));
   return rows.length ? [formatSnippetTable(rows), ''] : [];
 }
 

@@ -174,13 +174,15 @@ const share = (part: number, whole: number) => (whole === 0 ? '-' : (part / whol
  * The snippet table: per strategy and mode, the labelled questions, how many found a labelled file,
  * the share whose first (any) snippet overlapped the labels, and the answers led by boilerplate.
  */
-export function formatSnippetTable(rows: readonly SnippetFigures[]): string {
+export function formatSnippetTable(rows: ReadonlyArray<SnippetFigures & { set?: string }>): string {
+  const withSet = rows.some((row) => row.set !== undefined);
   return [
     `Snippets (first ${SNIPPET_SEARCH.limit} snippets, ${SNIPPET_SEARCH.maxPerFile} per file): ` +
       'does the first snippet of the first labelled file overlap the lines that answer?',
     formatTable(
-      ['strategy', 'mode', 'labelled', 'file found', 'first overlaps', 'any overlaps', 'boilerplate first'],
+      [...(withSet ? ['set'] : []), 'strategy', 'mode', 'labelled', 'file found', 'first overlaps', 'any overlaps', 'boilerplate first'],
       rows.map((row) => [
+        ...(withSet ? [row.set ?? '-'] : []),
         row.strategy,
         row.mode,
         String(row.labelled),
