@@ -302,6 +302,8 @@ export class LexicalIndex {
     parameters: Bm25Parameters;
     accepted?: Uint8Array;
     limit: number;
+    /** Chunk level: answer each file's best chunk only (at most `limit` of them, best first). */
+    bestPerFile?: boolean;
   }): Scored[] {
     const { groups, level, parameters, accepted } = options;
     const chunks = level === 'chunk';
@@ -337,7 +339,17 @@ export class LexicalIndex {
         }
       }
     }
-    const best = selectBest(touched, scores, options.limit);
+    let candidates = touched;
+    if (options.bestPerFile && chunks) {
+      const bestOfFile = new Map<number, number>();
+      for (const id of touched) {
+        const file = this.documentFiles[id];
+        const best = bestOfFile.get(file);
+        if (best === undefined || scores[id] > scores[best] || (scores[id] === scores[best] && id < best)) bestOfFile.set(file, id);
+      }
+      candidates = [...bestOfFile.values()];
+    }
+    const best = selectBest(candidates, scores, options.limit);
     for (const id of touched) {
       scores[id] = 0;
       seen[id] = 0;

@@ -119,11 +119,10 @@ export function rankLexically(
     level: 'chunk',
     parameters: CHUNK_BM25,
     accepted: ofTopFiles,
-    limit: Number.MAX_SAFE_INTEGER,
-  })) {
-    const file = index.fileOf(scored.id);
-    if (!bestOfFile.has(file)) bestOfFile.set(file, hit(scored));
-  }
+    limit: topFiles.length,
+    bestPerFile: true,
+  }))
+    bestOfFile.set(index.fileOf(scored.id), hit(scored));
   const files = topFiles.flatMap(({ id, score }) => {
     const best = bestOfFile.get(id);
     return best ? [{ path: index.files[id].path, score, best }] : [];
