@@ -342,7 +342,6 @@ export function formatSnippetSection(runs: readonly RunFigures[]): string[] {
 
 export function writeJson(file: string, options: { context: EvaluationContext; indexes: IndexFigures[]; runs: RunFigures[] }): void {
   const { context, indexes, runs } = options;
-  const round = (value: number) => Math.round(value * 10_000) / 10_000;
   const document = {
     source: {
       label: context.source.label,
@@ -355,29 +354,43 @@ export function writeJson(file: string, options: { context: EvaluationContext; i
     exclusions: context.args.exclusions,
     neutral: context.args.neutral,
     questions: context.questions,
-    indexes: indexes.map((index) => ({
-      strategy: index.strategy,
-      files: index.files,
-      chunks: index.chunks,
-      stored_bytes: index.storedBytes,
-      duration_ms: index.durationMs,
-      keyword_index_ms: index.keywordIndexMs,
-    })),
-    results: runs.map((run) => ({
-      strategy: run.strategy,
-      mode: run.mode,
-      recall_at_1: round(run.metrics.recallAt1),
-      recall_at_5: round(run.metrics.recallAt5),
-      recall_at_10: round(run.metrics.recallAt10),
-      mrr: round(run.metrics.mrr),
-      search_ms_p50: round(percentile(run.searchMs, 50)),
-      search_ms_p95: round(percentile(run.searchMs, 95)),
-      // Per question, in the file's order: the first right file's rank (null: none in the first files) and the files scored.
-      ranks: run.questions.map((question) => question.rank),
-      answers: run.questions.map((question) => question.files),
-      ...(run.snippets ? { snippets: run.snippets } : {}),
-    })),
+    indexes: indexes.map(indexJson),
+    results: runs.map(runJson),
   };
+  writeJsonFile(file, document);
+}
+
+const round = (value: number) => Math.round(value * 10_000) / 10_000;
+
+function indexJson(index: IndexFigures) {
+  return {
+    strategy: index.strategy,
+    files: index.files,
+    chunks: index.chunks,
+    stored_bytes: index.storedBytes,
+    duration_ms: index.durationMs,
+    keyword_index_ms: index.keywordIndexMs,
+  };
+}
+
+function runJson(run: RunFigures) {
+  return {
+    strategy: run.strategy,
+    mode: run.mode,
+    recall_at_1: round(run.metrics.recallAt1),
+    recall_at_5: round(run.metrics.recallAt5),
+    recall_at_10: round(run.metrics.recallAt10),
+    mrr: round(run.metrics.mrr),
+    search_ms_p50: round(percentile(run.searchMs, 50)),
+    search_ms_p95: round(percentile(run.searchMs, 95)),
+    // Per question, in the file's order: the first right file's rank (null: none in the first files) and the files scored.
+    ranks: run.questions.map((question) => question.rank),
+    answers: run.questions.map((question) => question.files),
+    ...(run.snippets ? { snippets: run.snippets } : {}),
+  };
+}
+
+function writeJsonFile(file: string, document: unknown): void {
   try {
     writeFileSync(file, `${JSON.stringify(document, null, 2)}\n`);
   } catch (error) {
@@ -429,7 +442,7 @@ export async function removeWorkspace(prisma: PrismaClient, group: { id: number;
   }
 }
 
-/** The figures of a --sets run as JSON: each set, its index and every run with its per-question ranks and times. */
+/** The figures of a --sets run as JSON: each set, its indexes and every run with its per-question ranks and times. */
 export function writeSetsJson(
   file: string,
   options: {
@@ -439,37 +452,14 @@ export function writeSetsJson(
     runs: RunFigures[];
   },
 ): void {
-  const round = (value: number) => Math.round(value * 10_000) / 10_000;
-  const document = {
+  writeJsonFile(file, {
     embedder: options.embedder,
     sets: options.sets.map((set) => ({
       name: set.name,
       language: set.language,
       role: set.role,
-      indexes: options.indexes.filter((index) => index.set === set.name),
-      results: options.runs
-        .filter((run) => run.set === set.name)
-        .map((run) => ({
-          strategy: run.strategy,
-          mode: run.mode,
-          recall_at_1: round(run.metrics.recallAt1),
-          recall_at_5: round(run.metrics.recallAt5),
-          recall_at_10: round(run.metrics.recallAt10),
-          mrr: round(run.metrics.mrr),
-          search_ms_p50: round(percentile(run.searchMs, 50)),
-          search_ms_p95: round(percentile(run.searchMs, 95)),
-          ranks: run.questions.map((question) => question.rank),
-          answers: run.questions.map((question) => question.files),
-        })),
+      indexes: options.indexes.filter((index) => index.set === set.name).map(indexJson),
+      results: options.runs.filter((run) => run.set === set.name).map(runJson),
     })),
-  };
-  try {
-    writeFileSync(file, `${JSON.stringify(document, null, 2)}\n`);
-  } catch (error) {
-    throw new AppError({
-      code: 'BAD_USER_INPUT',
-      userMessage: `cannot write ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
-      cause: error,
-    });
-  }
+  });
 }
