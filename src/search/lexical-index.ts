@@ -6,9 +6,10 @@
  * a capped scan would rank only the first matches it met. See src/search/README.md.
  *
  * A snapshot never changes once written, so an index is built once per snapshot and kept
- * (lexical-index-cache.ts).
+ * (lexical-search.ts).
  */
 import type { LexicalRow } from '../db/code-chunks';
+import { identifierTerms } from '../llm/embedders/terms';
 
 export type { LexicalRow };
 
@@ -66,19 +67,9 @@ export function parseTsvectorText(text: string, visit: (lexeme: string, count: n
   }
 }
 
-/** Words of a path as the full-text document holds them: identifier parts, lower case. */
+/** Words of a path as the full-text document holds them: identifier parts (a joined identifier is its parts there). */
 export function pathWords(path: string): string[] {
-  const words: string[] = [];
-  for (const word of path.match(/[A-Za-z_$][A-Za-z0-9_$]*|\d+/g) ?? []) {
-    for (const part of word
-      .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
-      .replace(/([A-Z])(?=[A-Z][a-z])/g, '$1 ')
-      .split(/[\s_$]+/)) {
-      const lower = part.toLowerCase();
-      if (lower.length > 1) words.push(lower);
-    }
-  }
-  return words;
+  return identifierTerms(path).filter((term) => !term.includes('_'));
 }
 
 /** A growable list of int32 triples (term, id, frequency), sorted into postings by term at the end. */
