@@ -67,7 +67,7 @@ const CHUNKS_FOR_FILES = 60;
 
 /**
  * Hybrid retrieval over one snapshot: the question embedded and searched by vector, the same
- * question searched by full text, the two rankings fused (RRF), then hits grouped by file with
+ * question ranked by BM25 over the snapshot's keyword index, the two rankings fused (RRF), then hits grouped by file with
  * overlapping ranges merged and an overall confidence.
  */
 export async function searchCode(options: SearchCodeOptions): Promise<SearchCodeResult> {
@@ -79,7 +79,7 @@ export async function searchCode(options: SearchCodeOptions): Promise<SearchCode
   const wantVector = mode !== 'text';
   const wantText = mode !== 'vector';
   const terms = queryTerms(options.query);
-  // The lexical embedder's bag of words gets the synonyms full text matches too; a model reads the question as written.
+  // The lexical embedder's bag of words gets the synonyms keyword ranking matches too; a model reads the question as written.
   const vectorQuestion = embedder?.name === 'lexical' ? expandQuestion(options.query, terms) : options.query;
   const excluded = isExcludedBy(scope.exclusions);
   // The vector statement also reads where its chunks occur; the lexical index knows where its own do.
