@@ -138,7 +138,7 @@ async function main() {
         met: beyond <= 60,
       },
     ]);
-    await Promise.all(users.map((user) => user.client.dispose()));
+    for (const user of users) await user.client.dispose();
   } finally {
     await service.close();
     await stub.close();
