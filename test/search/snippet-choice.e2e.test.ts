@@ -10,6 +10,28 @@ import { startStubLlmServer, type StubLlmServer } from '../helpers/stub-llm-serv
 import { startTestService, type TestService } from '../helpers/test-service';
 import { waitUntil } from '../helpers/wait';
 
+/** Asks chat about a project's repository as the language server does, and waits for the final answer. */
+async function askAboutRepository(options: {
+  service: TestService;
+  token: string;
+  projectPath: string;
+  question: string;
+  stream: Collector;
+  clientSubscriptionId: string;
+}) {
+  const { body } = await options.service.graphql<{ aiAction: { requestId: string } }>(LSP_CHAT_MUTATION, {
+    token: options.token,
+    variables: {
+      question: options.question,
+      clientSubscriptionId: options.clientSubscriptionId,
+      platformOrigin: 'vs_code_extension',
+      additionalContext: [{ id: options.projectPath, category: 'REPOSITORY', content: '', metadata: {} }],
+    },
+  });
+  expect(body.errors).toBeUndefined();
+  return (await options.stream.untilFinal(body.data!.aiAction.requestId, 20_000)).find((message) => message.chunkId === null)!;
+}
+
 // A module whose import block names every word of the question (as duo-slice's own push webhook
 // service does): the block is what full text matches best, and it comes first by line.
 const IMPORTS = [
@@ -130,19 +152,8 @@ describe('snippets that answer, through REST, MCP and GraphQL chat', () => {
     return [{ path, start: Number(blocks[1]), content: blocks[2] }];
   }
 
-  async function chat(question: string, stream: Collector, clientSubscriptionId: string) {
-    const { body } = await service.graphql<{ aiAction: { requestId: string } }>(LSP_CHAT_MUTATION, {
-      token: user.token,
-      variables: {
-        question,
-        clientSubscriptionId,
-        platformOrigin: 'vs_code_extension',
-        additionalContext: [{ id: project.fullPath, category: 'REPOSITORY', content: '', metadata: {} }],
-      },
-    });
-    expect(body.errors).toBeUndefined();
-    return (await stream.untilFinal(body.data!.aiAction.requestId, 20_000)).find((message) => message.chunkId === null)!;
-  }
+  const chat = (question: string, stream: Collector, clientSubscriptionId: string) =>
+    askAboutRepository({ service, token: user.token, projectPath: project.fullPath, question, stream, clientSubscriptionId });
 
   it('REST semantic search leads the found file with the function that checks the token, not its import block', async () => {
     const response = await semantic(TOKEN_QUESTION);
@@ -233,17 +244,7 @@ describe('the prompt a model gets for a question with repository context', () =>
       const clientSubscriptionId = crypto.randomUUID();
       const stream = await subscribe(client, { userId: `gid://gitlab/User/${user.id}`, aiAction: 'CHAT', clientSubscriptionId });
       const ask = async (question: string) => {
-        const { body } = await service.graphql<{ aiAction: { requestId: string } }>(LSP_CHAT_MUTATION, {
-          token: user.token,
-          variables: {
-            question,
-            clientSubscriptionId,
-            platformOrigin: 'vs_code_extension',
-            additionalContext: [{ id: project.fullPath, category: 'REPOSITORY', content: '', metadata: {} }],
-          },
-        });
-        expect(body.errors).toBeUndefined();
-        await stream.untilFinal(body.data!.aiAction.requestId, 20_000);
+        await askAboutRepository({ service, token: user.token, projectPath: project.fullPath, question, stream, clientSubscriptionId });
         const content = stub.requests.at(-1)?.body.messages?.at(-1)?.content;
         return typeof content === 'string' ? content : JSON.stringify(content);
       };
