@@ -19,7 +19,16 @@ import { synonymsOf } from './synonyms';
  *   file it is named after (`args_test.go` → `args.go`, `test_types.py` → `types.py`) or imports.
  */
 
-export type FileEvidence = { path: string; role: string | null; score: number; symbol: string | null; content: string };
+export type FileEvidence = {
+  path: string;
+  role: string | null;
+  score: number;
+  symbol: string | null;
+  content: string;
+  /** The chunk's 1-based rank in the vector and keyword chunk rankings, when it is in them. */
+  vectorRank?: number | null;
+  textRank?: number | null;
+};
 
 export type QuestionIntent = Partial<Record<Exclude<FileRole, 'implementation' | 'generated'>, boolean>>;
 
@@ -144,7 +153,38 @@ function importedNames(content: string): Set<string> {
   return names;
 }
 
-export type RankedFile = { path: string; role: FileRole; score: number };
+export type RankedFile = {
+  path: string;
+  role: FileRole;
+  score: number;
+  /** What the score was made from, for a learned ranking (file-features.ts). */
+  signals: FileSignals;
+};
+
+/** Raw evidence about one candidate file of a question, before any weighting. */
+export type FileSignals = {
+  /** The hand-weighted score (this module's formula). */
+  hand: number;
+  /** Fused chunk evidence: the best chunk plus a damped sum of the others. */
+  evidence: number;
+  /** Evidence lent by a test of this file. */
+  lent: number;
+  /** The file's own BM25 score, 0 when it has none. */
+  lexical: number;
+  /** Best 1-based ranks of the file's chunks in the vector and keyword rankings, null when absent. */
+  vectorRank: number | null;
+  textRank: number | null;
+  /** The share of question words in the file's name, directory and matching chunks' symbols. */
+  name: number;
+  directory: number;
+  symbol: number;
+  /** The role prior as applied (roleWeight). */
+  roleWeight: number;
+  /** Candidate chunks of the file. */
+  chunks: number;
+  /** Directories above the file. */
+  depth: number;
+};
 
 /**
  * Orders the files of chunk hits (any order; a file may have several) for a question whose
@@ -156,14 +196,26 @@ export function rankFiles(
 ): RankedFile[] {
   const intent = questionIntent(options.question);
   const groups = questionGroups(options.terms);
-  const byPath = new Map<string, { role: FileRole; scores: number[]; symbols: Set<string>; imports: Set<string> }>();
+  type Candidate = {
+    role: FileRole;
+    scores: number[];
+    symbols: Set<string>;
+    imports: Set<string>;
+    vectorRank: number | null;
+    textRank: number | null;
+  };
+  const byPath = new Map<string, Candidate>();
+  const best = (a: number | null, b: number | null | undefined) => (b == null ? a : a === null ? b : Math.min(a, b));
   for (const hit of hits) {
     let file = byPath.get(hit.path);
     if (!file) {
-      file = { role: (hit.role as FileRole | null) ?? fileRole(hit.path), scores: [], symbols: new Set(), imports: new Set() };
+      const role = (hit.role as FileRole | null) ?? fileRole(hit.path);
+      file = { role, scores: [], symbols: new Set(), imports: new Set(), vectorRank: null, textRank: null };
       byPath.set(hit.path, file);
     }
     file.scores.push(hit.score);
+    file.vectorRank = best(file.vectorRank, hit.vectorRank);
+    file.textRank = best(file.textRank, hit.textRank);
     if (hit.symbol) for (const stem of stems(hit.symbol)) file.symbols.add(stem);
     if (file.role === 'test') for (const name of importedNames(hit.content)) file.imports.add(name);
   }
@@ -209,14 +261,29 @@ export function rankFiles(
   const ranked: RankedFile[] = [];
   for (const [path, file] of byPath) {
     const { directory, stem } = splitPath(path);
-    const nameBoost =
-      1 +
-      NAME_WEIGHT * matches(groups, stems(stem)) +
-      DIRECTORY_WEIGHT * matches(groups, stems(directory)) +
-      SYMBOL_WEIGHT * matches(groups, file.symbols);
-    const lexical = maxLexical > 0 ? (options.lexical?.get(path) ?? 0) / maxLexical : 0;
-    const score = (evidence.get(path)! + (lent.get(path) ?? 0) + LEXICAL_WEIGHT * lexical) * nameBoost * roleWeight(file.role, intent);
-    ranked.push({ path, role: file.role, score });
+    const name = matches(groups, stems(stem));
+    const inDirectory = matches(groups, stems(directory));
+    const symbol = matches(groups, file.symbols);
+    const nameBoost = 1 + NAME_WEIGHT * name + DIRECTORY_WEIGHT * inDirectory + SYMBOL_WEIGHT * symbol;
+    const lexicalScore = options.lexical?.get(path) ?? 0;
+    const lexical = maxLexical > 0 ? lexicalScore / maxLexical : 0;
+    const weight = roleWeight(file.role, intent);
+    const score = (evidence.get(path)! + (lent.get(path) ?? 0) + LEXICAL_WEIGHT * lexical) * nameBoost * weight;
+    const signals: FileSignals = {
+      hand: score,
+      evidence: evidence.get(path)!,
+      lent: lent.get(path) ?? 0,
+      lexical: lexicalScore,
+      vectorRank: file.vectorRank,
+      textRank: file.textRank,
+      name,
+      directory: inDirectory,
+      symbol,
+      roleWeight: weight,
+      chunks: file.scores.length,
+      depth: directory ? directory.split('/').length : 0,
+    };
+    ranked.push({ path, role: file.role, score, signals });
   }
   return ranked.sort((a, b) => b.score - a.score || a.path.localeCompare(b.path));
 }

@@ -6,7 +6,8 @@ import { groupHits, type ChunkHit, type FileHits } from './group-hits';
 import { rankByVector, rankByVectorWithOccurrences, chunkContents, type ChunkOccurrence, type RankedOccurrences } from '../db/code-chunks';
 import type { SearchScope } from './search-scope';
 import { queryTerms } from './text-query';
-import { rankFiles } from './file-ranking';
+import { rankFiles, type RankedFile } from './file-ranking';
+import { rerankFiles } from './file-features';
 import { expandQuestion } from './synonyms';
 import { isExcludedBy } from '../auth/context-exclusions';
 import { lexicalIndexOf, rankLexically, type LexicalHit } from './lexical-search';
@@ -71,6 +72,41 @@ const CHUNKS_FOR_FILES = 60;
  * overlapping ranges merged and an overall confidence.
  */
 export async function searchCode(options: SearchCodeOptions): Promise<SearchCodeResult> {
+  const limit = options.limit ?? 10;
+  const { found, ranked, confidence, used } = await searchCandidates(options);
+  const files = groupHits(found, {
+    question: options.query,
+    maxPerFile: options.maxPerFile,
+    fileScores: new Map(ranked.map((file) => [file.path, file.score])),
+  });
+  let remaining = limit;
+  const limited: FileHits[] = [];
+  for (const file of files) {
+    if (remaining <= 0) break;
+    const snippets = file.snippets.slice(0, remaining);
+    remaining -= snippets.length;
+    limited.push({ ...file, snippets });
+  }
+  return { files: limited, confidence, used };
+}
+
+/** Every candidate of a search: its chunks, and its files ranked with what each score was made of. */
+export type SearchCandidates = {
+  found: Array<ChunkHit & { role: string | null }>;
+  ranked: RankedFile[];
+  /** Files in the snapshot's keyword index (0 when keyword ranking did not run). */
+  snapshotFiles: number;
+  confidence: Confidence;
+  used: RetrievalMode;
+};
+
+/**
+ * The candidates of hybrid retrieval over one snapshot: the question embedded and searched by
+ * vector, the same question ranked by BM25 over the snapshot's keyword index, the two rankings
+ * fused (RRF), the best files by their own BM25 added, and the candidates' files ranked
+ * (file-ranking.ts, then the learned ranking when one is shipped: file-features.ts).
+ */
+export async function searchCandidates(options: SearchCodeOptions): Promise<SearchCandidates> {
   const { prisma, scope } = options;
   const candidateCount = options.candidates ?? 50;
   const limit = options.limit ?? 10;
@@ -84,22 +120,24 @@ export async function searchCode(options: SearchCodeOptions): Promise<SearchCode
   const excluded = isExcludedBy(scope.exclusions);
   // The vector statement also reads where its chunks occur; the lexical index knows where its own do.
   const none: RankedOccurrences = { ranking: [], occurrences: [] };
-  const [vector, lexical] = await Promise.all([
+  const [vector, lexicalResult] = await Promise.all([
     wantVector
       ? embedder!.embed([vectorQuestion]).then(([embedding]) => vectorRankingWithOccurrences(prisma, scope, embedding, candidateCount))
       : Promise.resolve(none),
     wantText
-      ? lexicalIndexOf(prisma, scope).then((index) =>
-          rankLexically(index, {
+      ? lexicalIndexOf(prisma, scope).then((index) => ({
+          fileCount: index.files.length,
+          ranking: rankLexically(index, {
             question: options.query,
             directory: scope.directory,
             excluded,
             limit: candidateCount,
             files: LEXICAL_FILES,
           }),
-        )
+        }))
       : Promise.resolve(null),
   ]);
+  const lexical = lexicalResult?.ranking ?? null;
   const text = lexical ? lexicalOccurrences(lexical.chunks) : none;
   // Equal weights: exact BM25 holds its own beside the lexical embedder's vectors (docs/retrieval-eval.md).
   const rankings = [wantVector ? vector.ranking : null, wantText ? text.ranking : null].filter((list): list is string[] => list !== null);
@@ -119,32 +157,36 @@ export async function searchCode(options: SearchCodeOptions): Promise<SearchCode
     projectId: scope.projectId,
     ids: [...new Set(candidates.filter((row) => row.content === null).map((row) => row.chunkId))],
   });
+  const vectorRanks = rankPositions(wantVector ? vector.ranking : []);
+  const textRanks = rankPositions(text.ranking);
   const found = candidates
-    .map((row): ChunkHit & { role: string | null } => ({
+    .map((row): ChunkHit & { role: string | null; vectorRank: number | null; textRank: number | null } => ({
       ...row,
       content: row.content ?? contents.get(row.chunkId) ?? '',
       score: scoreOf.get(row.chunkId) ?? 0,
+      vectorRank: vectorRanks.get(row.chunkId) ?? null,
+      textRank: textRanks.get(row.chunkId) ?? null,
     }))
     .sort((a, b) => b.score - a.score || a.path.localeCompare(b.path) || a.startLine - b.startLine);
-  const ranked = rankFiles(found, {
-    question: options.query,
-    terms,
-    lexical: new Map(lexicalFiles.map((file) => [file.path, file.score])),
+  const snapshotFiles = lexicalResult?.fileCount ?? 0;
+  const ranked = rerankFiles(
+    rankFiles(found, {
+      question: options.query,
+      terms,
+      lexical: new Map(lexicalFiles.map((file) => [file.path, file.score])),
+    }),
+    { snapshotFiles },
+  );
+  return { found, ranked, snapshotFiles, confidence: confidenceOf(fused[0], rankings.length), used: mode };
+}
+
+/** Each id's 1-based position in a ranking (its first). */
+function rankPositions(ranking: readonly string[]): Map<string, number> {
+  const positions = new Map<string, number>();
+  ranking.forEach((id, index) => {
+    if (!positions.has(id)) positions.set(id, index + 1);
   });
-  const files = groupHits(found, {
-    question: options.query,
-    maxPerFile: options.maxPerFile,
-    fileScores: new Map(ranked.map((file) => [file.path, file.score])),
-  });
-  let remaining = limit;
-  const limited: FileHits[] = [];
-  for (const file of files) {
-    if (remaining <= 0) break;
-    const snippets = file.snippets.slice(0, remaining);
-    remaining -= snippets.length;
-    limited.push({ ...file, snippets });
-  }
-  return { files: limited, confidence: confidenceOf(fused[0], rankings.length), used: mode };
+  return positions;
 }
 
 /** An occurrence whose content may still have to be read (the lexical index holds none). */
