@@ -127,7 +127,7 @@ export function scoreFeatures(model: RankerModel, features: readonly number[]): 
  * becomes its model score shifted so the lowest is a small positive number (grouping scales by the
  * first). Without a model, the order and scores are file-ranking.ts's.
  */
-export function rerankFiles(files: readonly RankedFile[], context: FileFeatureContext & { model?: RankerModel | null }): RankedFile[] {
+export function orderByModel(files: readonly RankedFile[], context: FileFeatureContext & { model?: RankerModel | null }): RankedFile[] {
   const model = context.model === undefined ? shippedRankerModel() : context.model;
   if (!model || files.length === 0) return [...files];
   const features = fileFeatures(files, context);

@@ -7,7 +7,7 @@ import { rankByVector, rankByVectorWithOccurrences, chunkContents, type ChunkOcc
 import type { SearchScope } from './search-scope';
 import { queryTerms } from './text-query';
 import { rankFiles, type RankedFile } from './file-ranking';
-import { rerankFiles } from './file-features';
+import { orderByModel } from './file-features';
 import { expandQuestion } from './synonyms';
 import { isExcludedBy } from '../auth/context-exclusions';
 import { lexicalIndexOf, rankLexically, type LexicalHit } from './lexical-search';
@@ -169,7 +169,7 @@ export async function searchCandidates(options: SearchCodeOptions): Promise<Sear
     }))
     .sort((a, b) => b.score - a.score || a.path.localeCompare(b.path) || a.startLine - b.startLine);
   const snapshotFiles = lexicalResult?.fileCount ?? 0;
-  const ranked = rerankFiles(
+  const ranked = orderByModel(
     rankFiles(found, {
       question: options.query,
       terms,

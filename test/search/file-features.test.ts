@@ -1,4 +1,4 @@
-import { FEATURE_NAMES, fileFeatures, parseRankerModel, rerankFiles, sizeOf } from '../../src/search/file-features';
+import { FEATURE_NAMES, fileFeatures, parseRankerModel, orderByModel, sizeOf } from '../../src/search/file-features';
 import type { FileSignals, RankedFile } from '../../src/search/file-ranking';
 import { byHand, byModel, rankingQuality, trainRanker } from '../../src/search/training/train-ranker';
 import type { RankerExample } from '../../src/search/training/ranker-features';
@@ -56,11 +56,11 @@ describe('fileFeatures', () => {
   });
 });
 
-describe('rerankFiles', () => {
+describe('orderByModel', () => {
   it('orders candidates by the model and keeps the hand order without one', () => {
     const files = [file('a.ts', { hand: 2 }), file('b.ts', { hand: 1, name: 1 })];
-    expect(rerankFiles(files, { snapshotFiles: 10, model: null }).map((ranked) => ranked.path)).toEqual(['a.ts', 'b.ts']);
-    const reranked = rerankFiles(files, { snapshotFiles: 10, model: onlyWeight('name') });
+    expect(orderByModel(files, { snapshotFiles: 10, model: null }).map((ranked) => ranked.path)).toEqual(['a.ts', 'b.ts']);
+    const reranked = orderByModel(files, { snapshotFiles: 10, model: onlyWeight('name') });
     expect(reranked.map((ranked) => ranked.path)).toEqual(['b.ts', 'a.ts']);
     expect(reranked.every((ranked) => ranked.score > 0)).toBe(true);
   });
