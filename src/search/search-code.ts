@@ -10,6 +10,8 @@ import { rankFiles } from './file-ranking';
 import { expandQuestion } from './synonyms';
 import { isExcludedBy } from '../auth/context-exclusions';
 import { lexicalIndexOf, rankLexically, type LexicalHit } from './lexical-search';
+import type { Reranking } from '../llm/rerankers/reranker';
+import { rerankFiles } from './rerank-files';
 
 /** Which rankings to use: both fused (the default), or one alone (for evaluation). */
 export type RetrievalMode = 'hybrid' | 'vector' | 'text';
@@ -29,6 +31,8 @@ export type SearchCodeOptions = {
   /** Snippets per file. Default 3. */
   maxPerFile?: number;
   mode?: RetrievalMode;
+  /** The reranker of the best files (RERANK_PROVIDER, rerank-files.ts). Default none: the search's own order. */
+  reranking?: Reranking | null;
 };
 
 export type SearchCodeResult = {
@@ -36,6 +40,8 @@ export type SearchCodeResult = {
   confidence: Confidence;
   /** The rankings that ran: 'text' alone when no embedder for the stored vectors is configured. */
   used: RetrievalMode;
+  /** True when a reranker's order was fused in; false without one, or when it failed (the search's own order). */
+  reranked: boolean;
 };
 
 /** Nearest chunks by cosine distance (the query is in src/db/code-chunks.ts). */
@@ -68,7 +74,8 @@ const CHUNKS_FOR_FILES = 60;
 /**
  * Hybrid retrieval over one snapshot: the question embedded and searched by vector, the same
  * question ranked by BM25 over the snapshot's keyword index, the two rankings fused (RRF), then hits grouped by file with
- * overlapping ranges merged and an overall confidence.
+ * overlapping ranges merged and an overall confidence; with a reranker, its order of the best
+ * files fused in (rerank-files.ts).
  */
 export async function searchCode(options: SearchCodeOptions): Promise<SearchCodeResult> {
   const { prisma, scope } = options;
@@ -131,11 +138,14 @@ export async function searchCode(options: SearchCodeOptions): Promise<SearchCode
     terms,
     lexical: new Map(lexicalFiles.map((file) => [file.path, file.score])),
   });
-  const files = groupHits(found, {
+  const grouped = groupHits(found, {
     question: options.query,
     maxPerFile: options.maxPerFile,
     fileScores: new Map(ranked.map((file) => [file.path, file.score])),
   });
+  const { files, reranked } = options.reranking
+    ? await rerankFiles(grouped, { question: options.query, reranking: options.reranking, projectId: scope.projectId })
+    : { files: grouped, reranked: false };
   let remaining = limit;
   const limited: FileHits[] = [];
   for (const file of files) {
@@ -144,7 +154,7 @@ export async function searchCode(options: SearchCodeOptions): Promise<SearchCode
     remaining -= snippets.length;
     limited.push({ ...file, snippets });
   }
-  return { files: limited, confidence: confidenceOf(fused[0], rankings.length), used: mode };
+  return { files: limited, confidence: confidenceOf(fused[0], rankings.length), used: mode, reranked };
 }
 
 /** An occurrence whose content may still have to be read (the lexical index holds none). */
