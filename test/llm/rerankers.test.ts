@@ -32,7 +32,7 @@ describe('rerankers', () => {
   afterEach(() => stub.reset());
   afterAll(() => stub.close());
 
-  it('cohere: POSTs {model, query, documents, top_n} to <base>/rerank with the key; reads {results: [{index, relevance_score}]}', async () => {
+  it('cohere: POSTs {model, query, documents, top_n} to <base>/rerank with the key; reads {index, relevance_score}', async () => {
     const reranker = new CohereReranker({ baseUrl: `${stub.url}/v1/`, model: 'stub-reranker', apiKey: 'secret-key' });
     const scores = await reranker.rerank({ query: QUERY, documents: DOCUMENTS });
     expect(scores).toEqual(expected);
