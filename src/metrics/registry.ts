@@ -117,6 +117,7 @@ export const metrics = {
     'provider',
     'version',
   ]),
+  rerankerInfo: gauge('duo_reranker_info', "Always 1: code search's reranker (provider none: no reranker)", ['provider', 'model']),
   llmInfo: gauge('duo_llm_info', 'Always 1: the chat model configured (provider none: no model)', ['provider', 'model']),
   dbPoolConnections: gauge(
     'duo_db_pool_connections',

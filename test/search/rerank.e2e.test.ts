@@ -159,6 +159,8 @@ describe('code search with a reranker (RERANK_PROVIDER)', () => {
     expect(reranked).not.toEqual(plainOrder);
     expect(reranked[0]).not.toBe('src/pool.ts');
     expect(await rerankCount(cohere.service, { provider: 'cohere', outcome: 'ok' })).toBe(before + 1);
+    const samples = parseScrape(await (await fetch(`${cohere.service.url}/-/metrics`)).text());
+    expect(valueOf(samples, 'duo_reranker_info', { provider: 'cohere', model: 'stub-reranker' })).toBe(1);
   });
 
   it("REST: the TEI-format reranker's order, scores still falling with it", async () => {
