@@ -16,7 +16,7 @@ type CohereRerankResult = { index?: unknown; relevance_score?: unknown };
 type CohereRerankResponse = { results?: unknown };
 
 /**
- * The `/rerank` API Cohere made and Jina, vLLM, llama.cpp's server, Infinity and LocalAI speak:
+ * The `/rerank` API Cohere made and Jina, vLLM and llama.cpp's server speak:
  * `POST {baseUrl}/rerank {model, query, documents, top_n}` answered by
  * `{results: [{index, relevance_score}, ...]}`, best first. `top_n` is the number of documents, so
  * every document comes back scored (vLLM reads 0 as "all", llama.cpp and Cohere a missing one).
