@@ -114,6 +114,16 @@ const envSchema = z.object({
   EMBEDDINGS_API_KEY: z.string().min(1).optional(),
   EMBEDDINGS_DIMENSIONS: positiveInt.max(16_000, 'must be at most 16000').optional(),
   EMBEDDINGS_MODEL_DIR: z.string().min(1).optional(),
+  RERANK_PROVIDER: z.enum(['none', 'cohere', 'tei'], { message: 'must be none, cohere or tei' }).default('none'),
+  RERANK_URL: urlWithProtocol(['http:', 'https:'])
+    .transform((value) => value.replace(/\/+$/, ''))
+    .optional(),
+  RERANK_MODEL: z.string().min(1).optional(),
+  RERANK_API_KEY: z.string().min(1).optional(),
+  RERANK_TOP_N: positiveInt.min(2, 'must be at least 2').max(100, 'must be at most 100').default(30),
+  RERANK_WEIGHT: z.coerce.number({ message: 'must be a number' }).gt(0, 'must be above 0').max(1, 'must be at most 1').default(0.5),
+  RERANK_MAX_CHARS: positiveInt.min(100, 'must be at least 100').max(20_000, 'must be at most 20000').default(1_200),
+  RERANK_TIMEOUT_MS: positiveInt.max(60_000, 'must be at most 60000').default(2_000),
   INDEX_DEBOUNCE_MS: z.coerce.number({ message: 'must be a number' }).int().min(0).default(3_000),
   INDEX_MAX_FILE_BYTES: positiveInt.default(1_000_000),
   INDEX_CONCURRENCY: positiveInt.max(16, 'must be at most 16').default(1),
@@ -207,6 +217,7 @@ export type Config = Readonly<{
   pgliteSharedBuffersMb: number;
   llm: LlmConfig;
   embeddings: EmbeddingsConfig;
+  rerank: RerankConfig;
   indexing: Readonly<{
     /** How long an index job waits for more pushes to the same ref before it runs. Default 3 s. */
     debounceMs: number;
@@ -292,6 +303,30 @@ export type EmbeddingsConfig = Readonly<{
   modelDir: string | undefined;
 }>;
 
+/** The optional reranker of code search's best files (RERANK_PROVIDER); `provider: 'none'` (the default) reranks nothing. */
+export type RerankConfig = Readonly<{
+  /**
+   * none (default); cohere: the `/rerank` API of Cohere, Jina, vLLM, llama.cpp's server and others
+   * (`{model, query, documents, top_n}` → `{results: [{index, relevance_score}]}`); tei:
+   * text-embeddings-inference's `/rerank` (`{query, texts}` → `[{index, score}]`).
+   */
+  provider: 'none' | 'cohere' | 'tei';
+  /** The base URL `/rerank` is appended to (e.g. http://127.0.0.1:8000/v1, https://api.cohere.com/v2), without a trailing slash. */
+  url: string | undefined;
+  /** Sent as `model` (cohere, required there); TEI serves one model and takes none. */
+  model: string | undefined;
+  /** Sent as a bearer token. */
+  apiKey: string | undefined;
+  /** The best files (after file ranking) the reranker reorders. Default 30. */
+  topN: number;
+  /** The reranker's weight in the rank fusion with the search's own order: 1 = its order alone, 0.5 (default) = equal. */
+  weight: number;
+  /** Longest document sent per file (its path and best snippet), in characters. Default 1,200. */
+  maxChars: number;
+  /** The whole reranking's limit (every request and retry); past it the search keeps its own order. Default 2,000 ms. */
+  timeoutMs: number;
+}>;
+
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
     super(`Invalid configuration:\n${problems.map((problem) => `  - ${problem}`).join('\n')}`);
@@ -335,6 +370,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (values.EMBEDDINGS_PROVIDER === 'onnx' && !values.EMBEDDINGS_MODEL_DIR) {
     throw new ConfigError(['EMBEDDINGS_MODEL_DIR: must be set when EMBEDDINGS_PROVIDER is onnx']);
   }
+  if (values.RERANK_PROVIDER !== 'none' && !values.RERANK_URL) {
+    throw new ConfigError([`RERANK_URL: must be set when RERANK_PROVIDER is ${values.RERANK_PROVIDER}`]);
+  }
+  if (values.RERANK_PROVIDER === 'cohere' && !values.RERANK_MODEL) {
+    throw new ConfigError(['RERANK_MODEL: must be set when RERANK_PROVIDER is cohere']);
+  }
   return Object.freeze({
     port: values.PORT,
     host: values.HOST,
@@ -375,6 +416,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       apiKey: values.EMBEDDINGS_API_KEY,
       dimensions: values.EMBEDDINGS_DIMENSIONS,
       modelDir: values.EMBEDDINGS_MODEL_DIR ? path.resolve(values.EMBEDDINGS_MODEL_DIR) : undefined,
+    }),
+    rerank: Object.freeze({
+      provider: values.RERANK_PROVIDER,
+      url: values.RERANK_URL,
+      model: values.RERANK_MODEL,
+      apiKey: values.RERANK_API_KEY,
+      topN: values.RERANK_TOP_N,
+      weight: values.RERANK_WEIGHT,
+      maxChars: values.RERANK_MAX_CHARS,
+      timeoutMs: values.RERANK_TIMEOUT_MS,
     }),
     metrics: Object.freeze({ allowedCidrs: Object.freeze([...values.METRICS_ALLOWED_CIDRS]), workerPort: values.WORKER_METRICS_PORT }),
     indexing: Object.freeze({

@@ -7,6 +7,7 @@ import type { Config } from './config';
 import type { PrismaClient } from './db/prisma';
 import type { FileChunker } from './indexing/chunk-pool';
 import type { Embedder } from './llm/embedders/embedder';
+import type { Reranking } from './llm/rerankers/reranker';
 import type { LlmProvider } from './llm/types';
 import type { Logger } from './logger';
 import type { Queues } from './queues';
@@ -32,6 +33,8 @@ export type Services = {
   llm: LlmProvider | null;
   /** Turns code chunks and questions into vectors (EMBEDDINGS_PROVIDER). */
   embedder: Embedder;
+  /** Reorders code search's best files (RERANK_PROVIDER); null when none is configured (the default). */
+  reranking: Reranking | null;
   /** Chunks and embeds files for index runs: worker threads (INDEX_THREADS), or this thread. */
   chunker: FileChunker;
   /** The chat gatekeeper's first stage; null when turned off (GATEKEEPER=false). */

@@ -29,6 +29,7 @@ import { buildGraphQLSchema } from './resolvers/schema';
 import { createLlmProvider } from './llm/create-provider';
 import { databaseAvailability, instrumentProvider, redisAvailability } from './metrics/record';
 import { createEmbedder } from './llm/embedders/create-embedder';
+import { createReranking } from './llm/rerankers/create-reranker';
 import { CHUNKER_VERSION } from './indexing/chunk';
 import { reindexStale } from './indexing/code-index.service';
 import { ChunkPool, inProcessChunker } from './indexing/chunk-pool';
@@ -162,6 +163,7 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
     chatEvents,
     llm,
     embedder,
+    reranking: createReranking(config.rerank, logger),
     chunker: chunkPool ?? inProcessChunker,
     gatekeeper: config.gatekeeper.enabled ? createPromptChecker(config) : null,
     aiActionLimiter: createAiActionLimiter({

@@ -4,6 +4,7 @@ import type { DuoAccess } from '../auth/duo-access';
 import { badInput } from '../errors';
 import { validateRef } from '../indexing/git-reader';
 import type { Embedder } from '../llm/embedders/embedder';
+import type { Reranking } from '../llm/rerankers/reranker';
 import type { Logger } from '../logger';
 import type { Queues } from '../queues';
 import { authorizeCodebase, type CodebaseCategory } from '../auth/policies';
@@ -76,6 +77,8 @@ export type GroundOptions = {
   prisma: PrismaClient;
   queues: Pick<Queues, 'enqueueIndex'>;
   embedder: Embedder;
+  /** RERANK_PROVIDER's reranker of the code found, or none. */
+  reranking?: Reranking | null;
   logger: Logger;
   viewer: Viewer;
   access: DuoAccess;

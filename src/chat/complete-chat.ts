@@ -2,6 +2,7 @@ import type { Redis } from 'ioredis';
 import type { ContextCategory, LlmConfig } from '../config';
 import { resolveDuoAccess } from '../auth/duo-access';
 import type { Embedder } from '../llm/embedders/embedder';
+import type { Reranking } from '../llm/rerankers/reranker';
 import type { Queues } from '../queues';
 import { groundCodebaseItems } from './codebase-context';
 import type { CodeSource, ToolResult } from '../tools/semantic-search.tool';
@@ -43,6 +44,8 @@ export type CompleteChatOptions = {
 export type CodebaseDependencies = {
   queues: Pick<Queues, 'enqueueIndex'>;
   embedder: Embedder;
+  /** RERANK_PROVIDER's reranker of the code found, or none. */
+  reranking?: Reranking | null;
   /** DATA_DIR: a ref other than the default branch is looked up in the repository before indexing starts for it. */
   dataDir: string;
   /** DUO_DISABLED_CONTEXT_CATEGORIES: access is checked again in the worker. */

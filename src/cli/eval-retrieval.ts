@@ -15,6 +15,7 @@ import {
   prepareSource,
   removeWorkspace,
   report,
+  rerankerLines,
   writeJson,
   type EvaluationContext,
   type IndexFigures,
@@ -23,6 +24,7 @@ import {
 } from '../evaluation/run-retrieval-eval';
 import { CHUNK_STRATEGIES } from '../indexing/chunk-file';
 import { createEmbedder } from '../llm/embedders/create-embedder';
+import { createReranking } from '../llm/rerankers/create-reranker';
 import { ProgressBar } from '../progress-bar';
 import type { RetrievalMode } from '../search/search-code';
 import { runCommand } from './run-command';
@@ -40,7 +42,8 @@ const USAGE = `Usage: npm run eval:retrieval -- (--repo <path> | --npm <spec>) -
 
 Measures code search on labelled questions: the repository is indexed once per chunking strategy
 (${CHUNK_STRATEGIES.join(', ')}) in temporary projects of the configured database (DATABASE_URL,
-or the embedded one) with the configured embedder (EMBEDDINGS_PROVIDER), every question is asked
+or the embedded one) with the configured embedder (EMBEDDINGS_PROVIDER) and reranker (RERANK_PROVIDER,
+if any), every question is asked
 in every retrieval mode (${MODES.join(', ')}), and recall@1/5/10 and MRR@${MRR_DEPTH} are printed per
 strategy and mode, with a keyword baseline (BM25 over whole files, identifier-split: "files bm25"). A hit is the first file of the answer
 (grouped by file, best first) that the
@@ -182,6 +185,7 @@ void runCommand(async ({ config, database, logger }) => {
   const status = new ProgressBar({ stream: process.stderr, unit: 'steps' });
   try {
     const embedder = await createEmbedder(config.embeddings);
+    const reranking = createReranking(config.rerank, logger);
     const indexes: IndexFigures[] = [];
     const runs: RunFigures[] = [];
     let last: EvaluationContext | undefined;
@@ -192,6 +196,7 @@ void runCommand(async ({ config, database, logger }) => {
         config,
         logger,
         embedder,
+        reranking,
         args: setArgs,
         source,
         questions,
@@ -233,6 +238,7 @@ void runCommand(async ({ config, database, logger }) => {
     process.stdout.write(
       [
         `Retrieval on ${chosen.length} question sets, embedder ${embedder.version}; search time per question in ms`,
+        ...rerankerLines(reranking, runs),
         '',
         formatMetricsTable(metricsRows(runs)),
         '',

@@ -45,6 +45,14 @@ export function formatSummary(summary: InstanceSummary): string {
     row('model', summary.model.provider === 'none' ? 'none configured (LLM_PROVIDER)' : `${summary.model.provider} ${summary.model.model}`),
   );
   lines.push(row('embedder', [summary.embedder.provider, summary.embedder.model].filter(Boolean).join(' ')));
+  lines.push(
+    row(
+      'reranker',
+      summary.reranker.provider === 'none'
+        ? 'none configured (RERANK_PROVIDER)'
+        : [summary.reranker.provider, summary.reranker.model].filter(Boolean).join(' '),
+    ),
+  );
   const saved = summary.gatekeeper.llmCallsSaved === null ? 'unknown' : String(summary.gatekeeper.llmCallsSaved);
   lines.push(row('gatekeeper', `${summary.gatekeeper.enabled ? 'on' : 'off'}; model calls saved: ${saved}`));
   return lines.join('\n');

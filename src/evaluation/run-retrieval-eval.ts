@@ -31,6 +31,7 @@ import type { Embedder } from '../llm/embedders/embedder';
 import type { Logger } from '../logger';
 import { createGroup, createProject } from '../namespaces/namespaces.service';
 import { searchCode, type RetrievalMode } from '../search/search-code';
+import type { Reranking } from '../llm/rerankers/reranker';
 import ignore from 'ignore';
 import { formatCount, ProgressBar } from '../progress-bar';
 import { snapshotFiles, storedChunkBytes } from '../db/code-chunks';
@@ -138,6 +139,8 @@ export type RunFigures = {
   /** Each question's search time (ms), in the file's order. */
   searchMs: number[];
   questions: QuestionResult[];
+  /** With a reranker: the questions whose reranking failed (the search's own order was scored). */
+  rerankFailures?: number;
   /** With line labels: where the first snippet of a right file falls (snippet-overlap.ts). */
   snippets?: Awaited<ReturnType<typeof measureSnippets>>;
 };
@@ -147,6 +150,8 @@ export type EvaluationContext = {
   config: Config;
   logger: Logger;
   embedder: Embedder;
+  /** RERANK_PROVIDER's reranker, applied in every mode as the service applies it; null for none. */
+  reranking: Reranking | null;
   args: RetrievalEvalOptions;
   source: Source;
   questions: RetrievalQuestion[];
@@ -186,7 +191,7 @@ export async function evaluateStrategy(
   context: EvaluationContext,
   options: { projectId: number; strategy: ChunkStrategy; baseline: boolean },
 ): Promise<{ index: IndexFigures; runs: RunFigures[] }> {
-  const { prisma, embedder, args, questions, signal } = context;
+  const { prisma, embedder, reranking, args, questions, signal } = context;
   const { projectId, strategy } = options;
   const indexBar = new ProgressBar({ stream: process.stderr, unit: 'files' });
   const onProgress = (progress: IndexProgress) => {
@@ -254,6 +259,7 @@ export async function evaluateStrategy(
     const bar = new ProgressBar({ stream: process.stderr, unit: 'questions' });
     const results: QuestionResult[] = [];
     const searchMs: number[] = [];
+    let rerankFailures = 0;
     for (const question of questions) {
       signal.throwIfAborted();
       bar.update({ label: `${strategy} ${mode}`, done: results.length, total: questions.length });
@@ -261,8 +267,9 @@ export async function evaluateStrategy(
       // One snippet per file, so the answer is its first files (their order does not depend on it);
       // twice as many when neutral files will be dropped from it.
       const limit = args.neutral.length ? MRR_DEPTH * 2 : MRR_DEPTH;
-      const answer = await searchCode({ prisma, embedder, scope, query: question.q, limit, maxPerFile: 1, mode });
+      const answer = await searchCode({ prisma, embedder, reranking, scope, query: question.q, limit, maxPerFile: 1, mode });
       searchMs.push(performance.now() - searchStarted);
+      if (reranking && !answer.reranked && answer.files.length > 1) rerankFailures += 1;
       const files = scoredFiles(
         answer.files.map((file) => file.path),
         { neutral: args.neutral },
@@ -278,10 +285,10 @@ export async function evaluateStrategy(
           mode,
           questions,
           labels: context.lineLabels,
-          search: async (query) => (await searchCode({ prisma, embedder, scope, query, mode, ...SNIPPET_SEARCH })).files,
+          search: async (query) => (await searchCode({ prisma, embedder, reranking, scope, query, mode, ...SNIPPET_SEARCH })).files,
         })
       : undefined;
-    runs.push({ strategy, mode, metrics, searchMs, questions: results, snippets });
+    runs.push({ strategy, mode, metrics, searchMs, questions: results, snippets, ...(reranking ? { rerankFailures } : {}) });
   }
   return { index, runs };
 }
@@ -325,6 +332,7 @@ export function report(options: { context: EvaluationContext; indexes: IndexFigu
   return [
     `Retrieval on ${source.label} at ${source.commit.slice(0, 12)}: ${questions.length} questions, embedder ` +
       `${embedder.version}${exclusions}${neutral}`,
+    ...rerankerLines(context.reranking, runs),
     '',
     formatMetricsTable(metricsRows(runs)),
     '',
@@ -332,6 +340,22 @@ export function report(options: { context: EvaluationContext; indexes: IndexFigu
     '',
     ...formatSnippetSection(runs),
   ].join('\n');
+}
+
+/** What the header says of the reranker: which, how it was used, and the questions it failed on (their search's own order was scored). */
+export function rerankerLines(reranking: Reranking | null, runs: readonly RunFigures[]): string[] {
+  if (!reranking) return [];
+  const { reranker, candidates, weight, maxChars } = reranking;
+  const failed = runs.filter((run) => run.rerankFailures);
+  return [
+    `reranker ${reranker.name}${reranker.model ? ` ${reranker.model}` : ''}: the best ${candidates} files, weight ${weight}, ` +
+      `${maxChars} characters per file`,
+    ...failed.map(
+      (run) =>
+        `  the reranker failed on ${run.rerankFailures} of ${run.questions.length} questions in ${run.set ? `${run.set} ` : ''}` +
+        `${run.strategy} ${run.mode} (logged as code_search_rerank_failed; those were scored in the search's own order)`,
+    ),
+  ];
 }
 
 /** The snippet table of runs with line labels, and a blank line; nothing when no run has them. */
@@ -351,6 +375,15 @@ export function writeJson(file: string, options: { context: EvaluationContext; i
       npm: context.args.npm ?? null,
     },
     embedder: context.embedder.version,
+    reranker: context.reranking
+      ? {
+          provider: context.reranking.reranker.name,
+          model: context.reranking.reranker.model,
+          candidates: context.reranking.candidates,
+          weight: context.reranking.weight,
+          max_chars: context.reranking.maxChars,
+        }
+      : null,
     exclusions: context.args.exclusions,
     neutral: context.args.neutral,
     questions: context.questions,
@@ -383,6 +416,7 @@ function runJson(run: RunFigures) {
     mrr: round(run.metrics.mrr),
     search_ms_p50: round(percentile(run.searchMs, 50)),
     search_ms_p95: round(percentile(run.searchMs, 95)),
+    ...(run.rerankFailures === undefined ? {} : { rerank_failures: run.rerankFailures }),
     // Per question, in the file's order: the first right file's rank (null: none in the first files) and the files scored.
     ranks: run.questions.map((question) => question.rank),
     answers: run.questions.map((question) => question.files),

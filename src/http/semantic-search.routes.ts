@@ -59,6 +59,7 @@ export function semanticSearchRoutes(services: Services): Router {
         prisma: services.prisma,
         queues: services.queues,
         embedder: services.embedder,
+        reranking: services.reranking,
         disabledCategories: services.config.disabledContextCategories,
         externalUrl: publicUrl(services.config, request),
         viewer,

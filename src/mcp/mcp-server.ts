@@ -108,6 +108,7 @@ export function createMcpServer(options: McpServerOptions): McpServer {
           prisma: services.prisma,
           queues: services.queues,
           embedder: services.embedder,
+          reranking: services.reranking,
           disabledCategories: services.config.disabledContextCategories,
           externalUrl: options.externalUrl,
           viewer,

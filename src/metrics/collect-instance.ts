@@ -21,6 +21,8 @@ export async function scrapeMetrics(options: ScrapeOptions): Promise<{ contentTy
   metrics.buildInfo.set({ version: options.version, revision: services.revision }, 1);
   metrics.embedderInfo.reset();
   metrics.embedderInfo.set({ provider: services.config.embeddings.provider, version: services.embedder.version }, 1);
+  metrics.rerankerInfo.reset();
+  metrics.rerankerInfo.set({ provider: services.config.rerank.provider, model: services.config.rerank.model ?? 'none' }, 1);
   metrics.llmInfo.reset();
   metrics.llmInfo.set({ provider: services.config.llm.provider, model: services.config.llm.model ?? 'none' }, 1);
   collectSocketConnections();

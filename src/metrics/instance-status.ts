@@ -99,6 +99,8 @@ export type InstanceSummary = {
   indexes: Record<CodeIndexState, number> | null;
   model: { provider: string; model: string | null };
   embedder: { provider: string; model: string | null };
+  /** Code search's reranker (RERANK_PROVIDER): none by default. */
+  reranker: { provider: string; model: string | null };
   gatekeeper: { enabled: boolean; llmCallsSaved: number | null };
 };
 
@@ -107,7 +109,7 @@ export type SummaryOptions = {
   databaseKind: string;
   redis: Redis;
   queues: readonly Queue[];
-  config: Pick<Config, 'llm' | 'embeddings' | 'gatekeeper' | 'redisPrefix'>;
+  config: Pick<Config, 'llm' | 'embeddings' | 'rerank' | 'gatekeeper' | 'redisPrefix'>;
   version: string;
   revision: string;
   /** Default CHECK_TIMEOUT_MS. */
@@ -137,6 +139,7 @@ export async function readInstanceSummary(options: SummaryOptions): Promise<Inst
       provider: embeddings.provider,
       model: embeddings.provider === 'onnx' ? (embeddings.modelDir ?? null) : (embeddings.model ?? null),
     },
+    reranker: { provider: options.config.rerank.provider, model: options.config.rerank.model ?? null },
     gatekeeper: { enabled: options.config.gatekeeper.enabled, llmCallsSaved: saved === undefined ? null : Number(saved ?? 0) },
   };
 }

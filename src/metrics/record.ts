@@ -150,6 +150,15 @@ export function countLlmRetry(provider: string, error: LlmError): void {
   metrics.llmRetries.inc({ provider, kind: error.kind });
 }
 
+const RERANK_OUTCOMES: ReadonlySet<string> = new Set(['ok', 'timeout', 'connection', 'http', 'stream', 'aborted', 'prompt_too_long']);
+
+/** One reranking of code search results: 'ok', or the LlmError kind it failed with ('other' for anything else). */
+export function observeRerank(rerank: { provider: string; outcome: string; startedAt: number }): void {
+  const labels = { provider: bounded(rerank.provider, new Set(['cohere', 'tei'])), outcome: bounded(rerank.outcome, RERANK_OUTCOMES) };
+  metrics.rerankRequests.inc(labels);
+  metrics.rerankDuration.observe(labels, seconds(rerank.startedAt));
+}
+
 export type ChatOutcome = 'answered' | 'gatekeeper' | 'no_model' | 'codebase_unavailable' | 'error' | 'superseded';
 
 /** The first chunk of an answer to the message stored at `askedAt`. */

@@ -91,6 +91,18 @@ export const metrics = {
   ]),
   llmRetries: counter('duo_llm_retries_total', 'Model requests retried, by provider and failure kind', ['provider', 'kind']),
 
+  // Code search's reranker (RERANK_PROVIDER)
+  rerankRequests: counter(
+    'duo_rerank_requests_total',
+    'Rerankings of code search results by provider and outcome (ok; else the failure kind: timeout, http, connection, stream): ' +
+      'a failed one leaves the search in its own order',
+    ['provider', 'outcome'],
+  ),
+  rerankDuration: histogram('duo_rerank_duration_seconds', 'Time a reranking took, retries included, by provider and outcome', FAST, [
+    'provider',
+    'outcome',
+  ]),
+
   // Indexing
   indexRuns: counter('duo_index_runs_total', 'Index runs by outcome (indexed, unchanged, dropped, failed)', ['outcome']),
   indexDuration: histogram('duo_index_run_duration_seconds', 'Index run duration by outcome', LONG, ['outcome']),
@@ -105,6 +117,7 @@ export const metrics = {
     'provider',
     'version',
   ]),
+  rerankerInfo: gauge('duo_reranker_info', "Always 1: code search's reranker (provider none: no reranker)", ['provider', 'model']),
   llmInfo: gauge('duo_llm_info', 'Always 1: the chat model configured (provider none: no model)', ['provider', 'model']),
   dbPoolConnections: gauge(
     'duo_db_pool_connections',

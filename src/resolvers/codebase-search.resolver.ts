@@ -24,11 +24,12 @@ export class CodebaseSearchResolver {
     if (query.length > 2000) throw badInput('query is too long (maximum is 2000 characters)', 'query');
     requireSearchableQuery(query, 'query');
     if (first < 1 || first > 100) throw badInput('first must be between 1 and 100', 'first');
-    const { prisma, queues, embedder } = context.services;
+    const { prisma, queues, embedder, reranking } = context.services;
     const result = await codebaseSearch({
       prisma,
       queues,
       embedder,
+      reranking,
       viewer,
       access: context.duoAccess(),
       project: projectPath,

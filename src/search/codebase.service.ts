@@ -5,6 +5,7 @@ import type { DuoAccess } from '../auth/duo-access';
 import { AppError, NOT_AVAILABLE } from '../errors';
 import { validateRef } from '../indexing/git-reader';
 import type { Embedder } from '../llm/embedders/embedder';
+import type { Reranking } from '../llm/rerankers/reranker';
 import type { Queues } from '../queues';
 import { indexReadiness, readLiveSnapshot } from './index-readiness';
 import { searchCode, type RetrievalMode, type SearchCodeResult } from './search-code';
@@ -15,6 +16,8 @@ export type CodebaseSearchOptions = {
   prisma: PrismaClient;
   queues: Pick<Queues, 'enqueueIndex'>;
   embedder: Embedder;
+  /** RERANK_PROVIDER's reranker, or none. */
+  reranking?: Reranking | null;
   viewer: Viewer;
   access: DuoAccess | Promise<DuoAccess>;
   project: string;
@@ -49,6 +52,7 @@ export async function codebaseSearch(
       limit: options.limit,
       candidates: options.candidates,
       mode: options.mode,
+      reranking: options.reranking,
     }),
   );
   return { ...result, commitSha: ready.commitSha, ref: ready.index.ref, project };

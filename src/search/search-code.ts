@@ -11,6 +11,8 @@ import { orderByModel } from './file-features';
 import { expandQuestion } from './synonyms';
 import { isExcludedBy } from '../auth/context-exclusions';
 import { lexicalIndexOf, rankLexically, type LexicalHit } from './lexical-search';
+import type { Reranking } from '../llm/rerankers/reranker';
+import { rerankFiles } from './rerank-files';
 
 /** Which rankings to use: both fused (the default), or one alone (for evaluation). */
 export type RetrievalMode = 'hybrid' | 'vector' | 'text';
@@ -30,6 +32,8 @@ export type SearchCodeOptions = {
   /** Snippets per file. Default 3. */
   maxPerFile?: number;
   mode?: RetrievalMode;
+  /** The reranker of the best files (RERANK_PROVIDER, rerank-files.ts). Default none: the search's own order. */
+  reranking?: Reranking | null;
 };
 
 export type SearchCodeResult = {
@@ -37,6 +41,8 @@ export type SearchCodeResult = {
   confidence: Confidence;
   /** The rankings that ran: 'text' alone when no embedder for the stored vectors is configured. */
   used: RetrievalMode;
+  /** True when a reranker's order was fused in; false without one, or when it failed (the search's own order). */
+  reranked: boolean;
 };
 
 /** Nearest chunks by cosine distance (the query is in src/db/code-chunks.ts). */
@@ -69,16 +75,20 @@ const CHUNKS_FOR_FILES = 60;
 /**
  * Hybrid retrieval over one snapshot: the question embedded and searched by vector, the same
  * question ranked by BM25 over the snapshot's keyword index, the two rankings fused (RRF), then hits grouped by file with
- * overlapping ranges merged and an overall confidence.
+ * overlapping ranges merged and an overall confidence; with a reranker, its order of the best
+ * files fused in (rerank-files.ts).
  */
 export async function searchCode(options: SearchCodeOptions): Promise<SearchCodeResult> {
   const limit = options.limit ?? 10;
   const { found, ranked, confidence, used } = await searchCandidates(options);
-  const files = groupHits(found, {
+  const grouped = groupHits(found, {
     question: options.query,
     maxPerFile: options.maxPerFile,
     fileScores: new Map(ranked.map((file) => [file.path, file.score])),
   });
+  const { files, reranked } = options.reranking
+    ? await rerankFiles(grouped, { question: options.query, reranking: options.reranking, projectId: options.scope.projectId })
+    : { files: grouped, reranked: false };
   let remaining = limit;
   const limited: FileHits[] = [];
   for (const file of files) {
@@ -87,7 +97,7 @@ export async function searchCode(options: SearchCodeOptions): Promise<SearchCode
     remaining -= snippets.length;
     limited.push({ ...file, snippets });
   }
-  return { files: limited, confidence, used };
+  return { files: limited, confidence, used, reranked };
 }
 
 /** Every candidate of a search: its chunks, and its files ranked with what each score was made of. */

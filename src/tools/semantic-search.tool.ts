@@ -4,6 +4,7 @@ import type { Viewer } from '../auth/viewer';
 import type { PrismaClient } from '../db/prisma';
 import { isAppError } from '../errors';
 import type { Embedder } from '../llm/embedders/embedder';
+import type { Reranking } from '../llm/rerankers/reranker';
 import type { Logger } from '../logger';
 import type { Queues } from '../queues';
 import { isExcludedBy } from '../auth/context-exclusions';
@@ -62,6 +63,8 @@ export type SemanticSearchToolInput = {
   prisma: PrismaClient;
   queues: Pick<Queues, 'enqueueIndex'>;
   embedder: Embedder;
+  /** RERANK_PROVIDER's reranker of the best files, or none. */
+  reranking?: Reranking | null;
   logger: Logger;
   viewer: Viewer;
   access: DuoAccess;
@@ -214,6 +217,7 @@ export async function semanticSearchTool(input: SemanticSearchToolInput): Promis
       const result = await searchCode({
         prisma: input.prisma,
         embedder: input.embedder,
+        reranking: input.reranking,
         scope,
         query: input.question,
         limit: input.limit ?? 8,

@@ -23,6 +23,7 @@ export function chatProcessor(services: Services, registry: GenerationRegistry) 
         codebase: {
           queues: services.queues,
           embedder: services.embedder,
+          reranking: services.reranking,
           disabledCategories: services.config.disabledContextCategories,
           dataDir: services.config.dataDir,
           indexWaitMs: services.config.chatIndexWaitMs,

@@ -7,6 +7,7 @@ import path from 'node:path';
 import pg from 'pg';
 import { createGitRepo, type GitRepo } from '../helpers/git-repo';
 import { runCli } from '../helpers/run-cli';
+import { startStubRerankerServer } from '../helpers/stub-reranker-server';
 import { createTestDatabase, type TestDatabase } from '../helpers/test-database';
 
 // `npm run eval:retrieval` as someone measuring search runs it: a real git repository, a real
@@ -220,6 +221,39 @@ describe('npm run eval:retrieval', () => {
     expect(rows.map((line) => line.split(/ +/)[1])).toEqual(['vector', 'text']);
     expect(result.stdout).not.toMatch(/^tree-sitter|^lines/m);
     expect(await leftovers()).toMatchObject({ groups: 0, projects: 0 });
+  });
+
+  it('uses the configured reranker in every search, says so, and counts the questions it failed on', async () => {
+    const stub = await startStubRerankerServer();
+    try {
+      const jsonFile = path.join(workDir, 'reranked.json');
+      const rerank = { RERANK_PROVIDER: 'cohere', RERANK_URL: `${stub.url}/v1`, RERANK_MODEL: 'stub-reranker', RERANK_TOP_N: '5' };
+      const args = ['--repo', repo.path, '--questions', questionsFile, '--strategy', 'whole-file', '--mode', 'hybrid'];
+      const result = await evaluate([...args, '--json', jsonFile], rerank);
+      expect(result.code).toBe(0);
+      expect(result.stdout).toContain('reranker cohere stub-reranker: the best 5 files, weight 0.5, 1200 characters per file');
+      expect(result.stdout).not.toContain('the reranker failed');
+      // Every question reached the reranker, with at most RERANK_TOP_N files.
+      expect(stub.requests.map((request) => request.body.query)).toEqual(QUESTIONS.map((question) => question.q));
+      expect(stub.requests.every((request) => request.body.documents!.length >= 2 && request.body.documents!.length <= 5)).toBe(true);
+      const json = JSON.parse(readFileSync(jsonFile, 'utf8')) as {
+        reranker: unknown;
+        results: Array<{ mode: string; rerank_failures?: number }>;
+      };
+      expect(json.reranker).toEqual({ provider: 'cohere', model: 'stub-reranker', candidates: 5, weight: 0.5, max_chars: 1200 });
+      expect(json.results.find((run) => run.mode === 'hybrid')).toMatchObject({ rerank_failures: 0 });
+
+      // A reranker that refuses every request: the questions are scored in the search's own order, and counted.
+      stub.reset();
+      stub.script(...QUESTIONS.map(() => ({ kind: 'status' as const, status: 400 })));
+      const failing = await evaluate(args, rerank);
+      expect(failing.code).toBe(0);
+      expect(failing.stdout).toContain(`the reranker failed on ${QUESTIONS.length} of ${QUESTIONS.length} questions in whole-file hybrid`);
+      expect(failing.stderr).toContain('"event":"code_search_rerank_failed"');
+      expect(await leftovers()).toMatchObject({ groups: 0, projects: 0 });
+    } finally {
+      await stub.close();
+    }
   });
 
   it('scores --neutral files as neither right nor wrong and keeps --exclude files out of the index', async () => {

@@ -102,6 +102,7 @@ describe('GET /-/metrics', () => {
     expect(valueOf(samples, 'duo_build_info', { version: '17.11.0' })).toBe(1);
     expect(valueOf(samples, 'duo_embedder_info', { provider: 'lexical' })).toBe(1);
     expect(valueOf(samples, 'duo_llm_info', { provider: 'openai', model: 'stub-model' })).toBe(1);
+    expect(valueOf(samples, 'duo_reranker_info', { provider: 'none', model: 'none' })).toBe(1);
     for (const queue of ['chat', 'indexing', 'maintenance'])
       expect(valueOf(samples, 'duo_queue_workers', { queue })).toBeGreaterThanOrEqual(1);
     expect(valueOf(samples, 'duo_db_pool_connections', { state: 'total' })).toBeGreaterThanOrEqual(1);
@@ -347,6 +348,7 @@ describe('GET /-/metrics', () => {
     expect(text.stdout).toMatch(/^database\s+ok/m);
     expect(text.stdout).toMatch(/^redis\s+ok/m);
     expect(text.stdout).toMatch(/^model\s+openai stub-model/m);
+    expect(text.stdout).toMatch(/^reranker\s+none configured \(RERANK_PROVIDER\)$/m);
     expect(text.stdout).toMatch(/^indexes\s+.*ready 1/m);
     const json = await runCli('admin', ['status', '--json'], env);
     expect(json.code).toBe(0);
@@ -357,11 +359,19 @@ describe('GET /-/metrics', () => {
       redis: { status: 'ok' },
       indexes: { ready: 1, failed: 0 },
       model: { provider: 'openai', model: 'stub-model' },
+      reranker: { provider: 'none', model: null },
     });
     expect(status.queues.map((queue: { name: string }) => queue.name).sort()).toEqual(['chat', 'indexing', 'maintenance']);
     expect(status.queues.find((queue: { name: string }) => queue.name === 'chat').workers).toBeGreaterThanOrEqual(1);
     expect(status.gatekeeper.llmCallsSaved).toBeGreaterThanOrEqual(1);
     // Nothing listens on port 1: Redis is reported as failed at once, the rest is still shown, and the exit says so.
+    const reranked = await runCli('admin', ['status'], {
+      ...env,
+      RERANK_PROVIDER: 'cohere',
+      RERANK_URL: 'http://127.0.0.1:1/v1',
+      RERANK_MODEL: 'bge-reranker-v2-m3',
+    });
+    expect(reranked.stdout).toMatch(/^reranker\s+cohere bge-reranker-v2-m3$/m);
     const down = await runCli('admin', ['status'], { ...env, REDIS_URL: 'redis://127.0.0.1:1' });
     expect(down.code).toBe(1);
     expect(down.stdout).toMatch(/^redis\s+FAILED: Redis did not answer$/m);
