@@ -34,6 +34,9 @@ export const FEATURE_NAMES = [
   'lexical_large',
   'lexical_rr_large',
   'vector_only',
+  'coverage',
+  'coverage_large',
+  'full_coverage',
 ] as const;
 
 export type FileFeatureContext = {
@@ -88,23 +91,51 @@ export function fileFeatures(files: readonly RankedFile[], context: FileFeatureC
       lexical * large,
       lexicalRr * large,
       vectorRr > 0 && textRr === 0 && lexical === 0 ? 1 : 0,
+      signals.coverage,
+      signals.coverage * large,
+      signals.coverage > 0.999 ? 1 : 0,
     ];
   });
 }
 
-/** A linear ranking model: score = weights · features (a bias would not change any order). */
-export type RankerModel = { features: readonly string[]; weights: readonly number[] };
+/**
+ * A regression tree as parallel arrays of nodes, the root first: an inner node sends a vector to
+ * `left` when its `feature` is at most `threshold`, else to `right`; a leaf (feature -1) adds `value`.
+ */
+export type RankerTree = { feature: number[]; threshold: number[]; left: number[]; right: number[]; value: number[] };
 
-/** Checks a model read from JSON: the same features in the same order, a finite weight for each. */
+/**
+ * A ranking model: a linear part (weights · features; a bias would not change any order) plus,
+ * optionally, boosted trees that correct it where a straight line cannot.
+ */
+export type RankerModel = { features: readonly string[]; weights: readonly number[]; trees?: readonly RankerTree[] };
+
+const finite = (value: unknown) => typeof value === 'number' && Number.isFinite(value);
+
+function checkTree(tree: RankerTree): void {
+  const nodes = tree.feature?.length ?? 0;
+  const arrays = [tree.threshold, tree.left, tree.right, tree.value];
+  if (!nodes || arrays.some((array) => !Array.isArray(array) || array.length !== nodes || !array.every(finite)))
+    throw new Error('the file ranker model has a tree whose node arrays differ in length or hold something other than numbers');
+  tree.feature.forEach((feature, node) => {
+    if (feature === -1) return;
+    const children = [tree.left[node], tree.right[node]];
+    if (!Number.isInteger(feature) || feature < 0 || feature >= FEATURE_NAMES.length || children.some((child) => child <= node || child >= nodes))
+      throw new Error('the file ranker model has a tree node with an unknown feature or a child that is not after it');
+  });
+}
+
+/** Checks a model read from JSON: the same features in the same order, a finite weight for each, well-formed trees. */
 export function parseRankerModel(json: string): RankerModel {
   const model = JSON.parse(json) as Partial<RankerModel>;
   const features = model.features ?? [];
   const weights = model.weights ?? [];
   if (features.length !== FEATURE_NAMES.length || features.some((name, index) => name !== FEATURE_NAMES[index]))
     throw new Error(`the file ranker model's features are not ${FEATURE_NAMES.join(', ')}`);
-  if (weights.length !== features.length || weights.some((weight) => typeof weight !== 'number' || !Number.isFinite(weight)))
+  if (weights.length !== features.length || !weights.every(finite))
     throw new Error('the file ranker model needs one finite weight per feature');
-  return { features, weights };
+  for (const tree of model.trees ?? []) checkTree(tree);
+  return { features, weights, trees: model.trees };
 }
 
 let shipped: RankerModel | null | undefined;
@@ -115,10 +146,18 @@ export function shippedRankerModel(): RankerModel | null {
   return shipped;
 }
 
+/** The value a tree adds for a feature vector. */
+export function treeValue(tree: RankerTree, features: readonly number[]): number {
+  let node = 0;
+  while (tree.feature[node] !== -1) node = features[tree.feature[node]] <= tree.threshold[node] ? tree.left[node] : tree.right[node];
+  return tree.value[node];
+}
+
 /** The model's score of one feature vector. */
 export function scoreFeatures(model: RankerModel, features: readonly number[]): number {
   let score = 0;
   for (let index = 0; index < features.length; index += 1) score += model.weights[index] * features[index];
+  for (const tree of model.trees ?? []) score += treeValue(tree, features);
   return score;
 }
 

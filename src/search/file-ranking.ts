@@ -184,6 +184,8 @@ export type FileSignals = {
   chunks: number;
   /** Directories above the file. */
   depth: number;
+  /** The idf-weighted share of the question's words the whole file holds (LexicalIndex.fileCoverage), 0 when unknown. */
+  coverage: number;
 };
 
 /**
@@ -192,7 +194,13 @@ export type FileSignals = {
  */
 export function rankFiles(
   hits: readonly FileEvidence[],
-  options: { question: string; terms: readonly string[]; lexical?: ReadonlyMap<string, number> },
+  options: {
+    question: string;
+    terms: readonly string[];
+    lexical?: ReadonlyMap<string, number>;
+    /** Each candidate file's coverage of the question's words (LexicalIndex.fileCoverage). */
+    coverage?: (paths: readonly string[]) => ReadonlyMap<string, number>;
+  },
 ): RankedFile[] {
   const intent = questionIntent(options.question);
   const groups = questionGroups(options.terms);
@@ -256,6 +264,7 @@ export function rankFiles(
     }
   }
 
+  const coverage = options.coverage?.([...byPath.keys()]) ?? new Map<string, number>();
   let maxLexical = 0;
   for (const score of options.lexical?.values() ?? []) maxLexical = Math.max(maxLexical, score);
   const ranked: RankedFile[] = [];
@@ -282,6 +291,7 @@ export function rankFiles(
       roleWeight: weight,
       chunks: file.scores.length,
       depth: directory ? directory.split('/').length : 0,
+      coverage: coverage.get(path) ?? 0,
     };
     ranked.push({ path, role: file.role, score, signals });
   }

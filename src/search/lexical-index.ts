@@ -347,7 +347,57 @@ export class LexicalIndex {
     }
     return best;
   }
+  private pathIds: Map<string, number> | undefined;
+
+  /** A file's number in `files`, or undefined for a path the snapshot does not hold. */
+  fileId(path: string): number | undefined {
+    this.pathIds ??= new Map(this.files.map((file, id) => [file.path, id]));
+    return this.pathIds.get(path);
+  }
+
+  /**
+   * How much of the question each file holds: the idf-weighted share of the query groups with at
+   * least one form in the file (coordination, which BM25's sum leaves to one frequent word). One
+   * share per file asked for, 0 for a file of none of the words.
+   */
+  fileCoverage(groups: readonly QueryGroup[], fileIds: readonly number[]): number[] {
+    const wanted = new Map<number, number>();
+    fileIds.forEach((id, index) => wanted.set(id, index));
+    const covered = new Float64Array(fileIds.length);
+    const postings = this.filePostings;
+    const total = this.fileLengths.length;
+    let idfSum = 0;
+    const marks = new Uint8Array(fileIds.length);
+    const held = new Uint8Array(total);
+    const holders: number[] = [];
+    for (const group of groups) {
+      marks.fill(0);
+      for (const id of holders) held[id] = 0;
+      holders.length = 0;
+      // The word itself, not its synonyms: a file holds the question's word or it does not.
+      for (const form of group.forms) {
+        if (form.weight < 1) continue;
+        for (const term of this.termsOf(form)) {
+          for (let at = postings.starts[term]; at < postings.starts[term + 1]; at += 1) {
+            const id = postings.ids[at];
+            if (!held[id]) {
+              held[id] = 1;
+              holders.push(id);
+            }
+            const index = wanted.get(id);
+            if (index !== undefined) marks[index] = 1;
+          }
+        }
+      }
+      if (!holders.length) continue;
+      const idf = Math.log(1 + (total - holders.length + 0.5) / (holders.length + 0.5));
+      idfSum += idf;
+      for (let index = 0; index < marks.length; index += 1) if (marks[index]) covered[index] += idf;
+    }
+    return Array.from(covered, (value) => (idfSum > 0 ? value / idfSum : 0));
+  }
 }
+
 
 /** The `limit` ids of the highest scores, best first, ties by the lower id: a bounded heap, not a sort of them all. */
 function selectBest(ids: readonly number[], scores: Float64Array, limit: number): Scored[] {

@@ -10,7 +10,8 @@ import { rankFiles, type RankedFile } from './file-ranking';
 import { orderByModel } from './file-features';
 import { expandQuestion } from './synonyms';
 import { isExcludedBy } from '../auth/context-exclusions';
-import { lexicalIndexOf, rankLexically, type LexicalHit } from './lexical-search';
+import { lexicalIndexOf, queryGroups, rankLexically, type LexicalHit } from './lexical-search';
+import type { LexicalIndex } from './lexical-index';
 import type { Reranking } from '../llm/rerankers/reranker';
 import { rerankFiles } from './rerank-files';
 
@@ -136,7 +137,7 @@ export async function searchCandidates(options: SearchCodeOptions): Promise<Sear
       : Promise.resolve(none),
     wantText
       ? lexicalIndexOf(prisma, scope).then((index) => ({
-          fileCount: index.files.length,
+          index,
           ranking: rankLexically(index, {
             question: options.query,
             directory: scope.directory,
@@ -178,16 +179,30 @@ export async function searchCandidates(options: SearchCodeOptions): Promise<Sear
       textRank: textRanks.get(row.chunkId) ?? null,
     }))
     .sort((a, b) => b.score - a.score || a.path.localeCompare(b.path) || a.startLine - b.startLine);
-  const snapshotFiles = lexicalResult?.fileCount ?? 0;
+  const snapshotFiles = lexicalResult?.index.files.length ?? 0;
   const ranked = orderByModel(
     rankFiles(found, {
       question: options.query,
       terms,
       lexical: new Map(lexicalFiles.map((file) => [file.path, file.score])),
+      coverage: lexicalResult ? (paths) => coverageOf(lexicalResult.index, options.query, paths) : undefined,
     }),
     { snapshotFiles },
   );
   return { found, ranked, snapshotFiles, confidence: confidenceOf(fused[0], rankings.length), used: mode };
+}
+
+/** Each file's coverage of the question's words in the snapshot's keyword index. */
+function coverageOf(index: LexicalIndex, question: string, paths: readonly string[]): Map<string, number> {
+  const known = paths.flatMap((path) => {
+    const id = index.fileId(path);
+    return id === undefined ? [] : [{ path, id }];
+  });
+  const shares = index.fileCoverage(
+    queryGroups(question),
+    known.map((file) => file.id),
+  );
+  return new Map(known.map((file, at) => [file.path, shares[at]]));
 }
 
 /** Each id's 1-based position in a ranking (its first). */

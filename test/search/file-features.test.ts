@@ -16,6 +16,7 @@ const signals = (extra: Partial<FileSignals> = {}): FileSignals => ({
   roleWeight: 1,
   chunks: 1,
   depth: 1,
+  coverage: 0,
   ...extra,
 });
 const file = (path: string, extra: Partial<FileSignals> = {}): RankedFile => ({

@@ -1,4 +1,4 @@
-import { FEATURE_NAMES, scoreFeatures, type RankerModel } from '../file-features';
+import { FEATURE_NAMES, scoreFeatures, treeValue, type RankerModel, type RankerTree } from '../file-features';
 import type { RankerExample } from './ranker-features';
 
 /**
@@ -97,3 +97,157 @@ export const byModel = (model: RankerModel) => (example: RankerExample) =>
 
 /** Scores by the hand-weighted formula, for rankingQuality. */
 export const byHand = (example: RankerExample) => example.candidates.map((candidate) => candidate.features[FEATURE_NAMES.indexOf('hand')]);
+
+export type BoostOptions = {
+  /** Trees added. Default 60. */
+  trees?: number;
+  /** Levels of splits per tree. Default 3. */
+  depth?: number;
+  /** Shrinkage of each tree. Default 0.1. */
+  rate?: number;
+  /** L2 on leaf values (Newton step's λ). Default 1. */
+  lambda?: number;
+  /** Candidate rows a leaf needs at least. Default 50. */
+  minRows?: number;
+  /** Thresholds tried per feature (quantiles of its values). Default 32. */
+  bins?: number;
+};
+
+/**
+ * Gradient-boosted regression trees on top of a linear model, for the same listwise softmax loss:
+ * each tree fits the loss's gradient over every candidate of every question, its leaves take a
+ * Newton step. Trees split on quantile thresholds of each feature.
+ */
+export function boostRanker(examples: readonly RankerExample[], base: RankerModel, options: BoostOptions = {}): RankerModel {
+  const treeCount = options.trees ?? 60;
+  const depth = options.depth ?? 3;
+  const rate = options.rate ?? 0.1;
+  const lambda = options.lambda ?? 1;
+  const minRows = options.minRows ?? 50;
+  const binCount = options.bins ?? 32;
+  const usable = examples.filter((example) => example.candidates.some((candidate) => candidate.relevant) && example.candidates.length > 1);
+  const rows = usable.flatMap((example) => example.candidates.map((candidate) => candidate.features));
+  const dimensions = FEATURE_NAMES.length;
+  const thresholds = Array.from({ length: dimensions }, (_, dimension) => {
+    const values = [...new Set(rows.map((row) => row[dimension]))].sort((a, b) => a - b);
+    const picked = new Set<number>();
+    for (let bin = 1; bin < binCount; bin += 1) picked.add(values[Math.floor((bin * values.length) / binCount)] ?? values[values.length - 1]);
+    return [...picked].filter((value) => value < values[values.length - 1]);
+  });
+  const scores = rows.map((row) => scoreFeatures(base, row));
+  const trees: RankerTree[] = [];
+  const gradient = new Float64Array(rows.length);
+  const hessian = new Float64Array(rows.length);
+  for (let round = 0; round < treeCount; round += 1) {
+    let offset = 0;
+    for (const example of usable) {
+      const count = example.candidates.length;
+      const top = Math.max(...scores.slice(offset, offset + count));
+      let sum = 0;
+      for (let index = 0; index < count; index += 1) sum += Math.exp(scores[offset + index] - top);
+      const relevant = example.candidates.filter((candidate) => candidate.relevant).length;
+      example.candidates.forEach((candidate, index) => {
+        const probability = Math.exp(scores[offset + index] - top) / sum;
+        gradient[offset + index] = (probability - (candidate.relevant ? 1 / relevant : 0)) / usable.length;
+        hessian[offset + index] = Math.max(probability * (1 - probability), 1e-6) / usable.length;
+      });
+      offset += count;
+    }
+    const tree = growTree({ rows, gradient, hessian, thresholds, depth, lambda, minRows, rate });
+    trees.push(tree);
+    rows.forEach((row, index) => (scores[index] += treeValue(tree, row)));
+  }
+  return { ...base, trees: [...(base.trees ?? []), ...trees] };
+}
+
+function growTree(options: {
+  rows: number[][];
+  gradient: Float64Array;
+  hessian: Float64Array;
+  thresholds: number[][];
+  depth: number;
+  lambda: number;
+  minRows: number;
+  rate: number;
+}): RankerTree {
+  const { rows, gradient, hessian, thresholds, lambda, minRows } = options;
+  const tree: RankerTree = { feature: [], threshold: [], left: [], right: [], value: [] };
+  const leafValue = (members: number[]) => {
+    let g = 0;
+    let h = 0;
+    for (const index of members) {
+      g += gradient[index];
+      h += hessian[index];
+    }
+    return (-g / (h + lambda / rows.length)) * options.rate;
+  };
+  const grow = (members: number[], level: number): number => {
+    const node = tree.feature.length;
+    tree.feature.push(-1);
+    tree.threshold.push(0);
+    tree.left.push(0);
+    tree.right.push(0);
+    tree.value.push(0);
+    let best: { feature: number; threshold: number; gain: number } | null = null;
+    if (level < options.depth && members.length >= 2 * minRows) {
+      let totalG = 0;
+      let totalH = 0;
+      for (const index of members) {
+        totalG += gradient[index];
+        totalH += hessian[index];
+      }
+      const regular = lambda / rows.length;
+      const parent = (totalG * totalG) / (totalH + regular);
+      for (let feature = 0; feature < thresholds.length; feature += 1) {
+        const cuts = thresholds[feature];
+        if (!cuts.length) continue;
+        const g = new Float64Array(cuts.length + 1);
+        const h = new Float64Array(cuts.length + 1);
+        const n = new Int32Array(cuts.length + 1);
+        for (const index of members) {
+          const value = rows[index][feature];
+          let low = 0;
+          let high = cuts.length;
+          while (low < high) {
+            const middle = (low + high) >> 1;
+            if (value <= cuts[middle]) high = middle;
+            else low = middle + 1;
+          }
+          g[low] += gradient[index];
+          h[low] += hessian[index];
+          n[low] += 1;
+        }
+        let leftG = 0;
+        let leftH = 0;
+        let leftN = 0;
+        for (let cut = 0; cut < cuts.length; cut += 1) {
+          leftG += g[cut];
+          leftH += h[cut];
+          leftN += n[cut];
+          const rightN = members.length - leftN;
+          if (leftN < minRows || rightN < minRows) continue;
+          const rightG = totalG - leftG;
+          const rightH = totalH - leftH;
+          const gain = (leftG * leftG) / (leftH + regular) + (rightG * rightG) / (rightH + regular) - parent;
+          if (gain > (best?.gain ?? 1e-12)) best = { feature, threshold: cuts[cut], gain };
+        }
+      }
+    }
+    if (!best) {
+      tree.value[node] = leafValue(members);
+      return node;
+    }
+    tree.feature[node] = best.feature;
+    tree.threshold[node] = best.threshold;
+    const left = members.filter((index) => rows[index][best.feature] <= best.threshold);
+    const right = members.filter((index) => rows[index][best.feature] > best.threshold);
+    tree.left[node] = grow(left, level + 1);
+    tree.right[node] = grow(right, level + 1);
+    return node;
+  };
+  grow(
+    rows.map((_, index) => index),
+    0,
+  );
+  return tree;
+}

@@ -1,0 +1,30 @@
+import { readFileSync, readdirSync } from 'node:fs';
+import { boostRanker, byHand, byModel, rankingQuality, trainRanker } from './search/training/train-ranker';
+import type { RankerExample } from './search/training/ranker-features';
+import { FEATURE_NAMES } from './search/file-features';
+const dir = process.argv[2];
+const manifest = JSON.parse(readFileSync('/work/corpus/manifest.json', 'utf8'));
+const split = new Map<string, string>(manifest.packages.map((p: any) => [`corpus-${p.name}`, p.split]));
+const sets = new Map<string, RankerExample[]>();
+for (const f of readdirSync(dir)) if (f.includes(`.${FEATURE_NAMES.length}.`)) sets.set(f.split('.')[0], readFileSync(`${dir}/${f}`, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l)));
+const fmt = (q: ReturnType<typeof rankingQuality>) => `${q.recallAt1.toFixed(3)} ${q.recallAt5.toFixed(3)} ${q.mrr.toFixed(3)}`;
+const l2 = Number(process.env.L2 ?? 0.001);
+const realWeight = Number(process.env.REAL ?? 1);
+const trees = Number(process.env.TREES ?? 0);
+const corpus = [...sets].filter(([n]) => n.startsWith('corpus-')).flatMap(([, e]) => e);
+const val = [...sets].filter(([n]) => split.get(n) === 'validation').flatMap(([, e]) => e);
+const trainOnly = [...sets].filter(([n]) => split.get(n) === 'train').flatMap(([, e]) => e);
+const fit = (ex: RankerExample[]) => { const lin = trainRanker(ex, { l2, perSourceCap: 40 }); return trees ? boostRanker(ex, lin, { trees }) : lin; };
+const m0 = fit(trainOnly);
+console.log(`l2 ${l2} real ${realWeight} trees ${trees}`);
+console.log('validation'.padEnd(12), 'hand', fmt(rankingQuality(val, byHand)), '| model', fmt(rankingQuality(val, byModel(m0))));
+let hs = [0, 0], ms = [0, 0], n = 0;
+for (const [name, test] of sets) {
+  if (!name.startsWith('set-')) continue;
+  const others = [...sets].filter(([o]) => o.startsWith('set-') && o !== name).flatMap(([, e]) => Array.from({ length: realWeight }, (_, k) => e.map((x) => ({ ...x, source: `${x.source}#${k}` }))).flat());
+  const model = fit([...corpus, ...others]);
+  const h = rankingQuality(test, byHand), m = rankingQuality(test, byModel(model));
+  hs[0] += h.recallAt5; hs[1] += h.mrr; ms[0] += m.recallAt5; ms[1] += m.mrr; n++;
+  console.log(name.padEnd(12), 'hand', fmt(h), '| model', fmt(m));
+}
+console.log('mean sets'.padEnd(12), 'hand', (hs[0]/n).toFixed(3), (hs[1]/n).toFixed(3), '| model', (ms[0]/n).toFixed(3), (ms[1]/n).toFixed(3));
