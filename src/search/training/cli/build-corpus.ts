@@ -8,8 +8,9 @@
  * Writes, under --out: repos/<name> (the package with its chosen comments blanked, a git
  * repository), questions/<name>.jsonl, mined/<name>.jsonl (every mined comment with the
  * identifiers of what it documents), manifest.json (packages, language, split, paths, counts;
- * skipped packages and why) and, when at least 50 packages in at least 4 languages are in it,
- * READY. Untouched sources are cached under the system's temporary folder and reused.
+ * skipped packages and why), sets.json (the packages as eval:retrieval question sets: train ones
+ * with the role "tuning", validation ones "held-out") and, when at least 50 packages in at least 4
+ * languages are in it, READY. Untouched sources are cached under the system's temporary folder and reused.
  */
 import { existsSync } from 'node:fs';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
@@ -133,6 +134,15 @@ async function main(): Promise<void> {
     skipped,
   };
   await writeFile(path.join(outDir, 'manifest.json'), `${JSON.stringify(manifest, null, 2)}\n`);
+  // The same packages as question sets for eval:retrieval --sets: train ones as "tuning", validation ones as "held-out".
+  const sets = packages.map((entry) => ({
+    name: entry.name.replace(/[^a-z0-9-]+/g, '-'),
+    language: entry.language,
+    role: entry.split === 'train' ? 'tuning' : 'held-out',
+    questions: path.relative(outDir, entry.questions),
+    repo: path.relative(outDir, entry.repository),
+  }));
+  await writeFile(path.join(outDir, 'sets.json'), `${JSON.stringify(sets, null, 2)}\n`);
   const languages = new Set(built.map((result) => result.language)).size;
   process.stderr.write(`${built.length} packages in ${languages} languages, ${manifest.counts.pairs} pairs; ${skipped.length} skipped\n`);
   if (values.only?.length) return;
