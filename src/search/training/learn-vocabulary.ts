@@ -26,6 +26,11 @@ export type VocabularyOptions = {
   perWord?: number;
   /** A part in more than this share of comments says nothing (`self`, `value`). Default 0.03. */
   maxPartShare?: number;
+  /**
+   * Count a pair only in comments whose declaration does not use the word itself: what code says
+   * instead of the word (callback → cb), rather than what merely goes with it. Default false.
+   */
+  insteadOnly?: boolean;
 };
 
 export type MinedCommentRecord = { question: string; identifiers: string[] };
@@ -72,6 +77,7 @@ export function learnVocabulary(packages: ReadonlyMap<string, readonly MinedComm
   const minNpmi = options.minNpmi ?? 0.3;
   const perWord = options.perWord ?? 3;
   const maxPartShare = options.maxPartShare ?? 0.03;
+  const insteadOnly = options.insteadOnly ?? false;
 
   let comments = 0;
   const wordCount = new Map<string, number>();
@@ -99,7 +105,8 @@ export function learnVocabulary(packages: ReadonlyMap<string, readonly MinedComm
         spelled.set(spelling, (spelled.get(spelling) ?? 0) + 1);
         spellings.set(part, spelled);
       }
-      for (const word of words)
+      for (const word of words) {
+        if (insteadOnly && [...parts.keys()].some((part) => sameWord(word, part))) continue;
         for (const part of parts.keys()) {
           if (sameWord(word, part)) continue;
           const key = `${word} ${part}`;
@@ -108,6 +115,7 @@ export function learnVocabulary(packages: ReadonlyMap<string, readonly MinedComm
           seen.add(name);
           pairPackages.set(key, seen);
         }
+      }
     }
   }
 

@@ -14,7 +14,10 @@ import { learnVocabulary, type MinedCommentRecord } from '../learn-vocabulary';
 type Manifest = { packages: Array<{ name: string; split: 'train' | 'validation'; mined: string }> };
 
 function main(): void {
-  const { values } = parseArgs({ options: { corpus: { type: 'string' }, out: { type: 'string' } }, strict: true });
+  const { values } = parseArgs({
+    options: { corpus: { type: 'string' }, out: { type: 'string' }, 'instead-only': { type: 'boolean' } },
+    strict: true,
+  });
   if (!values.corpus) {
     process.stderr.write('error: --corpus <folder> is required (a folder written by npm run corpus:build)\n');
     process.exit(2);
@@ -30,7 +33,7 @@ function main(): void {
         .map((line) => JSON.parse(line) as MinedCommentRecord),
     ]),
   );
-  const vocabulary = learnVocabulary(packages);
+  const vocabulary = learnVocabulary(packages, { insteadOnly: values['instead-only'] ?? false });
   const out = values.out ?? 'data/search/vocabulary.json';
   const entries = Object.entries(vocabulary);
   // One word a line: the file is read in review and diffs.
