@@ -390,6 +390,7 @@ function runJson(run: RunFigures) {
   return {
     strategy: run.strategy,
     mode: run.mode,
+    ...(run.vocabulary ? { vocabulary: run.vocabulary } : {}),
     recall_at_1: round(run.metrics.recallAt1),
     recall_at_5: round(run.metrics.recallAt5),
     recall_at_10: round(run.metrics.recallAt10),
