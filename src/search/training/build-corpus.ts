@@ -240,6 +240,10 @@ export async function buildCorpusPackage(options: {
   cacheDir: string;
   maxPairs?: number;
   maxPerFile?: number;
+  /** Bounds on the package's indexed files and its questions (default MIN_FILES, MAX_FILES, MIN_PAIRS). */
+  minFiles?: number;
+  maxFiles?: number;
+  minPairs?: number;
 }): Promise<PackageResult> {
   const { entry, outDir } = options;
   const source = sourceOf(entry);
@@ -251,8 +255,11 @@ export async function buildCorpusPackage(options: {
     return skipped(`could not be fetched: ${(error as Error).message.slice(0, 300)}`);
   }
   const { all, indexed } = await indexedFiles(original.repository);
-  if (indexed.length < MIN_FILES || indexed.length > MAX_FILES)
-    return skipped(`${indexed.length} indexed files, outside ${MIN_FILES}–${MAX_FILES}`);
+  const minFiles = options.minFiles ?? MIN_FILES;
+  const maxFiles = options.maxFiles ?? MAX_FILES;
+  const minPairs = options.minPairs ?? MIN_PAIRS;
+  if (indexed.length < minFiles || indexed.length > maxFiles)
+    return skipped(`${indexed.length} indexed files, outside ${minFiles}–${maxFiles}`);
 
   const candidates: MinedRecord[] = [];
   let minedFiles = 0;
@@ -275,8 +282,8 @@ export async function buildCorpusPackage(options: {
     maxPairs: options.maxPairs ?? DEFAULT_MAX_PAIRS,
     maxPerFile: options.maxPerFile ?? DEFAULT_MAX_PER_FILE,
   });
-  if (chosen.length < MIN_PAIRS)
-    return skipped(`${chosen.length} usable doc comments of ${candidates.length} mined, fewer than ${MIN_PAIRS}`);
+  if (chosen.length < minPairs)
+    return skipped(`${chosen.length} usable doc comments of ${candidates.length} mined, fewer than ${minPairs}`);
   for (const comment of chosen) comment.chosen = true;
 
   const byFile = new Map<string, MinedRecord[]>();
