@@ -84,6 +84,13 @@ module.exports = {
       from: { path: '^src/', pathNot: '^src/gatekeeper/training/' },
       to: { path: '^src/gatekeeper/training/' },
     },
+    {
+      name: 'search-not-training',
+      severity: 'error',
+      comment: 'Search reads the learned vocabulary as data; mining the corpus and learning from it are offline code.',
+      from: { path: '^src/', pathNot: '^src/search/training/' },
+      to: { path: '^src/search/training/' },
+    },
   ],
   options: {
     doNotFollow: { path: 'node_modules' },
