@@ -84,6 +84,14 @@ module.exports = {
       from: { path: '^src/', pathNot: '^src/gatekeeper/training/' },
       to: { path: '^src/gatekeeper/training/' },
     },
+    {
+      name: 'search-not-training',
+      severity: 'error',
+      comment:
+        'Search reads the learned vocabulary and ranker as data; mining the corpus and learning from it are offline code, run by commands.',
+      from: { path: '^src/', pathNot: '^src/(search/training|cli)/' },
+      to: { path: '^src/search/training/' },
+    },
   ],
   options: {
     doNotFollow: { path: 'node_modules' },

@@ -27,6 +27,7 @@ import { createEmbedder } from '../llm/embedders/create-embedder';
 import { createReranking } from '../llm/rerankers/create-reranker';
 import { ProgressBar } from '../progress-bar';
 import type { RetrievalMode } from '../search/search-code';
+import { DEFAULT_VOCABULARY, QUERY_VOCABULARIES } from '../search/vocabulary';
 import { runCommand } from './run-command';
 import { loadLineLabels, type LineLabels } from '../evaluation/snippet-overlap';
 
@@ -57,8 +58,9 @@ question lists. The temporary projects are removed at the end, also when the run
                answer, and the first snippet of a right file is then scored against them
   --sets       a list of question sets (data/retrieval-eval/sets.json): each set's source (an npm
                spec, or a Debian source package=version, fetched with apt-get source: needs a
-               deb-src entry) is made into a repository in a cache folder under ${os.tmpdir()},
-               and one table of every set, mode and the baseline is printed
+               deb-src entry) is made into a repository in a cache folder under ${os.tmpdir()}
+               (a set with "repo" names a local git repository instead, as the training corpus's
+               sets.json does), and one table of every set, mode and the baseline is printed
   --set        only this set of --sets; repeat for several (default: all)
   --role       only the sets of this role of --sets: tuning or held-out (default: both)
   --ref        the branch, tag or commit to index (default: HEAD)
@@ -67,6 +69,9 @@ question lists. The temporary projects are removed at the end, also when the run
   --exclude    a gitignore pattern kept out of the index, e.g. '*.md'; repeat for several
   --neutral    a gitignore pattern of files scored as neither right nor wrong (dropped from the
                answer before ranking), e.g. '*.md' for documentation no question lists
+  --vocabulary the words a question is expanded with: ${QUERY_VOCABULARIES.join(', ')} (hand: the
+               synonym table; learned: data/search/vocabulary.json); repeat to compare several on one
+               index, each labelling its rows (default: ${DEFAULT_VOCABULARY})
   --json       also write the figures and every question's ranks to this file`;
 
 function usageError(message: string): never {
@@ -95,6 +100,7 @@ function parse(argv: string[]): RetrievalEvalOptions {
         mode: { type: 'string', multiple: true },
         exclude: { type: 'string', multiple: true },
         neutral: { type: 'string', multiple: true },
+        vocabulary: { type: 'string', multiple: true },
         json: { type: 'string' },
         sets: { type: 'string' },
         set: { type: 'string', multiple: true },
@@ -129,6 +135,7 @@ function parse(argv: string[]): RetrievalEvalOptions {
       modes: pick(values.mode, MODES, '--mode'),
       exclusions: (values.exclude ?? []).map((pattern) => pattern.trim()).filter(Boolean),
       neutral: (values.neutral ?? []).map((pattern) => pattern.trim()).filter(Boolean),
+      vocabularies: values.vocabulary?.length ? pick(values.vocabulary, QUERY_VOCABULARIES, '--vocabulary') : [DEFAULT_VOCABULARY],
       json: values.json?.trim(),
     };
   } catch (error) {
@@ -162,7 +169,7 @@ function evaluations(): Array<{
       args: {
         ...args,
         npm: set.npm,
-        repo: undefined,
+        repo: set.repoPath,
         debian: set.debian ? { source: set.debian, name: set.name } : undefined,
         questions: set.questionsPath,
       },

@@ -205,6 +205,65 @@ export async function materializeDebianSource(options: {
   });
 }
 
+// What a binary package installs beside its code: documentation, manual pages, gem specifications, commands.
+const BESIDE_THE_CODE =
+  /^usr\/share\/(doc|doc-base|man|lintian|bash-completion|info)\/|^usr\/share\/rubygems-integration\/[^/]+\/specifications\/|^usr\/s?bin\//;
+
+/** The deepest folder that holds every source file of `files` (paths relative to the unpacked package), or ''. */
+export function codeRoot(files: readonly string[], isSource: (file: string) => boolean): string {
+  const folders = files.filter((file) => !BESIDE_THE_CODE.test(file) && isSource(file)).map((file) => file.split('/').slice(0, -1));
+  if (!folders.length) return '';
+  let common = folders[0];
+  for (const folder of folders.slice(1)) {
+    let length = 0;
+    while (length < common.length && length < folder.length && common[length] === folder[length]) length += 1;
+    common = common.slice(0, length);
+  }
+  return common.join('/');
+}
+
+/**
+ * Materializes the code a Debian binary package installs (`package=version`, fetched with
+ * `apt-get download`): a Python module under dist-packages, a Go module under gocode, a Rust crate
+ * under the cargo registry, a Ruby library under vendor_ruby. The package is unpacked with
+ * `dpkg-deb -x` and the deepest folder holding all its source files (`isSource`; documentation,
+ * manual pages and commands aside) becomes the repository, committed with `message`.
+ */
+export async function materializeDebianBinary(options: {
+  package: string;
+  message: string;
+  directory: string;
+  isSource: (file: string) => boolean;
+}): Promise<MaterializedPackage> {
+  const spec = options.package.trim();
+  const match = /^([a-z0-9][a-z0-9.+-]*)=([0-9][A-Za-z0-9.+~:-]*)$/.exec(spec);
+  if (!match) throw new Error(`"${spec.slice(0, 100)}" is not a Debian binary package=version`);
+  return materializeTarball({
+    message: options.message,
+    directory: options.directory,
+    fetch: async (scratch) => {
+      const failure = await run('apt-get', ['download', spec], { cwd: scratch, timeoutMs: NPM_TIMEOUT_MS }).then(
+        () => null,
+        (error: Error) => error,
+      );
+      const deb = (await readdir(scratch)).find((file) => file.startsWith(`${match[1]}_`) && file.endsWith('.deb'));
+      if (!deb) throw new Error(`apt-get download ${spec} left no .deb${failure ? `: ${failure.message}` : ''}`);
+      const unpacked = path.join(scratch, 'unpacked');
+      await mkdir(unpacked);
+      await run('dpkg-deb', ['-x', path.join(scratch, deb), unpacked]);
+      const files = (await readdir(unpacked, { recursive: true, withFileTypes: true }))
+        .filter((entry) => entry.isFile())
+        .map((entry) => path.relative(unpacked, path.join(entry.parentPath, entry.name)));
+      const root = codeRoot(files, options.isSource);
+      if (!root) throw new Error(`${spec} installs no source files`);
+      // One top folder in the tarball, as materializeTarball strips it.
+      const tarball = path.join(scratch, 'code.tar');
+      await run('tar', ['-cf', tarball, '-C', path.dirname(path.join(unpacked, root)), path.basename(root)]);
+      return tarball;
+    },
+  });
+}
+
 /**
  * A tarball (from `fetch`, into a scratch folder) unpacked without its top folder and committed
  * with `message` as a git repository in `directory`; reused when `directory` already holds a

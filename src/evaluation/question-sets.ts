@@ -5,9 +5,10 @@ import { badInput } from '../errors';
 
 /**
  * The question sets of the retrieval evaluation (data/retrieval-eval/sets.json): each names its code
- * base's source (an npm package spec, or a Debian source package=version whose upstream tarball is
- * used), its questions file beside the list, its main language, and whether settings were chosen
- * on it (`tuning`) or it only reports (`held-out`).
+ * base's source (an npm package spec, a Debian source package=version whose upstream tarball is
+ * used, or a local git repository, as the training corpus's sets do), its questions file beside
+ * the list, its main language, and whether settings were chosen on it (`tuning`) or it only
+ * reports (`held-out`). Paths are resolved beside the list.
  */
 const QuestionSet = z
   .object({
@@ -17,10 +18,11 @@ const QuestionSet = z
     questions: z.string().min(1),
     npm: z.string().min(1).optional(),
     debian: z.string().min(1).optional(),
+    repo: z.string().min(1).optional(),
   })
-  .refine((set) => Boolean(set.npm) !== Boolean(set.debian), 'needs exactly one of "npm" and "debian"');
+  .refine((set) => [set.npm, set.debian, set.repo].filter(Boolean).length === 1, 'needs exactly one of "npm", "debian" and "repo"');
 
-export type QuestionSet = z.infer<typeof QuestionSet> & { questionsPath: string };
+export type QuestionSet = z.infer<typeof QuestionSet> & { questionsPath: string; repoPath?: string };
 
 /** The sets listed in `file`, their questions files resolved beside it; BAD_USER_INPUT naming what is wrong. */
 export function loadQuestionSets(file: string): QuestionSet[] {
@@ -39,6 +41,10 @@ export function loadQuestionSets(file: string): QuestionSet[] {
   return parsed.data.map((set) => {
     if (names.has(set.name)) throw badInput(`${file}: the set name "${set.name}" is used twice`);
     names.add(set.name);
-    return { ...set, questionsPath: path.resolve(path.dirname(file), set.questions) };
+    return {
+      ...set,
+      questionsPath: path.resolve(path.dirname(file), set.questions),
+      ...(set.repo ? { repoPath: path.resolve(path.dirname(file), set.repo) } : {}),
+    };
   });
 }

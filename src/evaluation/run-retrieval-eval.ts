@@ -37,6 +37,7 @@ import { formatCount, ProgressBar } from '../progress-bar';
 import { snapshotFiles, storedChunkBytes } from '../db/code-chunks';
 import { CODE_INDEX_TABLES, refreshTableStatistics } from '../db/table-statistics';
 import { lexicalIndexOf } from '../search/lexical-search';
+import { DEFAULT_VOCABULARY, useQueryVocabulary, type QueryVocabularyName } from '../search/vocabulary';
 import { formatSnippetTable, measureSnippets, SNIPPET_SEARCH, type LineLabels } from './snippet-overlap';
 
 /** What a retrieval evaluation runs on and how (the eval:retrieval command's options). */
@@ -52,6 +53,8 @@ export type RetrievalEvalOptions = {
   json: string | undefined;
   /** A Debian source package=version to materialize (its upstream tarball), committed with `name`. */
   debian: { source: string; name: string } | undefined;
+  /** The query vocabularies to run every mode with (src/search/vocabulary.ts); several label the runs. */
+  vocabularies: QueryVocabularyName[];
   /** A list of question sets to evaluate instead of one source (the CLI's --sets, --set, --role). */
   sets: { file: string; names: string[]; role: 'tuning' | 'held-out' | undefined } | undefined;
 };
@@ -135,6 +138,8 @@ export type RunFigures = {
   set?: string;
   strategy: ChunkStrategy | 'files';
   mode: RetrievalMode | 'bm25';
+  /** The query vocabulary, when several were compared. */
+  vocabulary?: QueryVocabularyName;
   metrics: RetrievalMetrics;
   /** Each question's search time (ms), in the file's order. */
   searchMs: number[];
@@ -255,40 +260,57 @@ export async function evaluateStrategy(
   };
 
   const runs: RunFigures[] = options.baseline ? [await bm25Baseline(context, snapshot.id)] : [];
-  for (const mode of args.modes) {
-    const bar = new ProgressBar({ stream: process.stderr, unit: 'questions' });
-    const results: QuestionResult[] = [];
-    const searchMs: number[] = [];
-    let rerankFailures = 0;
-    for (const question of questions) {
-      signal.throwIfAborted();
-      bar.update({ label: `${strategy} ${mode}`, done: results.length, total: questions.length });
-      const searchStarted = performance.now();
-      // One snippet per file, so the answer is its first files (their order does not depend on it);
-      // twice as many when neutral files will be dropped from it.
-      const limit = args.neutral.length ? MRR_DEPTH * 2 : MRR_DEPTH;
-      const answer = await searchCode({ prisma, embedder, reranking, scope, query: question.q, limit, maxPerFile: 1, mode });
-      searchMs.push(performance.now() - searchStarted);
-      if (reranking && !answer.reranked && answer.files.length > 1) rerankFailures += 1;
-      const files = scoredFiles(
-        answer.files.map((file) => file.path),
-        { neutral: args.neutral },
-      );
-      results.push({ rank: firstHitRank(files, question.files), files });
-    }
-    bar.update({ label: `${strategy} ${mode}`, done: results.length, total: questions.length });
-    bar.clear();
-    const metrics = scoreRanks(results.map((result) => result.rank));
-    const snippets = context.lineLabels?.some(Boolean)
-      ? await measureSnippets({
+  const compared = args.vocabularies.length > 1;
+  try {
+    for (const vocabulary of args.vocabularies) {
+      useQueryVocabulary(vocabulary);
+      for (const mode of args.modes) {
+        const bar = new ProgressBar({ stream: process.stderr, unit: 'questions' });
+        const results: QuestionResult[] = [];
+        const searchMs: number[] = [];
+        let rerankFailures = 0;
+        for (const question of questions) {
+          signal.throwIfAborted();
+          bar.update({ label: `${strategy} ${mode}${compared ? ` ${vocabulary}` : ''}`, done: results.length, total: questions.length });
+          const searchStarted = performance.now();
+          // One snippet per file, so the answer is its first files (their order does not depend on it);
+          // twice as many when neutral files will be dropped from it.
+          const limit = args.neutral.length ? MRR_DEPTH * 2 : MRR_DEPTH;
+          const answer = await searchCode({ prisma, embedder, reranking, scope, query: question.q, limit, maxPerFile: 1, mode });
+          searchMs.push(performance.now() - searchStarted);
+          if (reranking && !answer.reranked && answer.files.length > 1) rerankFailures += 1;
+          const files = scoredFiles(
+            answer.files.map((file) => file.path),
+            { neutral: args.neutral },
+          );
+          results.push({ rank: firstHitRank(files, question.files), files });
+        }
+        bar.update({ label: `${strategy} ${mode}${compared ? ` ${vocabulary}` : ''}`, done: results.length, total: questions.length });
+        bar.clear();
+        const metrics = scoreRanks(results.map((result) => result.rank));
+        const snippets = context.lineLabels?.some(Boolean)
+          ? await measureSnippets({
+              strategy,
+              mode,
+              questions,
+              labels: context.lineLabels,
+              search: async (query) => (await searchCode({ prisma, embedder, reranking, scope, query, mode, ...SNIPPET_SEARCH })).files,
+            })
+          : undefined;
+        runs.push({
           strategy,
           mode,
-          questions,
-          labels: context.lineLabels,
-          search: async (query) => (await searchCode({ prisma, embedder, reranking, scope, query, mode, ...SNIPPET_SEARCH })).files,
-        })
-      : undefined;
-    runs.push({ strategy, mode, metrics, searchMs, questions: results, snippets, ...(reranking ? { rerankFailures } : {}) });
+          ...(compared ? { vocabulary } : {}),
+          metrics,
+          searchMs,
+          questions: results,
+          snippets,
+          ...(reranking ? { rerankFailures } : {}),
+        });
+      }
+    }
+  } finally {
+    useQueryVocabulary(DEFAULT_VOCABULARY);
   }
   return { index, runs };
 }
@@ -301,7 +323,7 @@ export function metricsRows(runs: readonly RunFigures[]): MetricsRow[] {
   return runs.map((run) => ({
     set: run.set,
     strategy: run.strategy,
-    mode: run.mode,
+    mode: run.vocabulary ? `${run.mode} ${run.vocabulary}` : run.mode,
     metrics: run.metrics,
     latency: { p50: percentile(run.searchMs, 50), p95: percentile(run.searchMs, 95) },
   }));
@@ -410,6 +432,7 @@ function runJson(run: RunFigures) {
   return {
     strategy: run.strategy,
     mode: run.mode,
+    ...(run.vocabulary ? { vocabulary: run.vocabulary } : {}),
     recall_at_1: round(run.metrics.recallAt1),
     recall_at_5: round(run.metrics.recallAt5),
     recall_at_10: round(run.metrics.recallAt10),

@@ -120,7 +120,12 @@ function checkTree(tree: RankerTree): void {
   tree.feature.forEach((feature, node) => {
     if (feature === -1) return;
     const children = [tree.left[node], tree.right[node]];
-    if (!Number.isInteger(feature) || feature < 0 || feature >= FEATURE_NAMES.length || children.some((child) => child <= node || child >= nodes))
+    if (
+      !Number.isInteger(feature) ||
+      feature < 0 ||
+      feature >= FEATURE_NAMES.length ||
+      children.some((child) => child <= node || child >= nodes)
+    )
       throw new Error('the file ranker model has a tree node with an unknown feature or a child that is not after it');
   });
 }

@@ -398,7 +398,6 @@ export class LexicalIndex {
   }
 }
 
-
 /** The `limit` ids of the highest scores, best first, ties by the lower id: a bounded heap, not a sort of them all. */
 function selectBest(ids: readonly number[], scores: Float64Array, limit: number): Scored[] {
   // A min-heap of the best so far: the root is the worst of them.

@@ -4,6 +4,7 @@ import { stemWord } from '../llm/embedders/terms';
 import { LruCache } from '../lru-cache';
 import { LexicalIndex, type Bm25Parameters, type LexicalDocument, type QueryGroup } from './lexical-index';
 import { synonymsOf } from './synonyms';
+import { learnedPartsOf } from './vocabulary';
 import { queryTerms } from './text-query';
 
 /**
@@ -30,7 +31,8 @@ function formsOf(term: string, weight: number): QueryGroup['forms'] {
 
 /**
  * The question's words as BM25 query groups: each word with its stem forms and its synonyms'
- * (weighing SYNONYM_WEIGHT). A joined identifier (`parse_connection`, which queryTerms adds for
+ * (weighing SYNONYM_WEIGHT), and, when the learned vocabulary is on, the identifier parts learned
+ * for it (vocabulary.ts, weighing SYNONYM_WEIGHT × their strength). A joined identifier (`parse_connection`, which queryTerms adds for
  * `parseConnection`) is left out: the document holds its parts, which are words of the question too.
  */
 export function queryGroups(question: string): QueryGroup[] {
@@ -38,7 +40,12 @@ export function queryGroups(question: string): QueryGroup[] {
   for (const term of queryTerms(question)) {
     if (term.includes('_')) continue;
     const forms = new Map<string, QueryGroup['forms'][number]>();
-    for (const form of [...formsOf(term, 1), ...synonymsOf(term).flatMap((synonym) => formsOf(synonym, SYNONYM_WEIGHT))]) {
+    for (const form of [
+      ...formsOf(term, 1),
+      ...synonymsOf(term).flatMap((synonym) => formsOf(synonym, SYNONYM_WEIGHT)),
+      // A learned part weighs as a synonym scaled by the association's strength.
+      ...learnedPartsOf(term).flatMap(({ part, npmi }) => formsOf(part, SYNONYM_WEIGHT * npmi)),
+    ]) {
       const key = `${form.lexeme}${form.prefix ? '*' : ''}`;
       if ((forms.get(key)?.weight ?? 0) < form.weight) forms.set(key, form);
     }

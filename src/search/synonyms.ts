@@ -1,3 +1,5 @@
+import { queryVocabulary } from './vocabulary';
+
 /**
  * Programming vocabulary that means the same thing in a question and in code: a question says
  * "promise", the code `thenable`; "configuration" and `opts`; "error" and `err`. Small and
@@ -58,8 +60,9 @@ for (const group of GROUPS) {
   }
 }
 
-/** The words `term` also matches (not itself), or none. */
+/** The words `term` also matches (not itself), or none (also when the table is off: vocabulary.ts). */
 export function synonymsOf(term: string): readonly string[] {
+  if (!queryVocabulary().handWritten) return [];
   return SYNONYMS.get(term) ?? [];
 }
 

@@ -324,6 +324,38 @@ describe('npm run eval:retrieval', () => {
     120_000,
   );
 
+  // A set whose source is a local repository (the training corpus's sets.json), with two query vocabularies compared on one index.
+  it('evaluates a set of a local repository, one row per mode and vocabulary', async () => {
+    const localSets = path.join(workDir, 'local-sets.json');
+    writeFileSync(
+      localSets,
+      JSON.stringify([
+        { name: 'local', language: 'TypeScript', role: 'held-out', repo: path.relative(workDir, repo.path), questions: 'questions.jsonl' },
+      ]),
+    );
+    const result = await evaluate([
+      '--sets',
+      localSets,
+      '--strategy',
+      'whole-file',
+      '--mode',
+      'text',
+      '--vocabulary',
+      'hand',
+      '--vocabulary',
+      'none',
+    ]);
+    expect(result.code).toBe(0);
+    const lines = result.stdout.split('\n');
+    expect(lines.slice(4, 7).map((line) => line.split(/ {2,}/).slice(0, 3))).toEqual([
+      ['local', 'files', 'bm25'],
+      ['local', 'whole-file', 'text hand'],
+      ['local', 'whole-file', 'text none'],
+    ]);
+    expect(result.stderr).toContain('local (TypeScript, held-out):');
+    expect(await leftovers()).toMatchObject({ groups: 0, projects: 0 });
+  }, 120_000);
+
   it('removes its projects when indexing fails midway, and exits 1 with the reason', async () => {
     // An OpenAI-compatible embeddings endpoint that refuses every request with the real error format.
     const server = http.createServer((_request, response) => {
@@ -381,7 +413,13 @@ describe('npm run eval:retrieval', () => {
     ],
     ['an unknown set', () => ['--sets', setsFile, '--set', 'nope'], 2, /--set nope: .* has no such set \(it has ms\)/],
     ['an unknown role', () => ['--sets', setsFile, '--role', 'favourite'], 2, /--role must be tuning or held-out/],
-    ['a set list naming no source', () => ['--sets', badSetsFile], 2, /0: needs exactly one of "npm" and "debian"/],
+    ['a set list naming no source', () => ['--sets', badSetsFile], 2, /0: needs exactly one of "npm", "debian" and "repo"/],
+    [
+      'an unknown vocabulary',
+      () => ['--repo', repo.path, '--questions', questionsFile, '--vocabulary', 'thesaurus'],
+      2,
+      /--vocabulary must be one of hand, learned, hand\+learned, none \(got "thesaurus"\)/,
+    ],
     ['no questions', () => ['--repo', repo.path], 2, /--questions is required/],
     [
       'an unknown strategy',

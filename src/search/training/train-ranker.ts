@@ -131,7 +131,8 @@ export function boostRanker(examples: readonly RankerExample[], base: RankerMode
   const thresholds = Array.from({ length: dimensions }, (_, dimension) => {
     const values = [...new Set(rows.map((row) => row[dimension]))].sort((a, b) => a - b);
     const picked = new Set<number>();
-    for (let bin = 1; bin < binCount; bin += 1) picked.add(values[Math.floor((bin * values.length) / binCount)] ?? values[values.length - 1]);
+    for (let bin = 1; bin < binCount; bin += 1)
+      picked.add(values[Math.floor((bin * values.length) / binCount)] ?? values[values.length - 1]);
     return [...picked].filter((value) => value < values[values.length - 1]);
   });
   const scores = rows.map((row) => scoreFeatures(base, row));
