@@ -79,6 +79,8 @@ const PASS_THROUGH_CODES = new Set([
   'FORBIDDEN',
   'NOT_FOUND',
   'RATE_LIMITED',
+  // The sockets' own answer when a dependency (the database, Redis, GitLab) did not answer a re-check: its message names it.
+  'SERVICE_UNAVAILABLE',
 ]);
 
 /** Every `extensions.code` the error formatter can answer with (metrics label errors by it). */
