@@ -291,6 +291,31 @@ describe('connected to GitLab: identities, projects and permissions from GitLab'
     expect(await service.prisma.projectMember.findMany({ where: { projectId: project.id, userId: judy.id } })).toEqual([]);
   });
 
+  it("reads a private project's code for Reporters and up, by GitLab's level: a Guest gets a missing project's answer", async () => {
+    const mia = newUser('mia');
+    const token = gitlab.addToken(mia.id);
+    const project = gitlab.addProject({ namespace: platform, path: `code-${mia.id}`, visibility: 'private' });
+    const search = async (id: number) => {
+      const response = await rest(`/api/v4/projects/${id}/search/semantic?q=${encodeURIComponent('where is the token checked')}`, token);
+      return { status: response.status, body: await readJson(response) };
+    };
+    gitlab.setProjectMember(project, mia.id, ACCESS.guest);
+    const asGuest = await search(project.id);
+    expect(asGuest).toEqual(await search(987_654_323));
+    expect(asGuest.status).toBe(404);
+    // A Guest may still know of the project (GitLab's read_project).
+    expect(
+      (await service.graphql(PROJECT, { token, variables: { fullPath: gitlab.projectFullPath(project) } })).body.data?.project,
+    ).toEqual({
+      id: `gid://gitlab/Project/${project.id}`,
+      fullPath: gitlab.projectFullPath(project),
+    });
+    gitlab.setProjectMember(project, mia.id, ACCESS.reporter);
+    await cacheLapse();
+    // Past the policy: the project has no index yet (GitLab's 422 while a project has no embeddings).
+    expect((await search(project.id)).status).toBe(422);
+  });
+
   it('answers a hidden project exactly as a missing one', async () => {
     const kim = newUser('kim');
     const token = gitlab.addToken(kim.id);
