@@ -206,6 +206,11 @@ describe('connected to GitLab: identities, projects and permissions from GitLab'
         message: `GitLab at ${gitlab.url} is unavailable`,
         extensions: { code: 'SERVICE_UNAVAILABLE' },
       });
+      // A socket that connects meanwhile is closed as "try again" (1011), not refused as a bad token (4403).
+      const socket = new WebSocket(`${service.url.replace(/^http/, 'ws')}/api/graphql`, 'graphql-transport-ws');
+      await new Promise((resolve) => socket.once('open', resolve));
+      socket.send(JSON.stringify({ type: 'connection_init', payload: { Authorization: `Bearer ${token}` } }));
+      expect(await new Promise((resolve) => socket.once('close', resolve))).toBe(1011);
       gitlab.up();
     }
     // Back up: the same token works.
