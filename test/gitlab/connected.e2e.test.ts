@@ -94,6 +94,34 @@ describe('connected to GitLab: identities, projects and permissions from GitLab'
     expect(gitlab.requestsWith(serviceToken)).toEqual([]);
   });
 
+  it("follows a rename on GitLab once AUTH_CACHE_MS has passed, keeping the user's id", async () => {
+    const nora = newUser('nora');
+    const token = gitlab.addToken(nora.id);
+    expect((await service.graphql(CURRENT_USER, { token })).body.data?.currentUser).toMatchObject({ username: nora.username });
+    nora.username = `${nora.username}-renamed`;
+    nora.name = 'Nora Renamed';
+    await cacheLapse();
+    expect((await service.graphql(CURRENT_USER, { token })).body.data?.currentUser).toMatchObject({
+      id: `gid://gitlab/User/${nora.id}`,
+      username: nora.username,
+      name: 'Nora Renamed',
+    });
+    expect(await service.prisma.user.count({ where: { gitlabUserId: nora.id } })).toBe(1);
+  });
+
+  it("refuses to mirror a GitLab user over a local user's row, writing nothing", async () => {
+    const olga = newUser('olga');
+    // A local user (left from standalone use) holds the GitLab user's username.
+    const local = await service.prisma.user.create({
+      data: { username: olga.username, name: 'local', email: `local-${olga.id}@example.com` },
+    });
+    const response = await rest('/api/v4/user', gitlab.addToken(olga.id));
+    expect(response.status).toBe(500);
+    expect(await readJson(response)).toEqual({ message: expect.stringMatching(/a local row has its id, username or path/) });
+    expect(await service.prisma.user.findUnique({ where: { username: olga.username } })).toEqual(local);
+    expect(await service.prisma.user.findUnique({ where: { gitlabUserId: olga.id } })).toBeNull();
+  });
+
   it('takes project and group access tokens (bot users) and OAuth tokens', async () => {
     const bot = gitlab.addUser({ username: `project_${Math.random().toString(36).slice(2, 7)}_bot`, bot: true });
     const projectToken = gitlab.addToken(bot.id, { kind: 'project', scopes: ['api'] });
