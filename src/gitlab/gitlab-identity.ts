@@ -56,24 +56,40 @@ export async function authenticateWithGitLab(prisma: PrismaClient, gitlab: GitLa
   return viewer;
 }
 
-async function readIdentity(prisma: PrismaClient, gitlab: GitLabConnection, token: string): Promise<Identity | null> {
+/**
+ * The token's own facts: an access token's from /personal_access_tokens/self, an OAuth token's from
+ * /oauth/token/info; null when GitLab takes it as neither.
+ */
+async function readTokenFacts(gitlab: GitLabConnection, token: string): Promise<(Omit<Identity, 'user'> & { userId: number }) | null> {
   const { client } = gitlab;
-  let facts: Omit<Identity, 'user'> & { userId: number };
-  const self = await client.personalAccessTokenSelf(token);
-  if (self) {
+  const asAccessToken = async () => {
+    const self = await client.personalAccessTokenSelf(token);
+    if (!self) return undefined;
     if (self.revoked || !self.active) return null;
-    facts = { tokenId: self.id, scopes: self.scopes, expiresAt: self.expires_at, expiresAtMs: null, userId: self.user_id };
-  } else {
+    return { tokenId: self.id, scopes: self.scopes, expiresAt: self.expires_at, expiresAtMs: null, userId: self.user_id };
+  };
+  const asOAuthToken = async () => {
     const info = await client.oauthTokenInfo(token);
-    if (!info || info.resource_owner_id === null) return null;
-    facts = {
+    if (!info || info.resource_owner_id === null) return undefined;
+    return {
       tokenId: 0,
       scopes: info.scope,
       expiresAt: null,
       expiresAtMs: info.expires_in === null ? null : Date.now() + info.expires_in * 1000,
       userId: info.resource_owner_id,
     };
-  }
+  };
+  // Access tokens start with GitLab's default prefix (an instance may set another): asked first in the likelier place.
+  const [first, second] = token.startsWith('glpat-') ? [asAccessToken, asOAuthToken] : [asOAuthToken, asAccessToken];
+  // undefined: not this kind of token; null: this kind, and refused (revoked, inactive).
+  const facts = await first();
+  return facts !== undefined ? facts : ((await second()) ?? null);
+}
+
+async function readIdentity(prisma: PrismaClient, gitlab: GitLabConnection, token: string): Promise<Identity | null> {
+  const { client } = gitlab;
+  const facts = await readTokenFacts(gitlab, token);
+  if (!facts) return null;
   const { userId, ...rest } = facts;
   const user = await client.currentUser(token);
   if (user === 'refused') return null;

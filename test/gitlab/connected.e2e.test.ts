@@ -129,6 +129,8 @@ describe('connected to GitLab: identities, projects and permissions from GitLab'
     const bob = newUser('bob');
     const oauth = gitlab.addToken(bob.id, { kind: 'oauth', scopes: ['api'], oauthExpiresInSeconds: 3600 });
     expect((await service.graphql(CURRENT_USER, { token: oauth })).body.data?.currentUser).toMatchObject({ username: bob.username });
+    // An OAuth token (no access token's prefix) is asked about where it is known, not first as an access token.
+    expect(gitlab.requestsWith(oauth).map((request) => request.path)).toEqual(['/oauth/token/info', '/api/v4/user']);
     const info = await rest('/oauth/token/info', oauth);
     expect(info.status).toBe(200);
     expect(await readJson(info)).toMatchObject({ resource_owner_id: bob.id, scope: ['api'] });
