@@ -140,6 +140,19 @@ describe('GitLab client against the GitLab stand-in', () => {
     gitlab.violations.length = 0;
   });
 
+  it('answers paths that are not the JSON API (git over HTTP) with a raw route, which down() still takes down', async () => {
+    gitlab.rawRoute(/^\/group\/repo\.git\/info\/refs$/, (_request, response) => {
+      response.writeHead(200, { 'content-type': 'application/x-git-upload-pack-advertisement' }).end('001e# service=git-upload-pack\n');
+    });
+    const url = `${gitlab.url}/group/repo.git/info/refs?service=git-upload-pack`;
+    const response = await fetch(url);
+    expect(response.status).toBe(200);
+    expect(await response.text()).toContain('git-upload-pack');
+    expect(gitlab.requests.at(-1)).toMatchObject({ path: '/group/repo.git/info/refs', status: 200 });
+    gitlab.down('503');
+    expect((await fetch(url)).status).toBe(503);
+  });
+
   it.each([
     ['duo-slice/user.json', { id: 1, username: 'x', name: 'x', state: 'active', avatar_url: 'a', web_url: 'w' }, /created_at/],
     ['duo-slice/project.json', { id: 1, name: 'p', path: 'p', path_with_namespace: 'g/p', description: null }, /visibility/],

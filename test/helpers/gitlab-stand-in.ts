@@ -12,7 +12,9 @@
  *   GET /api/v4/projects/:id/members/all/:user_id      inherited membership included
  *   GET /api/v4/groups/:id/members/all/:user_id
  *
- * More endpoints: `route(method, pattern, handler)`; a handler answers with `reply(status, body, schema)`.
+ * More endpoints: `route(method, pattern, handler)`, whose handler returns `{ status, body, schema }` (the
+ * schema it is checked with); `rawRoute(pattern, handler)` for what is not GitLab's JSON API (git's smart
+ * HTTP behind `git http-backend`): the handler answers the request itself, nothing is checked.
  *
  * @example
  *   const gitlab = await startGitLabStandIn();
@@ -109,6 +111,8 @@ export type GitLabStandIn = {
   /** Changes the next answer's body before it is checked and sent (to prove a wrong answer is caught). */
   tamperNext(change: (body: unknown) => unknown): void;
   route(method: string, pattern: RegExp, handler: Handler): void;
+  /** A path answered by `handler` itself (any method), before the JSON routes; the stand-in's `down()` still applies. */
+  rawRoute(pattern: RegExp, handler: (request: http.IncomingMessage, response: http.ServerResponse) => void): void;
   /** The requests that carried this token. */
   requestsWith(token: string): StandInRequest[];
   close(): Promise<void>;
@@ -122,6 +126,7 @@ export async function startGitLabStandIn(): Promise<GitLabStandIn> {
   const groups = new Map<number, StandInGroup>();
   const projects = new Map<number, StandInProject>();
   const routes: Array<{ method: string; pattern: RegExp; handler: Handler }> = [];
+  const rawRoutes: Array<{ pattern: RegExp; handler: (request: http.IncomingMessage, response: http.ServerResponse) => void }> = [];
   const requests: StandInRequest[] = [];
   const violations: GitLabSchemaViolation[] = [];
   // Namespaces share one id sequence in GitLab (groups and users' personal namespaces).
@@ -426,6 +431,12 @@ export async function startGitLabStandIn(): Promise<GitLabStandIn> {
       request.socket.destroy();
       return;
     }
+    const raw = state === 'up' ? rawRoutes.find((candidate) => candidate.pattern.test(url.pathname)) : undefined;
+    if (raw) {
+      response.on('finish', () => record(response.statusCode));
+      raw.handler(request, response);
+      return;
+    }
     let reply: Reply;
     if (state === '503') {
       reply = { status: 503, body: { message: '503 Service Unavailable' }, schema: 'duo-slice/error.json' };
@@ -555,6 +566,7 @@ export async function startGitLabStandIn(): Promise<GitLabStandIn> {
       tamper = change;
     },
     route,
+    rawRoute: (pattern, handler) => rawRoutes.push({ pattern, handler }),
     requestsWith: (token) => requests.filter((request) => request.token === token),
     close: async () => {
       server.closeAllConnections();
