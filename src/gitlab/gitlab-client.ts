@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { AppError } from '../errors';
+import { AppError, unauthenticated } from '../errors';
 import type { Logger } from '../logger';
 import {
   gitLabMemberSchema,
@@ -167,7 +167,8 @@ export class GitLabClient {
   async project(reference: number | string, credential: GitLabCredential): Promise<GitLabProject | null> {
     const response = await this.request({ path: `/api/v4/projects/${projectPathSegment(reference)}`, credential });
     if (response.status === 404 || response.status === 403) return null;
-    if (response.status === 401) return null;
+    // The caller's token stopped holding since it was checked (within AUTH_CACHE_MS): as GitLab, a 401.
+    if (response.status === 401) throw unauthenticated();
     return this.parse(response, gitLabProjectSchema, 'GET /api/v4/projects/:id');
   }
 
@@ -189,7 +190,7 @@ export class GitLabClient {
   async projectMember(project: number | string, userId: number, credential: GitLabCredential): Promise<GitLabMember | null> {
     const response = await this.request({ path: `/api/v4/projects/${projectPathSegment(project)}/members/all/${userId}`, credential });
     if (response.status === 404 || response.status === 403) return null;
-    if (response.status === 401) throw this.unexpected('GET /api/v4/projects/:id/members/all/:user_id', response, 'the token was refused');
+    if (response.status === 401) throw unauthenticated();
     return this.parse(response, gitLabMemberSchema, 'GET /api/v4/projects/:id/members/all/:user_id');
   }
 

@@ -30,6 +30,8 @@ describe('GitLab client against the GitLab stand-in', () => {
     gitlab.revokeToken(token);
     expect(await client().personalAccessTokenSelf(token)).toBeNull();
     expect(await client().currentUser(token)).toBe('refused');
+    // A project asked about with it: GitLab's 401, not "no such project".
+    await expect(client().project(1, { kind: 'user', token })).rejects.toMatchObject({ code: 'UNAUTHENTICATED' });
   });
 
   it("reads an OAuth token's owner and scopes from /oauth/token/info; a personal token there is refused", async () => {
