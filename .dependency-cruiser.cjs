@@ -4,7 +4,7 @@ const ENTRY = '^src/(main|start-service)\\.ts$|^src/cli/';
 const EDGES = '^src/(http|resolvers|workers|mcp)/';
 const GRAPHQL_EDGE = '^src/graphql/';
 const FEATURES =
-  '^src/(auth|chat|suggestions|search|tools|indexing|gatekeeper|namespaces|users|demo|evaluation|events|parsing|llm|metrics)/';
+  '^src/(auth|chat|suggestions|search|tools|indexing|gatekeeper|gitlab|namespaces|users|demo|evaluation|events|parsing|llm|metrics)/';
 const FOUNDATION_FILES = [
   'config',
   'errors',

@@ -152,6 +152,28 @@ const envSchema = z.object({
     .min(0)
     .max(65535, 'must be a port number (0-65535)')
     .optional(),
+  GITLAB_URL: urlWithProtocol(['http:', 'https:'])
+    .refine((value) => {
+      const url = URL.canParse(value) ? new URL(value) : null;
+      return !url || (!url.username && !url.password && !url.search && !url.hash);
+    }, 'must be the instance URL alone: no user name, password, query or fragment (tokens go in GITLAB_SERVICE_TOKEN)')
+    .transform((value) => value.replace(/\/+$/, ''))
+    .optional(),
+  GITLAB_SERVICE_TOKEN: z.string().min(1).optional(),
+  GITLAB_TIMEOUT_MS: positiveInt.max(120_000, 'must be at most 120000').default(10_000),
+  DUO_ACCESS: z
+    .string()
+    .optional()
+    .transform((value, context) => {
+      if (value === undefined) return undefined;
+      const rule = parseDuoAccessRule(value);
+      if (typeof rule === 'string') {
+        context.addIssue({ code: 'custom', message: rule });
+        return z.NEVER;
+      }
+      return rule;
+    }),
+  DUO_ADD_ON: z.enum(['duo_pro', 'duo_enterprise'], { message: 'must be duo_pro or duo_enterprise' }).default('duo_pro'),
   METRICS_ALLOWED_CIDRS: z
     .string()
     .default('127.0.0.0/8,::1/128')
@@ -167,6 +189,39 @@ const envSchema = z.object({
       return ranges;
     }),
 });
+
+/**
+ * Who gets Duo when the service is connected to GitLab (DUO_ACCESS): everyone GitLab lets in, the
+ * members of named GitLab groups (direct or inherited, any role), or named users.
+ */
+export type DuoAccessRule =
+  | Readonly<{ kind: 'all' }>
+  | Readonly<{ kind: 'groups'; groups: readonly string[] }>
+  | Readonly<{ kind: 'users'; usernames: readonly string[] }>;
+
+/** `all`, `groups:<full path>,...` or `users:<username>,...`; a problem's description when it is none of them. */
+export function parseDuoAccessRule(value: string): DuoAccessRule | string {
+  const trimmed = value.trim();
+  if (trimmed === 'all') return Object.freeze({ kind: 'all' });
+  const match = /^(groups|users):(.*)$/s.exec(trimmed);
+  if (!match) return `"${trimmed}" is not all, groups:<group full path>,... or users:<username>,...`;
+  const names = [
+    ...new Set(
+      match[2]
+        .split(',')
+        .map((name) => name.trim())
+        .filter(Boolean),
+    ),
+  ];
+  if (names.length === 0) return `${match[1]}: names no ${match[1] === 'groups' ? 'group' : 'user'}`;
+  const pattern =
+    match[1] === 'groups' ? /^[A-Za-z0-9_.][A-Za-z0-9_.-]*(\/[A-Za-z0-9_.][A-Za-z0-9_.-]*)*$/ : /^[A-Za-z0-9_.][A-Za-z0-9_.-]*$/;
+  const bad = names.find((name) => !pattern.test(name));
+  if (bad) return `"${bad}" is not a GitLab ${match[1] === 'groups' ? 'group full path' : 'username'}`;
+  return match[1] === 'groups'
+    ? Object.freeze({ kind: 'groups', groups: Object.freeze(names) })
+    : Object.freeze({ kind: 'users', usernames: Object.freeze(names) });
+}
 
 /** An IPv4 or IPv6 address with an optional prefix length. */
 function isCidr(range: string): boolean {
@@ -268,12 +323,31 @@ export type Config = Readonly<{
     /** Confidence below which a prompt NEEDS_CLARIFICATION; between the two it NEEDS_CONFIRMATION. Default: as above. */
     confirmThreshold: number | undefined;
   }>;
+  /** The GitLab instance identities, projects and permissions come from; null = standalone (local users and tokens). */
+  gitlab: GitLabConfig | null;
   metrics: Readonly<{
     /** Addresses and CIDR ranges GET /-/metrics answers; others get 404. Default loopback only. */
     allowedCidrs: readonly string[];
     /** A worker-only process (--role=worker) serves /-/metrics on this port of HOST; unset: none. */
     workerPort: number | undefined;
   }>;
+}>;
+
+/** Connected mode (docs/gitlab-connected.md). */
+export type GitLabConfig = Readonly<{
+  /** GITLAB_URL without a trailing slash: the only place the service connects to for GitLab. */
+  url: string;
+  /**
+   * GITLAB_SERVICE_TOKEN: repository reads and hook registration, and group membership for DUO_ACCESS=groups:; never sent
+   * for a caller's request.
+   */
+  serviceToken: string | undefined;
+  /** How long one request to GitLab may take before GitLab counts as unavailable. Default 10 s. */
+  timeoutMs: number;
+  /** DUO_ACCESS. Default all. */
+  duoAccess: DuoAccessRule;
+  /** The add-on whose features a user with Duo gets (DUO_ADD_ON). Default duo_pro. */
+  duoAddOn: 'duo_pro' | 'duo_enterprise';
 }>;
 
 /** The chat model provider; `provider: 'none'` means answers say that no model is configured. */
@@ -376,7 +450,24 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (values.RERANK_PROVIDER === 'cohere' && !values.RERANK_MODEL) {
     throw new ConfigError(['RERANK_MODEL: must be set when RERANK_PROVIDER is cohere']);
   }
+  if (!values.GITLAB_URL) {
+    const stray = (['GITLAB_SERVICE_TOKEN', 'DUO_ACCESS'] as const).filter((name) => cleaned[name] !== undefined);
+    if (stray.length > 0) throw new ConfigError(stray.map((name) => `${name}: only applies with GITLAB_URL (connected mode)`));
+  }
+  if (values.DUO_ACCESS?.kind === 'groups' && !values.GITLAB_SERVICE_TOKEN) {
+    throw new ConfigError(['DUO_ACCESS: groups: needs GITLAB_SERVICE_TOKEN (group membership is read with it)']);
+  }
+  const gitlab: GitLabConfig | null = values.GITLAB_URL
+    ? Object.freeze({
+        url: values.GITLAB_URL,
+        serviceToken: values.GITLAB_SERVICE_TOKEN,
+        timeoutMs: values.GITLAB_TIMEOUT_MS,
+        duoAccess: values.DUO_ACCESS ?? Object.freeze({ kind: 'all' as const }),
+        duoAddOn: values.DUO_ADD_ON,
+      })
+    : null;
   return Object.freeze({
+    gitlab,
     port: values.PORT,
     host: values.HOST,
     externalUrl: values.EXTERNAL_URL,

@@ -1,5 +1,6 @@
 /** The closed set of error codes callers branch on; each maps to a GraphQL code and an HTTP status. */
-export type AppErrorCode = 'UNAUTHENTICATED' | 'FORBIDDEN' | 'NOT_FOUND' | 'BAD_USER_INPUT' | 'RATE_LIMITED' | 'CONFLICT' | 'INTERNAL';
+export type AppErrorCode =
+  'UNAUTHENTICATED' | 'FORBIDDEN' | 'NOT_FOUND' | 'BAD_USER_INPUT' | 'RATE_LIMITED' | 'CONFLICT' | 'UNAVAILABLE' | 'INTERNAL';
 
 const HTTP_STATUS: Record<AppErrorCode, number> = {
   UNAUTHENTICATED: 401,
@@ -8,6 +9,8 @@ const HTTP_STATUS: Record<AppErrorCode, number> = {
   BAD_USER_INPUT: 400,
   RATE_LIMITED: 429,
   CONFLICT: 409,
+  // A service the request needs (GitLab, in connected mode) did not answer: not the caller's fault, and not for ever.
+  UNAVAILABLE: 503,
   INTERNAL: 500,
 };
 

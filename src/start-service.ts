@@ -12,6 +12,7 @@ import { createHttpApp } from './http/app';
 import { createActionCableServer, type ActionCableServer } from './http/action-cable';
 import { authenticateToken } from './auth/authenticate';
 import { configureAuthCache } from './auth/auth-cache';
+import { connectGitLab } from './gitlab/gitlab-connection';
 import { tokenFromHeaders } from './auth/tokens';
 import { createGraphQLContext } from './graphql/context';
 import { depthLimitRule } from './graphql/depth-limit';
@@ -123,6 +124,12 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
   }
 
   configureAuthCache(database.prisma, { ttlMs: config.authCacheMs });
+  if (config.gitlab) {
+    // Connected mode: identities, projects and access levels from GitLab, for requests and jobs alike.
+    for (const prisma of new Set([database.prisma, database.jobPrisma]))
+      connectGitLab(prisma, { config: config.gitlab, logger, cacheMs: config.authCacheMs });
+    logger.info({ event: 'gitlab_connected', gitlabUrl: config.gitlab.url }, 'identities, projects and permissions come from GitLab');
+  }
   configureLexicalCache(config.searchIndexCacheMb * 1024 * 1024);
   const queues: Queues = createQueues({ connection: requestRedis, prefix: config.redisPrefix, logger });
   const events = new EventBus({
@@ -177,7 +184,8 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
     suggestionSessions,
   };
   let demo: DemoSeed | null = null;
-  if (config.demoSeed && database.kind === 'embedded' && (await database.prisma.user.count()) === 0) {
+  // Connected to GitLab, users and projects are GitLab's: no demo ones beside them.
+  if (config.demoSeed && !config.gitlab && database.kind === 'embedded' && (await database.prisma.user.count()) === 0) {
     demo = await seedDemo(database.prisma);
   }
 

@@ -1,11 +1,14 @@
 import { DATABASE_NOT_ANSWERING, DATABASE_UNAVAILABLE_MESSAGE, driverMessage, errorChain, isDatabaseUnavailable } from './db/errors';
+import { isAppError } from './errors';
 import { isRedisUnavailable, isRefusedUnsent, REDIS_UNAVAILABLE_MESSAGE } from './redis-availability';
 
 /**
- * What a client is told when its request needed Redis or the database and it did not answer in time
+ * What a client is told when its request needed Redis, the database or GitLab and it did not answer in time
  * (GraphQL SERVICE_UNAVAILABLE, HTTP 503, on every transport); null for any other error.
  */
 export function unavailableMessage(error: unknown): string | null {
+  // GitLab not answering (connected mode): its own message names it.
+  if (isAppError(error) && error.code === 'UNAVAILABLE') return error.userMessage;
   if (isRedisUnavailable(error)) return REDIS_UNAVAILABLE_MESSAGE;
   if (isDatabaseUnavailable(error)) return DATABASE_UNAVAILABLE_MESSAGE;
   return null;

@@ -89,4 +89,45 @@ describe('configuration', () => {
     expect(config.externalUrl).toBe('https://duo.example.com/gitlab');
     expect(config.featureFlags).toEqual(['my_flag', 'other_flag']);
   });
+
+  describe('GitLab (connected mode)', () => {
+    it('is standalone without GITLAB_URL, and takes its URL without a trailing slash', () => {
+      expect(loadConfig({}).gitlab).toBeNull();
+      const config = loadConfig({ GITLAB_URL: 'https://gitlab.example.com/', GITLAB_SERVICE_TOKEN: 'glpat-service' });
+      expect(config.gitlab).toEqual({
+        url: 'https://gitlab.example.com',
+        serviceToken: 'glpat-service',
+        timeoutMs: 10_000,
+        duoAccess: { kind: 'all' },
+        duoAddOn: 'duo_pro',
+      });
+    });
+
+    it.each([
+      ['groups:platform, platform/backend ,platform', { kind: 'groups', groups: ['platform', 'platform/backend'] }],
+      ['users:alice,bob', { kind: 'users', usernames: ['alice', 'bob'] }],
+      ['all', { kind: 'all' }],
+    ])('reads DUO_ACCESS=%s', (value, rule) => {
+      expect(loadConfig({ GITLAB_URL: 'http://127.0.0.1:8080', GITLAB_SERVICE_TOKEN: 't', DUO_ACCESS: value }).gitlab?.duoAccess).toEqual(
+        rule,
+      );
+    });
+
+    it.each([
+      [{ GITLAB_URL: 'ftp://gitlab.example.com' }, /GITLAB_URL: must be a URL starting with http:\/\/ or https:\/\//],
+      [{ GITLAB_URL: 'gitlab.example.com' }, /GITLAB_URL:/],
+      [{ GITLAB_URL: 'https://root:secret@gitlab.example.com' }, /GITLAB_URL: must be the instance URL alone/],
+      [{ GITLAB_URL: 'https://gitlab.example.com/?private_token=x' }, /GITLAB_URL: must be the instance URL alone/],
+      [{ GITLAB_SERVICE_TOKEN: 'glpat-x' }, /GITLAB_SERVICE_TOKEN: only applies with GITLAB_URL/],
+      [{ DUO_ACCESS: 'all' }, /DUO_ACCESS: only applies with GITLAB_URL/],
+      [{ GITLAB_URL: 'https://gitlab.example.com', DUO_ACCESS: 'everyone' }, /DUO_ACCESS: "everyone" is not all, groups:/],
+      [{ GITLAB_URL: 'https://gitlab.example.com', DUO_ACCESS: 'users:' }, /DUO_ACCESS: users: names no user/],
+      [{ GITLAB_URL: 'https://gitlab.example.com', DUO_ACCESS: 'users:a b' }, /DUO_ACCESS: "a b" is not a GitLab username/],
+      [{ GITLAB_URL: 'https://gitlab.example.com', DUO_ACCESS: 'groups:platform' }, /DUO_ACCESS: groups: needs GITLAB_SERVICE_TOKEN/],
+      [{ GITLAB_URL: 'https://gitlab.example.com', DUO_ADD_ON: 'duo_core' }, /DUO_ADD_ON: must be duo_pro or duo_enterprise/],
+    ])('refuses %j', (env, message) => {
+      expect(() => loadConfig(env)).toThrow(ConfigError);
+      expect(() => loadConfig(env)).toThrow(message);
+    });
+  });
 });

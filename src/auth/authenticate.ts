@@ -1,5 +1,7 @@
 import { AppError, unauthenticated } from '../errors';
 import type { PrismaClient } from '../db/prisma';
+import { gitLabConnection } from '../gitlab/gitlab-connection';
+import { authenticateWithGitLab } from '../gitlab/gitlab-identity';
 import { authCaches, type TtlCache } from './auth-cache';
 import { digestToken, isTokenScope, type TokenScope } from './tokens';
 import { hasScope, SURFACE_SCOPES, type TokenSurface, type Viewer } from './viewer';
@@ -29,11 +31,23 @@ export class InsufficientScopeError extends AppError {
 const LAST_USED_WRITE_INTERVAL_MS = 10 * 60 * 1000;
 
 /**
- * Finds the user behind a token. Wrong, expired and revoked tokens and blocked users are all the
- * same 401, so that a caller learns nothing about which one it was.
+ * Finds the user behind a token: in the database, or on GitLab when the service is connected to one
+ * (src/gitlab/gitlab-identity.ts). Wrong, expired and revoked tokens and blocked users are all the
+ * same 401, so that a caller learns nothing about which one it was. Every transport (REST, GraphQL
+ * over HTTP, graphql-ws, ActionCable, MCP) authenticates here, and sockets re-check here.
  */
 export async function authenticateToken(prisma: PrismaClient, token: string, options: AuthenticateOptions = {}): Promise<Viewer> {
   const now = options.now ?? new Date();
+  const gitlab = gitLabConnection(prisma);
+  const viewer = gitlab ? await authenticateWithGitLab(prisma, gitlab, token, now) : await authenticateLocally(prisma, token, now);
+  const surface = options.surface ?? 'api';
+  if (!hasScope(viewer, ...SURFACE_SCOPES[surface])) {
+    throw new InsufficientScopeError(SURFACE_SCOPES[surface], `token ${viewer.token.id} has no scope for ${surface}`);
+  }
+  return viewer;
+}
+
+async function authenticateLocally(prisma: PrismaClient, token: string, now: Date): Promise<Viewer> {
   const tokenDigest = digestToken(token);
   const find = () => prisma.personalAccessToken.findUnique({ where: { tokenDigest }, include: { user: true } });
   // Cached for a few seconds (auth-cache.ts); expiry is still checked against `now` on every call.
@@ -48,15 +62,10 @@ export async function authenticateToken(prisma: PrismaClient, token: string, opt
     record.lastUsedAt = now;
   }
   const { user } = record;
-  const viewer: Viewer = {
+  return {
     user: { id: user.id, username: user.username, name: user.name, email: user.email, admin: user.admin },
     token: { id: record.id, scopes: (record.scopes ?? []).filter(isTokenScope) },
   };
-  const surface = options.surface ?? 'api';
-  if (!hasScope(viewer, ...SURFACE_SCOPES[surface])) {
-    throw new InsufficientScopeError(SURFACE_SCOPES[surface], `token ${record.id} has no scope for ${surface}`);
-  }
-  return viewer;
 }
 
 /** A token expires at the start of its expiry date (UTC), as GitLab's do. */

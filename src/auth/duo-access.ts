@@ -2,6 +2,8 @@ import { CONTEXT_CATEGORIES, type ContextCategory } from '../config';
 import { authCaches, type TtlCache } from '../auth/auth-cache';
 import type { AddOnName, PrismaClient } from '../db/prisma';
 import { isFeatureFlagEnabled } from '../instance';
+import { gitLabConnection } from '../gitlab/gitlab-connection';
+import { gitLabDuoAllowed } from '../gitlab/gitlab-duo-access';
 
 /** Which chat context categories each Duo add-on includes. */
 export const ADD_ON_CONTEXT_CATEGORIES: Record<AddOnName, readonly ContextCategory[]> = {
@@ -34,9 +36,15 @@ export const NO_DUO_ACCESS: DuoAccess = Object.freeze({
 
 /**
  * Duo is available to a user who holds a seat of a current Duo Pro or Duo Enterprise purchase on a
- * top-level group with a Premium or Ultimate plan.
+ * top-level group with a Premium or Ultimate plan; connected to GitLab (which has no seats in CE),
+ * to whom DUO_ACCESS names, with DUO_ADD_ON's features.
  */
 export async function resolveDuoAccess(options: DuoAccessOptions): Promise<DuoAccess> {
+  const gitlab = gitLabConnection(options.prisma);
+  if (gitlab) {
+    const allowed = await gitLabDuoAllowed(options.prisma, gitlab, options.userId);
+    return allowed ? accessFor([gitlab.config.duoAddOn], options.disabledCategories) : NO_DUO_ACCESS;
+  }
   // A given `now` asks about that moment: only the present is cached (auth-cache.ts).
   const cache = options.now ? undefined : (authCaches(options.prisma)?.duoAccess as TtlCache<DuoAccess> | undefined);
   return cache
@@ -59,10 +67,13 @@ async function readDuoAccess(options: DuoAccessOptions): Promise<DuoAccess> {
   });
   const addOns = [...new Set(seats.map((seat) => seat.purchase.addOn))];
   if (addOns.length === 0) return NO_DUO_ACCESS;
+  return accessFor(addOns, options.disabledCategories);
+}
+
+/** What holding these add-ons gives: Duo Chat, Code Suggestions and the add-ons' context categories the instance has on. */
+function accessFor(addOns: readonly AddOnName[], disabledCategories: readonly ContextCategory[]): DuoAccess {
   const allowed = new Set(addOns.flatMap((addOn) => ADD_ON_CONTEXT_CATEGORIES[addOn]));
-  const chatContextCategories = CONTEXT_CATEGORIES.filter(
-    (category) => allowed.has(category) && !options.disabledCategories.includes(category),
-  );
+  const chatContextCategories = CONTEXT_CATEGORIES.filter((category) => allowed.has(category) && !disabledCategories.includes(category));
   return { addOns, chatAvailable: true, codeSuggestionsAvailable: true, chatContextCategories };
 }
 

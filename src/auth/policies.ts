@@ -4,6 +4,9 @@ import { numericId, rowId, toGlobalId, type GlobalId } from '../global-id';
 import { resolveDuoAccess, type DuoAccess } from './duo-access';
 import { hasScope, type Viewer } from './viewer';
 import { authCaches } from './auth-cache';
+import type { MembershipSource, ProjectWhere } from './membership-source';
+import { gitLabConnection } from '../gitlab/gitlab-connection';
+import { gitLabMembership } from '../gitlab/gitlab-membership';
 
 export const ACCESS_LEVELS = { guest: 10, reporter: 20, developer: 30, maintainer: 40, owner: 50 } as const;
 export type AccessLevelName = keyof typeof ACCESS_LEVELS;
@@ -25,11 +28,40 @@ async function readAncestry(prisma: PrismaClient, groupId: number): Promise<numb
   return ids;
 }
 
-/** The viewer's access level on a project: direct membership or inherited from its groups. */
+/**
+ * Where projects and memberships come from: the database, or the GitLab the service is connected to
+ * (GITLAB_URL). The one switch between the two; every rule below is the same for both.
+ */
+export function membershipSource(prisma: PrismaClient): MembershipSource {
+  const gitlab = gitLabConnection(prisma);
+  return gitlab ? gitLabMembership(prisma, gitlab) : localMembership(prisma);
+}
+
+function localMembership(prisma: PrismaClient): MembershipSource {
+  return {
+    findProject: (where) => prisma.project.findUnique({ where }),
+    accessLevel: (viewer, project) => {
+      const cache = authCaches(prisma)?.accessLevels;
+      const read = () => readAccessLevel(prisma, viewer, project);
+      return cache ? cache.get(`${viewer.user.id}|${project.id}|${project.groupId}`, read) : read();
+    },
+  };
+}
+
+/** The viewer's access level on a project: direct membership or inherited from its groups (or GitLab's answer, connected). */
 export async function projectAccessLevel(prisma: PrismaClient, viewer: Viewer, project: Pick<Project, 'id' | 'groupId'>): Promise<number> {
-  const cache = authCaches(prisma)?.accessLevels;
-  const read = () => readAccessLevel(prisma, viewer, project);
-  return cache ? cache.get(`${viewer.user.id}|${project.id}|${project.groupId}`, read) : read();
+  return membershipSource(prisma).accessLevel(viewer, project);
+}
+
+/**
+ * The reference to read a project by, once it is known: standalone the reference itself; connected,
+ * the mirrored row's id once GitLab showed the project to the viewer, null when GitLab hides it or
+ * has none (for readers that fetch the row with more in one statement, e.g. readCodebase).
+ */
+export async function knownProjectWhere(prisma: PrismaClient, viewer: Viewer | null, where: ProjectWhere): Promise<ProjectWhere | null> {
+  if (!gitLabConnection(prisma)) return where;
+  const project = await membershipSource(prisma).findProject(where, viewer);
+  return project ? { id: project.id } : null;
 }
 
 async function readAccessLevel(prisma: PrismaClient, viewer: Viewer, project: Pick<Project, 'id' | 'groupId'>): Promise<number> {
@@ -91,7 +123,7 @@ async function findProjectWithAccess(
   where: { fullPath: string } | { id: number },
   minimum: number,
 ): Promise<Project | null> {
-  const project = await prisma.project.findUnique({ where });
+  const project = await membershipSource(prisma).findProject(where, viewer);
   if (!project) return null;
   return (await hasProjectAccess(prisma, viewer, project, minimum)) ? project : null;
 }
@@ -218,7 +250,10 @@ export function codebaseProjectWhere(reference: string): { id: number } | { full
  */
 export async function authorizeCodebase(options: AuthorizeCodebaseOptions): Promise<Project> {
   const where = codebaseProjectWhere(options.project);
-  return authorizeCodebaseProject({ ...options, project: where ? options.prisma.project.findUnique({ where }) : null });
+  return authorizeCodebaseProject({
+    ...options,
+    project: where ? membershipSource(options.prisma).findProject(where, options.viewer) : null,
+  });
 }
 
 /**

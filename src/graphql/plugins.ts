@@ -62,6 +62,7 @@ const GRAPHQL_CODES: Record<AppErrorCode, string> = {
   BAD_USER_INPUT: 'BAD_USER_INPUT',
   RATE_LIMITED: 'RATE_LIMITED',
   CONFLICT: 'CONFLICT',
+  UNAVAILABLE: 'SERVICE_UNAVAILABLE',
   INTERNAL: 'INTERNAL_SERVER_ERROR',
 };
 
@@ -78,6 +79,8 @@ const PASS_THROUGH_CODES = new Set([
   'FORBIDDEN',
   'NOT_FOUND',
   'RATE_LIMITED',
+  // The sockets' own answer when a dependency (the database, Redis, GitLab) did not answer a re-check: its message names it.
+  'SERVICE_UNAVAILABLE',
 ]);
 
 /** Every `extensions.code` the error formatter can answer with (metrics label errors by it). */

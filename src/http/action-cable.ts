@@ -165,7 +165,19 @@ export function createActionCableServer<User>(options: ActionCableServerOptions<
       const guard = options.guard;
       let slot: string | null = null;
       if (guard) {
-        if (!(await stillValid(connection))) return;
+        let valid: boolean;
+        try {
+          valid = await stillValid(connection);
+        } catch (error) {
+          // The token could not be re-checked (GitLab, the database or Redis did not answer): this subscription is refused,
+          // the connection stays.
+          const unavailable = unavailableMessage(error);
+          if (!unavailable) throw error;
+          if (!refusedUnsent(error))
+            logger.warn({ event: 'socket_reauth_unavailable', transport: 'action-cable', err: error }, unavailable);
+          return refuse(identifier, new GraphQLError(unavailable, { extensions: { code: 'SERVICE_UNAVAILABLE' } }));
+        }
+        if (!valid) return;
         const refused = await guard.admit(connection.user, request);
         if (refused) return refuse(identifier, refused);
         slot = guard.acquireSlot(connection.user, request);

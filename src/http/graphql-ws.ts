@@ -128,8 +128,19 @@ export function createGraphQLWsServer(services: Services, schema: GraphQLSchema,
     id: string,
     payload: SubscribePayload,
   ): Promise<ExecutionArgs | GraphQLError[]> => {
-    if (!(await stillValid(context, connection)))
-      return format([new GraphQLError('401 Unauthorized', { extensions: { code: 'UNAUTHENTICATED' } })]);
+    let valid: boolean;
+    try {
+      valid = await stillValid(context, connection);
+    } catch (error) {
+      // The token could not be re-checked (GitLab, the database or Redis did not answer): this operation fails, the
+      // socket stays, and the next operation checks again.
+      const unavailable = unavailableMessage(error);
+      if (!unavailable) throw error;
+      if (!refusedUnsent(error))
+        services.logger.warn({ event: 'socket_reauth_unavailable', transport: 'graphql-ws', err: error }, unavailable);
+      return format([new GraphQLError(unavailable, { extensions: { code: 'SERVICE_UNAVAILABLE' } })]);
+    }
+    if (!valid) return format([new GraphQLError('401 Unauthorized', { extensions: { code: 'UNAUTHENTICATED' } })]);
     const refused = await guard.admit(connection.viewer, connection.address);
     if (refused) return format([refused]);
     const stripped = stripIntroducedFields(payload.query, { maxTokens: guard.maxTokens });

@@ -7,6 +7,7 @@ import { isAppError } from '../errors';
 import type { Services } from '../services';
 import { describeTokenInfo } from '../users/users.service';
 import { locals } from './locals';
+import { gitLabTokenAnswer } from '../gitlab/gitlab-identity';
 
 const INVALID_TOKEN = { error: 'invalid_token', error_description: 'The access token is invalid', state: 'unauthorized' };
 
@@ -38,6 +39,9 @@ export function oauthRoutes(services: Services, rateLimit: RequestHandler, wrong
     },
     rateLimit,
     async (_request, response) => {
+      // Connected to GitLab, the token is GitLab's: GitLab describes it.
+      const fromGitLab = await gitLabTokenAnswer(services.prisma, locals(response).viewer!, 'oauth/token/info');
+      if (fromGitLab) return void response.status(fromGitLab.status).json(fromGitLab.body);
       response.json(await describeTokenInfo(services.prisma, locals(response).viewer!.token.id));
     },
   );

@@ -1,3 +1,4 @@
+import { gitLabTokenAnswer } from '../gitlab/gitlab-identity';
 import { Router, type Request } from 'express';
 import type { Config } from '../config';
 import { unauthenticated } from '../errors';
@@ -35,6 +36,9 @@ export function restV4Routes(services: Services): Router {
   router.get('/personal_access_tokens/self', async (_request, response) => {
     const viewer = locals(response).viewer;
     if (!viewer) throw unauthenticated();
+    // Connected to GitLab, the token is GitLab's: GitLab describes it.
+    const fromGitLab = await gitLabTokenAnswer(services.prisma, viewer, 'personal_access_tokens/self');
+    if (fromGitLab) return void response.status(fromGitLab.status).json(fromGitLab.body);
     response.json(await describeToken(services.prisma, viewer.token.id));
   });
 

@@ -1,4 +1,4 @@
-import { authorizeCodebaseProject, codebaseProjectWhere, type AuthorizeCodebaseOptions } from '../auth/policies';
+import { authorizeCodebaseProject, codebaseProjectWhere, knownProjectWhere, type AuthorizeCodebaseOptions } from '../auth/policies';
 import { queryRows } from '../db/bulk-sql';
 import { validateRef } from '../indexing/git-reader';
 import { Prisma, type CodeIndex, type CodeIndexSnapshot, type CodeIndexState, type PrismaClient, type Project } from '../db/prisma';
@@ -68,7 +68,7 @@ export async function readCodebase(prisma: PrismaClient, options: ReadCodebaseOp
     SELECT p.id, p.group_id AS "groupId", p.path, p.full_path AS "fullPath", p.name, p.default_branch AS "defaultBranch",
       p.visibility::text AS visibility, p.duo_features_enabled AS "duoFeaturesEnabled", p.repository_url AS "repositoryUrl",
       p.webhook_secret_digest AS "webhookSecretDigest", p.context_exclusions AS "contextExclusions", p.vector_graph AS "vectorGraph",
-      p.created_at AS "createdAt",
+      p.gitlab_project_id AS "gitlabProjectId", p.web_url AS "webUrl", p.created_at AS "createdAt",
       r.ref,
       i.id AS "indexId", i.state::text AS "indexState", i.commit_sha AS "indexCommitSha", i.active_snapshot_id::text AS "activeSnapshotId",
       i.files_indexed AS "filesIndexed", i.files_total AS "filesTotal", i.chunk_count AS "chunkCount",
@@ -101,6 +101,8 @@ export async function readCodebase(prisma: PrismaClient, options: ReadCodebaseOp
     webhookSecretDigest: row.webhookSecretDigest,
     contextExclusions: row.contextExclusions,
     vectorGraph: row.vectorGraph,
+    gitlabProjectId: row.gitlabProjectId,
+    webUrl: row.webUrl,
     createdAt: row.createdAt,
   };
   const index: CodeIndex | null =
@@ -146,7 +148,9 @@ export async function readCodebase(prisma: PrismaClient, options: ReadCodebaseOp
  * authorizeCodebase). The read runs beside the Duo access; pass it to indexReadiness as `read`.
  */
 export async function authorizeCodebaseRead(options: AuthorizeCodebaseOptions & { ref?: string | null }): Promise<CodebaseRead> {
-  const where = codebaseProjectWhere(options.project);
+  const named = codebaseProjectWhere(options.project);
+  // Connected to GitLab, a project is known (mirrored) once GitLab shows it to the viewer; standalone this is the reference.
+  const where = named ? await knownProjectWhere(options.prisma, options.viewer, named) : null;
   const read = where ? readCodebase(options.prisma, { where, ref: options.ref?.trim() }) : Promise.resolve(null);
   const project = await authorizeCodebaseProject({ ...options, project: read.then((found) => found?.project ?? null) });
   return { ...(await read)!, project };

@@ -55,8 +55,9 @@ export function indexRepositoryProcessor(services: Pick<Services, 'prisma' | 'lo
         { event: 'index_job_failed', jobId: job.id, projectId: job.data.projectId, ref: job.data.ref, err: error },
         'index job failed',
       );
-      // AppErrors other than INTERNAL are the request's fault (no repository, no such branch): retrying cannot help.
-      if (isAppError(error) && error.code !== 'INTERNAL') throw new UnrecoverableError(error.userMessage);
+      // AppErrors other than INTERNAL and UNAVAILABLE (GitLab not answering) are the request's fault (no repository, no
+      // such branch): retrying cannot help.
+      if (isAppError(error) && error.code !== 'INTERNAL' && error.code !== 'UNAVAILABLE') throw new UnrecoverableError(error.userMessage);
       throw error;
     }
   };

@@ -33,14 +33,18 @@ AiConversationsThreadsConversationType, $additionalContext: [AiAdditionalContext
   conversationType: $conversationType, platformOrigin: "vs_code_extension" }) { requestId threadId errors }
 }`;
 
-describe('GraphQL conformance with GitLab clients', () => {
+// Standalone, and connected to GitLab (the stand-in): the same documents, the same answers.
+describe.each([
+  ['standalone', false],
+  ['connected to GitLab', true],
+])('GraphQL conformance with GitLab clients (%s)', (_mode, connected) => {
   let world: ConformanceService;
   let service: TestService;
   let alice: UserWithToken;
   let values: Record<string, unknown>;
 
   beforeAll(async () => {
-    world = await startConformanceService();
+    world = await startConformanceService('duo_enterprise', {}, { gitlab: connected });
     ({ service, alice } = world);
     const { project, group } = world;
     // One message in the legacy conversation (the language server's), one in a Duo Chat thread (the web's), and the
@@ -100,6 +104,7 @@ describe('GraphQL conformance with GitLab clients', () => {
     };
   });
   afterAll(async () => world?.close());
+  afterEach(() => expect(world.gitlab?.violations ?? []).toEqual([]));
 
   it('has documents from each client, each with its source and version window', () => {
     const clients = new Set(fixtures.map((fixture) => fixture.client));

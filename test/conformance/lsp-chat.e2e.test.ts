@@ -47,17 +47,22 @@ async function expectStoredAnswer(send: Send, requestId: string, content: string
   expect(answered.aiMessages.nodes.map((node) => node.content)).toEqual([content]);
 }
 
-describe("a chat started as GitLab's language server starts one", () => {
+// Standalone, and connected to GitLab (the stand-in): alice's GitLab token through the same flow.
+describe.each([
+  ['standalone', false],
+  ['connected to GitLab', true],
+])("a chat started as GitLab's language server starts one (%s)", (_mode, connected) => {
   let world: ConformanceService;
   let stub: StubLlmServer;
   let service: TestService;
   let alice: UserWithToken;
 
   beforeAll(async () => {
-    world = await startConformanceService('duo_pro');
+    world = await startConformanceService('duo_pro', {}, { gitlab: connected });
     ({ stub, service, alice } = world);
   });
   afterAll(async () => world?.close());
+  afterEach(() => expect(world.gitlab?.violations ?? []).toEqual([]));
 
   /** POSTs a fixture's document as the language server does (graphql-request: query, variables). */
   async function send<Data>(fixture: Fixture, variables: Record<string, unknown>): Promise<Data> {

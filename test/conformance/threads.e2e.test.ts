@@ -36,7 +36,11 @@ const web = graphqlFixturesOf('gitlab-web');
 
 const until = (check: () => boolean) => waitUntil(check, { timeoutMs: 20_000, intervalMs: 20 });
 
-describe("conversations in threads, as GitLab's clients hold them", () => {
+// Standalone, and connected to GitLab (the stand-in).
+describe.each([
+  ['standalone', false],
+  ['connected to GitLab', true],
+])("conversations in threads, as GitLab's clients hold them (%s)", (_mode, connected) => {
   let world: ConformanceService;
   let stub: StubLlmServer;
   let service: TestService;
@@ -44,7 +48,7 @@ describe("conversations in threads, as GitLab's clients hold them", () => {
   let values: Record<string, unknown>;
 
   beforeAll(async () => {
-    world = await startConformanceService();
+    world = await startConformanceService('duo_enterprise', {}, { gitlab: connected });
     ({ stub, service, alice } = world);
     values = {
       'user.gid': `gid://gitlab/User/${alice.id}`,
@@ -53,6 +57,7 @@ describe("conversations in threads, as GitLab's clients hold them", () => {
     };
   });
   afterAll(async () => world?.close());
+  afterEach(() => expect(world.gitlab?.violations ?? []).toEqual([]));
 
   /** POSTs a fixture's document with its variables (placeholders filled), `overrides` on top; undefined ones are left out. */
   async function send<Data>(fixture: Fixture, overrides: Record<string, unknown> = {}): Promise<Body<Data>> {

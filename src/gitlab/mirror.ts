@@ -1,0 +1,133 @@
+import { isUniqueViolation } from '../db/errors';
+import type { PrismaClient, Project, User } from '../db/prisma';
+import { AppError } from '../errors';
+import type { GitLabProject, GitLabUser } from './gitlab-types';
+
+// Rows mirrored from GitLab take GitLab's id as their own (so that the ids the service answers with are the ones GitLab's
+// clients know) and keep it in gitlab_*_id, which marks them as mirrored. A local row in the way is a clear error: a
+// connected instance needs a database without local users and projects of the same ids or paths.
+
+function clash(what: string, cause: unknown): AppError {
+  return new AppError({
+    code: 'INTERNAL',
+    userMessage: `Cannot mirror ${what} from GitLab: a local row has its id, username or path (connected mode needs a database of its own)`,
+    cause,
+  });
+}
+
+/** Local rows take ids from the table's sequence: after a row with GitLab's id, it must start above it. */
+async function advanceSequence(prisma: PrismaClient, table: 'users' | 'groups' | 'projects'): Promise<void> {
+  await prisma.$queryRawUnsafe(`SELECT setval(pg_get_serial_sequence('"${table}"', 'id'), (SELECT MAX(id) FROM "${table}"))`);
+}
+
+/**
+ * The local row of a GitLab user, made or brought up to date (username, name, email, admin) from
+ * GitLab's answer. GitLab sends `email` to the user themself with read_user or api; without it the
+ * user gets GitLab's private address form.
+ */
+export async function mirrorGitLabUser(prisma: PrismaClient, gitlabUrl: string, user: GitLabUser): Promise<User> {
+  const data = {
+    username: user.username,
+    name: user.name,
+    email: user.email || `${user.id}-${user.username}@users.noreply.${new URL(gitlabUrl).hostname}`,
+    admin: user.is_admin ?? false,
+    state: 'active' as const,
+  };
+  const existing = await prisma.user.findUnique({ where: { gitlabUserId: user.id } });
+  if (existing) {
+    const changed = (Object.keys(data) as Array<keyof typeof data>).some((key) => existing[key] !== data[key]);
+    if (!changed) return existing;
+    try {
+      return await prisma.user.update({ where: { id: existing.id }, data });
+    } catch (error) {
+      if (isUniqueViolation(error)) throw clash(`user ${user.username}`, error);
+      throw error;
+    }
+  }
+  try {
+    const created = await prisma.user.create({ data: { id: user.id, gitlabUserId: user.id, ...data } });
+    await advanceSequence(prisma, 'users');
+    return created;
+  } catch (error) {
+    if (!isUniqueViolation(error)) throw error;
+    // Another request mirrored the same user at the same moment; anything else is a local row in the way.
+    const raced = await prisma.user.findUnique({ where: { gitlabUserId: user.id } });
+    if (raced) return raced;
+    throw clash(`user ${user.username}`, error);
+  }
+}
+
+/**
+ * The local row of a GitLab project (and of its namespace, as a group), made or brought up to date
+ * from GitLab's answer: path, name, visibility, default branch, repository and web URLs.
+ */
+export async function mirrorGitLabProject(prisma: PrismaClient, project: GitLabProject): Promise<Project> {
+  const namespace = project.namespace;
+  const groupData = { path: namespace.path, fullPath: namespace.full_path, name: namespace.name };
+  try {
+    const group = await prisma.group.findUnique({ where: { gitlabNamespaceId: namespace.id } });
+    if (!group) {
+      await prisma.group.create({ data: { id: namespace.id, gitlabNamespaceId: namespace.id, parentId: null, ...groupData } });
+      await advanceSequence(prisma, 'groups');
+    } else if (group.path !== groupData.path || group.fullPath !== groupData.fullPath || group.name !== groupData.name) {
+      await prisma.group.update({ where: { id: group.id }, data: groupData });
+    }
+  } catch (error) {
+    if (!isUniqueViolation(error)) throw error;
+    if (!(await prisma.group.findUnique({ where: { gitlabNamespaceId: namespace.id } })))
+      throw clash(`namespace ${namespace.full_path}`, error);
+  }
+  const data = {
+    groupId: namespace.id,
+    path: project.path,
+    fullPath: project.path_with_namespace,
+    name: project.name,
+    // An empty repository has no default branch yet; nothing can be indexed until it has one.
+    defaultBranch: project.default_branch ?? 'main',
+    visibility: project.visibility,
+    duoFeaturesEnabled: project.duo_features_enabled ?? true,
+    repositoryUrl: project.http_url_to_repo,
+    webUrl: project.web_url,
+  };
+  const existing = await prisma.project.findUnique({ where: { gitlabProjectId: project.id } });
+  if (existing) {
+    const changed = (Object.keys(data) as Array<keyof typeof data>).some((key) => existing[key] !== data[key]);
+    if (!changed) return existing;
+    try {
+      return await prisma.project.update({ where: { id: existing.id }, data });
+    } catch (error) {
+      if (isUniqueViolation(error)) throw clash(`project ${project.path_with_namespace}`, error);
+      throw error;
+    }
+  }
+  try {
+    const created = await prisma.project.create({ data: { id: project.id, gitlabProjectId: project.id, ...data } });
+    await advanceSequence(prisma, 'projects');
+    return created;
+  } catch (error) {
+    if (!isUniqueViolation(error)) throw error;
+    const raced = await prisma.project.findUnique({ where: { gitlabProjectId: project.id } });
+    if (raced) return raced;
+    throw clash(`project ${project.path_with_namespace}`, error);
+  }
+}
+
+/**
+ * Keeps the access level GitLab last gave a user on a project as their membership row, for what
+ * runs without the user's token (a chat job a moment after the request): 0 removes it.
+ */
+export async function recordAccessLevel(
+  prisma: PrismaClient,
+  options: { userId: number; projectId: number; level: number },
+): Promise<void> {
+  const key = { projectId_userId: { projectId: options.projectId, userId: options.userId } };
+  const existing = await prisma.projectMember.findUnique({ where: key });
+  if ((existing?.accessLevel ?? 0) === options.level) return;
+  if (options.level <= 0) await prisma.projectMember.deleteMany({ where: { projectId: options.projectId, userId: options.userId } });
+  else
+    await prisma.projectMember.upsert({
+      where: key,
+      create: { projectId: options.projectId, userId: options.userId, accessLevel: options.level },
+      update: { accessLevel: options.level },
+    });
+}
