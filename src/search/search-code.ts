@@ -7,7 +7,7 @@ import { rankByVector, rankByVectorWithOccurrences, chunkContents, type ChunkOcc
 import type { SearchScope } from './search-scope';
 import { queryTerms } from './text-query';
 import { rankFiles, type RankedFile } from './file-ranking';
-import { orderByModel } from './file-features';
+import { orderByModel, shippedRankerModel } from './file-features';
 import { expandQuestion } from './synonyms';
 import { isExcludedBy } from '../auth/context-exclusions';
 import { lexicalIndexOf, queryGroups, rankLexically, type LexicalHit } from './lexical-search';
@@ -35,6 +35,8 @@ export type SearchCodeOptions = {
   mode?: RetrievalMode;
   /** The reranker of the best files (RERANK_PROVIDER, rerank-files.ts). Default none: the search's own order. */
   reranking?: Reranking | null;
+  /** Work out every file feature (file-features.ts) even when no learned model reads them: for training. Default false. */
+  allFeatures?: boolean;
 };
 
 export type SearchCodeResult = {
@@ -185,7 +187,11 @@ export async function searchCandidates(options: SearchCodeOptions): Promise<Sear
       question: options.query,
       terms,
       lexical: new Map(lexicalFiles.map((file) => [file.path, file.score])),
-      coverage: lexicalResult ? (paths) => coverageOf(lexicalResult.index, options.query, paths) : undefined,
+      // Only a learned model reads coverage; the hand formula does not.
+      coverage:
+        lexicalResult && (options.allFeatures || shippedRankerModel())
+          ? (paths) => coverageOf(lexicalResult.index, options.query, paths)
+          : undefined,
     }),
     { snapshotFiles },
   );

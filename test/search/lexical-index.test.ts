@@ -183,3 +183,31 @@ describe('queryGroups', () => {
     expect(queryGroups('parseConnection').map((group) => group.forms[0].lexeme)).toEqual(['parse', 'connection']);
   });
 });
+
+describe('LexicalIndex.fileCoverage', () => {
+  const exact = (lexeme: string, weight = 1): QueryGroup => ({ forms: [{ lexeme, prefix: false, weight }] });
+  const index = new LexicalIndex([
+    row('lib/pool.js', ['pool', 'drain']),
+    row('lib/pool.js', ['idle', 'timeout']),
+    row('lib/query.js', ['query', 'timeout']),
+    row('lib/util.js', ['pool']),
+    row('lib/other.js', ['other']),
+  ]);
+  const ids = ['lib/pool.js', 'lib/query.js', 'lib/util.js', 'lib/other.js'].map((path) => index.fileId(path)!);
+
+  it('is the idf-weighted share of the question’s words each file holds, over all its chunks', () => {
+    const [pool, query, util, other] = index.fileCoverage([exact('pool'), exact('drain'), exact('timeout')], ids);
+    expect(pool).toBeCloseTo(1);
+    expect(other).toBe(0);
+    // drain is in one file of four, pool and timeout in two each: drain weighs more.
+    const idf = (df: number) => Math.log(1 + (4 - df + 0.5) / (df + 0.5));
+    const all = idf(2) + idf(1) + idf(2);
+    expect(query).toBeCloseTo(idf(2) / all);
+    expect(util).toBeCloseTo(idf(2) / all);
+  });
+
+  it('counts a word, not its synonyms, and knows no unknown path', () => {
+    expect(index.fileCoverage([exact('drain'), exact('query', 0.5)], ids)[1]).toBe(0);
+    expect(index.fileId('lib/missing.js')).toBeUndefined();
+  });
+});

@@ -33,6 +33,7 @@ export async function collectExamples(options: {
       query: question.q,
       limit: 10,
       maxPerFile: 1,
+      allFeatures: true,
     });
     const features = fileFeatures(ranked, { snapshotFiles });
     const wanted = new Set(question.files);
