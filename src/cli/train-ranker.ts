@@ -23,6 +23,7 @@ import { collectExamples, type RankerExample } from '../search/training/ranker-f
 import { byHand, byModel, rankingQuality, trainRanker } from '../search/training/train-ranker';
 import { runCommand } from './run-command';
 import type { Config } from '../config';
+import { badInput } from '../errors';
 
 const USAGE = `Usage: npm run train:ranker -- --corpus <manifest.json> [--sets <sets.json>] [options]
 
@@ -71,7 +72,18 @@ if (values.help || !values.corpus) {
 
 function sources(): Source[] {
   const manifestFile = path.resolve(values.corpus!);
-  const manifest = Manifest.parse(JSON.parse(readFileSync(manifestFile, 'utf8')));
+  let value: unknown;
+  try {
+    value = JSON.parse(readFileSync(manifestFile, 'utf8'));
+  } catch (error) {
+    throw badInput(`the corpus manifest ${manifestFile}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+  }
+  const parsed = Manifest.safeParse(value);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw badInput(`the corpus manifest ${manifestFile}: ${issue.path.join('.') || 'the document'}: ${issue.message}`);
+  }
+  const manifest = parsed.data;
   const base = path.dirname(manifestFile);
   const list: Source[] = manifest.packages.map((entry) => ({
     name: `corpus-${entry.name}`,
