@@ -129,3 +129,30 @@ export function rankLexically(
   });
   return { chunks, files };
 }
+
+/**
+ * The best `perFile` chunks of each of `paths` by chunk BM25, best first: where in a found file the
+ * answer may lie when the candidates of the whole snapshot hold none of its chunks (a long file
+ * whose other chunks ranked higher elsewhere).
+ */
+export function rankWithinFiles(
+  index: LexicalIndex,
+  options: { question: string; paths: readonly string[]; perFile: number },
+): LexicalHit[] {
+  const groups = queryGroups(options.question);
+  if (!groups.length || !options.paths.length) return [];
+  const wanted = new Set(options.paths);
+  const accepted = Uint8Array.from(index.files, (file) => (wanted.has(file.path) ? 1 : 0));
+  const taken = new Map<number, number>();
+  const hits: LexicalHit[] = [];
+  for (const { id, score } of index.score({ groups, level: 'chunk', parameters: CHUNK_BM25, accepted, limit: Number.MAX_SAFE_INTEGER })) {
+    const fileId = index.fileOf(id);
+    const count = taken.get(fileId) ?? 0;
+    if (count >= options.perFile) continue;
+    taken.set(fileId, count + 1);
+    const document = index.documents[id];
+    const file = index.files[fileId];
+    hits.push({ ...document, path: file.path, blob: file.blob, role: file.role, score });
+  }
+  return hits;
+}

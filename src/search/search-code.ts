@@ -9,7 +9,8 @@ import { queryTerms } from './text-query';
 import { rankFiles } from './file-ranking';
 import { expandQuestion } from './synonyms';
 import { isExcludedBy } from '../auth/context-exclusions';
-import { lexicalIndexOf, rankLexically, type LexicalHit } from './lexical-search';
+import { lexicalIndexOf, rankLexically, rankWithinFiles, type LexicalHit } from './lexical-search';
+import type { LexicalIndex } from './lexical-index';
 
 /** Which rankings to use: both fused (the default), or one alone (for evaluation). */
 export type RetrievalMode = 'hybrid' | 'vector' | 'text';
@@ -84,20 +85,22 @@ export async function searchCode(options: SearchCodeOptions): Promise<SearchCode
   const excluded = isExcludedBy(scope.exclusions);
   // The vector statement also reads where its chunks occur; the lexical index knows where its own do.
   const none: RankedOccurrences = { ranking: [], occurrences: [] };
+  let keywordIndex: LexicalIndex | null = null;
   const [vector, lexical] = await Promise.all([
     wantVector
       ? embedder!.embed([vectorQuestion]).then(([embedding]) => vectorRankingWithOccurrences(prisma, scope, embedding, candidateCount))
       : Promise.resolve(none),
     wantText
-      ? lexicalIndexOf(prisma, scope).then((index) =>
-          rankLexically(index, {
+      ? lexicalIndexOf(prisma, scope).then((index) => {
+          keywordIndex = index;
+          return rankLexically(index, {
             question: options.query,
             directory: scope.directory,
             excluded,
             limit: candidateCount,
             files: LEXICAL_FILES,
-          }),
-        )
+          });
+        })
       : Promise.resolve(null),
   ]);
   const text = lexical ? lexicalOccurrences(lexical.chunks) : none;
@@ -131,7 +134,10 @@ export async function searchCode(options: SearchCodeOptions): Promise<SearchCode
     terms,
     lexical: new Map(lexicalFiles.map((file) => [file.path, file.score])),
   });
-  const files = groupHits(found, {
+  const within = keywordIndex
+    ? await chunksWithinFiles({ prisma, scope, index: keywordIndex, query: options.query, ranked, found, limit })
+    : [];
+  const files = groupHits([...found, ...within], {
     question: options.query,
     maxPerFile: options.maxPerFile,
     fileScores: new Map(ranked.map((file) => [file.path, file.score])),
@@ -208,3 +214,44 @@ export function compareCodePoints(a: string, b: string): number {
 
 // Surrogates (characters above U+FFFF) sort after U+E000–U+FFFF in code point order, before them as code units.
 const codePointOrder = (unit: number) => (unit >= 0xd800 && unit <= 0xdfff ? unit + 0x2000 : unit >= 0xe000 ? unit - 0x800 : unit);
+
+/** Chunks of a shown file that keyword search ranks best within it, looked at when its snippets are chosen. */
+const WITHIN_FILE_CHUNKS = 3;
+
+/**
+ * The chunks of the files that will be shown that rank best by keywords within their file, when
+ * the candidates do not already hold them: the candidates are the best chunks of the whole
+ * snapshot, so in a long file the lines that answer may be none of them (its other chunks ranked
+ * higher elsewhere). Their retrieval score is below every candidate's, in keyword order.
+ */
+async function chunksWithinFiles(options: {
+  prisma: PrismaClient;
+  scope: SearchCodeOptions['scope'];
+  index: LexicalIndex;
+  query: string;
+  ranked: ReadonlyArray<{ path: string }>;
+  found: readonly ChunkHit[];
+  limit: number;
+}): Promise<ChunkHit[]> {
+  const paths = options.ranked.slice(0, options.limit).map((file) => file.path);
+  const held = new Set(options.found.map((hit) => `${hit.path}\0${hit.startLine}`));
+  const extra = rankWithinFiles(options.index, { question: options.query, paths, perFile: WITHIN_FILE_CHUNKS }).filter(
+    (hit) => !held.has(`${hit.path}\0${hit.startLine}`),
+  );
+  if (!extra.length) return [];
+  const contents = await chunkContents(options.prisma, {
+    projectId: options.scope.projectId,
+    ids: [...new Set(extra.map((hit) => hit.chunkId))],
+  });
+  const floor = Math.min(...options.found.map((hit) => hit.score));
+  return extra.map((hit, index) => ({
+    path: hit.path,
+    blob: hit.blob,
+    startLine: hit.startLine,
+    endLine: hit.endLine,
+    content: contents.get(hit.chunkId) ?? '',
+    score: (floor * (FUSION_K + 1)) / (FUSION_K + 1 + index + 1),
+    language: hit.language,
+    symbol: hit.symbol,
+  }));
+}

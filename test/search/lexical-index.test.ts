@@ -1,5 +1,5 @@
 import { LexicalIndex, parseTsvectorText, pathWords, type LexicalRow, type QueryGroup } from '../../src/search/lexical-index';
-import { queryGroups, rankLexically } from '../../src/search/lexical-search';
+import { queryGroups, rankLexically, rankWithinFiles } from '../../src/search/lexical-search';
 import { createRandom } from '../../src/random';
 
 /** A chunk row whose document is `words` (each word's count as its number of positions). */
@@ -181,5 +181,23 @@ describe('queryGroups', () => {
     );
     // parseConnection: its parts, not the joined identifier (the document holds the parts).
     expect(queryGroups('parseConnection').map((group) => group.forms[0].lexeme)).toEqual(['parse', 'connection']);
+  });
+});
+
+describe('rankWithinFiles', () => {
+  it("answers each asked file's best chunks by keyword score, at most perFile of them, and no other file's", () => {
+    const index = new LexicalIndex([
+      row('src/parser.rs', ['escape', 'trailing', 'values'], { startLine: 119, endLine: 130 }),
+      row('src/parser.rs', ['escape', 'values', 'hyphen'], { startLine: 640, endLine: 673 }),
+      row('src/parser.rs', ['long', 'argument'], { startLine: 723, endLine: 762 }),
+      row('src/parser.rs', ['escape'], { startLine: 900, endLine: 910 }),
+      row('src/lexer.rs', ['escape', 'escape', 'trailing'], { startLine: 1, endLine: 20 }),
+    ]);
+    const hits = rankWithinFiles(index, { question: 'escape trailing values', paths: ['src/parser.rs'], perFile: 2 });
+    expect(hits.map((hit) => [hit.path, hit.startLine])).toEqual([
+      ['src/parser.rs', 119],
+      ['src/parser.rs', 640],
+    ]);
+    expect(rankWithinFiles(index, { question: 'escape', paths: [], perFile: 2 })).toEqual([]);
   });
 });
