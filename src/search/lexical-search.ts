@@ -5,6 +5,7 @@ import { LruCache } from '../lru-cache';
 import { LexicalIndex, type Bm25Parameters, type LexicalDocument, type QueryGroup } from './lexical-index';
 import { synonymsOf } from './synonyms';
 import { queryTerms } from './text-query';
+import { termExpansions, wholeWords } from './query-understanding';
 
 /**
  * Exact keyword ranking of a snapshot's chunks and files: BM25 over the in-memory index of the
@@ -29,16 +30,23 @@ function formsOf(term: string, weight: number): QueryGroup['forms'] {
 }
 
 /**
- * The question's words as BM25 query groups: each word with its stem forms and its synonyms'
- * (weighing SYNONYM_WEIGHT). A joined identifier (`parse_connection`, which queryTerms adds for
+ * The question's words as BM25 query groups: each word with its stem forms, its other spellings
+ * and base form (query-understanding.ts: `pg` for "PostgreSQL", `index` for "indices") and its
+ * synonyms' (weighing SYNONYM_WEIGHT); a name in mixed case ("MySQL") also as one word. A
+ * joined identifier (`parse_connection`, which queryTerms adds for
  * `parseConnection`) is left out: the document holds its parts, which are words of the question too.
  */
 export function queryGroups(question: string): QueryGroup[] {
   const groups: QueryGroup[] = [];
-  for (const term of queryTerms(question)) {
+  const terms = queryTerms(question);
+  for (const term of [...terms, ...wholeWords(question).filter((word) => !terms.includes(word))]) {
     if (term.includes('_')) continue;
     const forms = new Map<string, QueryGroup['forms'][number]>();
-    for (const form of [...formsOf(term, 1), ...synonymsOf(term).flatMap((synonym) => formsOf(synonym, SYNONYM_WEIGHT))]) {
+    for (const form of [
+      ...formsOf(term, 1),
+      ...termExpansions(term).flatMap((expansion) => formsOf(expansion.word, expansion.weight)),
+      ...synonymsOf(term).flatMap((synonym) => formsOf(synonym, SYNONYM_WEIGHT)),
+    ]) {
       const key = `${form.lexeme}${form.prefix ? '*' : ''}`;
       if ((forms.get(key)?.weight ?? 0) < form.weight) forms.set(key, form);
     }

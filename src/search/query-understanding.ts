@@ -3,8 +3,9 @@ import { stemWord } from '../llm/embedders/terms';
 /**
  * What a question's words mean for keyword search, before they are matched: whether "test" asks
  * for tests or is a verb, the other spellings of an abbreviation, and word forms the stemmer does
- * not reach (irregular plurals). Identifier styles in a question (camelCase, snake_case,
- * kebab-case) need nothing here: identifierTerms splits them into the words the index holds.
+ * not reach (irregular plurals), and a name written in mixed case that code writes as one word
+ * ("MySQL": `mysql`). Identifier styles in a question (camelCase, snake_case, kebab-case) are
+ * otherwise split by identifierTerms into the words the index holds.
  * Small, hand-written and general (no word of any one code base); synonyms.ts holds related words
  * that are not the same word.
  */
@@ -51,7 +52,8 @@ export const ABBREVIATION_WEIGHT = 0.8;
  * a question says "ctx", the code `context`. Each spelling matches the others at ABBREVIATION_WEIGHT.
  */
 const ABBREVIATIONS: ReadonlyArray<readonly string[]> = [
-  ['pg', 'postgres', 'postgresql', 'psql'],
+  // "PostgreSQL" in a question splits as an identifier does: postgre, sql.
+  ['pg', 'postgre', 'postgres', 'postgresql', 'psql'],
   ['cfg', 'conf', 'config', 'configuration'],
   ['ctx', 'context'],
   ['msg', 'message'],
@@ -121,31 +123,34 @@ for (const group of ABBREVIATIONS) {
 }
 
 /** Plurals and forms the suffix stemmer (stemWord) leaves unmatched: `indices` is `index`, `aliases` is `alias`. */
-const IRREGULAR: Readonly<Record<string, string>> = {
-  indices: 'index',
-  indexes: 'index',
-  vertices: 'vertex',
-  matrices: 'matrix',
-  children: 'child',
-  aliases: 'alias',
-  statuses: 'status',
-  analyses: 'analysis',
-  bases: 'base',
-  caches: 'cache',
-  databases: 'database',
-  responses: 'response',
-  processes: 'process',
-  leaves: 'leaf',
-  halves: 'half',
-  people: 'person',
-  criteria: 'criterion',
-  schemata: 'schema',
-  data: 'datum',
-};
+const IRREGULAR: ReadonlyMap<string, string> = new Map(
+  Object.entries({
+    indices: 'index',
+    indexes: 'index',
+    vertices: 'vertex',
+    matrices: 'matrix',
+    children: 'child',
+    aliases: 'alias',
+    statuses: 'status',
+    analyses: 'analysis',
+    bases: 'base',
+    caches: 'cache',
+    databases: 'database',
+    responses: 'response',
+    processes: 'process',
+    leaves: 'leaf',
+    halves: 'half',
+    people: 'person',
+    criteria: 'criterion',
+    schemata: 'schema',
+    data: 'datum',
+  }),
+);
 
 /** A word's base form when the stemmer would miss it (an irregular plural), else null. */
 export function baseForm(term: string): string | null {
-  const base = IRREGULAR[term];
+  // A Map, not an object: a question's word may be `constructor` or `toString`.
+  const base = IRREGULAR.get(term);
   if (!base || base === 'datum') return null;
   return stemWord(base) === stemWord(term) ? null : base;
 }
@@ -164,4 +169,17 @@ export function termExpansions(term: string): Expansion[] {
   for (const word of ABBREVIATION_OF.get(term) ?? ABBREVIATION_OF.get(base ?? '') ?? [])
     if (word !== term && word !== base) expansions.push({ word, weight: ABBREVIATION_WEIGHT });
   return expansions;
+}
+
+/**
+ * Names in a question written in mixed case with an acronym in them ("MySQL", "PostgreSQL",
+ * "GraphQL", "OAuth"), as one lower-case word: identifierTerms splits them (`my`, `sql`) as it
+ * splits `parseConnection`, but code that names such a thing often writes it in one piece
+ * (`require('mysql')`, `graphql.parse`). A plain camelCase identifier is left to its parts.
+ */
+export function wholeWords(question: string): string[] {
+  const words = question.match(/\b[A-Za-z][A-Za-z0-9]*\b/g) ?? [];
+  return [
+    ...new Set(words.filter((word) => word.length <= 24 && /[a-z]/.test(word) && /[A-Z]{2}/.test(word)).map((word) => word.toLowerCase())),
+  ];
 }

@@ -171,14 +171,17 @@ describe('LexicalIndex', () => {
 });
 
 describe('queryGroups', () => {
-  it('matches a longer word by the prefix of its stem, a short one as written, and a synonym at half weight', () => {
+  it('matches a longer word by the prefix of its stem, a short one as written, another spelling at 0.8, a synonym at 0.5', () => {
     expect(queryGroups('packets')).toEqual([{ forms: [{ lexeme: 'packet', prefix: true, weight: 1 }] }]);
     expect(queryGroups('the err')[0].forms).toEqual(
       expect.arrayContaining([
         { lexeme: 'err', prefix: false, weight: 1 },
-        { lexeme: 'error', prefix: true, weight: 0.5 },
+        { lexeme: 'error', prefix: true, weight: 0.8 },
+        { lexeme: 'exception', prefix: true, weight: 0.5 },
       ]),
     );
+    expect(queryGroups('PostgreSQL')[0].forms).toEqual(expect.arrayContaining([{ lexeme: 'pg', prefix: false, weight: 0.8 }]));
+    expect(queryGroups('indices')[0].forms).toEqual(expect.arrayContaining([{ lexeme: 'index', prefix: true, weight: 1 }]));
     // parseConnection: its parts, not the joined identifier (the document holds the parts).
     expect(queryGroups('parseConnection').map((group) => group.forms[0].lexeme)).toEqual(['parse', 'connection']);
   });
