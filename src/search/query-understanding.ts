@@ -15,7 +15,8 @@ import { stemWord } from '../llm/embedders/terms';
  * connection", "to test the socket". Taken out before the question is read for a request for tests.
  */
 const TEST_VERB = [
-  /\b(tests?|tested|testing)\s+(that|whether|if)\b/gi,
+  // Not after a word that makes "tests" a noun: "the tests that check the pool" asks for them.
+  /(?<!\b(the|which|what|any|some|a|an|its|their|unit|integration|no|are|there)\s+)\b(tests?|tested|testing)\s+(that|whether|if)\b/gi,
   /\b(to|does|do|did|can|could|should|will|would|must|it|they|then|and|or)\s+test(s|ed|ing)?\b/gi,
 ];
 /**
