@@ -1,4 +1,5 @@
-import { identifierTerms, stemWord } from '../llm/embedders/terms';
+import { identifierTerms, stemWord, STOP_WORDS } from '../llm/embedders/terms';
+import { asksForTests } from './query-understanding';
 import { declaresOnly, snippetShape, type BoilerplateKind, type LineKind } from './boilerplate';
 import { synonymsOf } from './synonyms';
 import { LruCache } from '../lru-cache';
@@ -14,8 +15,11 @@ import { LruCache } from '../lru-cache';
  * - A question about that boilerplate ("what does this file import", "which license") gets it, first.
  * - The others are ordered by how well they answer: half their retrieval score (scaled to the
  *   file's best), half the share of the question's words they hold, the words few of the file's
- *   chunks hold weighing more and words only in comments half; a chunk that only declares (a type
- *   of options, struct fields) weighs DECLARATION_WEIGHT unless the question asks about types.
+ *   chunks hold weighing more and words only in comments half, plus PHRASE_WEIGHT times the share
+ *   of the question's phrases (two meaningful words in a row) they hold as written; a
+ *   chunk that only declares (a type of options, struct fields) weighs DECLARATION_WEIGHT unless
+ *   the question asks about types, and a test inside a file of code TEST_CHUNK_WEIGHT unless the
+ *   question asks for tests (query-understanding.ts).
  * - The best few are kept, those that overlap or touch merged, and the merged snippets ordered by
  *   their best chunk: the first one is what answers best, whatever its line. Each keeps its
  *   retrieval score (what REST and GraphQL show).
@@ -47,14 +51,29 @@ export type ChooseSnippetsOptions = {
   intent: SnippetIntent;
   /** The question's full-text terms (queryTerms): which of the file's chunks hold its rarer words. */
   terms: readonly string[];
+  /** The question as asked: its phrases, and whether it asks for tests. Default none. */
+  question?: string;
   /** Chunks kept before merging. Default 3. */
   maxPerFile?: number;
 };
 
 type Candidate = SnippetHit & { asked: boolean; answer: number };
 
-/** Weight of the question's words in a chunk against its retrieval score, when ordering a file's chunks. */
+/**
+ * Weights of a chunk's retrieval score (scaled to the file's best) and of the share of the
+ * question's words it holds, when ordering a file's chunks.
+ */
+const RETRIEVAL_WEIGHT = 0.5;
 const COVERAGE_WEIGHT = 0.5;
+
+/**
+ * Weight of the share of the question's phrases (two meaningful words in a row) a chunk holds as
+ * written: a pasted message, a named setting.
+ */
+const PHRASE_WEIGHT = 0.3;
+
+/** A test inside a file of code (a Rust test module, a Go example) answers a question that asks for no tests this much less. */
+const TEST_CHUNK_WEIGHT = 0.5;
 
 /** A chunk that only declares (boilerplate.ts's declaresOnly) answers a question about behaviour this much less. */
 const DECLARATION_WEIGHT = 0.7;
@@ -62,28 +81,70 @@ const DECLARATION_WEIGHT = 0.7;
 /** Weight of a question word found only in a chunk's comments and docstrings: prose about code answers less than the code. */
 const PROSE_WEIGHT = 0.5;
 
-/** The stems of a text's identifier words. */
-function wordStems(text: string): Set<string> {
-  return new Set(identifierTerms(text).map(stemWord));
-}
-
-/** Whether a chunk's words hold one form of a term: a longer stem as a prefix, as full text matches it (`packet` → packet_writer). */
-function holds(words: ReadonlySet<string>, forms: readonly string[]): boolean {
-  for (const form of forms) {
-    if (words.has(form)) return true;
-    if (form.length >= 4) for (const word of words) if (word.startsWith(form)) return true;
+/** The stems of a text's identifier words, each with how often it occurs. */
+function wordCounts(text: string): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const word of identifierTerms(text)) {
+    const stem = stemWord(word);
+    counts.set(stem, (counts.get(stem) ?? 0) + 1);
   }
-  return false;
+  return counts;
 }
 
-/** A chunk's words in its code, and in its comments. */
-export type ChunkWords = { code: ReadonlySet<string>; prose: ReadonlySet<string> };
+/** How often a chunk's words hold a form of a term: a longer stem also as a prefix, as full text matches it (packet_writer). */
+function occurrences(words: ReadonlyMap<string, number>, forms: readonly string[]): number {
+  let count = 0;
+  for (const form of forms) {
+    count += words.get(form) ?? 0;
+    if (form.length >= 4) for (const [word, times] of words) if (word !== form && word.startsWith(form)) count += times;
+  }
+  return count;
+}
+
+/** A chunk's words in its code and in its comments (stems with their counts), its phrases, and whether it is a test. */
+export type ChunkWords = {
+  code: ReadonlyMap<string, number>;
+  prose: ReadonlyMap<string, number>;
+  /** Stems of words next to each other (stop words left out), as `a b`: a phrase of the question found as written. */
+  pairs: ReadonlySet<string>;
+  /** Whether the chunk is a test (a test function, a test module) rather than the code it tests. */
+  test: boolean;
+};
 
 function chunkWords(content: string, kinds: readonly LineKind[]): ChunkWords {
   const code: string[] = [];
   const prose: string[] = [];
   content.split('\n').forEach((line, index) => (kinds[index] === 'comment' ? prose : code).push(line));
-  return { code: wordStems(code.join('\n')), prose: wordStems(prose.join('\n')) };
+  const codeWords = wordCounts(code.join('\n'));
+  const proseWords = wordCounts(prose.join('\n'));
+  return {
+    code: codeWords,
+    prose: proseWords,
+    pairs: wordPairs(content),
+    test: TEST_CHUNK.test(content),
+  };
+}
+
+/** A test inside a file of code: a Rust test module or function, a Python, Go or JUnit test, a JS/TS test block. */
+const TEST_CHUNK = new RegExp(
+  [
+    /#\[(cfg\()?test\)?\]|^\s*mod tests?\b/.source, // Rust
+    /^\s*(async\s+)?def test_?\w*\(/.source, // Python
+    /^\s*func (Test|Benchmark|Example)\w*\(/.source, // Go
+    /@Test\b/.source, // JUnit
+    /^\s*(describe|it|test)\(\s*['"`]/.source, // Jest, Mocha
+  ].join('|'),
+  'm',
+);
+
+/** Consecutive meaningful words of a text, stemmed, as `a b` pairs. */
+function wordPairs(text: string): Set<string> {
+  const words = identifierTerms(text)
+    .filter((word) => !word.includes('_') && !STOP_WORDS.has(word))
+    .map(stemWord);
+  const pairs = new Set<string>();
+  for (let index = 1; index < words.length; index += 1) pairs.add(`${words[index - 1]} ${words[index]}`);
+  return pairs;
 }
 
 /**
@@ -94,7 +155,7 @@ function chunkWords(content: string, kinds: readonly LineKind[]): ChunkWords {
 function coverage(chunks: readonly ChunkWords[], terms: readonly string[]): number[] {
   const groups = terms.map((term) => [...new Set([term, ...synonymsOf(term)].map(stemWord))]);
   const present = groups.map((forms) =>
-    chunks.map((chunk) => (holds(chunk.code, forms) ? 1 : holds(chunk.prose, forms) ? PROSE_WEIGHT : 0)),
+    chunks.map((chunk) => (occurrences(chunk.code, forms) > 0 ? 1 : occurrences(chunk.prose, forms) > 0 ? PROSE_WEIGHT : 0)),
   );
   const weights = present.map((found) => {
     const count = found.filter((share) => share > 0).length;
@@ -104,6 +165,11 @@ function coverage(chunks: readonly ChunkWords[], terms: readonly string[]): numb
   return chunks.map((_, chunk) =>
     total === 0 ? 0 : present.reduce((sum, found, group) => sum + found[chunk] * weights[group], 0) / total,
   );
+}
+
+/** The share of the question's phrases (pairs of meaningful words in a row) a chunk holds as written. */
+function phraseShare(chunk: ChunkWords, pairs: readonly string[]): number {
+  return pairs.length ? pairs.filter((pair) => chunk.pairs.has(pair)).length / pairs.length : 0;
 }
 
 function trimmed(hit: SnippetHit, leading: number): SnippetHit {
@@ -159,12 +225,17 @@ export function chooseSnippets(hits: readonly SnippetHit[], options: ChooseSnipp
     options.terms,
   );
   const best = Math.max(0, ...hits.map((hit) => hit.score));
+  const pairs = [...wordPairs(options.question ?? '')];
+  const testsAsked = asksForTests(options.question ?? '');
   hits.forEach((hit, index) => {
     const shape = shapes[index];
     const declarations = !options.intent.has('declarations') && declaresOnly({ content: hit.content, lines: shape.lines });
     const answer =
-      ((1 - COVERAGE_WEIGHT) * (best > 0 ? hit.score / best : 0) + COVERAGE_WEIGHT * covered[index]) *
-      (declarations ? DECLARATION_WEIGHT : 1);
+      (RETRIEVAL_WEIGHT * (best > 0 ? hit.score / best : 0) +
+        COVERAGE_WEIGHT * covered[index] +
+        PHRASE_WEIGHT * phraseShare(read[index].words, pairs)) *
+      (declarations ? DECLARATION_WEIGHT : 1) *
+      (read[index].words.test && !testsAsked ? TEST_CHUNK_WEIGHT : 1);
     if (shape.boilerplate) {
       const asked = [...shape.of].some((kind) => options.intent.has(kind));
       (asked ? code : boilerplate).push({ ...hit, asked, answer });

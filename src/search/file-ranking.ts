@@ -2,6 +2,7 @@ import { fileRole, type FileRole } from '../indexing/file-role';
 import { identifierTerms, stemWord } from '../llm/embedders/terms';
 import { LruCache } from '../lru-cache';
 import { synonymsOf } from './synonyms';
+import { asksForTests, termExpansions } from './query-understanding';
 
 /**
  * Ranks the files that fused chunk hits come from, the way a developer expects "where is X done?"
@@ -32,8 +33,8 @@ export type FileEvidence = {
 
 export type QuestionIntent = Partial<Record<Exclude<FileRole, 'implementation' | 'generated'>, boolean>>;
 
-const INTENT_PATTERNS: Record<keyof QuestionIntent, RegExp> = {
-  test: /\b(tests?|tested|testing|specs?|test suite|unit tests?|fixtures?)\b/i,
+/** The roles a question asks for by name; tests are read apart (asksForTests: "test" is also a verb). */
+const INTENT_PATTERNS: Record<Exclude<keyof QuestionIntent, 'test'>, RegExp> = {
   types: /\b(typings?|type declarations?|type definitions?|declarations?|\.d\.ts|typescript types?|type stubs?)\b/i,
   docs: /\b(docs?|documentation|documented|readme|guides?|tutorials?|manual)\b/i,
   changelog: /\b(changelog|change log|release notes|changes between versions|what changed in)\b/i,
@@ -42,7 +43,7 @@ const INTENT_PATTERNS: Record<keyof QuestionIntent, RegExp> = {
 
 /** Which kinds of file other than the implementation the question asks for. */
 export function questionIntent(question: string): QuestionIntent {
-  const intent: QuestionIntent = {};
+  const intent: QuestionIntent = asksForTests(question) ? { test: true } : {};
   for (const [role, pattern] of Object.entries(INTENT_PATTERNS) as Array<[keyof QuestionIntent, RegExp]>)
     if (pattern.test(question)) intent[role] = true;
   return intent;
@@ -98,7 +99,9 @@ function stems(text: string): ReadonlySet<string> {
 
 /** The question's words as groups of stems: a word matches a name through any of its synonyms. */
 function questionGroups(terms: readonly string[]): Array<Set<string>> {
-  return terms.map((term) => new Set([term, ...synonymsOf(term)].map(stemWord)));
+  return terms.map(
+    (term) => new Set([term, ...synonymsOf(term), ...termExpansions(term).map((expansion) => expansion.word)].map(stemWord)),
+  );
 }
 
 /** The share of the question's words (groups) that `words` hold: a name holding one word of five counts a fifth. */

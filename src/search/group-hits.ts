@@ -55,6 +55,7 @@ export function groupHits(hits: readonly ChunkHit[], options: GroupOptions = {})
       language: file.language,
       intent,
       terms,
+      question: options.question,
       maxPerFile: options.maxPerFile,
     });
     file.score = Math.max(...file.snippets.map((snippet) => snippet.score));

@@ -6,6 +6,7 @@ import { LexicalIndex, type Bm25Parameters, type LexicalDocument, type QueryGrou
 import { synonymsOf } from './synonyms';
 import { learnedPartsOf } from './vocabulary';
 import { queryTerms } from './text-query';
+import { termExpansions, wholeWords } from './query-understanding';
 
 /**
  * Exact keyword ranking of a snapshot's chunks and files: BM25 over the in-memory index of the
@@ -30,18 +31,22 @@ function formsOf(term: string, weight: number): QueryGroup['forms'] {
 }
 
 /**
- * The question's words as BM25 query groups: each word with its stem forms and its synonyms'
- * (weighing SYNONYM_WEIGHT), and, when the learned vocabulary is on, the identifier parts learned
- * for it (vocabulary.ts, weighing SYNONYM_WEIGHT × their strength). A joined identifier (`parse_connection`, which queryTerms adds for
+ * The question's words as BM25 query groups: each word with its stem forms, its other spellings
+ * and base form (query-understanding.ts: `pg` for "PostgreSQL", `index` for "indices"), its
+ * synonyms' (weighing SYNONYM_WEIGHT) and, when the learned vocabulary is on, the identifier parts
+ * learned for it (vocabulary.ts, weighing SYNONYM_WEIGHT × their strength); a name in mixed case
+ * ("MySQL") also as one word. A joined identifier (`parse_connection`, which queryTerms adds for
  * `parseConnection`) is left out: the document holds its parts, which are words of the question too.
  */
 export function queryGroups(question: string): QueryGroup[] {
   const groups: QueryGroup[] = [];
-  for (const term of queryTerms(question)) {
+  const terms = queryTerms(question);
+  for (const term of [...terms, ...wholeWords(question).filter((word) => !terms.includes(word))]) {
     if (term.includes('_')) continue;
     const forms = new Map<string, QueryGroup['forms'][number]>();
     for (const form of [
       ...formsOf(term, 1),
+      ...termExpansions(term).flatMap((expansion) => formsOf(expansion.word, expansion.weight)),
       ...synonymsOf(term).flatMap((synonym) => formsOf(synonym, SYNONYM_WEIGHT)),
       // A learned part weighs as a synonym scaled by the association's strength.
       ...learnedPartsOf(term).flatMap(({ part, npmi }) => formsOf(part, SYNONYM_WEIGHT * npmi)),
@@ -135,4 +140,31 @@ export function rankLexically(
     return best ? [{ path: index.files[id].path, score, best }] : [];
   });
   return { chunks, files };
+}
+
+/**
+ * The best `perFile` chunks of each of `paths` by chunk BM25, best first: where in a found file the
+ * answer may lie when the candidates of the whole snapshot hold none of its chunks (a long file
+ * whose other chunks ranked higher elsewhere).
+ */
+export function rankWithinFiles(
+  index: LexicalIndex,
+  options: { question: string; paths: readonly string[]; perFile: number },
+): LexicalHit[] {
+  const groups = queryGroups(options.question);
+  if (!groups.length || !options.paths.length) return [];
+  const wanted = new Set(options.paths);
+  const accepted = Uint8Array.from(index.files, (file) => (wanted.has(file.path) ? 1 : 0));
+  const taken = new Map<number, number>();
+  const hits: LexicalHit[] = [];
+  for (const { id, score } of index.score({ groups, level: 'chunk', parameters: CHUNK_BM25, accepted, limit: Number.MAX_SAFE_INTEGER })) {
+    const fileId = index.fileOf(id);
+    const count = taken.get(fileId) ?? 0;
+    if (count >= options.perFile) continue;
+    taken.set(fileId, count + 1);
+    const document = index.documents[id];
+    const file = index.files[fileId];
+    hits.push({ ...document, path: file.path, blob: file.blob, role: file.role, score });
+  }
+  return hits;
 }

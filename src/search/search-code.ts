@@ -10,7 +10,7 @@ import { rankFiles, type RankedFile } from './file-ranking';
 import { orderByModel, shippedRankerModel } from './file-features';
 import { expandQuestion } from './synonyms';
 import { isExcludedBy } from '../auth/context-exclusions';
-import { lexicalIndexOf, queryGroups, rankLexically, type LexicalHit } from './lexical-search';
+import { lexicalIndexOf, queryGroups, rankLexically, rankWithinFiles, type LexicalHit } from './lexical-search';
 import type { LexicalIndex } from './lexical-index';
 import type { Reranking } from '../llm/rerankers/reranker';
 import { rerankFiles } from './rerank-files';
@@ -83,8 +83,19 @@ const CHUNKS_FOR_FILES = 60;
  */
 export async function searchCode(options: SearchCodeOptions): Promise<SearchCodeResult> {
   const limit = options.limit ?? 10;
-  const { found, ranked, confidence, used } = await searchCandidates(options);
-  const grouped = groupHits(found, {
+  const { found, ranked, keywordIndex, confidence, used } = await searchCandidates(options);
+  const within = keywordIndex
+    ? await chunksWithinFiles({
+        prisma: options.prisma,
+        scope: options.scope,
+        index: keywordIndex,
+        query: options.query,
+        ranked,
+        found,
+        limit,
+      })
+    : [];
+  const grouped = groupHits([...found, ...within], {
     question: options.query,
     maxPerFile: options.maxPerFile,
     fileScores: new Map(ranked.map((file) => [file.path, file.score])),
@@ -109,6 +120,8 @@ export type SearchCandidates = {
   ranked: RankedFile[];
   /** Files in the snapshot's keyword index (0 when keyword ranking did not run). */
   snapshotFiles: number;
+  /** The snapshot's keyword index, when keyword ranking ran. */
+  keywordIndex: LexicalIndex | null;
   confidence: Confidence;
   used: RetrievalMode;
 };
@@ -195,7 +208,14 @@ export async function searchCandidates(options: SearchCodeOptions): Promise<Sear
     }),
     { snapshotFiles },
   );
-  return { found, ranked, snapshotFiles, confidence: confidenceOf(fused[0], rankings.length), used: mode };
+  return {
+    found,
+    ranked,
+    snapshotFiles,
+    keywordIndex: lexicalResult?.index ?? null,
+    confidence: confidenceOf(fused[0], rankings.length),
+    used: mode,
+  };
 }
 
 /** Each file's coverage of the question's words in the snapshot's keyword index. */
@@ -281,3 +301,44 @@ export function compareCodePoints(a: string, b: string): number {
 
 // Surrogates (characters above U+FFFF) sort after U+E000–U+FFFF in code point order, before them as code units.
 const codePointOrder = (unit: number) => (unit >= 0xd800 && unit <= 0xdfff ? unit + 0x2000 : unit >= 0xe000 ? unit - 0x800 : unit);
+
+/** Chunks of a shown file that keyword search ranks best within it, looked at when its snippets are chosen. */
+const WITHIN_FILE_CHUNKS = 3;
+
+/**
+ * The chunks of the files that will be shown that rank best by keywords within their file, when
+ * the candidates do not already hold them: the candidates are the best chunks of the whole
+ * snapshot, so in a long file the lines that answer may be none of them (its other chunks ranked
+ * higher elsewhere). Their retrieval score is below every candidate's, in keyword order.
+ */
+async function chunksWithinFiles(options: {
+  prisma: PrismaClient;
+  scope: SearchCodeOptions['scope'];
+  index: LexicalIndex;
+  query: string;
+  ranked: ReadonlyArray<{ path: string }>;
+  found: readonly ChunkHit[];
+  limit: number;
+}): Promise<ChunkHit[]> {
+  const paths = options.ranked.slice(0, options.limit).map((file) => file.path);
+  const held = new Set(options.found.map((hit) => `${hit.path}\0${hit.startLine}`));
+  const extra = rankWithinFiles(options.index, { question: options.query, paths, perFile: WITHIN_FILE_CHUNKS }).filter(
+    (hit) => !held.has(`${hit.path}\0${hit.startLine}`),
+  );
+  if (!extra.length) return [];
+  const contents = await chunkContents(options.prisma, {
+    projectId: options.scope.projectId,
+    ids: [...new Set(extra.map((hit) => hit.chunkId))],
+  });
+  const floor = Math.min(...options.found.map((hit) => hit.score));
+  return extra.map((hit, index) => ({
+    path: hit.path,
+    blob: hit.blob,
+    startLine: hit.startLine,
+    endLine: hit.endLine,
+    content: contents.get(hit.chunkId) ?? '',
+    score: (floor * (FUSION_K + 1)) / (FUSION_K + 1 + index + 1),
+    language: hit.language,
+    symbol: hit.symbol,
+  }));
+}

@@ -1,5 +1,6 @@
 import { declaresOnly, snippetShape } from '../../src/search/boilerplate';
 import { chooseSnippets, snippetIntent } from '../../src/search/choose-snippets';
+import { queryTerms } from '../../src/search/text-query';
 
 const lines = (...text: string[]) => text.join('\n');
 
@@ -330,10 +331,15 @@ describe('declaresOnly', () => {
       score: 0.9,
       symbol: 'checkToken',
     };
-    const options = { path: 'src/hooks.ts', language: 'typescript', terms: ['token', 'checked'] };
-    expect(chooseSnippets([type, check], { ...options, intent: snippetIntent('where is the token checked?') })[0].startLine).toBe(20);
-    expect(
-      chooseSnippets([type, check], { ...options, intent: snippetIntent('which fields does the token check type have?') })[0].startLine,
-    ).toBe(12);
+    const ask = (question: string) =>
+      chooseSnippets([type, check], {
+        path: 'src/hooks.ts',
+        language: 'typescript',
+        question,
+        terms: queryTerms(question),
+        intent: snippetIntent(question),
+      })[0].startLine;
+    expect(ask('where is the token checked?')).toBe(20);
+    expect(ask('which fields does the token check type have?')).toBe(12);
   });
 });

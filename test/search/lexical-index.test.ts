@@ -1,5 +1,5 @@
 import { LexicalIndex, parseTsvectorText, pathWords, type LexicalRow, type QueryGroup } from '../../src/search/lexical-index';
-import { queryGroups, rankLexically } from '../../src/search/lexical-search';
+import { queryGroups, rankLexically, rankWithinFiles } from '../../src/search/lexical-search';
 import { createRandom } from '../../src/random';
 
 /** A chunk row whose document is `words` (each word's count as its number of positions). */
@@ -171,14 +171,17 @@ describe('LexicalIndex', () => {
 });
 
 describe('queryGroups', () => {
-  it('matches a longer word by the prefix of its stem, a short one as written, and a synonym at half weight', () => {
+  it('matches a longer word by the prefix of its stem, a short one as written, another spelling at 0.8, a synonym at 0.5', () => {
     expect(queryGroups('packets')).toEqual([{ forms: [{ lexeme: 'packet', prefix: true, weight: 1 }] }]);
     expect(queryGroups('the err')[0].forms).toEqual(
       expect.arrayContaining([
         { lexeme: 'err', prefix: false, weight: 1 },
-        { lexeme: 'error', prefix: true, weight: 0.5 },
+        { lexeme: 'error', prefix: true, weight: 0.8 },
+        { lexeme: 'exception', prefix: true, weight: 0.5 },
       ]),
     );
+    expect(queryGroups('PostgreSQL')[0].forms).toEqual(expect.arrayContaining([{ lexeme: 'pg', prefix: false, weight: 0.8 }]));
+    expect(queryGroups('indices')[0].forms).toEqual(expect.arrayContaining([{ lexeme: 'index', prefix: true, weight: 1 }]));
     // parseConnection: its parts, not the joined identifier (the document holds the parts).
     expect(queryGroups('parseConnection').map((group) => group.forms[0].lexeme)).toEqual(['parse', 'connection']);
   });
@@ -209,5 +212,23 @@ describe('LexicalIndex.fileCoverage', () => {
   it('counts a word, not its synonyms, and knows no unknown path', () => {
     expect(index.fileCoverage([exact('drain'), exact('query', 0.5)], ids)[1]).toBe(0);
     expect(index.fileId('lib/missing.js')).toBeUndefined();
+  });
+});
+
+describe('rankWithinFiles', () => {
+  it("answers each asked file's best chunks by keyword score, at most perFile of them, and no other file's", () => {
+    const index = new LexicalIndex([
+      row('src/parser.rs', ['escape', 'trailing', 'values'], { startLine: 119, endLine: 130 }),
+      row('src/parser.rs', ['escape', 'values', 'hyphen'], { startLine: 640, endLine: 673 }),
+      row('src/parser.rs', ['long', 'argument'], { startLine: 723, endLine: 762 }),
+      row('src/parser.rs', ['escape'], { startLine: 900, endLine: 910 }),
+      row('src/lexer.rs', ['escape', 'escape', 'trailing'], { startLine: 1, endLine: 20 }),
+    ]);
+    const hits = rankWithinFiles(index, { question: 'escape trailing values', paths: ['src/parser.rs'], perFile: 2 });
+    expect(hits.map((hit) => [hit.path, hit.startLine])).toEqual([
+      ['src/parser.rs', 119],
+      ['src/parser.rs', 640],
+    ]);
+    expect(rankWithinFiles(index, { question: 'escape', paths: [], perFile: 2 })).toEqual([]);
   });
 });

@@ -1,0 +1,104 @@
+import { addMember, createProject } from '../../src/namespaces/namespaces.service';
+import { groupWithSeat, unique, userWithToken } from '../helpers/fixtures';
+import { createGitRepo, type GitRepo } from '../helpers/git-repo';
+import { startTestService, type TestService } from '../helpers/test-service';
+
+const SEARCH =
+  `query($path: ID!, $query: String!) { codebaseSearch(projectPath: $path, query: $query, first: 10) { path startLine score ` + `} }`;
+const CODE_INDEX = `query($path: ID!) { project(fullPath: $path) { codeIndex { state } } }`;
+
+// A client library with a driver per database, named as such libraries name them (pg, not
+// postgresql), and a pool whose test suite says "test" and "alive" far more often than the pool does.
+const FILES: Record<string, string> = {
+  'lib/pg-client.js': `// Speaks the wire protocol of the server through the pg driver.
+const { Client } = require('pg');
+exports.connect = function connect(options) {
+  const client = new Client({ host: options.host, port: options.port || 5432 });
+  return client.connect().then(() => client);
+};
+`,
+  'lib/mysql-client.js': `// Speaks the wire protocol of the server through the mysql driver.
+const mysql = require('mysql');
+exports.connect = function connect(options) {
+  const connection = mysql.createConnection({ host: options.host, port: options.port || 3306 });
+  return new Promise((resolve, reject) => connection.connect((error) => (error ? reject(error) : resolve(connection))));
+};
+`,
+  'lib/pool.js': `class Pool {
+  /** Hands out an idle connection; before that it sends a ping, and a connection that does not answer is dropped. */
+  async acquire() {
+    const connection = this.idle.pop();
+    if (!connection) return this.create();
+    try {
+      await connection.ping();
+      return connection;
+    } catch (error) {
+      connection.destroy();
+      return this.acquire();
+    }
+  }
+}
+module.exports = Pool;
+`,
+  'test/pool.test.js': `const Pool = require('../lib/pool');
+test('the pool tests that a connection is alive', async () => { expect(await new Pool().acquire()).toBeAlive(); });
+test('a connection that is not alive fails the test', async () => { ping.mockRejectedValue(new Error('not alive')); });
+test('the test pool hands out a live connection', async () => { expect(connection.alive).toBe(true); });
+test('each test gets a pool whose connections are alive', async () => { expect(pool.alive).toBe(true); });
+`,
+};
+
+// Query understanding through GraphQL code search, on an index built by the real worker.
+describe('code search reads the question: abbreviations and the sense of "test"', () => {
+  let service: TestService;
+  let repo: GitRepo;
+  let token: string;
+  let projectPath: string;
+
+  beforeAll(async () => {
+    service = await startTestService({ role: 'all', env: { INDEX_DEBOUNCE_MS: '0' } });
+    repo = createGitRepo(FILES);
+    const user = await userWithToken(service.prisma);
+    token = user.token;
+    const group = await groupWithSeat(service.prisma, { plan: 'ultimate', addOn: 'duo_enterprise', username: user.username });
+    const { project } = await createProject(service.prisma, { fullPath: `${group}/${unique('drivers')}`, repository: repo.path });
+    projectPath = project.fullPath;
+    await addMember(service.prisma, { fullPath: projectPath, username: user.username, accessLevel: 'developer' });
+    await service.graphql(SEARCH, { token, variables: { path: projectPath, query: 'start indexing' } });
+    const started = Date.now();
+    for (;;) {
+      const { body } = await service.graphql<{ project: { codeIndex: { state: string } | null } }>(CODE_INDEX, {
+        token,
+        variables: { path: projectPath },
+      });
+      if (body.data?.project?.codeIndex?.state === 'READY') break;
+      if (Date.now() - started > 20_000) throw new Error('index never ready');
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  });
+  afterAll(async () => {
+    await service.close();
+    repo.destroy();
+  });
+
+  const paths = async (query: string) => {
+    const { body } = await service.graphql<{ codebaseSearch: Array<{ path: string }> }>(SEARCH, {
+      token,
+      variables: { path: projectPath, query },
+    });
+    expect(body.errors).toBeUndefined();
+    return [...new Set(body.data!.codebaseSearch.map((hit) => hit.path))];
+  };
+
+  it('finds the pg client for a question that says PostgreSQL', async () => {
+    expect((await paths('How does it connect to PostgreSQL?'))[0]).toBe('lib/pg-client.js');
+    expect((await paths('How does it connect to a postgres server?'))[0]).toBe('lib/pg-client.js');
+    expect((await paths('How does it connect to MySQL?'))[0]).toBe('lib/mysql-client.js');
+  });
+
+  it('answers "how does the pool test a connection" with the pool, and "the tests for the pool" with its tests', async () => {
+    expect((await paths('How does the pool test that a connection is alive?'))[0]).toBe('lib/pool.js');
+    expect((await paths('How does the pool test a connection before handing it out?'))[0]).toBe('lib/pool.js');
+    expect((await paths('Where are the tests for the pool?'))[0]).toBe('test/pool.test.js');
+  });
+});
