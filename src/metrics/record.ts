@@ -198,3 +198,9 @@ export const databaseAvailability = {
   onChange: (answering: boolean): void => metrics.databaseAnswering.set(answering ? 1 : 0),
   onRefused: (): void => metrics.databaseStatementsRefused.inc(),
 };
+
+/** A snapshot's keyword index built (or failed) for a search or by the warm-up, with how long it took. */
+export function observeKeywordIndexBuild(build: { trigger: 'search' | 'warm_up'; startedAt: number; ok: boolean }): void {
+  metrics.keywordIndexBuilds.inc({ trigger: build.trigger, outcome: build.ok ? 'built' : 'failed' });
+  if (build.ok) metrics.keywordIndexBuildDuration.observe({ trigger: build.trigger }, seconds(build.startedAt));
+}

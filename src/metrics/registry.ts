@@ -97,6 +97,17 @@ export const metrics = {
   indexFiles: histogram('duo_index_run_files', 'Files read per index run', COUNTS),
   indexChunks: histogram('duo_index_run_chunks_embedded', 'Chunks embedded per index run (the rest were stored already)', COUNTS),
   indexBytes: histogram('duo_index_run_bytes', 'Bytes read per index run', BYTES),
+  keywordIndexBuilds: counter(
+    'duo_search_keyword_index_builds_total',
+    "Snapshots' in-memory keyword indexes built by this process, by what asked (search, warm_up) and outcome (built, failed)",
+    ['trigger', 'outcome'],
+  ),
+  keywordIndexBuildDuration: histogram(
+    'duo_search_keyword_index_build_seconds',
+    "Time to build a snapshot's in-memory keyword index (reading its rows and indexing them)",
+    FAST,
+    ['trigger'],
+  ),
   codeIndexes: gauge('duo_code_indexes', 'Code indexes (project, ref) by state (read from the database at scrape)', ['state']),
 
   // The instance

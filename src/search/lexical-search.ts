@@ -2,6 +2,7 @@ import { snapshotLexicalRows } from '../db/code-chunks';
 import type { PrismaClient } from '../db/prisma';
 import { stemWord } from '../llm/embedders/terms';
 import { LruCache } from '../lru-cache';
+import { observeKeywordIndexBuild } from '../metrics/record';
 import { LexicalIndex, type Bm25Parameters, type LexicalDocument, type QueryGroup } from './lexical-index';
 import { synonymsOf } from './synonyms';
 import { queryTerms } from './text-query';
@@ -56,22 +57,43 @@ export function configureLexicalCache(bytes: number): void {
   cache = new LruCache<string, LexicalIndex>(bytes, (_key, index) => index.weight);
 }
 
+/** Whether this process keeps the snapshot's keyword index (a search of it would not build one). */
+export function lexicalIndexKept(scope: { projectId: number; snapshotId: bigint }): boolean {
+  return cache.has(`${scope.projectId}:${scope.snapshotId}`);
+}
+
+/** Drops the snapshot's keyword index from this process's cache (a snapshot an index run replaced). */
+export function forgetLexicalIndex(scope: { projectId: number; snapshotId: bigint }): boolean {
+  return cache.delete(`${scope.projectId}:${scope.snapshotId}`);
+}
+
 /**
  * The BM25 index of a snapshot: kept, or built from the database once however many searches ask
- * for it at the same time. A snapshot with no rows is not kept (it may be one a run is still
- * writing, or one that was just replaced).
+ * for it at the same time (a search that comes while the warm-up builds it waits for that build).
+ * A snapshot with no rows is not kept (it may be one a run is still writing, or one that was just
+ * replaced). `trigger` names who asked, for the metrics.
  */
-export async function lexicalIndexOf(prisma: PrismaClient, scope: { projectId: number; snapshotId: bigint }): Promise<LexicalIndex> {
+export async function lexicalIndexOf(
+  prisma: PrismaClient,
+  scope: { projectId: number; snapshotId: bigint },
+  trigger: 'search' | 'warm_up' = 'search',
+): Promise<LexicalIndex> {
   const key = `${scope.projectId}:${scope.snapshotId}`;
   const kept = cache.get(key);
   if (kept) return kept;
   let pending = loading.get(key);
   if (!pending) {
+    const startedAt = Date.now();
     pending = snapshotLexicalRows(prisma, scope)
       .then((rows) => {
         const index = new LexicalIndex(rows);
         if (rows.length) cache.set(key, index);
+        observeKeywordIndexBuild({ trigger, startedAt, ok: true });
         return index;
+      })
+      .catch((error: unknown) => {
+        observeKeywordIndexBuild({ trigger, startedAt, ok: false });
+        throw error;
       })
       .finally(() => loading.delete(key));
     loading.set(key, pending);

@@ -9,7 +9,7 @@ import { queryTerms } from './text-query';
 import { rankFiles } from './file-ranking';
 import { expandQuestion } from './synonyms';
 import { isExcludedBy } from '../auth/context-exclusions';
-import { lexicalIndexOf, rankLexically, type LexicalHit } from './lexical-search';
+import { lexicalIndexKept, lexicalIndexOf, rankLexically, type LexicalHit } from './lexical-search';
 
 /** Which rankings to use: both fused (the default), or one alone (for evaluation). */
 export type RetrievalMode = 'hybrid' | 'vector' | 'text';
@@ -29,6 +29,18 @@ export type SearchCodeOptions = {
   /** Snippets per file. Default 3. */
   maxPerFile?: number;
   mode?: RetrievalMode;
+  /** Filled with how long each ranking took, for benchmarks; searchCode's result does not depend on it. */
+  timings?: SearchTimings;
+};
+
+/** Wall time of each ranking of one searchCode, ms (they run at the same time). */
+export type SearchTimings = {
+  /** Embedding the question and the vector statement (with its occurrences). */
+  vectorMs?: number;
+  /** The snapshot's keyword index (built when it was not kept) and the BM25 ranking. */
+  keywordMs?: number;
+  /** Whether this search built the snapshot's keyword index (or waited for another's build). */
+  keywordIndexBuilt?: boolean;
 };
 
 export type SearchCodeResult = {
@@ -84,20 +96,28 @@ export async function searchCode(options: SearchCodeOptions): Promise<SearchCode
   const excluded = isExcludedBy(scope.exclusions);
   // The vector statement also reads where its chunks occur; the lexical index knows where its own do.
   const none: RankedOccurrences = { ranking: [], occurrences: [] };
+  const timings = options.timings;
+  const started = performance.now();
+  if (timings && wantText) timings.keywordIndexBuilt = !lexicalIndexKept(scope);
   const [vector, lexical] = await Promise.all([
     wantVector
-      ? embedder!.embed([vectorQuestion]).then(([embedding]) => vectorRankingWithOccurrences(prisma, scope, embedding, candidateCount))
+      ? embedder!
+          .embed([vectorQuestion])
+          .then(([embedding]) => vectorRankingWithOccurrences(prisma, scope, embedding, candidateCount))
+          .finally(() => timings && (timings.vectorMs = performance.now() - started))
       : Promise.resolve(none),
     wantText
-      ? lexicalIndexOf(prisma, scope).then((index) =>
-          rankLexically(index, {
-            question: options.query,
-            directory: scope.directory,
-            excluded,
-            limit: candidateCount,
-            files: LEXICAL_FILES,
-          }),
-        )
+      ? lexicalIndexOf(prisma, scope)
+          .then((index) =>
+            rankLexically(index, {
+              question: options.query,
+              directory: scope.directory,
+              excluded,
+              limit: candidateCount,
+              files: LEXICAL_FILES,
+            }),
+          )
+          .finally(() => timings && (timings.keywordMs = performance.now() - started))
       : Promise.resolve(null),
   ]);
   const text = lexical ? lexicalOccurrences(lexical.chunks) : none;
