@@ -892,3 +892,36 @@ export async function chunkContents(
     (await prisma.$queryRawUnsafe<Array<{ id: string; content: string }>>(text, ...parameters));
   return new Map(rows.map((row) => [row.id, row.content]));
 }
+
+/** A snapshot's serialised keyword index (code_snapshot_keyword_indexes) when one of this format is stored. */
+export async function storedKeywordIndex(
+  prisma: PrismaClient,
+  options: { snapshotId: bigint; format: number },
+): Promise<Uint8Array | null> {
+  const text = 'SELECT data FROM code_snapshot_keyword_indexes WHERE snapshot_id = $1::bigint AND format = $2';
+  const parameters = [options.snapshotId.toString(), options.format];
+  const rows =
+    (await poolRows<{ data: Uint8Array }>(prisma, text, parameters)) ??
+    (await prisma.$queryRawUnsafe<Array<{ data: Uint8Array }>>(text, ...parameters));
+  return rows[0]?.data ?? null;
+}
+
+/**
+ * Keeps a snapshot's serialised keyword index, replacing one of another format. Nothing when the
+ * snapshot is gone (a run replaced it meanwhile): the statement inserts only beside an existing one.
+ */
+export async function storeKeywordIndex(
+  prisma: PrismaClient,
+  options: { snapshotId: bigint; format: number; data: Uint8Array },
+): Promise<void> {
+  const text = `INSERT INTO code_snapshot_keyword_indexes (snapshot_id, format, data)
+     SELECT s.id, $2, $3 FROM code_index_snapshots s WHERE s.id = $1::bigint
+     ON CONFLICT (snapshot_id) DO UPDATE SET format = EXCLUDED.format, data = EXCLUDED.data, created_at = now()
+      WHERE code_snapshot_keyword_indexes.format <> EXCLUDED.format`;
+  const parameters = [
+    options.snapshotId.toString(),
+    options.format,
+    Buffer.from(options.data.buffer, options.data.byteOffset, options.data.byteLength),
+  ];
+  if (!(await poolRows(prisma, text, parameters))) await prisma.$executeRawUnsafe(text, ...parameters);
+}

@@ -199,8 +199,13 @@ export const databaseAvailability = {
   onRefused: (): void => metrics.databaseStatementsRefused.inc(),
 };
 
-/** A snapshot's keyword index built (or failed) for a search or by the warm-up, with how long it took. */
-export function observeKeywordIndexBuild(build: { trigger: 'search' | 'warm_up'; startedAt: number; ok: boolean }): void {
-  metrics.keywordIndexBuilds.inc({ trigger: build.trigger, outcome: build.ok ? 'built' : 'failed' });
-  if (build.ok) metrics.keywordIndexBuildDuration.observe({ trigger: build.trigger }, seconds(build.startedAt));
+/** A snapshot's keyword index built, loaded from its stored form, or failed, for a search or by the warm-up, with how long it took. */
+export function observeKeywordIndexBuild(build: {
+  trigger: 'search' | 'warm_up';
+  startedAt: number;
+  outcome: 'built' | 'loaded' | 'failed';
+}): void {
+  metrics.keywordIndexBuilds.inc({ trigger: build.trigger, outcome: build.outcome });
+  if (build.outcome !== 'failed')
+    metrics.keywordIndexBuildDuration.observe({ trigger: build.trigger, outcome: build.outcome }, seconds(build.startedAt));
 }

@@ -99,14 +99,14 @@ export const metrics = {
   indexBytes: histogram('duo_index_run_bytes', 'Bytes read per index run', BYTES),
   keywordIndexBuilds: counter(
     'duo_search_keyword_index_builds_total',
-    "Snapshots' in-memory keyword indexes built by this process, by what asked (search, warm_up) and outcome (built, failed)",
+    "Snapshots' keyword indexes this process made, by what asked (search, warm_up) and outcome (built, loaded from storage, failed)",
     ['trigger', 'outcome'],
   ),
   keywordIndexBuildDuration: histogram(
     'duo_search_keyword_index_build_seconds',
-    "Time to build a snapshot's in-memory keyword index (reading its rows and indexing them)",
+    "Time to get a snapshot's keyword index: built (its rows read and indexed) or loaded (its stored form read)",
     FAST,
-    ['trigger'],
+    ['trigger', 'outcome'],
   ),
   codeIndexes: gauge('duo_code_indexes', 'Code indexes (project, ref) by state (read from the database at scrape)', ['state']),
 

@@ -2,7 +2,8 @@ import type { ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import type { Project } from '../../src/db/prisma';
 import { addMember, createProject } from '../../src/namespaces/namespaces.service';
-import { lexicalIndexKept } from '../../src/search/lexical-search';
+import { KEYWORD_INDEX_FORMAT } from '../../src/search/lexical-index';
+import { configureLexicalCache, lexicalIndexKept } from '../../src/search/lexical-search';
 import { groupWithSeat, unique, userWithToken, type UserWithToken } from '../helpers/fixtures';
 import { createGitRepo, SAMPLE_FILES, type GitRepo } from '../helpers/git-repo';
 import { parseScrape, valueOf } from '../helpers/prometheus';
@@ -24,10 +25,17 @@ describe("a new snapshot's keyword index, built before its first search", () => 
 
   const activeSnapshot = async () =>
     (await api.prisma.codeIndex.findUnique({ where: { projectId_ref: { projectId: project.id, ref: 'main' } } }))?.activeSnapshotId ?? null;
-  const builds = async (trigger: 'search' | 'warm_up') => {
+  const builds = async (trigger: 'search' | 'warm_up', outcome: 'built' | 'loaded' = 'built') => {
     const scrape = parseScrape(await (await fetch(`${api.url}/-/metrics`)).text());
-    return valueOf(scrape, 'duo_search_keyword_index_builds_total', { trigger, outcome: 'built' });
+    return valueOf(scrape, 'duo_search_keyword_index_builds_total', { trigger, outcome });
   };
+  const storedSnapshots = async () =>
+    (
+      await api.prisma.codeSnapshotKeywordIndex.findMany({
+        where: { snapshot: { index: { projectId: project.id } } },
+        select: { snapshotId: true, format: true },
+      })
+    ).map((row) => [row.snapshotId, row.format]);
   const push = (before: string) =>
     fetch(`${api.url}/api/v4/webhooks/push`, {
       method: 'POST',
@@ -101,6 +109,9 @@ describe("a new snapshot's keyword index, built before its first search", () => 
     });
     expect(lexicalIndexKept({ projectId: project.id, snapshotId: first! })).toBe(false);
     expect(await builds('warm_up')).toBe(2);
+    // Stored for the next process (the first one's went with its snapshot).
+    await waitUntil(storedSnapshots, { until: (rows) => rows.length === 1, what: "the new snapshot's stored keyword index" });
+    expect(await storedSnapshots()).toEqual([[second, KEYWORD_INDEX_FORMAT]]);
 
     // The first question uses the index built ahead of it.
     const response = await api.graphql<{ codebaseSearch: Array<{ path: string }> }>(SEARCH, {
@@ -109,6 +120,16 @@ describe("a new snapshot's keyword index, built before its first search", () => 
     });
     expect(response.body.errors).toBeUndefined();
     expect(response.body.data!.codebaseSearch.map((hit) => hit.path)).toContain('src/billing/invoice-total.ts');
+    expect(await builds('search')).toBe(0);
+
+    // A process that does not hold it (here: this one, its cache emptied) loads the stored form, and answers the same.
+    configureLexicalCache(api.running.services.config.searchIndexCacheMb * 1024 * 1024);
+    const again = await api.graphql<{ codebaseSearch: Array<{ path: string }> }>(SEARCH, {
+      variables: { path: project.fullPath, query: 'invoice total of the lines' },
+      token: user.token,
+    });
+    expect(again.body.data).toEqual(response.body.data);
+    expect(await builds('search', 'loaded')).toBe(1);
     expect(await builds('search')).toBe(0);
   });
 });
