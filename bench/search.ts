@@ -71,6 +71,7 @@ import { buildFleet, symbolOf, type Fleet, type FleetShape } from './lib/fleet-d
 import { queryTerms } from '../src/search/text-query';
 import { startService, type Role, type RunningService } from '../src/start-service';
 import { PROJECT_ROOT } from '../src/paths';
+import { CODE_INDEX_TABLES, refreshTableStatistics } from '../src/db/table-statistics';
 import { createToken, createUser } from '../src/users/users.service';
 import { createRandom } from '../src/random';
 import { deleteRedisKeys } from '../test/helpers/test-service';
@@ -237,7 +238,15 @@ async function indexWithRetries(options: IndexRepositoryOptions): Promise<{ resu
 
 async function vacuumAnalyze(url: string): Promise<void> {
   await withClient(url, async (client) => {
-    for (const table of ['code_chunks', 'code_blob_chunks', 'code_index_files', 'code_index_snapshots', 'code_indexes'])
+    for (const table of [
+      'code_chunks',
+      'code_chunk_vectors',
+      'code_blobs',
+      'code_blob_chunks',
+      'code_index_files',
+      'code_index_snapshots',
+      'code_indexes',
+    ])
       await client.query(`VACUUM ANALYZE ${table}`);
   });
 }
@@ -990,6 +999,12 @@ function fleetArgs(): FleetArgs | null {
   return { mode, shape, questions: rest[0] || 200, runs: rest[1] || 3 };
 }
 
+/**
+ * BENCH_FLEET_KEYWORD=rebuild: each run starts without stored keyword indexes (a search that builds one
+ * still stores it, for later questions about the same project), to measure how search did before they were stored.
+ */
+const REBUILD_KEYWORD_INDEXES = process.env.BENCH_FLEET_KEYWORD === 'rebuild';
+
 /** Untimed questions before each run's timed ones (V8 compiles the path; the keyword cache fills as a running service's would). */
 const FLEET_WARM_UP = 100;
 
@@ -1076,7 +1091,14 @@ async function fleetMain(args: FleetArgs): Promise<void> {
         `${git(PROJECT_ROOT, 'rev-parse', '--short', 'HEAD')}; ${embedded ? `data folder ${dataDir}` : `database ${name}`}`,
     );
     console.log(`  (${load()} before the build)`);
-    const fleet = await buildFleet({ prisma: running.services.prisma, embedder, shape, log: (line) => console.log(line) });
+    const fleet = await buildFleet({
+      prisma: running.services.prisma,
+      embedder,
+      shape,
+      log: (line) => console.log(line),
+      // The embedded database is one session: shorter statements, as its index runs write (INDEX_TRANSACTION_CHUNKS).
+      batchChunks: embedded ? 200 : 1000,
+    });
     const totals = await running.services.prisma.$queryRawUnsafe<Array<{ chunks: bigint; files: bigint; vectors: bigint }>>(
       `SELECT (SELECT count(*) FROM code_chunks) AS chunks, (SELECT count(*) FROM code_index_files) AS files,
               (SELECT count(*) FROM code_chunk_vectors) AS vectors`,
@@ -1085,14 +1107,18 @@ async function fleetMain(args: FleetArgs): Promise<void> {
       `  ${fleet.built ? `built ${fleet.built} project(s) in ${fleet.seconds.toFixed(0)} s` : 'all projects were built already'}: ` +
         `${totals[0].chunks} chunks (${totals[0].vectors} vectors inline, the rest in the HNSW graph), ${totals[0].files} files; ${load()}`,
     );
-    if (fleet.built && !embedded) {
-      await vacuumAnalyze(url);
-      // The service's migrations ran on a new database; a bench starting from a kept one reads it as autovacuum left it.
-    }
+    // The statistics a service keeps: after each index run the worker has the code tables analyzed (or autovacuum
+    // does). Without them the planner took a project's 1,000 inline vectors for 135,000 and sent a
+    // parallel plan with JIT compilation to each search (200-300 ms instead of a few).
+    if (fleet.built && !embedded) await vacuumAnalyze(url);
+    const analyzed = await refreshTableStatistics(running.services.prisma, { tables: [...CODE_INDEX_TABLES] });
+    if (analyzed.length) console.log(`  analyzed ${analyzed.join(', ')} (statistics missing or stale)`);
     await running.close();
     const perRun: Array<Record<'total' | 'vector' | 'keyword' | 'http', number[]> & { built: number }> = [];
     for (let run = 0; run < args.runs; run += 1) {
       running = await startFleet();
+      // As before keyword indexes were stored: every index this process does not hold is built from the chunks.
+      if (REBUILD_KEYWORD_INDEXES) await running.services.prisma.$executeRawUnsafe('DELETE FROM code_snapshot_keyword_indexes');
       const { prisma } = running.services;
       const scopes = new Map<number, ReadyScope>();
       const scope = async (projectId: number) => {
@@ -1113,6 +1139,7 @@ async function fleetMain(args: FleetArgs): Promise<void> {
       for (const question of all.slice(0, FLEET_WARM_UP)) await ask(question);
       const figures = { total: [] as number[], vector: [] as number[], keyword: [] as number[], http: [] as number[], built: 0 };
       let found = 0;
+      const cpuBefore = cpuMs();
       for (const question of all.slice(FLEET_WARM_UP, FLEET_WARM_UP + args.questions)) {
         await scope(question.projectId);
         const timings: SearchTimings = {};
@@ -1124,6 +1151,7 @@ async function fleetMain(args: FleetArgs): Promise<void> {
         if (timings.keywordIndexBuilt) figures.built += 1;
         if (result.files.some((file) => file.path === question.path)) found += 1;
       }
+      const cpuPerSearch = (cpuMs() - cpuBefore) / args.questions;
       const fixture = { running, token: fleet.token } as Fixture;
       for (const question of all.slice(FLEET_WARM_UP + args.questions)) {
         const started = performance.now();
@@ -1136,7 +1164,7 @@ async function fleetMain(args: FleetArgs): Promise<void> {
           `${figures.built} built the project's keyword index (not kept by this process); the symbol's file among the hits ` +
           `${found}/${args.questions}; ${load()}`,
       );
-      console.log(`    searchCode, in-process  ${spread(figures.total)}`);
+      console.log(`    searchCode, in-process  ${spread(figures.total)}   this process's CPU ${cpuPerSearch.toFixed(1)} ms a search`);
       console.log(`      vector (embed + SQL)  ${spread(figures.vector)}`);
       console.log(`      keyword (index + BM25)${spread(figures.keyword)}`);
       console.log(`    codebaseSearch, GraphQL ${spread(figures.http)}   (other random questions)`);

@@ -19,6 +19,8 @@ import path from 'node:path';
 import {
   collectGarbage,
   promoteToVectorGraph,
+  snapshotLexicalRows,
+  storeKeywordIndex,
   storeBatch,
   VECTOR_GRAPH_MIN_CHUNKS,
   type BlobChunkRow,
@@ -30,6 +32,7 @@ import { chunkerVersionOf } from '../../src/indexing/chunk-file';
 import { chunkId } from '../../src/indexing/chunk';
 import { fileRole } from '../../src/indexing/file-role';
 import { activateSnapshot } from '../../src/indexing/index-repository';
+import { KEYWORD_INDEX_FORMAT, LexicalIndex } from '../../src/search/lexical-index';
 import { chunkEmbeddingText, searchDocumentOfTerms } from '../../src/indexing/search-text';
 import { tsvectorBinary, vectorBinary } from '../../src/db/pg-binary';
 import type { LexicalEmbedder } from '../../src/llm/embedders/lexical.embedder';
@@ -237,6 +240,8 @@ export async function buildFleet(options: {
   embedder: LexicalEmbedder;
   shape: FleetShape;
   log: (line: string) => void;
+  /** Chunks written per statement, about. Default 1,000. */
+  batchChunks?: number;
 }): Promise<Fleet & { built: number; seconds: number }> {
   const { prisma, embedder, shape } = options;
   const started = performance.now();
@@ -270,18 +275,39 @@ export async function buildFleet(options: {
     const rows = projectRows(generateProject(number, shape.chunksPerProject), embedder);
     await writing;
     const projectId = project.id;
-    writing = writeProject(prisma, { projectId, rows, embedderVersion: embedder.version });
+    writing = writeProject(prisma, { projectId, rows, embedderVersion: embedder.version, batchChunks: options.batchChunks ?? 1000 });
     built += 1;
     if (built % 50 === 0)
       options.log(`  built ${built} projects (up to ${fullPath}) in ${((performance.now() - started) / 1000).toFixed(0)} s`);
   }
   await writing;
+  const stored = await storeKeywordIndexes(prisma);
+  if (stored) options.log(`  stored the keyword index of ${stored} snapshot(s), as the warm-up after their index runs does`);
   return { token, projects, built, seconds: (performance.now() - started) / 1000 };
+}
+
+/**
+ * What the API's warm-up does when an index run activates a snapshot (src/search/keyword-warm-up.ts):
+ * its keyword index built and stored, for every active snapshot without one of this format.
+ */
+async function storeKeywordIndexes(prisma: PrismaClient): Promise<number> {
+  const missing = await prisma.$queryRawUnsafe<Array<{ projectId: number; snapshotId: bigint }>>(
+    `SELECT i.project_id AS "projectId", i.active_snapshot_id AS "snapshotId" FROM code_indexes i
+      WHERE i.active_snapshot_id IS NOT NULL AND NOT EXISTS (
+        SELECT 1 FROM code_snapshot_keyword_indexes k WHERE k.snapshot_id = i.active_snapshot_id AND k.format = $1)
+      ORDER BY i.project_id`,
+    KEYWORD_INDEX_FORMAT,
+  );
+  for (const scope of missing) {
+    const index = new LexicalIndex(await snapshotLexicalRows(prisma, scope));
+    await storeKeywordIndex(prisma, { snapshotId: scope.snapshotId, format: KEYWORD_INDEX_FORMAT, data: index.serialize() });
+  }
+  return missing.length;
 }
 
 async function writeProject(
   prisma: PrismaClient,
-  options: { projectId: number; rows: ReturnType<typeof projectRows>; embedderVersion: string },
+  options: { projectId: number; rows: ReturnType<typeof projectRows>; embedderVersion: string; batchChunks: number },
 ): Promise<void> {
   const { projectId, rows } = options;
   const index = await prisma.codeIndex.create({ data: { projectId, ref: 'main', state: 'indexing', startedAt: new Date() } });
@@ -294,13 +320,17 @@ async function writeProject(
       settingsDigest: 'bench-fleet',
     },
   });
-  // Batches of files as the indexer writes them (at most about 1,000 chunks a statement).
+  // A project of the graph's size goes into it before its chunks are written, as a full index run's
+  // placeVectors does: each batch then adds to the graph, where one statement moving them all there
+  // afterwards outlasted any statement limit on the embedded database.
+  if (rows.chunks.length >= VECTOR_GRAPH_MIN_CHUNKS) await promoteToVectorGraph(prisma, projectId);
+  // Batches of files as the indexer writes them.
   let from = 0;
   while (from < rows.files.length) {
     let to = from;
     const paths = new Set<string>();
     let count = 0;
-    while (to < rows.files.length && count < 1000) {
+    while (to < rows.files.length && count < options.batchChunks) {
       paths.add(`${rows.files[to].blob}|${rows.files[to].variant}`);
       count += rows.blobChunks.filter((row) => row.blob === rows.files[to].blob).length;
       to += 1;
@@ -318,7 +348,6 @@ async function writeProject(
   }
   await activateSnapshot(prisma, { indexId: index.id, projectId, snapshot });
   await collectGarbage(prisma, projectId);
-  if (rows.chunks.length >= VECTOR_GRAPH_MIN_CHUNKS) await promoteToVectorGraph(prisma, projectId);
 }
 
 /** A question about a random function of a project, as bench/search.ts's templates word it. */
