@@ -220,16 +220,17 @@ export class LexicalIndex {
       lexemes: string[];
     };
     offset += textLength + ((4 - (textLength % 4)) % 4);
-    // Copies: the inflated buffer's offset need not be aligned for the typed arrays, and they outlive it.
+    // Views on the inflated bytes where they are aligned for 4-byte numbers (they are when the buffer is:
+    // the header and the padded text keep every array on a multiple of 4), else copies.
     let array = 0;
-    const slice = (elementBytes: number) => {
-      const bytes = lengths[array++] * elementBytes;
-      const copy = raw.buffer.slice(raw.byteOffset + offset, raw.byteOffset + offset + bytes);
-      offset += bytes;
-      return copy;
+    const slice = <T>(make: (buffer: ArrayBuffer, byteOffset: number, length: number) => T): T => {
+      const length = lengths[array++];
+      const at = raw.byteOffset + offset;
+      offset += length * 4;
+      return at % 4 === 0 ? make(raw.buffer, at, length) : make(raw.buffer.slice(at, at + length * 4), 0, length);
     };
-    const ints = () => new Int32Array(slice(4));
-    const floats = () => new Float32Array(slice(4));
+    const ints = () => slice((buffer, byteOffset, length) => new Int32Array(buffer, byteOffset, length));
+    const floats = () => slice((buffer, byteOffset, length) => new Float32Array(buffer, byteOffset, length));
     const sortedTerms = ints();
     const chunkPostings = { starts: ints(), ids: ints(), tfs: floats() };
     const filePostings = { starts: ints(), ids: ints(), tfs: floats() };
