@@ -1005,8 +1005,11 @@ function fleetArgs(): FleetArgs | null {
  */
 const REBUILD_KEYWORD_INDEXES = process.env.BENCH_FLEET_KEYWORD === 'rebuild';
 
-/** Untimed questions before each run's timed ones (V8 compiles the path; the keyword cache fills as a running service's would). */
-const FLEET_WARM_UP = 100;
+/**
+ * Untimed questions before each run's timed ones, BENCH_FLEET_WARM_UP (V8 compiles the path; the keyword cache fills as a
+ * running service's would).
+ */
+const FLEET_WARM_UP = Number(process.env.BENCH_FLEET_WARM_UP ?? 100);
 
 type FleetQuestion = { projectId: number; fullPath: string; text: string; path: string };
 
