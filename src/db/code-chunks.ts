@@ -721,7 +721,12 @@ function nearestRanked(
 function graphStatement(scope: ChunkScope, vector: number[], limit: number, occurrences: boolean): Statement {
   if (!Number.isInteger(limit) || limit < 1) throw new Error(`vector ranking limit must be a positive integer, got ${limit}`);
   const dims = vector.length;
-  const filter = inScope(scope, 5);
+  // A whole snapshot that holds every chunk of the project (covers_project) needs no check per candidate, as in
+  // exactStatement. The check is also what made the planner leave the graph: a project's lines of a snapshot,
+  // estimated at a row or two (a manifest too small to be analyzed, or many projects), turned the EXISTS into a
+  // join that read all 25,000 of a project's vectors by key and sorted them (950 ms a search on the embedded
+  // database, against a scan of the graph).
+  const filter = scope.coversProject && !scope.directory ? { sql: '$2::bigint IS NOT NULL', parameters: [] } : inScope(scope, 5);
   const efSearch = Math.max(40, Math.min(1000, limit * 2));
   // relaxed_order may return neighbours slightly out of order: the outer query sorts them exactly.
   return {
