@@ -65,14 +65,17 @@ import { createLogger } from '../src/logger';
 import { addMember, assignSeat, buyAddOn, createGroup, createProject } from '../src/namespaces/namespaces.service';
 import { indexReadiness, type IndexReadiness } from '../src/search/index-readiness';
 import { configureLexicalCache, lexicalIndexOf, rankLexically } from '../src/search/lexical-search';
-import { searchCode, vectorRanking, vectorRankingWithOccurrences } from '../src/search/search-code';
+import { searchCode, vectorRanking, vectorRankingWithOccurrences, type SearchTimings } from '../src/search/search-code';
+import { LexicalEmbedder } from '../src/llm/embedders/lexical.embedder';
+import { buildFleet, symbolOf, type Fleet, type FleetShape } from './lib/fleet-data';
 import { queryTerms } from '../src/search/text-query';
 import { startService, type Role, type RunningService } from '../src/start-service';
 import { PROJECT_ROOT } from '../src/paths';
+import { CODE_INDEX_TABLES, refreshTableStatistics } from '../src/db/table-statistics';
 import { createToken, createUser } from '../src/users/users.service';
 import { createRandom } from '../src/random';
 import { deleteRedisKeys } from '../test/helpers/test-service';
-import { cpuMs, percentile, reportFigures, runBench } from './lib/figures';
+import { cpuMs, median, percentile, reportFigures, runBench } from './lib/figures';
 
 const QUESTIONS = Number(process.argv[2] ?? 200);
 /** The service's default SEARCH_INDEX_CACHE_MB. */
@@ -235,7 +238,15 @@ async function indexWithRetries(options: IndexRepositoryOptions): Promise<{ resu
 
 async function vacuumAnalyze(url: string): Promise<void> {
   await withClient(url, async (client) => {
-    for (const table of ['code_chunks', 'code_blob_chunks', 'code_index_files', 'code_index_snapshots', 'code_indexes'])
+    for (const table of [
+      'code_chunks',
+      'code_chunk_vectors',
+      'code_blobs',
+      'code_blob_chunks',
+      'code_index_files',
+      'code_index_snapshots',
+      'code_indexes',
+    ])
       await client.query(`VACUUM ANALYZE ${table}`);
   });
 }
@@ -972,4 +983,227 @@ async function main(): Promise<void> {
   }
 }
 
-runBench(main);
+// --- A company's instance: many projects (`fleet`), or one large project on the embedded database (`embedded`) ---
+
+type FleetArgs = { mode: 'fleet' | 'embedded'; shape: FleetShape; questions: number; runs: number };
+
+function fleetArgs(): FleetArgs | null {
+  const mode = process.argv[2];
+  if (mode !== 'fleet' && mode !== 'embedded') return null;
+  const numbers = process.argv.slice(3).map(Number);
+  const shape =
+    mode === 'fleet'
+      ? { projects: numbers[0] || 1000, chunksPerProject: numbers[1] || 1000 }
+      : { projects: 1, chunksPerProject: numbers[0] || 25_000 };
+  const rest = mode === 'fleet' ? numbers.slice(2) : numbers.slice(1);
+  return { mode, shape, questions: rest[0] || 200, runs: rest[1] || 3 };
+}
+
+/**
+ * BENCH_FLEET_KEYWORD=rebuild: each run starts without stored keyword indexes (a search that builds one
+ * still stores it, for later questions about the same project), to measure how search did before they were stored.
+ */
+const REBUILD_KEYWORD_INDEXES = process.env.BENCH_FLEET_KEYWORD === 'rebuild';
+
+/**
+ * Untimed questions before each run's timed ones, BENCH_FLEET_WARM_UP (V8 compiles the path; the keyword cache fills as a
+ * running service's would).
+ */
+const FLEET_WARM_UP = Number(process.env.BENCH_FLEET_WARM_UP ?? 100);
+
+type FleetQuestion = { projectId: number; fullPath: string; text: string; path: string };
+
+async function fleetQuestions(prisma: PrismaClient, fleet: Fleet, count: number, seed: number): Promise<FleetQuestion[]> {
+  const random = createRandom(seed);
+  const questions: FleetQuestion[] = [];
+  for (let index = 0; index < count; index += 1) {
+    const project = fleet.projects[Math.floor(random() * fleet.projects.length)];
+    const { symbol, path: file } = await symbolOf(prisma, project.id, random);
+    const parts = symbol.split('.');
+    const text = TEMPLATES[index % TEMPLATES.length].make({
+      name: parts.at(-1)!,
+      qualified: symbol,
+      owner: parts.length > 1 ? parts.at(-2)! : '',
+      pkg: file.split('/')[1] ?? 'the repository',
+    });
+    questions.push({ projectId: project.id, fullPath: project.fullPath, text, path: file });
+  }
+  return questions;
+}
+
+async function scopeOf(running: RunningService, projectId: number): Promise<ReadyScope> {
+  const { prisma, queues } = running.services;
+  const project = await prisma.project.findUniqueOrThrow({ where: { id: projectId } });
+  const readiness = await indexReadiness({ prisma, queues, project, startIndexing: false });
+  if (readiness.status !== 'ready') throw new Error(`project ${projectId} is not ready: ${readiness.message}`);
+  return readiness.scope;
+}
+
+/**
+ * `fleet`: `projects` projects of `chunksPerProject` chunks each on PostgreSQL, in the database
+ * duo_bench_fleet_<projects>x<chunks> (BENCH_FLEET_DB), kept for later runs: a run finds the built
+ * projects and builds only the missing ones. `embedded`: one project of `chunks` chunks on the
+ * embedded database (PGlite) in the folder duo-bench-embedded-<chunks> under the system temp folder
+ * (BENCH_FLEET_DIR), kept likewise. Then `runs` runs, each on a newly started service (role api,
+ * SEARCH_INDEX_CACHE_MB as configured, default 256): FLEET_WARM_UP untimed questions, then
+ * `questions` timed ones, each about a random project: searchCode in this process with its two
+ * rankings timed apart (vector: embed + statement; keyword: the snapshot's index, built when the
+ * process does not keep it, + BM25), then as many questions over GraphQL (HTTP). Last, EXPLAIN
+ * ANALYZE of the vector statement for one project.
+ */
+async function fleetMain(args: FleetArgs): Promise<void> {
+  const benchStarted = performance.now();
+  const { shape } = args;
+  const redisPrefix = `duobench:${randomBytes(5).toString('hex')}`;
+  const embedded = args.mode === 'embedded';
+  const name = process.env.BENCH_FLEET_DB?.trim() || `duo_bench_fleet_${shape.projects}x${shape.chunksPerProject}`;
+  if (!/^[a-z0-9_]{1,60}$/.test(name)) throw new Error('BENCH_FLEET_DB: 1 to 60 of a-z, 0-9 and _');
+  const dataDir = embedded
+    ? process.env.BENCH_FLEET_DIR?.trim() || path.join(os.tmpdir(), `duo-bench-embedded-${shape.chunksPerProject}`)
+    : mkdtempSync(path.join(os.tmpdir(), 'duo-bench-'));
+  const url = databaseUrl(name);
+  if (!embedded) {
+    const exists = await withClient(ADMIN_URL, (client) => client.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]));
+    if (!exists.rowCount) await withClient(ADMIN_URL, (client) => client.query(`CREATE DATABASE "${name}"`));
+  }
+  mkdirSync(dataDir, { recursive: true });
+  // The build's statements (a thousand chunks a batch, the embedded database's promotion to the graph) outlast a request's limit.
+  const startFleet = (build = false) => {
+    const config = loadConfig({
+      ...(build ? { DATABASE_REQUEST_TIMEOUT_MS: '600000' } : {}),
+      PORT: '0',
+      HOST: '127.0.0.1',
+      ...(embedded ? {} : { DATABASE_URL: url }),
+      DATA_DIR: dataDir,
+      REDIS_URL,
+      REDIS_PREFIX: redisPrefix,
+      LOG_LEVEL: 'warn',
+      DEMO_SEED: 'false',
+      RATE_LIMIT_PER_MINUTE: '10000000',
+      ...(process.env.SEARCH_INDEX_CACHE_MB ? { SEARCH_INDEX_CACHE_MB: process.env.SEARCH_INDEX_CACHE_MB } : {}),
+    });
+    return startService({ config, logger: createLogger(config.logLevel), role: 'api' });
+  };
+  try {
+    let running = await startFleet(true);
+    const { embedder } = running.services;
+    if (!(embedder instanceof LexicalEmbedder)) throw new Error('the fleet is built with the lexical embedder (the default)');
+    console.log(
+      `duo-slice codebase search, ${args.mode}: ${shape.projects} project(s) × ${shape.chunksPerProject} chunks, ` +
+        `${os.cpus().length} cores, node ${process.version}, embedder ${embedder.version}, revision ` +
+        `${git(PROJECT_ROOT, 'rev-parse', '--short', 'HEAD')}; ${embedded ? `data folder ${dataDir}` : `database ${name}`}`,
+    );
+    console.log(`  (${load()} before the build)`);
+    const fleet = await buildFleet({
+      prisma: running.services.prisma,
+      embedder,
+      shape,
+      log: (line) => console.log(line),
+      // The embedded database is one session: shorter statements, as its index runs write (INDEX_TRANSACTION_CHUNKS).
+      batchChunks: embedded ? 200 : 1000,
+    });
+    const totals = await running.services.prisma.$queryRawUnsafe<Array<{ chunks: bigint; files: bigint; vectors: bigint }>>(
+      `SELECT (SELECT count(*) FROM code_chunks) AS chunks, (SELECT count(*) FROM code_index_files) AS files,
+              (SELECT count(*) FROM code_chunk_vectors) AS vectors`,
+    );
+    console.log(
+      `  ${fleet.built ? `built ${fleet.built} project(s) in ${fleet.seconds.toFixed(0)} s` : 'all projects were built already'}: ` +
+        `${totals[0].chunks} chunks (${totals[0].vectors} vectors inline, the rest in the HNSW graph), ${totals[0].files} files; ${load()}`,
+    );
+    // The statistics a service keeps: after each index run the worker has the code tables analyzed (or autovacuum
+    // does). Without them the planner took a project's 1,000 inline vectors for 135,000 and sent a
+    // parallel plan with JIT compilation to each search (200-300 ms instead of a few).
+    if (fleet.built && !embedded) await vacuumAnalyze(url);
+    const analyzed = await refreshTableStatistics(running.services.prisma, { tables: [...CODE_INDEX_TABLES] });
+    if (analyzed.length) console.log(`  analyzed ${analyzed.join(', ')} (statistics missing or stale)`);
+    await running.close();
+    const perRun: Array<Record<'total' | 'vector' | 'keyword' | 'http', number[]> & { built: number }> = [];
+    for (let run = 0; run < args.runs; run += 1) {
+      running = await startFleet();
+      // As before keyword indexes were stored: every index this process does not hold is built from the chunks.
+      if (REBUILD_KEYWORD_INDEXES) await running.services.prisma.$executeRawUnsafe('DELETE FROM code_snapshot_keyword_indexes');
+      const { prisma } = running.services;
+      const scopes = new Map<number, ReadyScope>();
+      const scope = async (projectId: number) => {
+        let found = scopes.get(projectId);
+        if (!found) scopes.set(projectId, (found = await scopeOf(running, projectId)));
+        return found;
+      };
+      const all = await fleetQuestions(prisma, fleet, FLEET_WARM_UP + 2 * args.questions, 4242 + run);
+      const ask = async (question: FleetQuestion, timings?: SearchTimings) =>
+        searchCode({
+          ...running.services,
+          scope: await scope(question.projectId),
+          query: question.text,
+          limit: HITS,
+          candidates: CANDIDATES,
+          timings,
+        });
+      for (const question of all.slice(0, FLEET_WARM_UP)) await ask(question);
+      const figures = { total: [] as number[], vector: [] as number[], keyword: [] as number[], http: [] as number[], built: 0 };
+      let found = 0;
+      const cpuBefore = cpuMs();
+      for (const question of all.slice(FLEET_WARM_UP, FLEET_WARM_UP + args.questions)) {
+        await scope(question.projectId);
+        const timings: SearchTimings = {};
+        const started = performance.now();
+        const result = await ask(question, timings);
+        figures.total.push(performance.now() - started);
+        figures.vector.push(timings.vectorMs ?? Number.NaN);
+        figures.keyword.push(timings.keywordMs ?? Number.NaN);
+        if (timings.keywordIndexBuilt) figures.built += 1;
+        if (result.files.some((file) => file.path === question.path)) found += 1;
+      }
+      const cpuPerSearch = (cpuMs() - cpuBefore) / args.questions;
+      const fixture = { running, token: fleet.token } as Fixture;
+      for (const question of all.slice(FLEET_WARM_UP + args.questions)) {
+        const started = performance.now();
+        await searchOverHttp({ ...fixture, project: { fullPath: question.fullPath } as Project }, question.text);
+        figures.http.push(performance.now() - started);
+      }
+      perRun.push(figures);
+      console.log(
+        `\n  run ${run + 1}: ${args.questions} questions about random projects after ${FLEET_WARM_UP} untimed; ` +
+          `${figures.built} built the project's keyword index (not kept by this process); the symbol's file among the hits ` +
+          `${found}/${args.questions}; ${load()}`,
+      );
+      console.log(`    searchCode, in-process  ${spread(figures.total)}   this process's CPU ${cpuPerSearch.toFixed(1)} ms a search`);
+      console.log(`      vector (embed + SQL)  ${spread(figures.vector)}`);
+      console.log(`      keyword (index + BM25)${spread(figures.keyword)}`);
+      console.log(`    codebaseSearch, GraphQL ${spread(figures.http)}   (other random questions)`);
+      if (run === args.runs - 1) {
+        const question = all[FLEET_WARM_UP];
+        const [vector] = await running.services.embedder.embed([question.text]);
+        const plan = (await vectorRankingWithOccurrences(prisma, await scope(question.projectId), vector, CANDIDATES, {
+          explain: 'analyze',
+        })) as unknown as PlanRow[];
+        console.log(`\n  EXPLAIN ANALYZE of the vector statement for project ${question.fullPath}:`);
+        for (const row of plan) console.log(`    ${row['QUERY PLAN']}`);
+      }
+      await running.close();
+    }
+    const over = (key: 'total' | 'vector' | 'keyword' | 'http', p: number) => median(perRun.map((figures) => percentile(figures[key], p)));
+    const benchSeconds = ((performance.now() - benchStarted) / 1000).toFixed(0);
+    console.log(`\nmedian over ${args.runs} runs of each run's p50 / p95 (${load()}; bench ran ${benchSeconds} s):`);
+    for (const key of ['total', 'vector', 'keyword', 'http'] as const)
+      console.log(`  ${key.padEnd(8)} p50 ${ms(over(key, 50))}   p95 ${ms(over(key, 95))}`);
+    const target = embedded ? 100 : 50;
+    const shapeName = embedded
+      ? `embedded, ${shape.chunksPerProject} chunks`
+      : `${shape.projects} projects × ${shape.chunksPerProject} chunks`;
+    reportFigures([
+      {
+        figure: `codebaseSearch p95, ${shapeName}, in-process / GraphQL`,
+        target: `${target} ms`,
+        result: `${over('total', 95).toFixed(1)} / ${over('http', 95).toFixed(1)} ms`,
+        met: over('total', 95) < target && over('http', 95) < target,
+      },
+    ]);
+  } finally {
+    await deleteRedisKeys(redisPrefix);
+    if (!embedded) rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+const fleetMode = fleetArgs();
+runBench(fleetMode ? () => fleetMain(fleetMode) : main);

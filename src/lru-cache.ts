@@ -25,6 +25,11 @@ export class LruCache<Key, Value> {
     return this.total;
   }
 
+  /** Whether the key is kept, without making it the newest. */
+  has(key: Key): boolean {
+    return this.entries.has(key);
+  }
+
   get(key: Key): Value | undefined {
     const entry = this.entries.get(key);
     if (entry === undefined) return undefined;
@@ -40,6 +45,13 @@ export class LruCache<Key, Value> {
     this.entries.set(key, { value, weight });
     this.total += weight;
     while (this.total > this.maxSize) this.remove(this.entries.keys().next().value as Key);
+  }
+
+  /** Drops the key; false when it was not kept. */
+  delete(key: Key): boolean {
+    if (!this.entries.has(key)) return false;
+    this.remove(key);
+    return true;
   }
 
   clear(): void {

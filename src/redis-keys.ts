@@ -32,3 +32,6 @@ export const chatCancelChannel = (prefix: string) => `${prefix}:chat-cancel`;
 
 /** Pub/sub: a continuous code suggestion session's updates. */
 export const suggestionSessionChannel = (prefix: string, sessionId: string) => `${prefix}:events:code-suggestions:${sessionId}`;
+
+/** Pub/sub: an index run made a new snapshot of a ref the one search reads (src/search/keyword-warm-up.ts). */
+export const snapshotActivatedChannel = (prefix: string) => `${prefix}:events:code-index-activated`;

@@ -1,4 +1,5 @@
 import { configureLexicalCache } from './search/lexical-search';
+import { KeywordIndexWarmUp } from './search/keyword-warm-up';
 import { createAiActionLimiter, createCodeSuggestionsLimiter } from './auth/rate-limits';
 import 'reflect-metadata';
 import { createServer, type Server } from 'node:http';
@@ -267,6 +268,12 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
     stopHttp = () => apollo.stop();
     logger.info({ event: 'http_listening', url }, `listening on ${url}`);
   }
+  // Processes that serve searches build a new snapshot's keyword index before its first question.
+  let warmUp: KeywordIndexWarmUp | null = null;
+  if (role !== 'worker' && config.searchIndexCacheMb > 0) {
+    warmUp = new KeywordIndexWarmUp({ prisma: database.prisma, events, prefix: config.redisPrefix, logger });
+    await warmUp.start();
+  }
   if (role !== 'api') {
     await scheduleMaintenance(queues);
     // The jobs' pool: its statements may take up to DATABASE_JOB_TIMEOUT_MS.
@@ -297,6 +304,7 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
         await run();
       };
       await step('workers', () => workers?.close());
+      await step('keyword-warm-up', () => warmUp?.close());
       await step('chunk-threads', () => chunkPool?.close());
       await step('sockets', () => Promise.all([sockets?.close(), cable?.close()]));
       await step('http', () => Promise.all([stopHttp?.(), metricsServer?.close()]));

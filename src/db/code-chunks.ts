@@ -615,17 +615,28 @@ export type RankedOccurrences = { ranking: string[]; occurrences: ChunkOccurrenc
  * parameter numbers ($1 project, $2 snapshot). Rows come by position, then path and line.
  */
 function occurrencesOfRanked(ranked: string, directory: string): string {
-  // The content is a subquery, not a fourth table in the join: the planner then orders a join of
-  // three (half of this part's planning, ~0.4 ms of every search's text statement at 100k chunks) and
-  // reads each row's content by the same primary key. A ranked chunk always has its row (the ranking
-  // read it in this statement's snapshot); a NULL would mean none, and toRankedOccurrences drops it.
+  // Per ranked chunk its blob rows by (project_id, chunk_id), then per blob row its lines of the snapshot:
+  // index probes, a few dozen in all, in that order whatever the estimates (each step a LATERAL subquery
+  // that OFFSET 0 keeps from being pulled up into a join the planner may order or hash as it likes). The
+  // planner estimates a snapshot's lines of a project at a row or two on an instance of many projects
+  // (the two filters taken as independent) and then hashed every line of the snapshot against the
+  // ranking, or probed every line for each ranked chunk: 180 ms of a 400 ms search at 25,000 chunks on
+  // the embedded database. The content is a subquery: each row's by the primary key. A ranked chunk
+  // always has its row (the ranking read it in this statement's snapshot); a NULL would mean none, and
+  // toRankedOccurrences drops it.
   return `ranked_chunks AS MATERIALIZED (${ranked})
      SELECT r.position, b.chunk_id AS "chunkId", f.path, f.blob, f.role, b.start_line AS "startLine", b.end_line AS "endLine",
-    b.symbol, b.language, (SELECT c.content FROM code_chunks c WHERE c.project_id = b.project_id AND c.id = b.chunk_id) AS content
+            b.symbol, b.language,
+            (SELECT c.content FROM code_chunks c WHERE c.project_id = $1 AND c.id = b.chunk_id) AS content
        FROM ranked_chunks r
-       JOIN code_blob_chunks b ON b.project_id = $1 AND b.chunk_id = r.id
-       JOIN code_index_files f ON f.project_id = b.project_id AND f.blob = b.blob AND f.variant = b.variant
-      WHERE f.snapshot_id = $2::bigint AND ${directory}
+       CROSS JOIN LATERAL (
+         SELECT b.chunk_id, b.blob, b.variant, b.start_line, b.end_line, b.symbol, b.language FROM code_blob_chunks b
+          WHERE b.project_id = $1 AND b.chunk_id = r.id OFFSET 0
+       ) b
+       CROSS JOIN LATERAL (
+         SELECT f.path, f.blob, f.role FROM code_index_files f
+          WHERE f.project_id = $1 AND f.blob = b.blob AND f.variant = b.variant AND f.snapshot_id = $2::bigint AND ${directory} OFFSET 0
+       ) f
       ORDER BY r.position, f.path, b.start_line`;
 }
 
@@ -710,7 +721,12 @@ function nearestRanked(
 function graphStatement(scope: ChunkScope, vector: number[], limit: number, occurrences: boolean): Statement {
   if (!Number.isInteger(limit) || limit < 1) throw new Error(`vector ranking limit must be a positive integer, got ${limit}`);
   const dims = vector.length;
-  const filter = inScope(scope, 5);
+  // A whole snapshot that holds every chunk of the project (covers_project) needs no check per candidate, as in
+  // exactStatement. The check is also what made the planner leave the graph: a project's lines of a snapshot,
+  // estimated at a row or two (a manifest too small to be analyzed, or many projects), turned the EXISTS into a
+  // join that read all 25,000 of a project's vectors by key and sorted them (950 ms a search on the embedded
+  // database, against a scan of the graph).
+  const filter = scope.coversProject && !scope.directory ? { sql: '$2::bigint IS NOT NULL', parameters: [] } : inScope(scope, 5);
   const efSearch = Math.max(40, Math.min(1000, limit * 2));
   // relaxed_order may return neighbours slightly out of order: the outer query sorts them exactly.
   return {
@@ -891,4 +907,37 @@ export async function chunkContents(
     (await poolRows<{ id: string; content: string }>(prisma, text, parameters)) ??
     (await prisma.$queryRawUnsafe<Array<{ id: string; content: string }>>(text, ...parameters));
   return new Map(rows.map((row) => [row.id, row.content]));
+}
+
+/** A snapshot's serialised keyword index (code_snapshot_keyword_indexes) when one of this format is stored. */
+export async function storedKeywordIndex(
+  prisma: PrismaClient,
+  options: { snapshotId: bigint; format: number },
+): Promise<Uint8Array | null> {
+  const text = 'SELECT data FROM code_snapshot_keyword_indexes WHERE snapshot_id = $1::bigint AND format = $2';
+  const parameters = [options.snapshotId.toString(), options.format];
+  const rows =
+    (await poolRows<{ data: Uint8Array }>(prisma, text, parameters)) ??
+    (await prisma.$queryRawUnsafe<Array<{ data: Uint8Array }>>(text, ...parameters));
+  return rows[0]?.data ?? null;
+}
+
+/**
+ * Keeps a snapshot's serialised keyword index, replacing one of another format. Nothing when the
+ * snapshot is gone (a run replaced it meanwhile): the statement inserts only beside an existing one.
+ */
+export async function storeKeywordIndex(
+  prisma: PrismaClient,
+  options: { snapshotId: bigint; format: number; data: Uint8Array },
+): Promise<void> {
+  const text = `INSERT INTO code_snapshot_keyword_indexes (snapshot_id, format, data)
+     SELECT s.id, $2, $3 FROM code_index_snapshots s WHERE s.id = $1::bigint
+     ON CONFLICT (snapshot_id) DO UPDATE SET format = EXCLUDED.format, data = EXCLUDED.data, created_at = now()
+      WHERE code_snapshot_keyword_indexes.format <> EXCLUDED.format`;
+  const parameters = [
+    options.snapshotId.toString(),
+    options.format,
+    Buffer.from(options.data.buffer, options.data.byteOffset, options.data.byteLength),
+  ];
+  if (!(await poolRows(prisma, text, parameters))) await prisma.$executeRawUnsafe(text, ...parameters);
 }

@@ -703,7 +703,7 @@ async function storeGroups(
 }
 
 /** Makes a complete snapshot the one search reads and drops the older ones, in one transaction. */
-async function activateSnapshot(prisma: PrismaClient, options: { indexId: number; projectId: number; snapshot: CodeIndexSnapshot }) {
+export async function activateSnapshot(prisma: PrismaClient, options: { indexId: number; projectId: number; snapshot: CodeIndexSnapshot }) {
   const counts = await snapshotCounts(prisma, { projectId: options.projectId, snapshotId: options.snapshot.id });
   await prisma.$transaction([
     prisma.codeIndexSnapshot.update({ where: { id: options.snapshot.id }, data: { complete: true } }),

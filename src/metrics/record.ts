@@ -207,3 +207,14 @@ export const databaseAvailability = {
   onChange: (answering: boolean): void => metrics.databaseAnswering.set(answering ? 1 : 0),
   onRefused: (): void => metrics.databaseStatementsRefused.inc(),
 };
+
+/** A snapshot's keyword index built, loaded from its stored form, or failed, for a search or by the warm-up, with how long it took. */
+export function observeKeywordIndexBuild(build: {
+  trigger: 'search' | 'warm_up';
+  startedAt: number;
+  outcome: 'built' | 'loaded' | 'failed';
+}): void {
+  metrics.keywordIndexBuilds.inc({ trigger: build.trigger, outcome: build.outcome });
+  if (build.outcome !== 'failed')
+    metrics.keywordIndexBuildDuration.observe({ trigger: build.trigger, outcome: build.outcome }, seconds(build.startedAt));
+}

@@ -109,6 +109,17 @@ export const metrics = {
   indexFiles: histogram('duo_index_run_files', 'Files read per index run', COUNTS),
   indexChunks: histogram('duo_index_run_chunks_embedded', 'Chunks embedded per index run (the rest were stored already)', COUNTS),
   indexBytes: histogram('duo_index_run_bytes', 'Bytes read per index run', BYTES),
+  keywordIndexBuilds: counter(
+    'duo_search_keyword_index_builds_total',
+    "Snapshots' keyword indexes this process made, by what asked (search, warm_up) and outcome (built, loaded from storage, failed)",
+    ['trigger', 'outcome'],
+  ),
+  keywordIndexBuildDuration: histogram(
+    'duo_search_keyword_index_build_seconds',
+    "Time to get a snapshot's keyword index: built (its rows read and indexed) or loaded (its stored form read)",
+    FAST,
+    ['trigger', 'outcome'],
+  ),
   codeIndexes: gauge('duo_code_indexes', 'Code indexes (project, ref) by state (read from the database at scrape)', ['state']),
 
   // The instance

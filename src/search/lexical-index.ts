@@ -9,9 +9,17 @@
  * (lexical-search.ts).
  */
 import type { LexicalRow } from '../db/code-chunks';
+import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import { identifierTerms } from '../llm/embedders/terms';
 
 export type { LexicalRow };
+
+/**
+ * The version of serialize's bytes and of what goes into an index (its words, how a file's
+ * frequencies are made): a stored index of another version is built again. Raise it with any change
+ * to buildParts, pathWords or the serialisation.
+ */
+export const KEYWORD_INDEX_FORMAT = 1;
 
 /** Where a chunk document of the index sits. */
 export type LexicalDocument = {
@@ -133,119 +141,123 @@ export class LexicalIndex {
   /** Rough bytes held, for the cache's bound. */
   readonly weight: number;
 
-  constructor(rows: readonly LexicalRow[]) {
-    const files: Array<{ path: string; blob: string; role: string | null }> = [];
-    const documents: LexicalDocument[] = [];
-    const numbers = new Map<string, number>();
-    const lexemes: string[] = [];
-    const termOf = (lexeme: string) => {
-      let number = numbers.get(lexeme);
-      if (number === undefined) {
-        number = lexemes.length;
-        numbers.set(lexeme, number);
-        lexemes.push(lexeme);
-      }
-      return number;
-    };
-    const parsed = new Map<string, ParsedDocument>();
-    const parse = (text: string): ParsedDocument => {
-      const terms: number[] = [];
-      const counts: number[] = [];
-      let length = 0;
-      parseTsvectorText(text, (lexeme, count) => {
-        terms.push(termOf(lexeme));
-        counts.push(count);
-        length += count;
-      });
-      return { terms: Int32Array.from(terms), counts: Uint16Array.from(counts), length };
-    };
-    const chunkTriples = new TripleBuffer();
-    const fileTriples = new TripleBuffer();
-    const documentLengths: number[] = [];
-    const documentFiles: number[] = [];
-    const fileLengths: number[] = [];
-    let fileFrequency = new Float64Array(1024);
-    const fileTouched: number[] = [];
-    let fileChunks = 0;
-    let filePathTerms = new Set<number>();
-    const closeFile = () => {
-      if (!files.length) return;
-      const id = files.length - 1;
-      let length = 0;
-      fileTouched.sort((a, b) => a - b);
-      for (const term of fileTouched) {
-        const summed = fileFrequency[term];
-        fileFrequency[term] = 0;
-        // Every chunk's document repeats the path's words: a file holds them once.
-        const tf = filePathTerms.has(term) ? Math.max(1, summed - (fileChunks - 1)) : summed;
-        fileTriples.push(term, id, tf);
-        length += tf;
-      }
-      fileTouched.length = 0;
-      fileLengths.push(length);
-    };
-    for (const row of rows) {
-      if (!files.length || files[files.length - 1].path !== row.path) {
-        closeFile();
-        files.push({ path: row.path, blob: row.blob, role: row.role });
-        fileChunks = 0;
-        filePathTerms = new Set(pathWords(row.path).map(termOf));
-      }
-      let document = parsed.get(row.chunkId);
-      if (!document) {
-        document = parse(row.terms);
-        parsed.set(row.chunkId, document);
-      }
-      const id = documents.length;
-      documents.push({
-        file: files.length - 1,
-        chunkId: row.chunkId,
-        startLine: row.startLine,
-        endLine: row.endLine,
-        symbol: row.symbol,
-        language: row.language,
-      });
-      if (lexemes.length > fileFrequency.length) {
-        const bigger = new Float64Array(Math.max(lexemes.length, fileFrequency.length * 2));
-        bigger.set(fileFrequency);
-        fileFrequency = bigger;
-      }
-      for (let index = 0; index < document.terms.length; index += 1) {
-        const term = document.terms[index];
-        const count = document.counts[index];
-        chunkTriples.push(term, id, count);
-        if (fileFrequency[term] === 0) fileTouched.push(term);
-        fileFrequency[term] += count;
-      }
-      documentLengths.push(document.length);
-      documentFiles.push(files.length - 1);
-      fileChunks += 1;
-    }
-    closeFile();
-    this.files = files;
-    this.documents = documents;
-    this.lexemes = lexemes;
-    this.sortedTerms = Int32Array.from(lexemes.keys()).sort((a, b) => (lexemes[a] < lexemes[b] ? -1 : lexemes[a] > lexemes[b] ? 1 : 0));
-    this.chunkPostings = chunkTriples.toPostings(lexemes.length);
-    this.filePostings = fileTriples.toPostings(lexemes.length);
-    this.documentLengths = Float32Array.from(documentLengths);
-    this.documentFiles = Int32Array.from(documentFiles);
-    this.fileLengths = Float32Array.from(fileLengths);
+  /** Builds the index of a snapshot's rows (snapshotLexicalRows), or takes one restored by deserialize. */
+  constructor(source: readonly LexicalRow[] | IndexParts) {
+    const parts = Array.isArray(source) ? buildParts(source as readonly LexicalRow[]) : (source as IndexParts);
+    this.files = parts.files;
+    this.documents = parts.documents;
+    this.lexemes = parts.lexemes;
+    this.sortedTerms = parts.sortedTerms;
+    this.chunkPostings = parts.chunkPostings;
+    this.filePostings = parts.filePostings;
+    this.documentLengths = parts.documentLengths;
+    this.documentFiles = parts.documentFiles;
+    this.fileLengths = parts.fileLengths;
     this.averageDocumentLength = average(this.documentLengths);
     this.averageFileLength = average(this.fileLengths);
     let lexemeChars = 0;
-    for (const lexeme of lexemes) lexemeChars += lexeme.length;
+    for (const lexeme of this.lexemes) lexemeChars += lexeme.length;
     this.weight =
       2 * lexemeChars +
-      64 * lexemes.length +
+      64 * this.lexemes.length +
       8 * (this.chunkPostings.ids.length + this.filePostings.ids.length) +
-      140 * documents.length +
-      100 * files.length;
+      140 * this.documents.length +
+      100 * this.files.length;
     this.scratch = {
-      frequency: new Float64Array(documents.length),
-      scores: new Float64Array(documents.length),
-      seen: new Uint8Array(documents.length),
+      frequency: new Float64Array(this.documents.length),
+      scores: new Float64Array(this.documents.length),
+      seen: new Uint8Array(this.documents.length),
     };
+  }
+
+  /**
+   * The index as bytes (deflated), for code_snapshot_keyword_indexes: strings as one JSON text,
+   * the typed arrays as they are. `deserialize` gives back an index that scores exactly as this one.
+   */
+  serialize(): Buffer {
+    const strings = JSON.stringify({
+      files: this.files.map((file) => [file.path, file.blob, file.role]),
+      documents: this.documents.map((document) => [document.chunkId, document.symbol, document.language]),
+      lexemes: this.lexemes,
+    });
+    const arrays: Array<Int32Array | Float32Array> = [
+      this.sortedTerms,
+      this.chunkPostings.starts,
+      this.chunkPostings.ids,
+      this.chunkPostings.tfs,
+      this.filePostings.starts,
+      this.filePostings.ids,
+      this.filePostings.tfs,
+      this.documentLengths,
+      this.documentFiles,
+      this.fileLengths,
+      Int32Array.from(this.documents, (document) => document.startLine),
+      Int32Array.from(this.documents, (document) => document.endLine),
+    ];
+    const text = Buffer.from(strings, 'utf8');
+    const header = Buffer.alloc(4 * (2 + arrays.length));
+    header.writeUInt32LE(text.length, 0);
+    header.writeUInt32LE(arrays.length, 4);
+    arrays.forEach((array, index) => header.writeUInt32LE(array.length, 8 + 4 * index));
+    const pad = Buffer.alloc((4 - (text.length % 4)) % 4);
+    return deflateRawSync(
+      Buffer.concat([header, text, pad, ...arrays.map((array) => Buffer.from(array.buffer, array.byteOffset, array.byteLength))]),
+      { level: 1 },
+    );
+  }
+
+  /** An index from serialize's bytes. */
+  static deserialize(bytes: Uint8Array): LexicalIndex {
+    const raw = inflateRawSync(bytes);
+    const textLength = raw.readUInt32LE(0);
+    const count = raw.readUInt32LE(4);
+    if (count !== 12) throw new Error(`a keyword index of ${count} arrays, not 12`);
+    const lengths = Array.from({ length: count }, (_, index) => raw.readUInt32LE(8 + 4 * index));
+    let offset = 8 + 4 * count;
+    const strings = JSON.parse(raw.toString('utf8', offset, offset + textLength)) as {
+      files: Array<[string, string, string | null]>;
+      documents: Array<[string, string | null, string | null]>;
+      lexemes: string[];
+    };
+    offset += textLength + ((4 - (textLength % 4)) % 4);
+    // Views on the inflated bytes where they are aligned for 4-byte numbers (they are when the buffer is:
+    // the header and the padded text keep every array on a multiple of 4), else copies.
+    let array = 0;
+    const slice = <T>(make: (buffer: ArrayBuffer, byteOffset: number, length: number) => T): T => {
+      const length = lengths[array++];
+      const at = raw.byteOffset + offset;
+      offset += length * 4;
+      return at % 4 === 0 ? make(raw.buffer, at, length) : make(raw.buffer.slice(at, at + length * 4), 0, length);
+    };
+    const ints = () => slice((buffer, byteOffset, length) => new Int32Array(buffer, byteOffset, length));
+    const floats = () => slice((buffer, byteOffset, length) => new Float32Array(buffer, byteOffset, length));
+    const sortedTerms = ints();
+    const chunkPostings = { starts: ints(), ids: ints(), tfs: floats() };
+    const filePostings = { starts: ints(), ids: ints(), tfs: floats() };
+    const documentLengths = floats();
+    const documentFiles = ints();
+    const fileLengths = floats();
+    const starts = ints();
+    const ends = ints();
+    if (offset !== raw.length || documentFiles.length !== strings.documents.length) throw new Error('a keyword index of the wrong size');
+    return new LexicalIndex({
+      files: strings.files.map(([path, blob, role]) => ({ path, blob, role })),
+      documents: strings.documents.map(([chunkId, symbol, language], id) => ({
+        file: documentFiles[id],
+        chunkId,
+        startLine: starts[id],
+        endLine: ends[id],
+        symbol,
+        language,
+      })),
+      lexemes: strings.lexemes,
+      sortedTerms,
+      chunkPostings,
+      filePostings,
+      documentLengths,
+      documentFiles,
+      fileLengths,
+    });
   }
 
   /** Buffers score() reuses (it is synchronous, so calls never overlap), sized for the chunk level. */
@@ -396,6 +408,121 @@ export class LexicalIndex {
     }
     return Array.from(covered, (value) => (idfSum > 0 ? value / idfSum : 0));
   }
+}
+
+/** What an index is made of, built from rows or restored from bytes. */
+type IndexParts = {
+  files: ReadonlyArray<{ path: string; blob: string; role: string | null }>;
+  documents: readonly LexicalDocument[];
+  lexemes: readonly string[];
+  sortedTerms: Int32Array;
+  chunkPostings: Postings;
+  filePostings: Postings;
+  documentLengths: Float32Array;
+  documentFiles: Int32Array;
+  fileLengths: Float32Array;
+};
+
+function buildParts(rows: readonly LexicalRow[]): IndexParts {
+  const files: Array<{ path: string; blob: string; role: string | null }> = [];
+  const documents: LexicalDocument[] = [];
+  const numbers = new Map<string, number>();
+  const lexemes: string[] = [];
+  const termOf = (lexeme: string) => {
+    let number = numbers.get(lexeme);
+    if (number === undefined) {
+      number = lexemes.length;
+      numbers.set(lexeme, number);
+      lexemes.push(lexeme);
+    }
+    return number;
+  };
+  const parsed = new Map<string, ParsedDocument>();
+  const parse = (text: string): ParsedDocument => {
+    const terms: number[] = [];
+    const counts: number[] = [];
+    let length = 0;
+    parseTsvectorText(text, (lexeme, count) => {
+      terms.push(termOf(lexeme));
+      counts.push(count);
+      length += count;
+    });
+    return { terms: Int32Array.from(terms), counts: Uint16Array.from(counts), length };
+  };
+  const chunkTriples = new TripleBuffer();
+  const fileTriples = new TripleBuffer();
+  const documentLengths: number[] = [];
+  const documentFiles: number[] = [];
+  const fileLengths: number[] = [];
+  let fileFrequency = new Float64Array(1024);
+  const fileTouched: number[] = [];
+  let fileChunks = 0;
+  let filePathTerms = new Set<number>();
+  const closeFile = () => {
+    if (!files.length) return;
+    const id = files.length - 1;
+    let length = 0;
+    fileTouched.sort((a, b) => a - b);
+    for (const term of fileTouched) {
+      const summed = fileFrequency[term];
+      fileFrequency[term] = 0;
+      // Every chunk's document repeats the path's words: a file holds them once.
+      const tf = filePathTerms.has(term) ? Math.max(1, summed - (fileChunks - 1)) : summed;
+      fileTriples.push(term, id, tf);
+      length += tf;
+    }
+    fileTouched.length = 0;
+    fileLengths.push(length);
+  };
+  for (const row of rows) {
+    if (!files.length || files[files.length - 1].path !== row.path) {
+      closeFile();
+      files.push({ path: row.path, blob: row.blob, role: row.role });
+      fileChunks = 0;
+      filePathTerms = new Set(pathWords(row.path).map(termOf));
+    }
+    let document = parsed.get(row.chunkId);
+    if (!document) {
+      document = parse(row.terms);
+      parsed.set(row.chunkId, document);
+    }
+    const id = documents.length;
+    documents.push({
+      file: files.length - 1,
+      chunkId: row.chunkId,
+      startLine: row.startLine,
+      endLine: row.endLine,
+      symbol: row.symbol,
+      language: row.language,
+    });
+    if (lexemes.length > fileFrequency.length) {
+      const bigger = new Float64Array(Math.max(lexemes.length, fileFrequency.length * 2));
+      bigger.set(fileFrequency);
+      fileFrequency = bigger;
+    }
+    for (let index = 0; index < document.terms.length; index += 1) {
+      const term = document.terms[index];
+      const count = document.counts[index];
+      chunkTriples.push(term, id, count);
+      if (fileFrequency[term] === 0) fileTouched.push(term);
+      fileFrequency[term] += count;
+    }
+    documentLengths.push(document.length);
+    documentFiles.push(files.length - 1);
+    fileChunks += 1;
+  }
+  closeFile();
+  return {
+    files,
+    documents,
+    lexemes,
+    sortedTerms: Int32Array.from(lexemes.keys()).sort((a, b) => (lexemes[a] < lexemes[b] ? -1 : lexemes[a] > lexemes[b] ? 1 : 0)),
+    chunkPostings: chunkTriples.toPostings(lexemes.length),
+    filePostings: fileTriples.toPostings(lexemes.length),
+    documentLengths: Float32Array.from(documentLengths),
+    documentFiles: Int32Array.from(documentFiles),
+    fileLengths: Float32Array.from(fileLengths),
+  };
 }
 
 /** The `limit` ids of the highest scores, best first, ties by the lower id: a bounded heap, not a sort of them all. */

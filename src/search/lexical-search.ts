@@ -1,8 +1,9 @@
-import { snapshotLexicalRows } from '../db/code-chunks';
+import { snapshotLexicalRows, storedKeywordIndex, storeKeywordIndex } from '../db/code-chunks';
 import type { PrismaClient } from '../db/prisma';
 import { stemWord } from '../llm/embedders/terms';
 import { LruCache } from '../lru-cache';
-import { LexicalIndex, type Bm25Parameters, type LexicalDocument, type QueryGroup } from './lexical-index';
+import { observeKeywordIndexBuild } from '../metrics/record';
+import { KEYWORD_INDEX_FORMAT, LexicalIndex, type Bm25Parameters, type LexicalDocument, type QueryGroup } from './lexical-index';
 import { synonymsOf } from './synonyms';
 import { learnedPartsOf } from './vocabulary';
 import { queryTerms } from './text-query';
@@ -68,27 +69,73 @@ export function configureLexicalCache(bytes: number): void {
   cache = new LruCache<string, LexicalIndex>(bytes, (_key, index) => index.weight);
 }
 
+/** Whether this process keeps the snapshot's keyword index (a search of it would not build one). */
+export function lexicalIndexKept(scope: { projectId: number; snapshotId: bigint }): boolean {
+  return cache.has(`${scope.projectId}:${scope.snapshotId}`);
+}
+
+/** Drops the snapshot's keyword index from this process's cache (a snapshot an index run replaced). */
+export function forgetLexicalIndex(scope: { projectId: number; snapshotId: bigint }): boolean {
+  return cache.delete(`${scope.projectId}:${scope.snapshotId}`);
+}
+
 /**
- * The BM25 index of a snapshot: kept, or built from the database once however many searches ask
- * for it at the same time. A snapshot with no rows is not kept (it may be one a run is still
- * writing, or one that was just replaced).
+ * The BM25 index of a snapshot: kept in this process, else loaded from its serialised form in the
+ * database (code_snapshot_keyword_indexes), else built from the snapshot's rows and stored there for
+ * the next process; once however many searches ask for it at the same time (a search that comes
+ * while the warm-up gets it waits for the same load). A snapshot with no rows is neither kept nor
+ * stored (it may be one a run is still writing, or one that was just replaced). `trigger` names who
+ * asked, for the metrics.
  */
-export async function lexicalIndexOf(prisma: PrismaClient, scope: { projectId: number; snapshotId: bigint }): Promise<LexicalIndex> {
+export async function lexicalIndexOf(
+  prisma: PrismaClient,
+  scope: { projectId: number; snapshotId: bigint },
+  trigger: 'search' | 'warm_up' = 'search',
+): Promise<LexicalIndex> {
   const key = `${scope.projectId}:${scope.snapshotId}`;
   const kept = cache.get(key);
   if (kept) return kept;
   let pending = loading.get(key);
   if (!pending) {
-    pending = snapshotLexicalRows(prisma, scope)
-      .then((rows) => {
-        const index = new LexicalIndex(rows);
-        if (rows.length) cache.set(key, index);
+    const startedAt = Date.now();
+    pending = loadOrBuild(prisma, scope)
+      .then(({ index, outcome, rows }) => {
+        if (rows) cache.set(key, index);
+        observeKeywordIndexBuild({ trigger, startedAt, outcome });
         return index;
+      })
+      .catch((error: unknown) => {
+        observeKeywordIndexBuild({ trigger, startedAt, outcome: 'failed' });
+        throw error;
       })
       .finally(() => loading.delete(key));
     loading.set(key, pending);
   }
   return pending;
+}
+
+async function loadOrBuild(
+  prisma: PrismaClient,
+  scope: { projectId: number; snapshotId: bigint },
+): Promise<{ index: LexicalIndex; outcome: 'built' | 'loaded'; rows: boolean }> {
+  const stored = await storedKeywordIndex(prisma, { snapshotId: scope.snapshotId, format: KEYWORD_INDEX_FORMAT });
+  if (stored) {
+    try {
+      return { index: LexicalIndex.deserialize(stored), outcome: 'loaded', rows: true };
+    } catch {
+      // Unreadable (cut short, or written by a build that disagreed on the format): built and written again below.
+    }
+  }
+  const rows = await snapshotLexicalRows(prisma, scope);
+  const index = new LexicalIndex(rows);
+  if (rows.length) {
+    // Not waited for: the search has its index. A write that fails (the snapshot replaced meanwhile, the
+    // database busy) leaves the next process to build it again.
+    storeKeywordIndex(prisma, { snapshotId: scope.snapshotId, format: KEYWORD_INDEX_FORMAT, data: index.serialize() }).catch(
+      () => undefined,
+    );
+  }
+  return { index, outcome: 'built', rows: rows.length > 0 };
 }
 
 export type LexicalHit = LexicalDocument & { path: string; blob: string; role: string | null; score: number };

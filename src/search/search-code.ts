@@ -10,7 +10,7 @@ import { rankFiles, type RankedFile } from './file-ranking';
 import { orderByModel, shippedRankerModel } from './file-features';
 import { expandQuestion } from './synonyms';
 import { isExcludedBy } from '../auth/context-exclusions';
-import { lexicalIndexOf, queryGroups, rankLexically, rankWithinFiles, type LexicalHit } from './lexical-search';
+import { lexicalIndexKept, lexicalIndexOf, queryGroups, rankLexically, rankWithinFiles, type LexicalHit } from './lexical-search';
 import type { LexicalIndex } from './lexical-index';
 import type { Reranking } from '../llm/rerankers/reranker';
 import { rerankFiles } from './rerank-files';
@@ -37,6 +37,18 @@ export type SearchCodeOptions = {
   reranking?: Reranking | null;
   /** Work out every file feature (file-features.ts) even when no learned model reads them: for training. Default false. */
   allFeatures?: boolean;
+  /** Filled with how long each ranking took, for benchmarks; searchCode's result does not depend on it. */
+  timings?: SearchTimings;
+};
+
+/** Wall time of each ranking of one searchCode, ms (they run at the same time). */
+export type SearchTimings = {
+  /** Embedding the question and the vector statement (with its occurrences). */
+  vectorMs?: number;
+  /** The snapshot's keyword index (built when it was not kept) and the BM25 ranking. */
+  keywordMs?: number;
+  /** Whether this search built the snapshot's keyword index (or waited for another's build). */
+  keywordIndexBuilt?: boolean;
 };
 
 export type SearchCodeResult = {
@@ -146,21 +158,29 @@ export async function searchCandidates(options: SearchCodeOptions): Promise<Sear
   const excluded = isExcludedBy(scope.exclusions);
   // The vector statement also reads where its chunks occur; the lexical index knows where its own do.
   const none: RankedOccurrences = { ranking: [], occurrences: [] };
+  const timings = options.timings;
+  const started = performance.now();
+  if (timings && wantText) timings.keywordIndexBuilt = !lexicalIndexKept(scope);
   const [vector, lexicalResult] = await Promise.all([
     wantVector
-      ? embedder!.embed([vectorQuestion]).then(([embedding]) => vectorRankingWithOccurrences(prisma, scope, embedding, candidateCount))
+      ? embedder!
+          .embed([vectorQuestion])
+          .then(([embedding]) => vectorRankingWithOccurrences(prisma, scope, embedding, candidateCount))
+          .finally(() => timings && (timings.vectorMs = performance.now() - started))
       : Promise.resolve(none),
     wantText
-      ? lexicalIndexOf(prisma, scope).then((index) => ({
-          index,
-          ranking: rankLexically(index, {
-            question: options.query,
-            directory: scope.directory,
-            excluded,
-            limit: candidateCount,
-            files: LEXICAL_FILES,
-          }),
-        }))
+      ? lexicalIndexOf(prisma, scope)
+          .then((index) => ({
+            index,
+            ranking: rankLexically(index, {
+              question: options.query,
+              directory: scope.directory,
+              excluded,
+              limit: candidateCount,
+              files: LEXICAL_FILES,
+            }),
+          }))
+          .finally(() => timings && (timings.keywordMs = performance.now() - started))
       : Promise.resolve(null),
   ]);
   const lexical = lexicalResult?.ranking ?? null;

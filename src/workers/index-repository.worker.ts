@@ -4,14 +4,18 @@ import { isAppError } from '../errors';
 import { indexRepository, type IndexRunResult } from '../indexing/index-repository';
 import { observeIndexRun } from '../metrics/record';
 import type { IndexJob } from '../queues';
+import { publishSnapshotActivated } from '../search/keyword-warm-up';
 import type { Services } from '../services';
 
 /** Runs one index job: thin, the work is in src/indexing. Bad input fails at once; the rest retries. */
-export function indexRepositoryProcessor(services: Pick<Services, 'prisma' | 'logger' | 'config' | 'embedder' | 'chunker' | 'queues'>) {
+export function indexRepositoryProcessor(
+  services: Pick<Services, 'prisma' | 'logger' | 'config' | 'embedder' | 'chunker' | 'queues' | 'events'>,
+) {
   return async (job: Job<IndexJob>): Promise<IndexRunResult> => {
     const started = Date.now();
     let lastReport = 0;
     try {
+      const before = await activeSnapshotOf(services, job.data);
       const result = await indexRepository({
         prisma: services.prisma,
         embedder: services.embedder,
@@ -46,7 +50,10 @@ export function indexRepositoryProcessor(services: Pick<Services, 'prisma' | 'lo
         },
         'index job done',
       );
-      if (result.outcome === 'indexed') await refreshCodeStatistics(services, job.id, { always: result.mode === 'full' });
+      if (result.outcome === 'indexed') {
+        await announceSnapshot(services, { job, replaced: before });
+        await refreshCodeStatistics(services, job.id, { always: result.mode === 'full' });
+      }
       return result;
     } catch (error) {
       observeIndexRun({ startedAt: started, result: null });
@@ -61,6 +68,44 @@ export function indexRepositoryProcessor(services: Pick<Services, 'prisma' | 'lo
       throw error;
     }
   };
+}
+
+const activeSnapshotOf = async (services: Pick<Services, 'prisma'>, job: Pick<IndexJob, 'projectId' | 'ref'>) =>
+  (
+    await services.prisma.codeIndex.findUnique({
+      where: { projectId_ref: { projectId: job.projectId, ref: job.ref } },
+      select: { activeSnapshotId: true },
+    })
+  )?.activeSnapshotId ?? null;
+
+/**
+ * Tells the processes that serve searches which snapshot the run activated, so they build its
+ * keyword index before the first question (src/search/keyword-warm-up.ts). A failure is logged:
+ * the snapshot is active, and the first search builds the index.
+ */
+async function announceSnapshot(
+  services: Pick<Services, 'prisma' | 'events' | 'config' | 'logger'>,
+  options: { job: Job<IndexJob>; replaced: bigint | null },
+): Promise<void> {
+  const { job } = options;
+  try {
+    const active = await activeSnapshotOf(services, job.data);
+    if (active === null || active === options.replaced) return;
+    await publishSnapshotActivated({
+      events: services.events,
+      prefix: services.config.redisPrefix,
+      event: {
+        projectId: job.data.projectId,
+        snapshotId: String(active),
+        replacedSnapshotId: options.replaced === null ? null : String(options.replaced),
+      },
+    });
+  } catch (error) {
+    services.logger.warn(
+      { event: 'snapshot_announce_failed', jobId: job.id, projectId: job.data.projectId, err: error },
+      'could not announce the new snapshot',
+    );
+  }
 }
 
 /**

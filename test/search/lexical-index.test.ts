@@ -170,6 +170,50 @@ describe('LexicalIndex', () => {
   });
 });
 
+describe('LexicalIndex.serialize', () => {
+  const random = createRandom(11);
+  const vocabulary = ['parse', 'parser', 'connection', 'pool', 'retry', 'timeout', 'socket', 'query', 'queue', 'packet', 'café', 'naïve'];
+  // Files of several chunks, a chunk shared by two files, symbols and languages set or not, roles set or not.
+  const rows = Array.from({ length: 400 }, (_, id) =>
+    row(
+      `src/${['net', 'db', 'ui'][id % 3]}/file-${String(Math.floor(id / 4)).padStart(3, '0')}.ts`,
+      Array.from({ length: 1 + Math.floor(random() * 25) }, () => vocabulary[Math.floor(random() * vocabulary.length)]),
+      {
+        startLine: 1 + (id % 4) * 20,
+        endLine: 19 + (id % 4) * 20,
+        symbol: id % 5 === 0 ? null : `Thing${id}.method`,
+        language: id % 7 === 0 ? null : 'typescript',
+        role: id % 3 === 0 ? null : 'implementation',
+        ...(id === 399 ? { chunkId: 'src/net/file-000.ts#shared' } : {}),
+      },
+    ),
+  ).sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  const index = new LexicalIndex(rows);
+
+  it('gives back an index with the same files, chunks and words that ranks every question exactly as the original', () => {
+    const bytes = index.serialize();
+    const restored = LexicalIndex.deserialize(bytes);
+    expect(restored.size).toEqual(index.size);
+    expect(restored.weight).toBe(index.weight);
+    expect(restored.files).toEqual(index.files);
+    expect(restored.documents).toEqual(index.documents);
+    for (const question of ['parse the socket', 'retry connection pool', 'queue packets with timeouts', 'café naïve', 'nothing here']) {
+      const options = { question, directory: '', excluded: () => false, limit: 50, files: 30 };
+      expect(rankLexically(restored, options)).toEqual(rankLexically(index, options));
+      const inDirectory = { ...options, directory: 'src/db/', excluded: (path: string) => path.endsWith('1.ts') };
+      expect(rankLexically(restored, inDirectory)).toEqual(rankLexically(index, inDirectory));
+    }
+    // Deflated: smaller than the typed arrays it holds.
+    expect(bytes.length).toBeLessThan(index.weight);
+  });
+
+  it('refuses bytes that are not a whole index', () => {
+    const bytes = index.serialize();
+    expect(() => LexicalIndex.deserialize(bytes.subarray(0, bytes.length - 10))).toThrow();
+    expect(() => LexicalIndex.deserialize(Buffer.from('not an index'))).toThrow();
+  });
+});
+
 describe('queryGroups', () => {
   it('matches a longer word by the prefix of its stem, a short one as written, another spelling at 0.8, a synonym at 0.5', () => {
     expect(queryGroups('packets')).toEqual([{ forms: [{ lexeme: 'packet', prefix: true, weight: 1 }] }]);

@@ -167,6 +167,29 @@ describe('query plans of the retrieval queries', () => {
     expect((await vectorRankingWithOccurrences(prisma, { ...scope, directory: 'elsewhere/' }, vector, 50)).occurrences).toEqual([]);
   });
 
+  it("reads each ranked chunk's occurrences by index probes, never every line of the snapshot, whatever the estimates", async () => {
+    const vector = Array.from({ length: 512 }, (_, index) => Math.sin(index + 2));
+    // The estimates of an instance of many projects: the project and snapshot filters on the manifest, taken as
+    // independent, leave a row or two of a snapshot's thousands (here: without the manifest's statistics, the
+    // default selectivities give the same). Planned on them, a join of the snapshot's lines was hashed against
+    // the ranking: every line read for 50 chunks.
+    await prisma.$executeRawUnsafe(`DELETE FROM pg_statistic WHERE starelid = 'code_index_files'::regclass`);
+    try {
+      for (const directory of ['', 'src/']) {
+        const text = await plan(vectorRankingWithOccurrences(prisma, { ...scope, directory }, vector, 50, { explain: 'analyze' }));
+        // The blob rows of a ranked chunk by (project_id, chunk_id), then their lines of the snapshot, once per ranked chunk.
+        expect(text).toMatch(/code_blob_chunks_project_id_chunk_id_blob_variant_idx on code_blob_chunks b .*loops=50\b/);
+        const linesRead = [...text.matchAll(/on code_index_files f .*?rows=(\d+(?:\.\d+)?) loops=(\d+)/g)].map(
+          ([, rowsPerLoop, loops]) => Number(rowsPerLoop) * Number(loops),
+        );
+        expect(linesRead.length).toBeGreaterThan(0);
+        expect(Math.max(...linesRead)).toBeLessThanOrEqual(50);
+      }
+    } finally {
+      await prisma.$executeRawUnsafe('ANALYZE code_index_files');
+    }
+  });
+
   // Occurrences of both rankings are put in path order in JavaScript, as PostgreSQL's C collation orders them.
   it('orders strings by code point as the C collation does', async () => {
     const strings = ['a/b.ts', 'a-b.ts', 'a/B.ts', 'é.ts', 'e\u0301.ts', '\uffff.ts', '\u{1f600}.ts', '\ue000.ts', 'a/b', ''];

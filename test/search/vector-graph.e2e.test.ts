@@ -202,6 +202,22 @@ describe('vectors outside and inside the HNSW graph', () => {
     expect(await firstHit('compute vat amount')).toBe(answerBefore);
   });
 
+  it('ranks a snapshot that holds every chunk of the project by the graph alone, with the same answers as checked', async () => {
+    const whole = await scopeOf();
+    expect(whole).toMatchObject({ vectorGraph: true, coversProject: true });
+    const [query] = await embedder.embed(['compute vat amount']);
+    const plan = async (scope: ChunkScope) =>
+      ((await rankByVector(service.prisma, scope, query, 5, { explain: true })) as unknown as Array<{ 'QUERY PLAN': string }>)
+        .map((row) => row['QUERY PLAN'])
+        .join('\n');
+    // No look at the manifest for a covering snapshot; the check per candidate when not covering, or for a directory.
+    expect(await plan(whole)).not.toContain('code_index_files');
+    expect(await plan({ ...whole, coversProject: false })).toContain('code_index_files');
+    expect(await plan(await scopeOf('src/billing'))).toContain('code_index_files');
+    // Still the exact nearest of the snapshot's chunks (ties at equal distance may come in another order).
+    for (const question of QUESTIONS.filter((question) => !question.startsWith('retry'))) await expectExactTop(whole, question, 5);
+  });
+
   it('names the graph statement (PostgreSQL keeps its plan, the answers stay), not for a directory, nor past a few limits', async () => {
     let pool: pg.Pool | undefined;
     const one = await openTestDatabase(
