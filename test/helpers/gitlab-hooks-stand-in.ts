@@ -181,7 +181,12 @@ export function installHookRoutes(context: HookRoutesContext): StandInHooks {
         return owner ? context.groupAncestry(owner).some((ancestor) => ancestor.id === group.id) : false;
       })
       .filter((project) => context.canSee(project, caller.user))
-      .sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime() || b.id - a.id);
+      .sort((a, b) =>
+        // GitLab's default order is created_at desc; order_by=id with sort=asc|desc is what a paginating client asks.
+        url.searchParams.get('order_by') === 'id'
+          ? (url.searchParams.get('sort') === 'asc' ? 1 : -1) * (a.id - b.id)
+          : b.createdAt.getTime() - a.createdAt.getTime() || b.id - a.id,
+      );
     const totalPages = Math.max(1, Math.ceil(inGroup.length / perPage));
     const slice = inGroup.slice((page - 1) * perPage, page * perPage);
     return {

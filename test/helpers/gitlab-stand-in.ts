@@ -423,7 +423,7 @@ export async function startGitLabStandIn(): Promise<GitLabStandIn> {
     return { status: 200, body: memberJson(user, level), schema: 'duo-slice/member.json' };
   });
 
-  /** GitLab's download_code: a public project to anyone; else a read_repository or api token whose user is Reporter or more (or an admin). */
+  /** GitLab's download_code: public projects to anyone; else a read_repository or api token of a Reporter or more (or an admin). */
   const git = createGitLabGitBackend(({ fullPath, token }) => {
     const project = findProject(fullPath);
     const found = token ? holder(token, API_KINDS) : null;
