@@ -1,3 +1,4 @@
+import { isUniqueViolation } from '../db/errors';
 import type { Group, PrismaClient, Project } from '../db/prisma';
 import { AppError, notFound } from '../errors';
 import type { GitLabClient } from './gitlab-client';
@@ -29,6 +30,16 @@ export async function ensureGitLabProject(options: EnsureGitLabProjectOptions): 
 
 /** Upserts the project (by GitLab's id) and its namespace's groups from GitLab's answer. */
 export async function mirrorGitLabProject(prisma: PrismaClient, remote: GitLabProject): Promise<Project> {
+  try {
+    return await upsertMirror(prisma, remote);
+  } catch (error) {
+    // Two events of one new namespace or project at once: both upserts inserted, one lost; the row is there now.
+    if (!isUniqueViolation(error)) throw error;
+    return upsertMirror(prisma, remote);
+  }
+}
+
+async function upsertMirror(prisma: PrismaClient, remote: GitLabProject): Promise<Project> {
   const group = await ensureGroups(prisma, remote.namespace.full_path);
   const fields = {
     groupId: group.id,

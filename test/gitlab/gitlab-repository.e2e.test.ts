@@ -5,6 +5,7 @@ import { isAppError } from '../../src/errors';
 import { resolveCommit } from '../../src/indexing/git-reader';
 import { openRepository } from '../../src/indexing/repository-location';
 import { createGitRepo, SAMPLE_FILES, type GitRepo } from '../helpers/git-repo';
+import { waitUntil } from '../helpers/wait';
 import { ACCESS, startGitLabStandIn, type GitLabStandIn, type StandInProject } from '../helpers/gitlab-stand-in';
 
 /** Every file under a directory, read as bytes and searched for each of the needles. */
@@ -104,6 +105,30 @@ describe('repositories from GitLab', () => {
 
     expect(filesContaining(dataDir, secretsOf(serviceToken))).toEqual([]);
     expect(readFileSync(path.join(repository, 'config'), 'utf8')).toContain(`url = ${repositoryUrl()}`);
+  });
+
+  it('shows the token in the command line of no process while git clones', async () => {
+    gitlab.git.hold();
+    const cloning = open(serviceToken);
+    let commandLines: string[];
+    try {
+      await waitUntil(() => gitlab.git.held, { until: (held) => held > 0, what: 'the clone to ask GitLab' });
+      // What `ps -ef` shows: every process's arguments, git's among them while it waits for GitLab.
+      commandLines = readdirSync('/proc')
+        .filter((entry) => /^\d+$/.test(entry))
+        .map((pid) => {
+          try {
+            return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ');
+          } catch {
+            return '';
+          }
+        });
+    } finally {
+      gitlab.git.release();
+    }
+    await cloning;
+    expect(commandLines.some((line) => line.includes('git') && line.includes(repositoryUrl()))).toBe(true);
+    for (const secret of secretsOf(serviceToken)) expect(commandLines.filter((line) => line.includes(secret))).toEqual([]);
   });
 
   it('fails with a clear error naming the token and its scope when GitLab refuses it (401), and the error holds no token', async () => {

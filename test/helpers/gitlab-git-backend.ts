@@ -33,6 +33,10 @@ export type GitLabGitBackend = {
   repositoryPath(fullPath: string): string;
   /** Pushes a branch of a working repository to the project's repository; returns the commit it had before (zeros if none). */
   push(options: { fullPath: string; from: string; branch: string }): { before: string; after: string };
+  /** From now on, git requests wait (a slow GitLab: a clone stays under way) until `release()`; `held` counts those waiting. */
+  hold(): void;
+  release(): void;
+  readonly held: number;
   /** Answers a request if it is a git one; false when it is not (the stand-in's REST routes answer it). */
   handle(request: http.IncomingMessage, response: http.ServerResponse): boolean;
   close(): void;
@@ -44,6 +48,8 @@ const ZERO = '0'.repeat(40);
 export function createGitLabGitBackend(access: RepositoryAccess): GitLabGitBackend {
   const root = mkdtempSync(path.join(os.tmpdir(), 'duo-gitlab-repos-'));
   const requests: GitRequest[] = [];
+  let holding = false;
+  const waiting: Array<() => void> = [];
 
   const repositoryPath = (fullPath: string) => {
     const directory = path.join(root, `${fullPath}.git`);
@@ -103,9 +109,12 @@ export function createGitLabGitBackend(access: RepositoryAccess): GitLabGitBacke
       deny(404, "The project you were looking for could not be found or you don't have permission to view it.\n");
       return true;
     }
-    runHttpBackend(request, response, { root, pathInfo: url.pathname, query: url.search.slice(1), user: given?.user ?? null }).then(
-      record,
-      () => record(500),
+    const held = holding ? new Promise<void>((resolve) => waiting.push(resolve)) : Promise.resolve();
+    void held.then(() =>
+      runHttpBackend(request, response, { root, pathInfo: url.pathname, query: url.search.slice(1), user: given?.user ?? null }).then(
+        record,
+        () => record(500),
+      ),
     );
     return true;
   };
@@ -125,8 +134,21 @@ export function createGitLabGitBackend(access: RepositoryAccess): GitLabGitBacke
       const after = execFileSync('git', ['-C', target, 'rev-parse', `refs/heads/${branch}`], { encoding: 'utf8' }).trim();
       return { before, after };
     },
+    hold: () => {
+      holding = true;
+    },
+    release: () => {
+      holding = false;
+      waiting.splice(0).forEach((resolve) => resolve());
+    },
+    get held() {
+      return waiting.length;
+    },
     handle,
-    close: () => rmSync(root, { recursive: true, force: true }),
+    close: () => {
+      waiting.splice(0).forEach((resolve) => resolve());
+      rmSync(root, { recursive: true, force: true });
+    },
   };
 }
 
