@@ -3,7 +3,7 @@ import type { Redis } from 'ioredis';
 import { digestToken } from '../auth/tokens';
 import type { PrismaClient } from '../db/prisma';
 import type { Project } from '../db/prisma';
-import { badInput, unauthenticated } from '../errors';
+import { badInput, isAppError, unauthenticated } from '../errors';
 import type { Queues } from '../queues';
 import { requestIndexRun } from './code-index.service';
 import { validateRef } from './git-reader';
@@ -115,6 +115,14 @@ export async function handleSystemHook(options: HandleSystemHookOptions): Promis
   if (eventName !== 'push') return { ignored: `system hook events other than push are not used (${eventName || 'none'})`, eventName };
   const event = parsePushEvent(options.body);
   if (event.projectId === null) throw badInput('project_id: must be the GitLab project id', 'project_id');
-  const project = await options.ensureProject(event.projectId);
+  let project: Pick<Project, 'id'>;
+  try {
+    project = await options.ensureProject(event.projectId);
+  } catch (error) {
+    // A system hook reports every project of the instance; one the service token may not read is not ours to index. Said
+    // with a 200, not a 404: GitLab would count the refusals against the hook.
+    if (isAppError(error) && error.code === 'NOT_FOUND') return { ignored: error.userMessage, eventName };
+    throw error;
+  }
   return enqueuePush({ ...options, event }, project.id);
 }

@@ -194,17 +194,34 @@ describe('hooks from GitLab to a searchable index', () => {
     const fresh = gitlab.addProject({ namespace: gitlab.addGroup({ path: 'fresh' }), path: 'service', visibility: 'internal' });
     expect(await service.prisma.project.findUnique({ where: { id: fresh.id } })).toBeNull();
     gitlab.hooks.addSystemHook({ url: hookUrl, token: SYSTEM_HOOK_TOKEN });
+    work.write(
+      'src/payroll-batch.ts',
+      'export function schedulePayrollBatch(employees: string[]): string[] {\n  return [...employees].sort();\n}\n',
+    );
+    work.commit('payroll');
     const { before, after } = gitlab.git.push({ fullPath: 'fresh/service', from: work.path, branch: 'main' });
     const deliveries = await gitlab.hooks.deliverPush({ project: fresh, branch: 'main', before, after, user: pusher });
     expect(deliveries).toEqual([
       expect.objectContaining({ hook: 'system', status: 202, body: expect.objectContaining({ project_id: fresh.id, ref: 'main' }) }),
     ]);
-    await searchFinds(fresh.id, 'reconcile invoice ledger entries', 'src/invoice-ledger.ts');
+    await searchFinds(fresh.id, 'schedule payroll batch employees', 'src/payroll-batch.ts');
     expect(await service.prisma.project.findUniqueOrThrow({ where: { id: fresh.id } })).toMatchObject({
       fullPath: 'fresh/service',
       visibility: 'internal',
       repositoryUrl: `${gitlab.url}/fresh/service.git`,
     });
+
+    // A project the service token may not read: acknowledged, not indexed, not mirrored.
+    const hidden = gitlab.addProject({ namespace: gitlab.addUser({ username: 'private-person' }), path: 'diary', visibility: 'private' });
+    const pushed = gitlab.git.push({ fullPath: 'private-person/diary', from: work.path, branch: 'main' });
+    const ignored = await gitlab.hooks.deliverPush({ project: hidden, branch: 'main', ...pushed, user: pusher });
+    expect(ignored).toEqual([
+      expect.objectContaining({
+        status: 200,
+        body: { ignored: expect.stringMatching(/has no project .* GITLAB_SERVICE_TOKEN may read/), event_name: 'push' },
+      }),
+    ]);
+    expect(await service.prisma.project.findUnique({ where: { id: hidden.id } })).toBeNull();
 
     const other = await gitlab.hooks.deliverSystemEvent({ event_name: 'project_create', project_id: 999, name: 'x', path: 'x' });
     expect(other).toEqual([expect.objectContaining({ status: 200, body: expect.objectContaining({ event_name: 'project_create' }) })]);
