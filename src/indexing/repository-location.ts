@@ -188,7 +188,8 @@ async function updateMirror(options: {
       }
       const detail = stderr.split('\n').pop()?.replace(location, redact(location)).slice(0, 200);
       const internal = `The repository ${redact(location)} could not be fetched into ${mirror}${detail ? ` (${detail})` : ''}`;
-      if (refused && options.gitlab) throw gitLabRefusal(options.gitlab, location, stderr, error, internal);
+      const gitlabRefusal = refused && options.gitlab ? gitLabRefusal(options.gitlab, location, stderr) : null;
+      if (gitlabRefusal) throw new RepositoryUnavailableError(gitlabRefusal, error, internal);
       if (refused)
         throw new RepositoryUnavailableError(
           `The repository ${redact(location)} could not be fetched: check the URL and that the service may read it (the worker log has ` +
@@ -250,15 +251,22 @@ export function gitLabCredentialEnv(gitlab: GitLabRepositoryAccess, location: st
   };
 }
 
-/** A refusal from GitLab itself, said in terms an operator can act on (which token, which scope, which access). */
-function gitLabRefusal(gitlab: GitLabRepositoryAccess, location: string, stderr: string, cause: unknown, internal: string): AppError {
-  const notFound = /returned error: 404|not found/i.test(stderr) && !/returned error: 40[13]/i.test(stderr);
-  const message = notFound
-    ? `GitLab at ${gitlab.url} has no repository ${redact(location)} that GITLAB_SERVICE_TOKEN may read: the token's user needs ` +
+/**
+ * GitLab's refusal of the service token (401/403) or its "not found" (404: missing, or hidden from the token's user), in
+ * words an operator can act on; null for other refusals (an unknown host), which keep the general message.
+ */
+function gitLabRefusal(gitlab: GitLabRepositoryAccess, location: string, stderr: string): string | null {
+  if (/returned error: 40[13]|authentication failed|could not read (username|password)|terminal prompts disabled/i.test(stderr))
+    return (
+      `GitLab at ${gitlab.url} refused GITLAB_SERVICE_TOKEN for the repository ${redact(location)}: the token must be valid and ` +
+      'have the read_repository (or api) scope.'
+    );
+  if (/returned error: 404|not found/i.test(stderr))
+    return (
+      `GitLab at ${gitlab.url} has no repository ${redact(location)} that GITLAB_SERVICE_TOKEN may read: the token's user needs ` +
       'Reporter access (or more) to the project.'
-    : `GitLab at ${gitlab.url} refused GITLAB_SERVICE_TOKEN for the repository ${redact(location)}: the token must be valid and have ` +
-      'the read_repository (or api) scope.';
-  return new RepositoryUnavailableError(message, cause, internal);
+    );
+  return null;
 }
 
 /** git's words for a remote that is not there or will not let the service in: no retry can help. */
