@@ -165,6 +165,13 @@ describe('hooks from GitLab to a searchable index', () => {
     expect(unknown.stderr).toMatch(/has no group no-such-group/);
     const neither = await admin('register-webhooks', '--url', hookUrl);
     expect(neither.stderr).toMatch(/one of --project or --group/);
+    const standalone = await runCli('admin', ['register-webhooks', '--group', 'platform', '--url', hookUrl], {
+      DATABASE_URL: cliEnv.DATABASE_URL,
+    });
+    expect(standalone.code).toBe(1);
+    expect(standalone.stderr).toMatch(/register-webhooks needs GITLAB_URL/);
+    const noHookUrl = await admin('register-webhooks', '--group', 'platform');
+    expect(noHookUrl.stderr).toMatch(/set EXTERNAL_URL .* or pass --url/);
   }, 60_000);
 
   it('indexes a project when GitLab delivers its push event to the project hook, cloning with the service token', async () => {
