@@ -14,12 +14,15 @@ const BASE = 'https://gitlab-schemas.test/';
 export type GitLabSchemaName =
   | 'duo-slice/user.json'
   | 'duo-slice/project.json'
+  | 'duo-slice/projects.json'
   | 'duo-slice/member.json'
   | 'duo-slice/personal-access-token-self.json'
   | 'duo-slice/oauth-token-info.json'
   | 'duo-slice/error.json'
   | 'public_api/v4/members.json'
-  | 'public_api/v4/projects.json';
+  | 'public_api/v4/projects.json'
+  | 'public_api/v4/project_hook.json'
+  | 'public_api/v4/project_hooks.json';
 
 export class GitLabSchemaViolation extends Error {
   constructor(

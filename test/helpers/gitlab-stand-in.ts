@@ -11,6 +11,12 @@
  *   GET /api/v4/projects/:id                           id or URL-encoded full path, with the caller's `permissions`
  *   GET /api/v4/projects/:id/members/all/:user_id      inherited membership included
  *   GET /api/v4/groups/:id/members/all/:user_id
+ *   GET /api/v4/groups/:id/projects                    include_subgroups, paginated (gitlab-hooks-stand-in.ts)
+ *   GET, POST /api/v4/projects/:id/hooks, PUT /api/v4/projects/:id/hooks/:hook_id   (gitlab-hooks-stand-in.ts)
+ *   git over HTTP: /<full path>.git/info/refs, /git-upload-pack   real `git http-backend` (gitlab-git-backend.ts)
+ *
+ * `git.push(...)` puts commits in a project's repository and `hooks.deliverPush(...)` sends the push
+ * event to its project hooks and the system hooks, as GitLab does after a push.
  *
  * More endpoints: `route(method, pattern, handler)`, whose handler returns `{ status, body, schema }` (the
  * schema it is checked with); `rawRoute(pattern, handler)` for what is not GitLab's JSON API (git's smart
@@ -29,6 +35,8 @@
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { createGitLabGitBackend, type GitLabGitBackend } from './gitlab-git-backend';
+import { installHookRoutes, type StandInHooks } from './gitlab-hooks-stand-in';
 import { assertMatchesGitLabSchema, GitLabSchemaViolation, type GitLabSchemaName } from './gitlab-schemas';
 
 export const ACCESS = { minimal: 5, guest: 10, planner: 15, reporter: 20, developer: 30, maintainer: 40, owner: 50 } as const;
@@ -77,8 +85,9 @@ export type StandInProject = {
 /** One request the stand-in received, with the token it carried (tests check whose credential went where). */
 export type StandInRequest = { method: string; path: string; token: string | null; status: number };
 
-type Reply = { status: number; body: unknown; schema: GitLabSchemaName; headers?: Record<string, string> };
-type Handler = (request: { method: string; url: URL; params: string[]; token: string | null }) => Reply;
+export type Reply = { status: number; body: unknown; schema: GitLabSchemaName; headers?: Record<string, string> };
+/** `body`: the request's JSON (or form) body, null when there was none. */
+export type Handler = (request: { method: string; url: URL; params: string[]; token: string | null; body: unknown }) => Reply;
 
 export type GitLabStandIn = {
   url: string;
@@ -115,6 +124,10 @@ export type GitLabStandIn = {
   rawRoute(pattern: RegExp, handler: (request: http.IncomingMessage, response: http.ServerResponse) => void): void;
   /** The requests that carried this token. */
   requestsWith(token: string): StandInRequest[];
+  /** The projects' git repositories, served by `git http-backend` behind GitLab's basic auth. */
+  git: GitLabGitBackend;
+  /** Project hooks (set through the API), system hooks, and push deliveries to them. */
+  hooks: StandInHooks;
   close(): Promise<void>;
 };
 
@@ -415,6 +428,42 @@ export async function startGitLabStandIn(): Promise<GitLabStandIn> {
     return { status: 200, body: memberJson(user, level), schema: 'duo-slice/member.json' };
   });
 
+  /** GitLab's download_code: public projects to anyone; else a read_repository or api token of a Reporter or more (or an admin). */
+  const git = createGitLabGitBackend(({ fullPath, token }) => {
+    const project = findProject(fullPath);
+    const found = token ? holder(token, API_KINDS) : null;
+    if (token && (!found || !found.record.scopes.some((scope) => ['read_repository', 'api'].includes(scope)))) return 'unauthorized';
+    if (project?.visibility === 'public') return 'ok';
+    if (!found) return 'unauthorized';
+    if (!project || !canSee(project, found.user)) return 'not_found';
+    const { direct, inherited } = accessOf(project, found.user.id);
+    return found.user.admin || project.visibility === 'internal' || Math.max(direct ?? 0, inherited ?? 0) >= ACCESS.reporter
+      ? 'ok'
+      : 'not_found';
+  });
+  const hooks = installHookRoutes({
+    route,
+    origin: () => origin,
+    apiCaller: (token, scopes) => {
+      const caller = apiCaller(token, scopes);
+      return caller === null ? UNAUTHORIZED : caller;
+    },
+    isReply,
+    findProject,
+    findGroup,
+    canSee,
+    accessLevel: (project, user) => {
+      const { direct, inherited } = accessOf(project, user.id);
+      return user.admin ? ACCESS.owner : Math.max(direct ?? 0, inherited ?? 0);
+    },
+    projectJson,
+    projectFullPath,
+    groupAncestry,
+    projects: () => [...projects.values()],
+    user: (id) => users.get(id) ?? null,
+    repositoryPath: (project) => git.repositoryPath(projectFullPath(project)),
+  });
+
   const tokenOf = (request: http.IncomingMessage): string | null => {
     const privateToken = request.headers['private-token'];
     if (typeof privateToken === 'string' && privateToken) return privateToken;
@@ -422,7 +471,21 @@ export async function startGitLabStandIn(): Promise<GitLabStandIn> {
     return match ? match[1].trim() : null;
   };
 
-  const server = http.createServer((request, response) => {
+  const readBody = async (request: http.IncomingMessage): Promise<unknown> => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of request) chunks.push(chunk as Buffer);
+    const text = Buffer.concat(chunks).toString('utf8');
+    if (!text) return null;
+    if ((request.headers['content-type'] ?? '').includes('application/x-www-form-urlencoded'))
+      return Object.fromEntries(new URLSearchParams(text));
+    try {
+      return JSON.parse(text) as unknown;
+    } catch {
+      return null;
+    }
+  };
+
+  const server = http.createServer(async (request, response) => {
     const url = new URL(request.url ?? '/', origin);
     const token = tokenOf(request);
     const record = (status: number) => requests.push({ method: request.method ?? 'GET', path: url.pathname, token, status });
@@ -437,6 +500,8 @@ export async function startGitLabStandIn(): Promise<GitLabStandIn> {
       raw.handler(request, response);
       return;
     }
+    if (state === 'up' && git.handle(request, response)) return;
+    const body = request.method === 'GET' || request.method === 'HEAD' ? null : await readBody(request);
     let reply: Reply;
     if (state === '503') {
       reply = { status: 503, body: { message: '503 Service Unavailable' }, schema: 'duo-slice/error.json' };
@@ -446,16 +511,16 @@ export async function startGitLabStandIn(): Promise<GitLabStandIn> {
         .map((candidate) => ({ candidate, found: candidate.pattern.exec(url.pathname) }))
         .find(({ found }) => found !== null);
       reply = match
-        ? match.candidate.handler({ method: request.method ?? 'GET', url, params: match.found!.slice(1), token })
+        ? match.candidate.handler({ method: request.method ?? 'GET', url, params: match.found!.slice(1), token, body })
         : { status: 404, body: { message: '404 Not Found' }, schema: 'duo-slice/error.json' };
     }
-    let body = reply.body;
+    let answer = reply.body;
     if (tamper) {
-      body = tamper(body);
+      answer = tamper(answer);
       tamper = null;
     }
     try {
-      assertMatchesGitLabSchema(reply.schema, body);
+      assertMatchesGitLabSchema(reply.schema, answer);
     } catch (error) {
       if (!(error instanceof GitLabSchemaViolation)) throw error;
       violations.push(error);
@@ -464,7 +529,7 @@ export async function startGitLabStandIn(): Promise<GitLabStandIn> {
       return;
     }
     record(reply.status);
-    response.writeHead(reply.status, { 'content-type': 'application/json', ...reply.headers }).end(JSON.stringify(body));
+    response.writeHead(reply.status, { 'content-type': 'application/json', ...reply.headers }).end(JSON.stringify(answer));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -568,9 +633,12 @@ export async function startGitLabStandIn(): Promise<GitLabStandIn> {
     route,
     rawRoute: (pattern, handler) => rawRoutes.push({ pattern, handler }),
     requestsWith: (token) => requests.filter((request) => request.token === token),
+    git,
+    hooks,
     close: async () => {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
+      git.close();
     },
   };
 }
