@@ -7,7 +7,7 @@ import { numericId, parseGlobalId, toGlobalId } from '../global-id';
 import { badInput } from '../errors';
 import { connectionType, MAX_PAGE_SIZE, paginate } from './connection';
 import { PageArguments } from './page-arguments';
-import { namespaceWebUrl, projectWebUrl } from '../instance';
+import { namespaceWebUrl, projectWebUrl, webBaseUrl } from '../instance';
 import { GroupType } from './group.types';
 import { ProjectPermissionsType, ProjectType } from './project.types';
 
@@ -77,7 +77,7 @@ export class ProjectResolver {
 
   @FieldResolver(() => String, { description: 'Web URL of the project.' })
   webUrl(@Root() project: ProjectType, @Ctx() context: GraphQLContext): string {
-    return projectWebUrl(context.services.externalUrl, project.fullPath);
+    return projectWebUrl(webBaseUrl(context.services.config.gitlab, context.services.externalUrl), project.fullPath);
   }
 
   @FieldResolver(() => ProjectPermissionsType, {
@@ -108,7 +108,7 @@ export class ProjectResolver {
       name: group.name,
       fullPath: group.fullPath,
       fullName: groups.map((each) => each.name).join(' / '),
-      webUrl: namespaceWebUrl(context.services.externalUrl, group.fullPath),
+      webUrl: namespaceWebUrl(webBaseUrl(context.services.config.gitlab, context.services.externalUrl), group.fullPath),
     };
   }
 }
