@@ -1,10 +1,12 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { STAND_IN_GITLAB_VERSION, startGitLabStandIn, ACCESS, type GitLabStandIn } from '../helpers/gitlab-stand-in';
-import { projectIn, unique, userWithToken, type UserWithToken } from '../helpers/fixtures';
+import { groupWithSeat, projectIn, unique, userWithToken, type UserWithToken } from '../helpers/fixtures';
+import { BILLING_FILES, createGitRepo, type GitRepo } from '../helpers/git-repo';
+import { waitUntil } from '../helpers/wait';
 import { readJson } from '../helpers/http';
 import { startTestService, type TestService } from '../helpers/test-service';
-import { createGroup } from '../../src/namespaces/namespaces.service';
+import { addMember, createGroup, createProject } from '../../src/namespaces/namespaces.service';
 
 // The documents VS Code's GitLab Workflow sends (gitlab-vscode-extension, src/gitlab/gitlab_new_service.ts and
 // src/gitlab/graphql/*.ts), as it writes them.
@@ -107,6 +109,9 @@ const createNoteMutation = `
     }
   }
 `;
+/** A selection `depth` fields deep (refused before it is sent, so GitLab's schema need not have it). */
+const nest = (depth: number): string => (depth === 0 ? 'id' : `mergeRequest(iid: "1") { ${nest(depth - 1)} }`);
+
 const VS_CODE_USER_AGENT = 'vs-code-gitlab-workflow/3.47.1 VSCode/1.96.0 Node.js/20.18.1 (darwin; arm64)';
 
 /** Headers a connection or its framing may carry without the caller having named them. */
@@ -121,6 +126,7 @@ describe('one URL for the IDE: connected mode passes what it does not serve on t
   let mergeRequestGid: string;
   let localProjectPath: string;
   let aliceOnGitLabId: number;
+  let repo: GitRepo | undefined;
 
   const api = (path: string, init: RequestInit & { token?: string } = {}) =>
     fetch(`${service.url}${path}`, {
@@ -153,7 +159,8 @@ describe('one URL for the IDE: connected mode passes what it does not serve on t
 
   beforeAll(async () => {
     gitlab = await startGitLabStandIn();
-    service = await startTestService({ env: { GITLAB_URL: gitlab.url, MAX_BODY_BYTES: '65536' } });
+    // With the workers: code search's file_url needs an index.
+    service = await startTestService({ role: 'all', env: { GITLAB_URL: gitlab.url, MAX_BODY_BYTES: '65536', INDEX_DEBOUNCE_MS: '0' } });
     // The caller's token as GitLab knows it (connected-mode identity takes it from GitLab; here it is known to both).
     alice = await userWithToken(service.prisma);
     const aliceOnGitLab = gitlab.addUser({ username: alice.username, name: 'Alice' });
@@ -177,6 +184,7 @@ describe('one URL for the IDE: connected mode passes what it does not serve on t
   afterAll(async () => {
     await service?.close();
     await gitlab?.close();
+    repo?.destroy();
   });
   afterEach(() => {
     gitlab.up();
@@ -312,7 +320,40 @@ describe('one URL for the IDE: connected mode passes what it does not serve on t
     expect(response.data.currentUser).toMatchObject({ username: alice.username, webUrl: `${gitlab.url}/${alice.username}` });
     const local = await readJson(await graphql({ query: `query { project(fullPath: "${localProjectPath}") { fullPath webUrl } }` }));
     expect(local.data.project).toEqual({ fullPath: localProjectPath, webUrl: `${gitlab.url}/${localProjectPath}` });
+    const user = await readJson(await api('/api/v4/user', { token: alice.token }));
+    expect(user.web_url).toBe(`${gitlab.url}/${alice.username}`);
     expect(gitlab.requests.length).toBe(before);
+  });
+
+  it("points code search's file_url at the file on GitLab", async () => {
+    repo = createGitRepo(BILLING_FILES);
+    const seatGroup = await groupWithSeat(service.prisma, { plan: 'ultimate', addOn: 'duo_enterprise', username: alice.username });
+    const { project } = await createProject(service.prisma, { fullPath: `${seatGroup}/${unique('code')}`, repository: repo.path });
+    await addMember(service.prisma, { fullPath: project.fullPath, username: alice.username, accessLevel: 'developer' });
+    const path = `/api/v4/projects/${project.id}/search/semantic?q=${encodeURIComponent('how is the vat amount computed')}`;
+    // The first search starts indexing (409), later ones find the code.
+    const response = await waitUntil(() => api(path, { token: alice.token }), {
+      until: (answer) => answer.status === 200,
+      timeoutMs: 30_000,
+      intervalMs: 200,
+      what: 'the project to be indexed',
+    });
+    const body = await readJson(response);
+    expect(body.results[0]).toMatchObject({
+      path: 'src/billing/tax.ts',
+      file_url: `${gitlab.url}/${project.fullPath}/-/blob/main/src/billing/tax.ts`,
+    });
+  });
+
+  it('keeps our depth limit on operations it passes on', async () => {
+    const before = gitlab.requests.length;
+    const deep = `query { project(fullPath: "${projectPath}") {
+      mergeRequest(iid: "1") { discussions { nodes { notes { nodes { author { name } } } } } } } }`;
+    expect((await readJson(await graphql({ query: deep }))).data.project.mergeRequest).not.toBeNull();
+    const response = await graphql({ query: `query { project(fullPath: "${projectPath}") { ${nest(15)} } }` });
+    expect(response.status).toBe(400);
+    expect((await readJson(response)).errors[0].message).toBe('Query has depth of 17, which exceeds max depth of 15');
+    expect(gitlab.requests.length).toBe(before + 1);
   });
 
   it("answers a query mixing our fields with GitLab's whole: ours here, the rest from GitLab, merged in order", async () => {
