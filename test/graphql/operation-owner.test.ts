@@ -91,8 +91,8 @@ describe('who answers an operation in connected mode', () => {
       decision.fields.filter((field) => field.owner === 'gitlab').map((field) => field.node),
     );
     expect(print(theirs)).toBe(
-      'query mixed($path: ID!, $iid: String!) {\n  project(fullPath: $path) {\n    mergeRequest(iid: $iid) {\n      ...mr\n    }\n  }\n}\n\n' +
-        'fragment mr on MergeRequest {\n  title\n}',
+      'query mixed($path: ID!, $iid: String!) {\n  project(fullPath: $path) {\n    mergeRequest(iid: $iid) {\n      ...mr\n' +
+        '    }\n  }\n}\n\nfragment mr on MergeRequest {\n  title\n}',
     );
     expect(variablesFor(theirs, { path: 'a/b', iid: '1', question: 'x' })).toEqual({ path: 'a/b', iid: '1' });
   });
