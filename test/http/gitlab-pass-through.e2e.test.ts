@@ -8,8 +8,9 @@ import { readJson } from '../helpers/http';
 import { startTestService, type TestService } from '../helpers/test-service';
 import { addMember, createGroup, createProject } from '../../src/namespaces/namespaces.service';
 
-// The documents VS Code's GitLab Workflow sends (gitlab-vscode-extension, src/gitlab/gitlab_new_service.ts and
-// src/gitlab/graphql/*.ts), as it writes them.
+// The documents VS Code's GitLab Workflow sends, as it writes them: gitlab-org/gitlab-vscode-extension 3.x,
+// src/gitlab/gitlab_new_service.ts and src/gitlab/graphql/*.ts (read from its mirror knkgun/gitlab-vscode-extension
+// at f3265e2cf3c00d9ff8f06125e1ba44e7693970e3); its REST paths from src/gitlab_service.ts there.
 const fragmentProjectDetails = `
   fragment projectDetails on Project {
     id
@@ -114,6 +115,8 @@ const nest = (depth: number): string => (depth === 0 ? 'id' : `mergeRequest(iid:
 
 const VS_CODE_USER_AGENT = 'vs-code-gitlab-workflow/3.47.1 VSCode/1.96.0 Node.js/20.18.1 (darwin; arm64)';
 
+const SERVICE_TOKEN = 'glpat-service-token-of-duo-slice';
+
 /** Headers a connection or its framing may carry without the caller having named them. */
 const TRANSPORT_HEADERS = new Set(['host', 'connection', 'content-length', 'transfer-encoding']);
 
@@ -160,7 +163,11 @@ describe('one URL for the IDE: connected mode passes what it does not serve on t
   beforeAll(async () => {
     gitlab = await startGitLabStandIn();
     // With the workers: code search's file_url needs an index.
-    service = await startTestService({ role: 'all', env: { GITLAB_URL: gitlab.url, MAX_BODY_BYTES: '65536', INDEX_DEBOUNCE_MS: '0' } });
+    service = await startTestService({
+      role: 'all',
+      env: { GITLAB_URL: gitlab.url, GITLAB_SERVICE_TOKEN: SERVICE_TOKEN, MAX_BODY_BYTES: '65536', INDEX_DEBOUNCE_MS: '0' },
+    });
+
     // The caller's token as GitLab knows it (connected-mode identity takes it from GitLab; here it is known to both).
     alice = await userWithToken(service.prisma);
     const aliceOnGitLab = gitlab.addUser({ username: alice.username, name: 'Alice' });
@@ -189,6 +196,8 @@ describe('one URL for the IDE: connected mode passes what it does not serve on t
   afterEach(() => {
     gitlab.up();
     expect(gitlab.violations).toEqual([]);
+    // The service's own token never goes with a caller's request, in any header or body.
+    expect(gitlab.requests.filter((request) => JSON.stringify(request).includes(SERVICE_TOKEN))).toEqual([]);
   });
 
   it("lists merge requests as VS Code asks for them, with GitLab's answer and the caller's own token", async () => {
@@ -481,6 +490,17 @@ describe('one URL for the IDE: connected mode passes what it does not serve on t
     expect(graph.errors[0]).toMatchObject({
       message: `GitLab at ${gitlab.url} is unavailable`,
       extensions: { code: 'SERVICE_UNAVAILABLE' },
+    });
+    // A mixed query still gets our part, and an error for each field of GitLab's.
+    const mixed = await readJson(
+      await graphql({
+        query: `query($p: ID!) { currentUser { username } project(fullPath: $p) { httpUrlToRepo } }`,
+        variables: { p: projectPath },
+      }),
+    );
+    expect(mixed).toEqual({
+      data: { currentUser: { username: alice.username }, project: null },
+      errors: [{ message: `GitLab at ${gitlab.url} is unavailable`, path: ['project'], extensions: { code: 'SERVICE_UNAVAILABLE' } }],
     });
   });
 });
