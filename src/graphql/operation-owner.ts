@@ -1,6 +1,7 @@
 import {
   Kind,
   validate,
+  visit,
   type DefinitionNode,
   type DocumentNode,
   type FieldNode,
@@ -9,6 +10,8 @@ import {
   type OperationDefinitionNode,
   type SelectionNode,
 } from 'graphql';
+import { GITLAB_VERSION } from '../instance';
+import { parseVersion } from './gl-introduced';
 
 /** One top-level field of an operation and who answers it. */
 export type RootField = { node: FieldNode; responseKey: string; owner: 'ours' | 'gitlab' | 'either' };
@@ -54,8 +57,10 @@ export function operationOwner(options: OperationOwnerOptions): OperationOwner {
   if (!operation || operation.operation === 'subscription') return { owner: 'ours' };
   const gitlabFields = options.gitlabFields ?? new Set<string>();
   const roots = rootFields(document, operation);
+  // Fields tagged @gl_introduced above our version are answered null by us (src/graphql/gl-introduced.ts), not refused.
+  const valid = (candidate: DocumentNode) => validate(schema, withoutNewerFields(candidate)).length === 0;
   // The usual case, a Duo operation: one validation of the whole document says it is ours.
-  if (!roots.some((root) => gitlabFields.has(root.name.value)) && validate(schema, document).length === 0) return { owner: 'ours' };
+  if (!roots.some((root) => gitlabFields.has(root.name.value)) && valid(document)) return { owner: 'ours' };
   if (roots.length > (options.maxRootFields ?? 100)) throw new TooManyRootFieldsError(roots.length);
   const fields: RootField[] = roots.map((node) => ({
     node,
@@ -65,7 +70,7 @@ export function operationOwner(options: OperationOwnerOptions): OperationOwner {
         ? 'either'
         : gitlabFields.has(node.name.value)
           ? 'gitlab'
-          : validate(schema, subOperation(document, operation, [node])).length === 0
+          : valid(subOperation(document, operation, [node]))
             ? 'ours'
             : 'gitlab',
   }));
@@ -76,6 +81,29 @@ export function operationOwner(options: OperationOwnerOptions): OperationOwner {
   const gitlab = fields.some((field) => field.owner === 'gitlab');
   if (ours && gitlab) return { owner: 'mixed', operation, fields };
   return gitlab ? { owner: 'gitlab' } : { owner: 'ours' };
+}
+
+const TYPENAME: FieldNode = { kind: Kind.FIELD, name: { kind: Kind.NAME, value: '__typename' } };
+
+/** `document` without the selections tagged `@gl_introduced(version:)` above the version we report. */
+function withoutNewerFields(document: DocumentNode): DocumentNode {
+  const ours = parseVersion(GITLAB_VERSION)!;
+  const isNewer = (node: { directives?: readonly { name: { value: string }; arguments?: readonly unknown[] }[] }) =>
+    (node.directives ?? []).some((directive) => {
+      if (directive.name.value !== 'gl_introduced') return false;
+      const argument = (directive.arguments ?? []).find(
+        (each): each is { name: { value: string }; value: { kind: string; value: string } } =>
+          (each as { name: { value: string } }).name.value === 'version',
+      );
+      const version = argument?.value.kind === Kind.STRING ? parseVersion(argument.value.value) : null;
+      return version !== null && (version[0] - ours[0] || version[1] - ours[1] || version[2] - ours[2]) > 0;
+    });
+  return visit(document, {
+    Field: (node) => (isNewer(node) ? null : undefined),
+    InlineFragment: (node) => (isNewer(node) ? null : undefined),
+    // A selection left empty keeps a field that is valid anywhere, as the strip's placeholder does.
+    SelectionSet: { leave: (node) => (node.selections.length === 0 ? { ...node, selections: [TYPENAME] } : undefined) },
+  });
 }
 
 /** The operation `operationName` names, or the only one; null when there is no such single operation. */

@@ -16,6 +16,17 @@ describe('who answers an operation in connected mode', () => {
   // Documents as the clients send them: the language server (gitlab-lsp) and VS Code's GitLab Workflow.
   it.each([
     ['LSP getUser', 'query getUser { currentUser { id username name } }', 'ours'],
+    [
+      'LSP getUser with a field tagged for a later GitLab',
+      `query getUser { currentUser { id username name avatarUrl webUrl
+        userPreferences @gl_introduced(version: "18.10.0") { duoDefaultNamespace { id fullName fullPath } } } }`,
+      'ours',
+    ],
+    [
+      'a field tagged for our version or before is checked as any other',
+      'query { currentUser { id mergeRequests @gl_introduced(version: "16.0.0") { count } } }',
+      'gitlab',
+    ],
     ['LSP duo features', 'query getDuoChatAvailableFeatures { currentUser { duoChatAvailableFeatures } }', 'ours'],
     ['LSP duoFeaturesEnabled', 'query GetProject($projectPath: ID!) { project(fullPath: $projectPath) { duoFeaturesEnabled } }', 'ours'],
     ['LSP project id', 'query getProject($projectPath: ID!) { project(fullPath: $projectPath) { id } }', 'ours'],

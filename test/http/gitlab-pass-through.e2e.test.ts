@@ -329,6 +329,11 @@ describe('one URL for the IDE: connected mode passes what it does not serve on t
     expect(response.data.currentUser).toMatchObject({ username: alice.username, webUrl: `${gitlab.url}/${alice.username}` });
     const local = await readJson(await graphql({ query: `query { project(fullPath: "${localProjectPath}") { fullPath webUrl } }` }));
     expect(local.data.project).toEqual({ fullPath: localProjectPath, webUrl: `${gitlab.url}/${localProjectPath}` });
+    // The language server's getUser, with a field GitLab added after the version we report: ours, that field null.
+    const getUser = `query getUser { currentUser { id username name avatarUrl webUrl
+      userPreferences @gl_introduced(version: "18.10.0") { duoDefaultNamespace { id fullName fullPath } } } }`;
+    const lsp = await readJson(await graphql({ query: getUser }));
+    expect(lsp.data.currentUser).toMatchObject({ username: alice.username, userPreferences: null });
     const user = await readJson(await api('/api/v4/user', { token: alice.token }));
     expect(user.web_url).toBe(`${gitlab.url}/${alice.username}`);
     expect(gitlab.requests.length).toBe(before);
