@@ -232,6 +232,19 @@ describe('one URL for the IDE: connected mode passes what it does not serve on t
     expect(pipelines).toEqual([expect.objectContaining({ ref: 'feature/sso', status: 'running' })]);
   });
 
+  it('passes an answer larger than our request body limit back whole (the limit is on what callers send)', async () => {
+    const group = gitlab.addGroup({ path: unique('busy') });
+    const busy = gitlab.addProject({ namespace: group, path: 'monorepo', visibility: 'public' });
+    const author = gitlab.addUser({ username: unique('author') });
+    for (let index = 0; index < 200; index++)
+      gitlab.addMergeRequest(busy, { title: `Change ${index} `.padEnd(200, '.'), sourceBranch: `b${index}`, author });
+    const response = await api(`/api/v4/projects/${busy.id}/merge_requests`, { token: alice.token });
+    const text = await response.text();
+    expect(response.status).toBe(200);
+    expect(text.length).toBeGreaterThan(65_536);
+    expect(JSON.parse(text)).toHaveLength(200);
+  });
+
   it('adds no header of ours and passes none GitLab would take from its own proxy', async () => {
     const sent = {
       'PRIVATE-TOKEN': alice.token,
