@@ -161,6 +161,7 @@ const envSchema = z.object({
     .optional(),
   GITLAB_SERVICE_TOKEN: z.string().min(1).optional(),
   GITLAB_TIMEOUT_MS: positiveInt.max(120_000, 'must be at most 120000').default(10_000),
+  GITLAB_SYSTEM_HOOK_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
   DUO_ACCESS: z
     .string()
     .optional()
@@ -344,6 +345,8 @@ export type GitLabConfig = Readonly<{
   serviceToken: string | undefined;
   /** How long one request to GitLab may take before GitLab counts as unavailable. Default 10 s. */
   timeoutMs: number;
+  /** GITLAB_SYSTEM_HOOK_TOKEN: the secret token of GitLab's system hook; without it system hook events are refused (401). */
+  systemHookToken: string | undefined;
   /** DUO_ACCESS. Default all. */
   duoAccess: DuoAccessRule;
   /** The add-on whose features a user with Duo gets (DUO_ADD_ON). Default duo_pro. */
@@ -451,7 +454,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(['RERANK_MODEL: must be set when RERANK_PROVIDER is cohere']);
   }
   if (!values.GITLAB_URL) {
-    const stray = (['GITLAB_SERVICE_TOKEN', 'DUO_ACCESS'] as const).filter((name) => cleaned[name] !== undefined);
+    const stray = (['GITLAB_SERVICE_TOKEN', 'GITLAB_SYSTEM_HOOK_TOKEN', 'DUO_ACCESS'] as const).filter(
+      (name) => cleaned[name] !== undefined,
+    );
     if (stray.length > 0) throw new ConfigError(stray.map((name) => `${name}: only applies with GITLAB_URL (connected mode)`));
   }
   if (values.DUO_ACCESS?.kind === 'groups' && !values.GITLAB_SERVICE_TOKEN) {
@@ -462,6 +467,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
         url: values.GITLAB_URL,
         serviceToken: values.GITLAB_SERVICE_TOKEN,
         timeoutMs: values.GITLAB_TIMEOUT_MS,
+        systemHookToken: values.GITLAB_SYSTEM_HOOK_TOKEN,
         duoAccess: values.DUO_ACCESS ?? Object.freeze({ kind: 'all' as const }),
         duoAddOn: values.DUO_ADD_ON,
       })

@@ -21,9 +21,22 @@ export const userWebUrl = (externalUrl: string, username: string) => `${external
 /** A picture of the user's initials we serve ourselves: no third-party avatar service sees who uses the instance. */
 export const userAvatarUrl = (externalUrl: string, userId: number) => `${externalUrl}/uploads/-/system/user/avatar/${userId}/avatar.svg`;
 
+/**
+ * Base of the web URLs of users, groups, projects and files: GitLab's (GITLAB_URL) in connected mode, where
+ * they live, else this instance's own (EXTERNAL_URL or the URL it listens on).
+ */
+export const webBaseUrl = (gitlab: { url: string } | null, externalUrl: string) => gitlab?.url ?? externalUrl;
+
 export const namespaceWebUrl = (externalUrl: string, fullPath: string) => `${externalUrl}/${encodePath(fullPath)}`;
 
 export const projectWebUrl = (externalUrl: string, fullPath: string) => `${externalUrl}/${encodePath(fullPath)}`;
+
+/**
+ * A project's page: GitLab's own `web_url` for a project mirrored from GitLab (it knows its relative URL root and
+ * any rename), else `projectWebUrl` under `webBaseUrl`.
+ */
+export const projectPageUrl = (baseUrl: string, project: { fullPath: string; webUrl?: string | null }) =>
+  project.webUrl ?? projectWebUrl(baseUrl, project.fullPath);
 
 /** Whether an instance feature flag is on: only the names the configuration turns on are. */
 export const isFeatureFlagEnabled = (enabledFlags: readonly string[], name: string) => enabledFlags.includes(name);

@@ -101,6 +101,8 @@ describe('configuration', () => {
         duoAccess: { kind: 'all' },
         duoAddOn: 'duo_pro',
       });
+      const withHooks = loadConfig({ GITLAB_URL: 'https://gitlab.example.com', GITLAB_SYSTEM_HOOK_TOKEN: 'system-hook-secret-0123' });
+      expect(withHooks.gitlab?.systemHookToken).toBe('system-hook-secret-0123');
     });
 
     it.each([
@@ -120,6 +122,8 @@ describe('configuration', () => {
       [{ GITLAB_URL: 'https://gitlab.example.com/?private_token=x' }, /GITLAB_URL: must be the instance URL alone/],
       [{ GITLAB_SERVICE_TOKEN: 'glpat-x' }, /GITLAB_SERVICE_TOKEN: only applies with GITLAB_URL/],
       [{ DUO_ACCESS: 'all' }, /DUO_ACCESS: only applies with GITLAB_URL/],
+      [{ GITLAB_SYSTEM_HOOK_TOKEN: 'system-hook-secret-0123' }, /GITLAB_SYSTEM_HOOK_TOKEN: only applies with GITLAB_URL/],
+      [{ GITLAB_URL: 'https://gitlab.example.com', GITLAB_SYSTEM_HOOK_TOKEN: 'short' }, /GITLAB_SYSTEM_HOOK_TOKEN: must be at least 16/],
       [{ GITLAB_URL: 'https://gitlab.example.com', DUO_ACCESS: 'everyone' }, /DUO_ACCESS: "everyone" is not all, groups:/],
       [{ GITLAB_URL: 'https://gitlab.example.com', DUO_ACCESS: 'users:' }, /DUO_ACCESS: users: names no user/],
       [{ GITLAB_URL: 'https://gitlab.example.com', DUO_ACCESS: 'users:a b' }, /DUO_ACCESS: "a b" is not a GitLab username/],

@@ -1,5 +1,7 @@
 import { addMember, assignSeat, buyAddOn, createGroup, createProject, updateProject } from '../namespaces/namespaces.service';
-import { badInput } from '../errors';
+import { AppError, badInput } from '../errors';
+import { GitLabClient } from '../gitlab/gitlab-client';
+import { registerPushWebhooks } from '../gitlab/register-push-webhooks';
 import type { PrismaClient } from '../db/prisma';
 import { createToken, createUser, revokeToken, setUserState } from '../users/users.service';
 import { instanceStatus } from './instance-status.command';
@@ -195,6 +197,44 @@ export const ADMIN_COMMANDS: Record<string, AdminCommand> = {
         context_exclusions: project.contextExclusions,
         ...(webhookSecret ? { webhook_secret: webhookSecret } : {}),
       };
+    },
+  },
+  'register-webhooks': {
+    summary: 'With GITLAB_URL: register the push webhook on a GitLab project, or on every project of a group and its subgroups',
+    flags: {
+      project: 'GitLab project id or full path',
+      group: 'GitLab group id or full path',
+      url: 'the hook URL GitLab calls (default EXTERNAL_URL + /api/v4/webhooks/push)',
+      'ssl-verification': "true or false: GitLab checks the hook URL's certificate (default true)",
+    },
+    run: async (prisma, flags, context) => {
+      const { config, logger } = context;
+      if (!config.gitlab) throw badInput('register-webhooks needs GITLAB_URL (connected mode)');
+      if (!config.gitlab.serviceToken)
+        throw badInput('register-webhooks needs GITLAB_SERVICE_TOKEN (scope api, Maintainer on the projects)');
+      const project = text(flags, 'project');
+      const group = text(flags, 'group');
+      if (Boolean(project) === Boolean(group)) throw badInput('give one of --project or --group', project ? 'group' : 'project');
+      const hookUrl =
+        text(flags, 'url') ?? (config.externalUrl ? `${config.externalUrl.replace(/\/+$/, '')}/api/v4/webhooks/push` : undefined);
+      if (!hookUrl) throw badInput('set EXTERNAL_URL (the URL GitLab reaches this service at) or pass --url', 'url');
+      const gitlab = new GitLabClient({ ...config.gitlab, logger });
+      const result = await registerPushWebhooks({
+        prisma,
+        gitlab,
+        logger,
+        target: project ? { project } : { group: group! },
+        hookUrl,
+        enableSslVerification: bool(flags, 'ssl-verification'),
+      });
+      process.stdout.write(`${JSON.stringify(result)}\n`);
+      if (result.failed.length > 0) {
+        const reasons = result.failed.map((failure) => `${failure.full_path}: ${failure.error}`).join('; ');
+        throw new AppError({
+          code: 'BAD_USER_INPUT',
+          userMessage: `the hook was not registered on ${result.failed.length} project(s): ${reasons}`,
+        });
+      }
     },
   },
   'add-member': {

@@ -113,6 +113,7 @@ void runCommand(async ({ config, database, logger }) => {
       embedder,
       logger,
       dataDir: config.dataDir,
+      gitlab: config.gitlab,
       projectId: project.id,
       ref,
       force: args.force,

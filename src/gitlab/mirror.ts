@@ -1,6 +1,7 @@
 import { isUniqueViolation } from '../db/errors';
 import type { PrismaClient, Project, User } from '../db/prisma';
-import { AppError } from '../errors';
+import { AppError, notFound } from '../errors';
+import type { GitLabClient } from './gitlab-client';
 import type { GitLabProject, GitLabUser } from './gitlab-types';
 
 // Rows mirrored from GitLab take GitLab's id as their own (so that the ids the service answers with are the ones GitLab's
@@ -110,6 +111,25 @@ export async function mirrorGitLabProject(prisma: PrismaClient, project: GitLabP
     if (raced) return raced;
     throw clash(`project ${project.path_with_namespace}`, error);
   }
+}
+
+export type EnsureGitLabProjectOptions = {
+  prisma: PrismaClient;
+  gitlab: GitLabClient;
+  /** GitLab's project id (a push event's `project_id`). */
+  gitlabProjectId: number;
+};
+
+/**
+ * The local row of a GitLab project asked about with the service token (`GET /api/v4/projects/:id`), for
+ * what no user asks: hook registration and system hooks. Mirrored as a user's request mirrors it
+ * (mirrorGitLabProject); the webhook secret is left as it is (hook registration sets it).
+ */
+export async function ensureGitLabProject(options: EnsureGitLabProjectOptions): Promise<Project> {
+  const { prisma, gitlab, gitlabProjectId } = options;
+  const remote = await gitlab.project(gitlabProjectId, { kind: 'service' });
+  if (!remote) throw notFound(`GitLab at ${gitlab.url} has no project ${gitlabProjectId} that GITLAB_SERVICE_TOKEN may read`);
+  return mirrorGitLabProject(prisma, remote);
 }
 
 /**

@@ -33,6 +33,8 @@ import { repositoryFilesRoutes } from './repository-files.routes';
 import { gitCommandRoutes } from './git-command.routes';
 import { duoChatPageRoutes } from './duo-chat-page';
 import { avatarRoutes } from './avatar.routes';
+import { graphqlPassThrough, oauthPassThrough, restPassThrough, versionPassThrough } from './gitlab-connected.routes';
+import { keepRawBody } from './gitlab-pass-through';
 
 export type HttpApp = { app: Express; apollo: ApolloServer<GraphQLContext> };
 
@@ -105,22 +107,35 @@ export async function createHttpApp(services: Services, httpServer: Server): Pro
     MCP_PATH,
     mcpRoutes(services, { rateLimit, batchRateLimit: rateLimitMiddleware({ ...rateLimitOptions, cost: extraBatchMessages }), wrongTokens }),
   );
+  // Connected mode: GitLab's sign-in pages and OAuth API are GitLab's own (docs/gitlab-connected.md).
+  const gitlab = services.config.gitlab;
+  if (gitlab) app.use('/oauth', oauthPassThrough(services, gitlab, rateLimit));
   app.use('/oauth', oauthRoutes(services, rateLimit, wrongTokens));
   app.use('/api', authenticateMiddleware(services.prisma, restSurface, wrongTokens));
   app.use('/api', rateLimit);
   // Before the general body parser: this endpoint has GitLab's own, smaller body limit.
   app.use('/api/v4/code_suggestions', codeSuggestionsRoutes(services));
-  app.use('/api', express.json({ limit: services.config.maxBodyBytes }), safeJsonBody(services.config.maxJsonDepth));
+  app.use(
+    '/api',
+    // The parsed body's bytes are kept for the requests passed on to GitLab unchanged (connected mode).
+    express.json({ limit: services.config.maxBodyBytes, ...(gitlab ? { verify: keepRawBody } : {}) }),
+    safeJsonBody(services.config.maxJsonDepth),
+  );
+  if (gitlab) app.use('/api/v4', versionPassThrough(services, gitlab));
   app.use('/api/v4', restV4Routes(services));
   app.use('/api/v4', semanticSearchRoutes(services));
-  app.use('/api/v4', repositoryFilesRoutes(services));
+  // Connected mode: files are read from GitLab itself at any ref (the IDE's merge request diffs), not from our index.
+  if (!gitlab) app.use('/api/v4', repositoryFilesRoutes(services));
   app.use('/api/v4', gitCommandRoutes(services));
+  if (gitlab) app.use(GRAPHQL_PATH, graphqlPassThrough({ services, gitlab, schema, apollo }));
   app.use(
     GRAPHQL_PATH,
     expressMiddleware(apollo, {
       context: async ({ res }) => createGraphQLContext(services, locals(res).viewer, locals(res).requestId, locals(res).receivedAt),
     }),
   );
+  // Connected mode: the rest of GitLab's REST API is GitLab's, so an IDE needs one instance URL for all of it.
+  if (gitlab) app.use('/api/v4', restPassThrough(services, gitlab));
   app.use('/api', (request, response) => sendError(request, response, 404, '404 Not Found'));
   app.use(errorHandler(services.logger));
   return { app, apollo };

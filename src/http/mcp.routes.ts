@@ -8,7 +8,7 @@ import { sendInsufficientScope } from './http-errors';
 import { sendRateLimited, wrongTokenRetryAfter } from './rate-limit.middleware';
 import type { RequestLimiter } from '../auth/rate-limits';
 import { locals } from './locals';
-import { GITLAB_VERSION, publicUrl } from './rest-v4.routes';
+import { GITLAB_VERSION, webLinkBase } from './rest-v4.routes';
 
 export const MCP_PATH = '/api/v4/mcp';
 
@@ -96,7 +96,7 @@ export function mcpRoutes(
     const server = createMcpServer({
       services,
       viewer: locals(response).viewer!,
-      externalUrl: publicUrl(services.config, request),
+      externalUrl: webLinkBase(services.config, request),
       version: GITLAB_VERSION,
       requestId: locals(response).requestId,
     });

@@ -5,7 +5,7 @@ import { unauthenticated } from '../errors';
 import type { Services } from '../services';
 import { trackUsageEvent, type TrackEventInput } from '../usage/usage-events';
 import { describeToken, describeUser } from '../users/users.service';
-import { GITLAB_VERSION } from '../instance';
+import { GITLAB_VERSION, userWebUrl, webBaseUrl } from '../instance';
 import { locals } from './locals';
 
 export { GITLAB_VERSION };
@@ -19,6 +19,11 @@ export function publicUrl(config: Pick<Config, 'externalUrl'>, request: Request)
   return config.externalUrl ?? baseUrl(request);
 }
 
+/** Base of the web links we answer (users, projects, files): GitLab's in connected mode, else publicUrl. */
+export function webLinkBase(config: Pick<Config, 'externalUrl' | 'gitlab'>, request: Request): string {
+  return webBaseUrl(config.gitlab, publicUrl(config, request));
+}
+
 /** The GitLab REST endpoints IDE clients probe before anything else. */
 export function restV4Routes(services: Services): Router {
   const router = Router();
@@ -30,7 +35,9 @@ export function restV4Routes(services: Services): Router {
   router.get('/user', async (_request, response) => {
     const viewer = locals(response).viewer;
     if (!viewer) throw unauthenticated();
-    response.json(await describeUser(services.prisma, viewer.user.id, services.externalUrl));
+    const user = await describeUser(services.prisma, viewer.user.id, services.externalUrl);
+    // The profile is GitLab's in connected mode; the avatar stays the one we serve.
+    response.json({ ...user, web_url: userWebUrl(webBaseUrl(services.config.gitlab, services.externalUrl), user.username) });
   });
 
   router.get('/personal_access_tokens/self', async (_request, response) => {

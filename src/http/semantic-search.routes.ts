@@ -5,7 +5,7 @@ import { semanticCodeSearch } from '../search/semantic-code-search';
 import { requireSearchableQuery } from '../search/text-query';
 import type { Services } from '../services';
 import { locals } from './locals';
-import { publicUrl } from './rest-v4.routes';
+import { webLinkBase } from './rest-v4.routes';
 
 // Grape's messages, as GitLab's REST API words a bad parameter.
 function boundedInt(value: unknown, name: string, bounds: { min: number; max: number; default: number }): number {
@@ -61,7 +61,7 @@ export function semanticSearchRoutes(services: Services): Router {
         embedder: services.embedder,
         reranking: services.reranking,
         disabledCategories: services.config.disabledContextCategories,
-        externalUrl: publicUrl(services.config, request),
+        externalUrl: webLinkBase(services.config, request),
         viewer,
         project,
         query: parameters.query,

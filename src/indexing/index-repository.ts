@@ -43,7 +43,7 @@ import {
   type TreePath,
 } from './git-reader';
 import { fileRole } from './file-role';
-import { openRepository, RepositoryUnavailableError } from './repository-location';
+import { openRepository, RepositoryUnavailableError, type GitLabRepositoryAccess } from './repository-location';
 import { chunkEmbeddingText } from './search-text';
 
 /** Bump when the file filter's rules change: every index rebuilds to apply them. */
@@ -69,6 +69,8 @@ export type IndexRepositoryOptions = {
   logger: Logger;
   /** Clones of remote repositories go under here. */
   dataDir: string;
+  /** Connected mode: remote repositories are read from this GitLab only, with its service token. Default none. */
+  gitlab?: GitLabRepositoryAccess | null;
   projectId: number;
   ref: string;
   /** Rebuild everything even if an incremental run would do. Default false. */
@@ -161,7 +163,7 @@ export async function indexRepository(options: IndexRepositoryOptions): Promise<
     update: { state: 'indexing', startedAt: new Date(), lastError: null, filesTotal: null },
   });
   try {
-    const git = await openRepository({ projectId, repositoryUrl: project.repositoryUrl, dataDir: options.dataDir });
+    const git = await openRepository({ projectId, repositoryUrl: project.repositoryUrl, dataDir: options.dataDir, gitlab: options.gitlab });
     // One cat-file process answers the run's ref, ancestry and blobs (BlobReader says why).
     const reader = new BlobReader(git);
     try {

@@ -13,6 +13,8 @@ const pushEventSchema = z.object({
   after: z.string().regex(SHA, 'must be a full commit sha'),
   checkout_sha: z.string().regex(SHA, 'must be a full commit sha').nullable().optional(),
   total_commits_count: z.number().int().min(0).optional(),
+  /** GitLab's project id, at the top level too (system hooks' push events name the project by it). */
+  project_id: z.number().int().positive().optional(),
   project: z.object({
     id: z.number().int().optional(),
     path_with_namespace: z.string().min(1).max(1024),
@@ -28,6 +30,8 @@ const pushEventSchema = z.object({
 /** What duo-slice needs from GitLab's push event. */
 export type PushEvent = {
   projectPath: string;
+  /** GitLab's project id (`project_id`, or `project.id`); null when the event names none. */
+  projectId: number | null;
   /** The branch name (`refs/heads/` removed), or null for a tag push. */
   branch: string | null;
   after: string;
@@ -51,5 +55,13 @@ export function parsePushEvent(body: unknown): PushEvent {
   let changedPaths = 0;
   for (const commit of event.commits ?? [])
     changedPaths += (commit.added?.length ?? 0) + (commit.modified?.length ?? 0) + (commit.removed?.length ?? 0);
-  return { projectPath: event.project.path_with_namespace, branch, after: event.after, deleted: ZERO_SHA.test(event.after), changedPaths };
+  const projectId = event.project_id ?? event.project.id ?? null;
+  return {
+    projectPath: event.project.path_with_namespace,
+    projectId,
+    branch,
+    after: event.after,
+    deleted: ZERO_SHA.test(event.after),
+    changedPaths,
+  };
 }

@@ -16,7 +16,20 @@ export type RepositoryLocationOptions = {
   dataDir: string;
   /** For clone and fetch. Default 10 minutes. */
   timeoutMs?: number;
+  /** Connected mode (GITLAB_URL): http(s) repositories are read from that GitLab only, with the service token. Default none. */
+  gitlab?: GitLabRepositoryAccess | null;
 };
+
+/**
+ * How repositories on the connected GitLab are read: over HTTPS from under GITLAB_URL only (a project's
+ * http_url_to_repo), with GITLAB_SERVICE_TOKEN as HTTP basic auth's password, never with a user's token.
+ */
+export type GitLabRepositoryAccess = Readonly<{
+  /** GITLAB_URL, without a trailing slash. */
+  url: string;
+  /** GITLAB_SERVICE_TOKEN; without it no repository on GitLab can be read. */
+  serviceToken: string | undefined;
+}>;
 
 /** A repository that cannot be read: the index fails with this message, which says what to fix. */
 export class RepositoryUnavailableError extends AppError {
@@ -27,13 +40,13 @@ export class RepositoryUnavailableError extends AppError {
   }
 }
 
-function run(args: string[], timeoutMs: number): Promise<void> {
+function runGit(args: string[], timeoutMs: number, extraEnv: NodeJS.ProcessEnv = {}): Promise<void> {
   return new Promise((resolve, reject) => {
     // GIT_TERMINAL_PROMPT=0: a private remote without credentials fails at once instead of waiting for a password.
     execFile(
       'git',
       args,
-      { timeout: timeoutMs, env: { ...process.env, GIT_TERMINAL_PROMPT: '0' }, maxBuffer: 16 * 1024 * 1024 },
+      { timeout: timeoutMs, env: { ...process.env, GIT_TERMINAL_PROMPT: '0', ...extraEnv }, maxBuffer: 16 * 1024 * 1024 },
       (error, _stdout, stderr) => {
         if (error) {
           const failure: Error & { stderr: string } = Object.assign(error, { stderr: String(stderr).trim() });
@@ -95,9 +108,11 @@ export async function openRepository(options: RepositoryLocationOptions): Promis
     );
   const timeoutMs = options.timeoutMs ?? 10 * 60_000;
   if (isRemote(location)) {
+    const gitlab = options.gitlab ?? null;
+    const env = gitlab ? gitLabCredentialEnv(gitlab, location) : {};
     const mirror = mirrorOf(options);
     mkdirSync(path.dirname(mirror), { recursive: true });
-    await withMirrorLock(mirror, timeoutMs, () => updateMirror({ location, mirror, timeoutMs }));
+    await withMirrorLock(mirror, timeoutMs, () => updateMirror({ location, mirror, timeoutMs, env, gitlab }));
     return { repository: mirror };
   }
   if (!path.isAbsolute(location))
@@ -114,7 +129,7 @@ export async function openRepository(options: RepositoryLocationOptions): Promis
     );
   }
   try {
-    await run(['-C', location, 'rev-parse', '--git-dir'], 30_000);
+    await runGit(['-C', location, 'rev-parse', '--git-dir'], 30_000);
   } catch (error) {
     throw new RepositoryUnavailableError(
       "The project's repository path is not a git repository, or git cannot read it: check its owner and permissions (the worker log " +
@@ -136,8 +151,15 @@ const GIT_ATTEMPTS = 3;
  * timeout, a dropped connection, a server error) is tried GIT_ATTEMPTS times, then fails the run
  * as INTERNAL, which the queue retries.
  */
-async function updateMirror(options: { location: string; mirror: string; timeoutMs: number }): Promise<void> {
-  const { location, mirror, timeoutMs } = options;
+async function updateMirror(options: {
+  location: string;
+  mirror: string;
+  timeoutMs: number;
+  env: NodeJS.ProcessEnv;
+  gitlab: GitLabRepositoryAccess | null;
+}): Promise<void> {
+  const { location, mirror, timeoutMs, env } = options;
+  const run = (args: string[], timeout: number) => runGit(args, timeout, env);
   for (let attempt = 1; ; attempt += 1) {
     try {
       if (isCloned(mirror)) {
@@ -166,6 +188,8 @@ async function updateMirror(options: { location: string; mirror: string; timeout
       }
       const detail = stderr.split('\n').pop()?.replace(location, redact(location)).slice(0, 200);
       const internal = `The repository ${redact(location)} could not be fetched into ${mirror}${detail ? ` (${detail})` : ''}`;
+      const gitlabRefusal = refused && options.gitlab ? gitLabRefusal(options.gitlab, location, stderr) : null;
+      if (gitlabRefusal) throw new RepositoryUnavailableError(gitlabRefusal, error, internal);
       if (refused)
         throw new RepositoryUnavailableError(
           `The repository ${redact(location)} could not be fetched: check the URL and that the service may read it (the worker log has ` +
@@ -181,6 +205,68 @@ async function updateMirror(options: { location: string; mirror: string; timeout
       });
     }
   }
+}
+
+/**
+ * Checks that a remote is on the connected GitLab (no project row, push event or request can make the
+ * service connect elsewhere) and returns the environment that gives git the service token: an
+ * `Authorization: Basic` header for GITLAB_URL only, through git's GIT_CONFIG_* variables, so the token is in no
+ * command line (`ps`), no clone's .git/config, no URL git prints, no error and no log line. Redirects are
+ * not followed (the header must not go anywhere else), and no credential helper or prompt of the machine
+ * is asked.
+ */
+export function gitLabCredentialEnv(gitlab: GitLabRepositoryAccess, location: string): NodeJS.ProcessEnv {
+  const base = new URL(`${gitlab.url}/`);
+  const remote = URL.canParse(location) ? new URL(location) : null;
+  const onGitLab =
+    remote !== null &&
+    remote.origin === base.origin &&
+    remote.pathname.startsWith(base.pathname) &&
+    !remote.username &&
+    !remote.password &&
+    !remote.search &&
+    !remote.hash;
+  if (!onGitLab)
+    throw new RepositoryUnavailableError(
+      `The project's repository ${redact(location)} is not on GitLab at ${gitlab.url}: with GITLAB_URL set, repositories are read ` +
+        'from that GitLab only.',
+    );
+  if (!gitlab.serviceToken)
+    throw new RepositoryUnavailableError(
+      `GITLAB_SERVICE_TOKEN is not set: repositories on GitLab at ${gitlab.url} are read with it (scope read_repository).`,
+    );
+  const basic = Buffer.from(`duo-slice:${gitlab.serviceToken}`).toString('base64');
+  return {
+    GIT_CONFIG_COUNT: '3',
+    GIT_CONFIG_KEY_0: `http.${base.href}.extraHeader`,
+    GIT_CONFIG_VALUE_0: `Authorization: Basic ${basic}`,
+    GIT_CONFIG_KEY_1: 'http.followRedirects',
+    GIT_CONFIG_VALUE_1: 'false',
+    // An empty helper resets the list: no helper of the machine is asked for (or told) credentials for GitLab.
+    GIT_CONFIG_KEY_2: 'credential.helper',
+    GIT_CONFIG_VALUE_2: '',
+    GIT_ASKPASS: '',
+    GIT_TRACE_CURL: '',
+    GIT_CURL_VERBOSE: '',
+  };
+}
+
+/**
+ * GitLab's refusal of the service token (401/403) or its "not found" (404: missing, or hidden from the token's user), in
+ * words an operator can act on; null for other refusals (an unknown host), which keep the general message.
+ */
+function gitLabRefusal(gitlab: GitLabRepositoryAccess, location: string, stderr: string): string | null {
+  if (/returned error: 40[13]|authentication failed|could not read (username|password)|terminal prompts disabled/i.test(stderr))
+    return (
+      `GitLab at ${gitlab.url} refused GITLAB_SERVICE_TOKEN for the repository ${redact(location)}: the token must be valid and ` +
+      'have the read_repository (or api) scope.'
+    );
+  if (/returned error: 404|not found/i.test(stderr))
+    return (
+      `GitLab at ${gitlab.url} has no repository ${redact(location)} that GITLAB_SERVICE_TOKEN may read: the token's user needs ` +
+      'Reporter access (or more) to the project.'
+    );
+  return null;
 }
 
 /** git's words for a remote that is not there or will not let the service in: no retry can help. */

@@ -2,7 +2,7 @@ import { Ctx, FieldResolver, Query, Resolver } from 'type-graphql';
 import { chatFeatureNames, codeSuggestionsContextNames } from '../auth/duo-access';
 import type { GraphQLContext } from '../graphql/context';
 import { toGlobalId } from '../global-id';
-import { userAvatarUrl, userWebUrl } from '../instance';
+import { userAvatarUrl, userWebUrl, webBaseUrl } from '../instance';
 import { CurrentUser, IdeType } from './user.types';
 
 @Resolver(() => CurrentUser)
@@ -17,7 +17,7 @@ export class CurrentUserResolver {
       username: user.username,
       name: user.name,
       avatarUrl: userAvatarUrl(externalUrl, user.id),
-      webUrl: userWebUrl(externalUrl, user.username),
+      webUrl: userWebUrl(webBaseUrl(context.services.config.gitlab, externalUrl), user.username),
     };
   }
 

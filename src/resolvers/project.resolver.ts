@@ -7,7 +7,7 @@ import { numericId, parseGlobalId, toGlobalId } from '../global-id';
 import { badInput } from '../errors';
 import { connectionType, MAX_PAGE_SIZE, paginate } from './connection';
 import { PageArguments } from './page-arguments';
-import { namespaceWebUrl, projectWebUrl } from '../instance';
+import { namespaceWebUrl, projectPageUrl, webBaseUrl } from '../instance';
 import { GroupType } from './group.types';
 import { ProjectPermissionsType, ProjectType } from './project.types';
 
@@ -22,6 +22,7 @@ export function toProjectType(project: Project): ProjectType {
     duoFeaturesEnabled: project.duoFeaturesEnabled,
     visibility: project.visibility,
     groupId: project.groupId,
+    gitlabWebUrl: project.webUrl,
   };
 }
 
@@ -77,7 +78,8 @@ export class ProjectResolver {
 
   @FieldResolver(() => String, { description: 'Web URL of the project.' })
   webUrl(@Root() project: ProjectType, @Ctx() context: GraphQLContext): string {
-    return projectWebUrl(context.services.externalUrl, project.fullPath);
+    const baseUrl = webBaseUrl(context.services.config.gitlab, context.services.externalUrl);
+    return projectPageUrl(baseUrl, { fullPath: project.fullPath, webUrl: project.gitlabWebUrl });
   }
 
   @FieldResolver(() => ProjectPermissionsType, {
@@ -108,7 +110,7 @@ export class ProjectResolver {
       name: group.name,
       fullPath: group.fullPath,
       fullName: groups.map((each) => each.name).join(' / '),
-      webUrl: namespaceWebUrl(context.services.externalUrl, group.fullPath),
+      webUrl: namespaceWebUrl(webBaseUrl(context.services.config.gitlab, context.services.externalUrl), group.fullPath),
     };
   }
 }

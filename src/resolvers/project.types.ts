@@ -25,6 +25,9 @@ export class ProjectType {
 
   /** The namespace the project lives in (not a field: `group` resolves it). */
   groupId!: number;
+
+  /** GitLab's `web_url` of a project mirrored from GitLab (not a field: `webUrl` resolves it). */
+  gitlabWebUrl?: string | null;
 }
 
 const can = (ability: string) => `If \`true\`, the user can perform \`${ability}\` on this resource`;

@@ -1,4 +1,5 @@
 import type { Project } from '../db/prisma';
+import { projectPageUrl } from '../instance';
 import type { SearchCodeResult } from './search-code';
 
 /** GitLab's limits on semantic code search (REST `search/semantic` and the MCP `semantic_code_search` tool). */
@@ -39,7 +40,8 @@ const round = (score: number) => Number(score.toFixed(4));
 /** Maps a codebase search to GitLab's shape: files by score, each with its line ranges and a link to the blob. */
 export function presentSemanticResults(options: PresentSemanticOptions): SemanticSearchAnswer {
   const { result, externalUrl } = options;
-  const blobBase = `${externalUrl}/${result.project.fullPath}/-/blob/${encodeURIComponent(result.ref)}`;
+  // A project mirrored from GitLab links to GitLab's own page of it (web_url).
+  const blobBase = `${projectPageUrl(externalUrl, result.project)}/-/blob/${encodeURIComponent(result.ref)}`;
   return {
     confidence: result.files.length === 0 ? 'unknown' : result.confidence,
     results: result.files.map((file) => ({

@@ -27,6 +27,7 @@ export function indexRepositoryProcessor(
         pipeline: Boolean(services.config.databaseUrl),
         logger: services.logger,
         dataDir: services.config.dataDir,
+        gitlab: services.config.gitlab,
         projectId: job.data.projectId,
         ref: job.data.ref,
         force: job.data.force,

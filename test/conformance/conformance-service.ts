@@ -1,5 +1,6 @@
 import type { Group, Project } from '../../src/db/prisma';
 import { groupWithSeat, projectIn, unique, userWithToken, type UserWithToken } from '../helpers/fixtures';
+import { DEFAULT_FEATURE_FLAGS } from '../../src/config';
 import { ACCESS, startGitLabStandIn, type GitLabStandIn } from '../helpers/gitlab-stand-in';
 import { startStubLlmServer, type StubLlmServer } from '../helpers/stub-llm-server';
 import { startTestService, type TestService } from '../helpers/test-service';
@@ -80,6 +81,9 @@ function connectedWorld(gitlab: GitLabStandIn, addOn: 'duo_pro' | 'duo_enterpris
   const group = gitlab.addGroup({ path: unique('group') });
   const project = gitlab.addProject({ namespace: group, path: unique('project'), visibility: 'private' });
   gitlab.setProjectMember(project, user.id, ACCESS.developer);
+  // Instance feature flags are GitLab's in connected mode (metadata is passed on): this GitLab has on what
+  // duo-slice turns on by default standalone, so both modes answer the clients alike.
+  for (const flag of DEFAULT_FEATURE_FLAGS) gitlab.setFeatureFlag(flag, true);
   return {
     alice: { id: user.id, username: user.username, token: gitlab.addToken(user.id, { scopes: ['api'] }) },
     projectId: project.id,

@@ -2,6 +2,7 @@ import { parse, validate } from 'graphql';
 import { stripIntroducedFields } from '../../src/graphql/gl-introduced';
 import { buildGraphQLSchema } from '../../src/resolvers/schema';
 import { GITLAB_VERSION } from '../../src/instance';
+import { STAND_IN_GITLAB_VERSION } from '../helpers/gitlab-stand-in';
 import { subscribe, wsClient } from '../helpers/chat-client';
 import type { UserWithToken } from '../helpers/fixtures';
 import type { TestService } from '../helpers/test-service';
@@ -94,7 +95,8 @@ describe.each([
       'group.id': group.id,
       'group.gid': `gid://gitlab/Group/${group.id}`,
       'group.fullPath': group.fullPath,
-      baseUrl: service.url,
+      // Web URLs: GitLab's pages in connected mode.
+      baseUrl: world.gitlab?.url ?? service.url,
       requestId: legacy.requestId,
       threadId: threaded.threadId,
       messageId: answerId,
@@ -193,13 +195,14 @@ describe.each([
     },
   );
 
-  it('reports the same version over GraphQL as over REST', async () => {
+  it("reports the same version over GraphQL as over REST (GitLab's own in connected mode)", async () => {
     const rest = (await (await fetch(`${service.url}/api/v4/version`, { headers: { authorization: `Bearer ${alice.token}` } })).json()) as {
       version: string;
     };
     const { body } = await service.graphql<{ metadata: { version: string } }>('{ metadata { version } }', { token: alice.token });
-    expect(body.data!.metadata.version).toBe(GITLAB_VERSION);
-    expect(rest.version).toBe(GITLAB_VERSION);
+    const expected = connected ? STAND_IN_GITLAB_VERSION : GITLAB_VERSION;
+    expect(body.data!.metadata.version).toBe(expected);
+    expect(rest.version).toBe(expected);
   });
 
   it('keeps documents of other versions in the suite and says which of them our schema takes', () => {

@@ -14,12 +14,20 @@ const BASE = 'https://gitlab-schemas.test/';
 export type GitLabSchemaName =
   | 'duo-slice/user.json'
   | 'duo-slice/project.json'
+  | 'duo-slice/projects.json'
   | 'duo-slice/member.json'
   | 'duo-slice/personal-access-token-self.json'
   | 'duo-slice/oauth-token-info.json'
   | 'duo-slice/error.json'
+  | 'duo-slice/graphql-response.json'
+  | 'duo-slice/oauth-token.json'
   | 'public_api/v4/members.json'
-  | 'public_api/v4/projects.json';
+  | 'public_api/v4/projects.json'
+  | 'public_api/v4/project_hook.json'
+  | 'public_api/v4/project_hooks.json'
+  | 'public_api/v4/merge_requests.json'
+  | 'public_api/v4/pipelines.json'
+  | 'public_api/v4/metadata.json';
 
 export class GitLabSchemaViolation extends Error {
   constructor(
@@ -42,8 +50,8 @@ function schemaFiles(directory: string, prefix = ''): string[] {
 }
 
 /**
- * GitLab's older schemas name `date` as a type (a timestamp string; GitLab's Ruby matcher let it
- * through) and once write `"string "`: read as JSON Schema means, on a copy, never in the files.
+ * GitLab's older schemas name `date` and `uri` as types (a timestamp string, a URL string; GitLab's Ruby
+ * matcher let them through) and once write `"string "`: read as JSON Schema means, on a copy, never in the files.
  */
 function asJsonSchema(node: unknown): unknown {
   if (Array.isArray(node)) return node.map(asJsonSchema);
@@ -52,9 +60,10 @@ function asJsonSchema(node: unknown): unknown {
   for (const [key, value] of Object.entries(node)) result[key] = asJsonSchema(value);
   if (typeof result.type === 'string' || Array.isArray(result.type)) {
     const types = (Array.isArray(result.type) ? result.type : [result.type]).map((type: string) => type.trim());
-    if (types.includes('date')) {
-      result.type = [...new Set(types.map((type) => (type === 'date' ? 'string' : type)))];
-      result.format = 'date-time';
+    const format = types.includes('date') ? 'date-time' : types.includes('uri') ? 'uri' : null;
+    if (format) {
+      result.type = [...new Set(types.map((type) => (type === 'date' || type === 'uri' ? 'string' : type)))];
+      result.format = format;
     } else {
       result.type = Array.isArray(result.type) ? types : types[0];
     }

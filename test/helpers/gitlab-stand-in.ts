@@ -11,6 +11,19 @@
  *   GET /api/v4/projects/:id                           id or URL-encoded full path, with the caller's `permissions`
  *   GET /api/v4/projects/:id/members/all/:user_id      inherited membership included
  *   GET /api/v4/groups/:id/members/all/:user_id
+ *   GET /api/v4/groups/:id/projects                    include_subgroups, paginated (gitlab-hooks-stand-in.ts)
+ *   GET, POST /api/v4/projects/:id/hooks, PUT /api/v4/projects/:id/hooks/:hook_id   (gitlab-hooks-stand-in.ts)
+ *   git over HTTP: /<full path>.git/info/refs, /git-upload-pack   real `git http-backend` (gitlab-git-backend.ts)
+ *   GET /api/v4/version, /api/v4/metadata               GitLab's version (STAND_IN_GITLAB_VERSION)
+ *   GET /api/v4/projects/:id/merge_requests             state, source_branch and scope filters, as VS Code lists them
+ *   GET /api/v4/projects/:id/pipelines                  ref filter
+ *   POST /api/graphql                                   executed against GitLab's own type definitions for the fields
+ *                                                       VS Code and the language server select, metadata too
+ *                                                       (test/fixtures/gitlab-graphql/gitlab-subset.graphql)
+ *   POST /oauth/token                                   authorization_code and refresh_token grants
+ *
+ * `git.push(...)` puts commits in a project's repository and `hooks.deliverPush(...)` sends the push
+ * event to its project hooks and the system hooks, as GitLab does after a push.
  *
  * More endpoints: `route(method, pattern, handler)`, whose handler returns `{ status, body, schema }` (the
  * schema it is checked with); `rawRoute(pattern, handler)` for what is not GitLab's JSON API (git's smart
@@ -29,7 +42,13 @@
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { createGitLabGitBackend, type GitLabGitBackend } from './gitlab-git-backend';
+import { installHookRoutes, type StandInHooks } from './gitlab-hooks-stand-in';
 import { assertMatchesGitLabSchema, GitLabSchemaViolation, type GitLabSchemaName } from './gitlab-schemas';
+import { executeStandInGraphQL, type StandInGraphQLData } from './gitlab-stand-in-graphql';
+
+/** The version the stand-in reports, as a GitLab EE of that version does. */
+export const STAND_IN_GITLAB_VERSION = '18.6.1-ee';
 
 export const ACCESS = { minimal: 5, guest: 10, planner: 15, reporter: 20, developer: 30, maintainer: 40, owner: 50 } as const;
 
@@ -74,11 +93,48 @@ export type StandInProject = {
   createdAt: Date;
 };
 
-/** One request the stand-in received, with the token it carried (tests check whose credential went where). */
-export type StandInRequest = { method: string; path: string; token: string | null; status: number };
+/** A merge request, with its notes (each its own discussion). */
+export type StandInMergeRequest = {
+  id: number;
+  iid: number;
+  projectId: number;
+  title: string;
+  sourceBranch: string;
+  targetBranch: string;
+  authorId: number;
+  state: 'opened' | 'closed' | 'merged';
+  sha: string;
+  notes: Array<{ id: number; discussionId: string; authorId: number; body: string; createdAt: Date }>;
+  createdAt: Date;
+};
 
-type Reply = { status: number; body: unknown; schema: GitLabSchemaName; headers?: Record<string, string> };
-type Handler = (request: { method: string; url: URL; params: string[]; token: string | null }) => Reply;
+export type StandInPipeline = { id: number; projectId: number; sha: string; ref: string; status: string };
+
+/**
+ * One request the stand-in received, with the token it carried (tests check whose credential went where),
+ * and the headers, query and body it came with (tests check what a pass-through added or changed).
+ */
+export type StandInRequest = {
+  method: string;
+  path: string;
+  token: string | null;
+  status: number;
+  query: string;
+  headers: http.IncomingHttpHeaders;
+  body: string;
+};
+
+export type Reply = { status: number; body: unknown; schema: GitLabSchemaName; headers?: Record<string, string> };
+/** `body`: the request's JSON (or form) body parsed, null when there was none; `rawBody`: its text as sent. */
+export type Handler = (request: {
+  method: string;
+  url: URL;
+  params: string[];
+  token: string | null;
+  headers: http.IncomingHttpHeaders;
+  body: unknown;
+  rawBody: string;
+}) => Reply;
 
 export type GitLabStandIn = {
   url: string;
@@ -88,7 +144,12 @@ export type GitLabStandIn = {
   addUser(options: { username: string; name?: string; admin?: boolean; bot?: boolean }): StandInUser;
   addToken(
     userId: number,
-    options?: { scopes?: string[]; kind?: StandInToken['kind']; expiresAt?: string | null; oauthExpiresInSeconds?: number },
+    options?: {
+      scopes?: string[];
+      kind?: StandInToken['kind'];
+      expiresAt?: string | null;
+      oauthExpiresInSeconds?: number;
+    },
   ): string;
   addGroup(options: { path: string; name?: string; parent?: StandInGroup }): StandInGroup;
   addProject(options: {
@@ -98,6 +159,14 @@ export type GitLabStandIn = {
     visibility?: StandInProject['visibility'];
     defaultBranch?: string | null;
   }): StandInProject;
+  addMergeRequest(
+    project: StandInProject,
+    options: { title: string; sourceBranch: string; targetBranch?: string; author: StandInUser; state?: StandInMergeRequest['state'] },
+  ): StandInMergeRequest;
+  addNote(mergeRequest: StandInMergeRequest, options: { author: StandInUser; body: string }): void;
+  addPipeline(project: StandInProject, options: { ref: string; status?: string }): StandInPipeline;
+  /** An authorization code GitLab's sign-in page would have given the user, for POST /oauth/token. */
+  addOAuthCode(userId: number, options?: { scopes?: string[] }): string;
   setProjectMember(project: StandInProject, userId: number, accessLevel: number | null): void;
   setGroupMember(group: StandInGroup, userId: number, accessLevel: number | null): void;
   revokeToken(token: string): void;
@@ -110,11 +179,17 @@ export type GitLabStandIn = {
   up(): void;
   /** Changes the next answer's body before it is checked and sent (to prove a wrong answer is caught). */
   tamperNext(change: (body: unknown) => unknown): void;
+  /** Turns an instance feature flag (GraphQL `metadata.featureFlags`) on or off; all are off at first. */
+  setFeatureFlag(name: string, enabled: boolean): void;
   route(method: string, pattern: RegExp, handler: Handler): void;
   /** A path answered by `handler` itself (any method), before the JSON routes; the stand-in's `down()` still applies. */
   rawRoute(pattern: RegExp, handler: (request: http.IncomingMessage, response: http.ServerResponse) => void): void;
   /** The requests that carried this token. */
   requestsWith(token: string): StandInRequest[];
+  /** The projects' git repositories, served by `git http-backend` behind GitLab's basic auth. */
+  git: GitLabGitBackend;
+  /** Project hooks (set through the API), system hooks, and push deliveries to them. */
+  hooks: StandInHooks;
   close(): Promise<void>;
 };
 
@@ -125,6 +200,11 @@ export async function startGitLabStandIn(): Promise<GitLabStandIn> {
   const tokens = new Map<string, StandInToken>();
   const groups = new Map<number, StandInGroup>();
   const projects = new Map<number, StandInProject>();
+  const mergeRequests = new Map<number, StandInMergeRequest>();
+  const featureFlags = new Set<string>();
+  const pipelines = new Map<number, StandInPipeline>();
+  const oauthCodes = new Map<string, { userId: number; scopes: string[] }>();
+  const refreshTokens = new Map<string, string>();
   const routes: Array<{ method: string; pattern: RegExp; handler: Handler }> = [];
   const rawRoutes: Array<{ pattern: RegExp; handler: (request: http.IncomingMessage, response: http.ServerResponse) => void }> = [];
   const requests: StandInRequest[] = [];
@@ -415,6 +495,241 @@ export async function startGitLabStandIn(): Promise<GitLabStandIn> {
     return { status: 200, body: memberJson(user, level), schema: 'duo-slice/member.json' };
   });
 
+  /** GitLab's download_code: public projects to anyone; else a read_repository or api token of a Reporter or more (or an admin). */
+  const git = createGitLabGitBackend(({ fullPath, token }) => {
+    const project = findProject(fullPath);
+    const found = token ? holder(token, API_KINDS) : null;
+    if (token && (!found || !found.record.scopes.some((scope) => ['read_repository', 'api'].includes(scope)))) return 'unauthorized';
+    if (project?.visibility === 'public') return 'ok';
+    if (!found) return 'unauthorized';
+    if (!project || !canSee(project, found.user)) return 'not_found';
+    const { direct, inherited } = accessOf(project, found.user.id);
+    return found.user.admin || project.visibility === 'internal' || Math.max(direct ?? 0, inherited ?? 0) >= ACCESS.reporter
+      ? 'ok'
+      : 'not_found';
+  });
+  const hooks = installHookRoutes({
+    route,
+    origin: () => origin,
+    apiCaller: (token, scopes) => {
+      const caller = apiCaller(token, scopes);
+      return caller === null ? UNAUTHORIZED : caller;
+    },
+    isReply,
+    findProject,
+    findGroup,
+    canSee,
+    accessLevel: (project, user) => {
+      const { direct, inherited } = accessOf(project, user.id);
+      return user.admin ? ACCESS.owner : Math.max(direct ?? 0, inherited ?? 0);
+    },
+    projectJson,
+    projectFullPath,
+    groupAncestry,
+    projects: () => [...projects.values()],
+    user: (id) => users.get(id) ?? null,
+    repositoryPath: (project) => git.repositoryPath(projectFullPath(project)),
+  });
+
+  // What VS Code's GitLab Workflow asks for besides Duo: the version, merge requests, pipelines, GraphQL, OAuth.
+  const metadataJson = () => ({
+    version: STAND_IN_GITLAB_VERSION,
+    revision: '6d4cf7b1a3e',
+    kas: {
+      enabled: true,
+      externalUrl: `${origin.replace(/^http/, 'ws')}/-/kubernetes-agent/`,
+      version: STAND_IN_GITLAB_VERSION.replace(/-ee$/, ''),
+    },
+    enterprise: true,
+  });
+  route('GET', /^\/api\/v4\/(version|metadata)$/, ({ token }) => {
+    const caller = apiCaller(token, ['api', 'read_api', 'read_user', 'ai_features']);
+    if (isReply(caller)) return caller;
+    if (!caller) return UNAUTHORIZED;
+    return { status: 200, body: metadataJson(), schema: 'public_api/v4/metadata.json' };
+  });
+
+  const userBrief = (user: StandInUser) => ({
+    name: user.name,
+    username: user.username,
+    id: user.id,
+    state: user.state === 'deactivated' ? 'blocked' : user.state,
+    avatar_url: `${origin}/uploads/-/system/user/avatar/${user.id}/avatar.png`,
+    web_url: `${origin}/${user.username}`,
+  });
+  const mergeRequestJson = (mergeRequest: StandInMergeRequest) => {
+    const project = projects.get(mergeRequest.projectId)!;
+    const author = userBrief(users.get(mergeRequest.authorId)!);
+    return {
+      id: mergeRequest.id,
+      iid: mergeRequest.iid,
+      project_id: project.id,
+      title: mergeRequest.title,
+      description: null,
+      state: mergeRequest.state,
+      created_at: mergeRequest.createdAt.toISOString(),
+      updated_at: mergeRequest.createdAt.toISOString(),
+      target_branch: mergeRequest.targetBranch,
+      source_branch: mergeRequest.sourceBranch,
+      upvotes: 0,
+      downvotes: 0,
+      author,
+      assignee: author,
+      source_project_id: project.id,
+      target_project_id: project.id,
+      labels: [],
+      work_in_progress: false,
+      milestone: null,
+      merge_when_pipeline_succeeds: false,
+      merge_status: 'can_be_merged',
+      sha: mergeRequest.sha,
+      merge_commit_sha: null,
+      user_notes_count: mergeRequest.notes.length,
+      should_remove_source_branch: null,
+      force_remove_source_branch: null,
+      web_url: `${origin}/${projectFullPath(project)}/-/merge_requests/${mergeRequest.iid}`,
+      approvals_before_merge: null,
+      squash: false,
+    };
+  };
+  route('GET', /^\/api\/v4\/projects\/([^/]+)\/merge_requests$/, ({ params, token, url }) => {
+    const caller = apiCaller(token, READ_SCOPES);
+    if (isReply(caller)) return caller;
+    const project = findProject(params[0]);
+    if (!project || !canSee(project, caller?.user ?? null)) return PROJECT_NOT_FOUND;
+    const state = url.searchParams.get('state') ?? 'all';
+    const sourceBranch = url.searchParams.get('source_branch');
+    const scope = url.searchParams.get('scope') ?? 'all';
+    if (scope !== 'all' && !caller) return UNAUTHORIZED;
+    const found = [...mergeRequests.values()].filter(
+      (mergeRequest) =>
+        mergeRequest.projectId === project.id &&
+        (state === 'all' || mergeRequest.state === state) &&
+        (sourceBranch === null || mergeRequest.sourceBranch === sourceBranch) &&
+        (scope === 'all' || mergeRequest.authorId === caller!.user.id),
+    );
+    return { status: 200, body: found.reverse().map(mergeRequestJson), schema: 'public_api/v4/merge_requests.json' };
+  });
+  route('GET', /^\/api\/v4\/projects\/([^/]+)\/pipelines$/, ({ params, token, url }) => {
+    const caller = apiCaller(token, READ_SCOPES);
+    if (isReply(caller)) return caller;
+    const project = findProject(params[0]);
+    if (!project || !canSee(project, caller?.user ?? null)) return PROJECT_NOT_FOUND;
+    const ref = url.searchParams.get('ref');
+    const found = [...pipelines.values()].filter((pipeline) => pipeline.projectId === project.id && (ref === null || pipeline.ref === ref));
+    return {
+      status: 200,
+      body: found.reverse().map(({ id, sha, ref: pipelineRef, status }) => ({ id, sha, ref: pipelineRef, status })),
+      schema: 'public_api/v4/pipelines.json',
+    };
+  });
+
+  const graphqlData: StandInGraphQLData = {
+    origin: () => origin,
+    findProject: (fullPath) => [...projects.values()].find((project) => projectFullPath(project) === fullPath) ?? null,
+    findProjectById: (id) => projects.get(id) ?? null,
+    canSee,
+    projectFullPath,
+    groupOf: (project) => (project.namespace.kind === 'group' ? groups.get(project.namespace.groupId)! : null),
+    groupFullPath,
+    user: (id) => users.get(id) ?? null,
+    mergeRequests: () => [...mergeRequests.values()],
+    addNote: (mergeRequest, author, body) => addNote(mergeRequest, { author, body }),
+    metadata: metadataJson,
+    featureFlagEnabled: (name) => featureFlags.has(name),
+  };
+  route('POST', /^\/api\/graphql$/, ({ token, rawBody }) => {
+    const caller = apiCaller(token, READ_SCOPES);
+    if (isReply(caller)) return caller;
+    let request: { query?: unknown; variables?: unknown; operationName?: unknown };
+    try {
+      request = JSON.parse(rawBody) as typeof request;
+    } catch {
+      return { status: 400, body: { errors: [{ message: 'Invalid JSON' }] }, schema: 'duo-slice/graphql-response.json' };
+    }
+    const canWrite = Boolean(caller && caller.record.scopes.includes('api'));
+    const answer = executeStandInGraphQL(graphqlData, { ...request, viewer: caller?.user ?? null, canWrite });
+    return { status: 200, body: answer, schema: 'duo-slice/graphql-response.json' };
+  });
+
+  route('POST', /^\/oauth\/token$/, ({ headers, rawBody }) => {
+    const form = String(headers['content-type'] ?? '').includes('json')
+      ? new URLSearchParams(JSON.parse(rawBody) as Record<string, string>)
+      : new URLSearchParams(rawBody);
+    const invalidGrant: Reply = {
+      status: 400,
+      body: {
+        error: 'invalid_grant',
+        error_description: 'The provided authorization grant is invalid, expired, revoked or was issued to another client.',
+      },
+      schema: 'duo-slice/error.json',
+    };
+    let grant: { userId: number; scopes: string[] } | undefined;
+    if (form.get('grant_type') === 'authorization_code') {
+      grant = oauthCodes.get(form.get('code') ?? '');
+      oauthCodes.delete(form.get('code') ?? '');
+    } else if (form.get('grant_type') === 'refresh_token') {
+      const previous = tokens.get(refreshTokens.get(form.get('refresh_token') ?? '') ?? '');
+      if (previous) grant = { userId: previous.userId, scopes: previous.scopes };
+    }
+    if (!grant) return invalidGrant;
+    const accessToken = createToken(grant.userId, { kind: 'oauth', scopes: grant.scopes, oauthExpiresInSeconds: 7200 });
+    const refreshToken = randomBytes(32).toString('hex');
+    refreshTokens.set(refreshToken, accessToken);
+    return {
+      status: 200,
+      schema: 'duo-slice/oauth-token.json',
+      body: {
+        access_token: accessToken,
+        token_type: 'Bearer',
+        expires_in: 7200,
+        refresh_token: refreshToken,
+        scope: grant.scopes.join(' '),
+        created_at: Math.floor(Date.now() / 1000),
+      },
+    };
+  });
+
+  function addNote(mergeRequest: StandInMergeRequest, options: { author: StandInUser; body: string }) {
+    const id = nextId++;
+    const note = {
+      id,
+      discussionId: randomBytes(20).toString('hex'),
+      authorId: options.author.id,
+      body: options.body,
+      createdAt: new Date(),
+    };
+    mergeRequest.notes.push(note);
+    return note;
+  }
+
+  function createToken(
+    userId: number,
+    options: {
+      scopes?: string[];
+      kind?: StandInToken['kind'];
+      expiresAt?: string | null;
+      oauthExpiresInSeconds?: number;
+    } = {},
+  ): string {
+    const kind = options.kind ?? 'personal';
+    const token =
+      (kind === 'oauth' ? '' : 'glpat-') + randomBytes(kind === 'oauth' ? 32 : 15).toString(kind === 'oauth' ? 'hex' : 'base64url');
+    tokens.set(token, {
+      id: nextId++,
+      token,
+      userId,
+      name: `${kind} token`,
+      kind,
+      scopes: options.scopes ?? ['api'],
+      revoked: false,
+      expiresAt: options.expiresAt ?? null,
+      oauthExpiresAtMs: options.oauthExpiresInSeconds === undefined ? null : Date.now() + options.oauthExpiresInSeconds * 1000,
+      createdAt: new Date(),
+    });
+    return token;
+  }
+
   const tokenOf = (request: http.IncomingMessage): string | null => {
     const privateToken = request.headers['private-token'];
     if (typeof privateToken === 'string' && privateToken) return privateToken;
@@ -422,21 +737,51 @@ export async function startGitLabStandIn(): Promise<GitLabStandIn> {
     return match ? match[1].trim() : null;
   };
 
+  const parseBody = (request: http.IncomingMessage, text: string): unknown => {
+    if (!text) return null;
+    if ((request.headers['content-type'] ?? '').includes('application/x-www-form-urlencoded'))
+      return Object.fromEntries(new URLSearchParams(text));
+    try {
+      return JSON.parse(text) as unknown;
+    } catch {
+      return null;
+    }
+  };
+  const record = (request: http.IncomingMessage, url: URL, status: number, requestBody: string) =>
+    requests.push({
+      method: request.method ?? 'GET',
+      path: url.pathname,
+      token: tokenOf(request),
+      status,
+      query: url.search,
+      headers: request.headers,
+      body: requestBody,
+    });
+
   const server = http.createServer((request, response) => {
-    const url = new URL(request.url ?? '/', origin);
-    const token = tokenOf(request);
-    const record = (status: number) => requests.push({ method: request.method ?? 'GET', path: url.pathname, token, status });
     if (state === 'hang') return;
     if (state === 'refuse') {
       request.socket.destroy();
       return;
     }
-    const raw = state === 'up' ? rawRoutes.find((candidate) => candidate.pattern.test(url.pathname)) : undefined;
-    if (raw) {
-      response.on('finish', () => record(response.statusCode));
-      raw.handler(request, response);
-      return;
+    if (state === 'up') {
+      const url = new URL(request.url ?? '/', origin);
+      const raw = rawRoutes.find((candidate) => candidate.pattern.test(url.pathname));
+      if (raw) {
+        response.on('finish', () => record(request, url, response.statusCode, ''));
+        raw.handler(request, response);
+        return;
+      }
+      // git's smart HTTP reads the request's body itself.
+      if (git.handle(request, response)) return;
     }
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => respond(request, response, Buffer.concat(chunks).toString('utf8')));
+  });
+  const respond = (request: http.IncomingMessage, response: http.ServerResponse, requestBody: string) => {
+    const url = new URL(request.url ?? '/', origin);
+    const token = tokenOf(request);
     let reply: Reply;
     if (state === '503') {
       reply = { status: 503, body: { message: '503 Service Unavailable' }, schema: 'duo-slice/error.json' };
@@ -446,26 +791,34 @@ export async function startGitLabStandIn(): Promise<GitLabStandIn> {
         .map((candidate) => ({ candidate, found: candidate.pattern.exec(url.pathname) }))
         .find(({ found }) => found !== null);
       reply = match
-        ? match.candidate.handler({ method: request.method ?? 'GET', url, params: match.found!.slice(1), token })
+        ? match.candidate.handler({
+            method: request.method ?? 'GET',
+            url,
+            params: match.found!.slice(1),
+            token,
+            headers: request.headers,
+            body: request.method === 'GET' || request.method === 'HEAD' ? null : parseBody(request, requestBody),
+            rawBody: requestBody,
+          })
         : { status: 404, body: { message: '404 Not Found' }, schema: 'duo-slice/error.json' };
     }
-    let body = reply.body;
+    let answer = reply.body;
     if (tamper) {
-      body = tamper(body);
+      answer = tamper(answer);
       tamper = null;
     }
     try {
-      assertMatchesGitLabSchema(reply.schema, body);
+      assertMatchesGitLabSchema(reply.schema, answer);
     } catch (error) {
       if (!(error instanceof GitLabSchemaViolation)) throw error;
       violations.push(error);
-      record(500);
+      record(request, url, 500, requestBody);
       response.writeHead(500, { 'content-type': 'application/json' }).end(JSON.stringify({ message: `stand-in: ${error.message}` }));
       return;
     }
-    record(reply.status);
-    response.writeHead(reply.status, { 'content-type': 'application/json', ...reply.headers }).end(JSON.stringify(body));
-  });
+    record(request, url, reply.status, requestBody);
+    response.writeHead(reply.status, { 'content-type': 'application/json', ...reply.headers }).end(JSON.stringify(answer));
+  };
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
@@ -488,24 +841,7 @@ export async function startGitLabStandIn(): Promise<GitLabStandIn> {
       users.set(id, user);
       return user;
     },
-    addToken: (userId, options = {}) => {
-      const kind = options.kind ?? 'personal';
-      const token =
-        (kind === 'oauth' ? '' : 'glpat-') + randomBytes(kind === 'oauth' ? 32 : 15).toString(kind === 'oauth' ? 'hex' : 'base64url');
-      tokens.set(token, {
-        id: nextId++,
-        token,
-        userId,
-        name: `${kind} token`,
-        kind,
-        scopes: options.scopes ?? ['api'],
-        revoked: false,
-        expiresAt: options.expiresAt ?? null,
-        oauthExpiresAtMs: options.oauthExpiresInSeconds === undefined ? null : Date.now() + options.oauthExpiresInSeconds * 1000,
-        createdAt: new Date(),
-      });
-      return token;
-    },
+    addToken: (userId, options = {}) => createToken(userId, options),
     addGroup: (options) => {
       const group: StandInGroup = {
         id: nextId++,
@@ -534,6 +870,41 @@ export async function startGitLabStandIn(): Promise<GitLabStandIn> {
       };
       projects.set(project.id, project);
       return project;
+    },
+    addMergeRequest: (project, options) => {
+      const iid = [...mergeRequests.values()].filter((each) => each.projectId === project.id).length + 1;
+      const mergeRequest: StandInMergeRequest = {
+        id: nextId++,
+        iid,
+        projectId: project.id,
+        title: options.title,
+        sourceBranch: options.sourceBranch,
+        targetBranch: options.targetBranch ?? project.defaultBranch ?? 'main',
+        authorId: options.author.id,
+        state: options.state ?? 'opened',
+        sha: randomBytes(20).toString('hex'),
+        notes: [],
+        createdAt: new Date('2026-11-20T09:00:00.000Z'),
+      };
+      mergeRequests.set(mergeRequest.id, mergeRequest);
+      return mergeRequest;
+    },
+    addNote: (mergeRequest, options) => void addNote(mergeRequest, options),
+    addPipeline: (project, options) => {
+      const pipeline: StandInPipeline = {
+        id: nextId++,
+        projectId: project.id,
+        sha: randomBytes(20).toString('hex'),
+        ref: options.ref,
+        status: options.status ?? 'success',
+      };
+      pipelines.set(pipeline.id, pipeline);
+      return pipeline;
+    },
+    addOAuthCode: (userId, options = {}) => {
+      const code = randomBytes(16).toString('hex');
+      oauthCodes.set(code, { userId, scopes: options.scopes ?? ['api'] });
+      return code;
     },
     setProjectMember: (project, userId, accessLevel) => {
       if (accessLevel === null) project.members.delete(userId);
@@ -565,12 +936,16 @@ export async function startGitLabStandIn(): Promise<GitLabStandIn> {
     tamperNext: (change) => {
       tamper = change;
     },
+    setFeatureFlag: (name, enabled) => void (enabled ? featureFlags.add(name) : featureFlags.delete(name)),
     route,
     rawRoute: (pattern, handler) => rawRoutes.push({ pattern, handler }),
     requestsWith: (token) => requests.filter((request) => request.token === token),
+    git,
+    hooks,
     close: async () => {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
+      git.close();
     },
   };
 }
