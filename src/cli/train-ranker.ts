@@ -24,6 +24,7 @@ import { byHand, byModel, rankingQuality, trainRanker } from '../search/training
 import { runCommand } from './run-command';
 import type { Config } from '../config';
 import { badInput } from '../errors';
+import { activeSnapshotScope } from '../search/index-readiness';
 
 const USAGE = `Usage: npm run train:ranker -- --corpus <manifest.json> [--sets <sets.json>] [options]
 
@@ -151,22 +152,12 @@ async function examplesOf(options: {
     ref: 'HEAD',
     maxFileBytes: options.config.indexing.maxFileBytes,
   });
-  const codeIndex = await prisma.codeIndex.findUniqueOrThrow({
-    where: { projectId_ref: { projectId, ref: 'HEAD' } },
-    include: { activeSnapshot: true, project: true },
-  });
-  const snapshot = codeIndex.activeSnapshot!;
+  const scope = await activeSnapshotScope(prisma, { projectId, ref: 'HEAD' });
+  if (!scope) throw badInput(`${source.name}: ${repository} has no HEAD to index`);
   const examples = await collectExamples({
     prisma,
     embedder: options.embedder,
-    scope: {
-      projectId,
-      snapshotId: snapshot.id,
-      directory: '',
-      coversProject: snapshot.coversProject,
-      vectorGraph: codeIndex.project.vectorGraph,
-      embedderVersion: snapshot.embedderVersion,
-    },
+    scope,
     source: source.name,
     questions: parseQuestions(questionsText, source.questions),
   });

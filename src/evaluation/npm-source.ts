@@ -35,32 +35,30 @@ const AUTHOR_NAME = 'eval';
 const AUTHOR_EMAIL = 'eval@localhost';
 const FIXED_DATE = '2000-01-01T00:00:00Z';
 
-// The user's git configuration must not change what is committed, or run anything.
-const GIT_CONFIG = [
-  '-c',
-  `user.name=${AUTHOR_NAME}`,
-  '-c',
-  `user.email=${AUTHOR_EMAIL}`,
-  '-c',
-  'commit.gpgsign=false',
-  '-c',
-  'core.autocrlf=false',
-  '-c',
-  'core.excludesFile=/dev/null',
-  '-c',
-  'core.hooksPath=/dev/null',
-  '-c',
-  'init.defaultBranch=main',
-];
-const GIT_ENV = {
-  ...process.env,
-  GIT_AUTHOR_NAME: AUTHOR_NAME,
-  GIT_AUTHOR_EMAIL: AUTHOR_EMAIL,
-  GIT_COMMITTER_NAME: AUTHOR_NAME,
-  GIT_COMMITTER_EMAIL: AUTHOR_EMAIL,
-  GIT_AUTHOR_DATE: FIXED_DATE,
-  GIT_COMMITTER_DATE: FIXED_DATE,
-};
+/**
+ * Git options for commits that are the same on every machine: one author and date, and none of the
+ * user's git configuration (signing, line endings, excludes, hooks), which must not change what is
+ * committed or run anything.
+ */
+export function reproducibleGit(author: string): { config: string[]; env: NodeJS.ProcessEnv } {
+  const email = `${author}@localhost`;
+  const config = [
+    ...[`user.name=${author}`, `user.email=${email}`, 'commit.gpgsign=false', 'core.autocrlf=false'],
+    ...['core.excludesFile=/dev/null', 'core.hooksPath=/dev/null', 'init.defaultBranch=main'],
+  ].flatMap((setting) => ['-c', setting]);
+  const env = {
+    ...process.env,
+    GIT_AUTHOR_NAME: author,
+    GIT_AUTHOR_EMAIL: email,
+    GIT_COMMITTER_NAME: author,
+    GIT_COMMITTER_EMAIL: email,
+    GIT_AUTHOR_DATE: FIXED_DATE,
+    GIT_COMMITTER_DATE: FIXED_DATE,
+  };
+  return { config, env };
+}
+
+const { config: GIT_CONFIG, env: GIT_ENV } = reproducibleGit(AUTHOR_NAME);
 
 function run(
   command: string,

@@ -37,6 +37,7 @@ import { formatCount, ProgressBar } from '../progress-bar';
 import { snapshotFiles, storedChunkBytes } from '../db/code-chunks';
 import { CODE_INDEX_TABLES, refreshTableStatistics } from '../db/table-statistics';
 import { lexicalIndexOf } from '../search/lexical-search';
+import { activeSnapshotScope } from '../search/index-readiness';
 import { DEFAULT_VOCABULARY, useQueryVocabulary, type QueryVocabularyName } from '../search/vocabulary';
 import { formatSnippetTable, measureSnippets, SNIPPET_SEARCH, type LineLabels } from './snippet-overlap';
 
@@ -230,22 +231,9 @@ export async function evaluateStrategy(
   const durationMs = Math.round(performance.now() - started);
   if (result.outcome === 'dropped')
     throw new AppError({ code: 'INTERNAL', userMessage: `${context.source.label}: "${args.ref}" disappeared while it was indexed` });
-  const codeIndex = await prisma.codeIndex.findUniqueOrThrow({
-    where: { projectId_ref: { projectId, ref: args.ref } },
-    include: { activeSnapshot: true, project: true },
-  });
-  const snapshot = codeIndex.activeSnapshot;
-  if (!snapshot) throw new AppError({ code: 'INTERNAL', userMessage: `${strategy}: the index has no active snapshot after indexing` });
-  const scope = {
-    projectId,
-    snapshotId: snapshot.id,
-    directory: '',
-    // As the service reads it (indexReadiness): the run's garbage collection marked the only snapshot.
-    coversProject: snapshot.coversProject,
-    vectorGraph: codeIndex.project.vectorGraph,
-    embedderVersion: snapshot.embedderVersion,
-    exclusions: args.exclusions,
-  };
+  // As the service reads it (indexReadiness); the project's exclusions are the run's (createWorkspace).
+  const scope = await activeSnapshotScope(prisma, { projectId, ref: args.ref });
+  if (!scope) throw new AppError({ code: 'INTERNAL', userMessage: `${strategy}: the index has no active snapshot after indexing` });
   // As the service finds the tables after autovacuum: fresh statistics (src/db/table-statistics.ts).
   await refreshTableStatistics(prisma, { tables: CODE_INDEX_TABLES });
   const keywordStarted = performance.now();
@@ -259,7 +247,7 @@ export async function evaluateStrategy(
     keywordIndexMs: Math.round(performance.now() - keywordStarted),
   };
 
-  const runs: RunFigures[] = options.baseline ? [await bm25Baseline(context, snapshot.id)] : [];
+  const runs: RunFigures[] = options.baseline ? [await bm25Baseline(context, scope.snapshotId)] : [];
   const compared = args.vocabularies.length > 1;
   try {
     for (const vocabulary of args.vocabularies) {

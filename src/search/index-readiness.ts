@@ -57,6 +57,32 @@ async function readIndex(prisma: PrismaClient, projectId: number, ref: string): 
 }
 
 /** Finds the snapshot search should read, starting an index run for a ref that has none. */
+/** What a search over a project's snapshot looks at (the one place a scope is made from the rows). */
+export function snapshotScope(
+  project: Pick<Project, 'id' | 'vectorGraph' | 'contextExclusions'>,
+  snapshot: { id: bigint; coversProject: boolean; embedderVersion: string },
+  directory = '',
+) {
+  return {
+    projectId: project.id,
+    snapshotId: snapshot.id,
+    directory,
+    coversProject: snapshot.coversProject,
+    vectorGraph: project.vectorGraph,
+    embedderVersion: snapshot.embedderVersion,
+    exclusions: project.contextExclusions,
+  };
+}
+
+/** The scope of a ref's active snapshot, for commands that index and then search; null when the ref has none. */
+export async function activeSnapshotScope(prisma: PrismaClient, options: { projectId: number; ref: string }) {
+  const codeIndex = await prisma.codeIndex.findUnique({
+    where: { projectId_ref: { projectId: options.projectId, ref: options.ref } },
+    include: { activeSnapshot: true, project: true },
+  });
+  return codeIndex?.activeSnapshot ? snapshotScope(codeIndex.project, codeIndex.activeSnapshot) : null;
+}
+
 export async function indexReadiness(options: ReadinessOptions): Promise<IndexReadiness> {
   const { prisma, project } = options;
   const ref = validateRef(options.ref?.trim() || project.defaultBranch);
@@ -68,15 +94,7 @@ export async function indexReadiness(options: ReadinessOptions): Promise<IndexRe
       status: 'ready',
       index,
       commitSha: snapshot.commitSha,
-      scope: {
-        projectId: project.id,
-        snapshotId: snapshot.id,
-        directory,
-        coversProject: snapshot.coversProject,
-        vectorGraph: project.vectorGraph,
-        embedderVersion: snapshot.embedderVersion,
-        exclusions: project.contextExclusions,
-      },
+      scope: snapshotScope(project, snapshot, directory),
     };
   }
   const name = `${project.fullPath} (${ref})`;

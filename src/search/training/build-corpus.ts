@@ -7,6 +7,7 @@ import {
   materializeDebianBinary,
   materializeDebianSource,
   materializeNpmPackage,
+  reproducibleGit,
   type MaterializedPackage,
 } from '../../evaluation/npm-source';
 import { createFileFilter } from '../../indexing/file-filter';
@@ -61,34 +62,7 @@ export type PackageResult =
     }
   | { status: 'skipped'; name: string; language: string; source: string; reason: string };
 
-const AUTHOR = 'corpus';
-const AUTHOR_EMAIL = 'corpus@localhost';
-const FIXED_DATE = '2000-01-01T00:00:00Z';
-const GIT_CONFIG = [
-  '-c',
-  `user.name=${AUTHOR}`,
-  '-c',
-  `user.email=${AUTHOR_EMAIL}`,
-  '-c',
-  'commit.gpgsign=false',
-  '-c',
-  'core.autocrlf=false',
-  '-c',
-  'core.excludesFile=/dev/null',
-  '-c',
-  'core.hooksPath=/dev/null',
-  '-c',
-  'init.defaultBranch=main',
-];
-const GIT_ENV = {
-  ...process.env,
-  GIT_AUTHOR_NAME: AUTHOR,
-  GIT_AUTHOR_EMAIL: AUTHOR_EMAIL,
-  GIT_COMMITTER_NAME: AUTHOR,
-  GIT_COMMITTER_EMAIL: AUTHOR_EMAIL,
-  GIT_AUTHOR_DATE: FIXED_DATE,
-  GIT_COMMITTER_DATE: FIXED_DATE,
-};
+const { config: GIT_CONFIG, env: GIT_ENV } = reproducibleGit('corpus');
 
 function git(repository: string, args: string[]): Promise<string> {
   return new Promise((resolve, reject) => {
