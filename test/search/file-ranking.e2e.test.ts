@@ -1,11 +1,9 @@
-import { addMember, createProject } from '../../src/namespaces/namespaces.service';
-import { groupWithSeat, unique, userWithToken } from '../helpers/fixtures';
+import { indexedProject } from '../helpers/indexed-project';
 import { createGitRepo, type GitRepo } from '../helpers/git-repo';
 import { startTestService, type TestService } from '../helpers/test-service';
 
 const SEARCH =
   `query($path: ID!, $query: String!) { codebaseSearch(projectPath: $path, query: $query, first: 10) { path startLine score ` + `} }`;
-const CODE_INDEX = `query($path: ID!) { project(fullPath: $path) { codeIndex { state } } }`;
 
 // Every file below talks about pinging an idle connection before reuse; the tests, the type
 // declarations, the README and the changelog say it more often than the implementation does.
@@ -52,24 +50,7 @@ describe('code search prefers the implementation unless asked otherwise', () => 
   beforeAll(async () => {
     service = await startTestService({ role: 'all', env: { INDEX_DEBOUNCE_MS: '0' } });
     repo = createGitRepo(FILES);
-    const user = await userWithToken(service.prisma);
-    token = user.token;
-    const group = await groupWithSeat(service.prisma, { plan: 'ultimate', addOn: 'duo_enterprise', username: user.username });
-    const { project } = await createProject(service.prisma, { fullPath: `${group}/${unique('pool')}`, repository: repo.path });
-    projectPath = project.fullPath;
-    projectId = project.id;
-    await addMember(service.prisma, { fullPath: projectPath, username: user.username, accessLevel: 'developer' });
-    await service.graphql(SEARCH, { token, variables: { path: projectPath, query: 'start indexing' } });
-    const started = Date.now();
-    for (;;) {
-      const { body } = await service.graphql<{ project: { codeIndex: { state: string } | null } }>(CODE_INDEX, {
-        token,
-        variables: { path: projectPath },
-      });
-      if (body.data?.project?.codeIndex?.state === 'READY') break;
-      if (Date.now() - started > 20_000) throw new Error('index never ready');
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+    ({ token, projectPath, projectId } = await indexedProject(service, { repository: repo.path, name: 'pool' }));
   });
   afterAll(async () => {
     await service.close();

@@ -1,11 +1,9 @@
-import { addMember, createProject } from '../../src/namespaces/namespaces.service';
-import { groupWithSeat, unique, userWithToken } from '../helpers/fixtures';
+import { indexedProject } from '../helpers/indexed-project';
 import { createGitRepo, type GitRepo } from '../helpers/git-repo';
 import { startTestService, type TestService } from '../helpers/test-service';
 
 const SEARCH =
   `query($path: ID!, $query: String!) { codebaseSearch(projectPath: $path, query: $query, first: 10) { path startLine score ` + `} }`;
-const CODE_INDEX = `query($path: ID!) { project(fullPath: $path) { codeIndex { state } } }`;
 
 // A client library with a driver per database, named as such libraries name them (pg, not
 // postgresql), and a pool whose test suite says "test" and "alive" far more often than the pool does.
@@ -58,23 +56,7 @@ describe('code search reads the question: abbreviations and the sense of "test"'
   beforeAll(async () => {
     service = await startTestService({ role: 'all', env: { INDEX_DEBOUNCE_MS: '0' } });
     repo = createGitRepo(FILES);
-    const user = await userWithToken(service.prisma);
-    token = user.token;
-    const group = await groupWithSeat(service.prisma, { plan: 'ultimate', addOn: 'duo_enterprise', username: user.username });
-    const { project } = await createProject(service.prisma, { fullPath: `${group}/${unique('drivers')}`, repository: repo.path });
-    projectPath = project.fullPath;
-    await addMember(service.prisma, { fullPath: projectPath, username: user.username, accessLevel: 'developer' });
-    await service.graphql(SEARCH, { token, variables: { path: projectPath, query: 'start indexing' } });
-    const started = Date.now();
-    for (;;) {
-      const { body } = await service.graphql<{ project: { codeIndex: { state: string } | null } }>(CODE_INDEX, {
-        token,
-        variables: { path: projectPath },
-      });
-      if (body.data?.project?.codeIndex?.state === 'READY') break;
-      if (Date.now() - started > 20_000) throw new Error('index never ready');
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+    ({ token, projectPath } = await indexedProject(service, { repository: repo.path, name: 'drivers' }));
   });
   afterAll(async () => {
     await service.close();

@@ -1,13 +1,10 @@
-import { addMember, createProject } from '../../src/namespaces/namespaces.service';
-import { groupWithSeat, unique, userWithToken } from '../helpers/fixtures';
+import { indexedProject } from '../helpers/indexed-project';
 import { createGitRepo, type GitRepo } from '../helpers/git-repo';
 import { parseScrape, valueOf } from '../helpers/prometheus';
 import { startStubRerankerServer, type RecordedRerankRequest, type StubRerankerServer } from '../helpers/stub-reranker-server';
 import { startTestService, type TestService } from '../helpers/test-service';
-import { waitUntil } from '../helpers/wait';
 
 const SEARCH = `query($path: ID!, $query: String!) { codebaseSearch(projectPath: $path, query: $query, first: 50) { path score } }`;
-const CODE_INDEX = `query($path: ID!) { project(fullPath: $path) { codeIndex { state } } }`;
 
 // Every file talks about pinging an idle connection before reuse; the search ranks the implementation
 // first (its role), while the stand-in reranker, counting the question's words, prefers the files
@@ -42,27 +39,10 @@ const MAX_CHARS = 150;
 
 type Searchable = { service: TestService; token: string; projectPath: string };
 
-/** A user with a seat, a project of FILES, indexed by the service's own worker. */
-async function indexedProject(service: TestService, repo: GitRepo): Promise<Searchable> {
-  const user = await userWithToken(service.prisma);
-  const group = await groupWithSeat(service.prisma, { plan: 'ultimate', addOn: 'duo_enterprise', username: user.username });
-  const { project } = await createProject(service.prisma, { fullPath: `${group}/${unique('pool')}`, repository: repo.path });
-  await addMember(service.prisma, { fullPath: project.fullPath, username: user.username, accessLevel: 'developer' });
-  await service.graphql(SEARCH, { token: user.token, variables: { path: project.fullPath, query: 'start indexing' } });
-  await waitUntil(
-    () =>
-      service.graphql<{ project: { codeIndex: { state: string } | null } }>(CODE_INDEX, {
-        token: user.token,
-        variables: { path: project.fullPath },
-      }),
-    {
-      until: (response) => response.body.data?.project?.codeIndex?.state === 'READY',
-      timeoutMs: 30_000,
-      intervalMs: 100,
-      what: 'the index',
-    },
-  );
-  return { service, token: user.token, projectPath: project.fullPath };
+/** A project of FILES for a user with a seat, indexed by the service's own worker. */
+async function searchable(service: TestService, repo: GitRepo): Promise<Searchable> {
+  const { token, projectPath } = await indexedProject(service, { repository: repo.path, name: 'pool' });
+  return { service, token, projectPath };
 }
 
 /** The files of a GraphQL codebase search, best first. */
@@ -121,7 +101,7 @@ describe('code search with a reranker (RERANK_PROVIDER)', () => {
       }),
       startTestService({ role: 'all', env: { ...env, ...rerank, RERANK_PROVIDER: 'tei', RERANK_URL: stub.url } }),
     ]);
-    [off, cohere, tei] = await Promise.all([offService, cohereService, teiService].map((service) => indexedProject(service, repo)));
+    [off, cohere, tei] = await Promise.all([offService, cohereService, teiService].map((service) => searchable(service, repo)));
     stub.reset();
     plainOrder = await graphqlFiles(off);
   }, 120_000);
