@@ -16,7 +16,7 @@
  *   await stub.close(); // in afterAll
  */
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { listenScripted } from './scripted-server';
 
 /** What the stub does with one request. */
 export type StubBehaviour =
@@ -153,33 +153,7 @@ export async function startStubLlmServer(options: StubLlmServerOptions = {}): Pr
       .catch(() => response.destroy());
   });
 
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', resolve);
-  });
-  const { port } = server.address() as AddressInfo;
-  let closing: Promise<void> | undefined;
-
-  return {
-    url: `http://127.0.0.1:${port}`,
-    requests,
-    script: (...behaviours) => {
-      queue.push(...behaviours);
-    },
-    reset: () => {
-      queue.length = 0;
-      requests.length = 0;
-    },
-    close: () => {
-      closing ??= new Promise<void>((resolve) => {
-        for (const timer of timers) clearTimeout(timer);
-        timers.clear();
-        server.close(() => resolve());
-        server.closeAllConnections();
-      });
-      return closing;
-    },
-  };
+  return listenScripted(server, { queue, requests, timers });
 }
 
 type Exchange = {
