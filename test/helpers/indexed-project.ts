@@ -34,3 +34,16 @@ export async function indexedProject(service: TestService, options: { repository
   );
   return { token: user.token, username: user.username, projectPath: project.fullPath, projectId: project.id };
 }
+
+/** The files a GraphQL codebase search answers (its first `first` hits), best first, each once; a GraphQL error fails the test. */
+export async function searchedFiles(
+  service: TestService,
+  options: { token: string; projectPath: string; query: string; first: number },
+): Promise<string[]> {
+  const { body } = await service.graphql<{ codebaseSearch: Array<{ path: string }> }>(
+    `query($path: ID!, $query: String!, $first: Int!) { codebaseSearch(projectPath: $path, query: $query, first: $first) { path } }`,
+    { token: options.token, variables: { path: options.projectPath, query: options.query, first: options.first } },
+  );
+  expect(body.errors).toBeUndefined();
+  return [...new Set(body.data!.codebaseSearch.map((hit) => hit.path))];
+}

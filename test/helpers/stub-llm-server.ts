@@ -16,7 +16,7 @@
  *   await stub.close(); // in afterAll
  */
 import http from 'node:http';
-import { listenScripted } from './scripted-server';
+import { listenScripted, type ScriptedServer } from './scripted-server';
 
 /** What the stub does with one request. */
 export type StubBehaviour =
@@ -79,18 +79,8 @@ export type RecordedRequest = {
   ended: Promise<StubRequestEnd>;
 };
 
-export type StubLlmServer = {
-  /** e.g. http://127.0.0.1:43567, no trailing slash: the base URL for either provider. */
-  url: string;
-  /** Every routed request, in arrival order (none when started with `record: false`). */
-  requests: RecordedRequest[];
-  /** Queues behaviours for the next requests, one each, after those already queued. */
-  script(...behaviours: StubBehaviour[]): void;
-  /** Forgets queued behaviours and recorded requests (e.g. in afterEach when sharing one stub). */
-  reset(): void;
-  /** Closes every connection (ends hanging requests) and stops the server. */
-  close(): Promise<void>;
-};
+/** The base URL serves either provider; `requests` stays empty when started with `record: false`. */
+export type StubLlmServer = ScriptedServer<StubBehaviour, RecordedRequest>;
 
 export type StubLlmServerOptions = {
   /** What requests get once the script is used up. Default: stream "Hello from the stub." in 3 pieces. */

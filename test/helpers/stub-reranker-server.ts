@@ -20,7 +20,7 @@
  *   await stub.close(); // in afterAll
  */
 import http from 'node:http';
-import { listenScripted } from './scripted-server';
+import { listenScripted, type ScriptedServer } from './scripted-server';
 
 export type StubRerankBehaviour =
   /** Scores by word overlap (the default), after `delayMs` (default 0). */
@@ -43,14 +43,7 @@ export type RecordedRerankRequest = {
   scores: number[];
 };
 
-export type StubRerankerServer = {
-  /** http://127.0.0.1:<port>, no trailing slash. */
-  url: string;
-  requests: RecordedRerankRequest[];
-  script(...behaviours: StubRerankBehaviour[]): void;
-  reset(): void;
-  close(): Promise<void>;
-};
+export type StubRerankerServer = ScriptedServer<StubRerankBehaviour, RecordedRerankRequest>;
 
 export type StubRerankerOptions = {
   /** When set, requests must carry `Authorization: Bearer <apiKey>` (401 otherwise). */

@@ -1,10 +1,6 @@
-import { indexedProject } from '../helpers/indexed-project';
+import { indexedProject, searchedFiles } from '../helpers/indexed-project';
 import { createGitRepo, type GitRepo } from '../helpers/git-repo';
 import { startTestService, type TestService } from '../helpers/test-service';
-
-const SEARCH =
-  `query($path: ID!, $query: String!) { codebaseSearch(projectPath: $path, query: $query, first: 10) { path startLine score ` + `} }`;
-
 // Every file below talks about pinging an idle connection before reuse; the tests, the type
 // declarations, the README and the changelog say it more often than the implementation does.
 const FILES: Record<string, string> = {
@@ -57,14 +53,7 @@ describe('code search prefers the implementation unless asked otherwise', () => 
     repo.destroy();
   });
 
-  const paths = async (query: string) => {
-    const { body } = await service.graphql<{ codebaseSearch: Array<{ path: string }> }>(SEARCH, {
-      token,
-      variables: { path: projectPath, query },
-    });
-    expect(body.errors).toBeUndefined();
-    return [...new Set(body.data!.codebaseSearch.map((hit) => hit.path))];
-  };
+  const paths = (query: string) => searchedFiles(service, { token, projectPath, query, first: 10 });
 
   it('records each file’s role in the manifest', async () => {
     const files = await service.prisma.codeIndexFile.findMany({

@@ -1,9 +1,6 @@
-import { indexedProject } from '../helpers/indexed-project';
+import { indexedProject, searchedFiles } from '../helpers/indexed-project';
 import { createGitRepo, type GitRepo } from '../helpers/git-repo';
 import { startTestService, type TestService } from '../helpers/test-service';
-
-const SEARCH =
-  `query($path: ID!, $query: String!) { codebaseSearch(projectPath: $path, query: $query, first: 10) { path startLine score ` + `} }`;
 
 // A client library with a driver per database, named as such libraries name them (pg, not
 // postgresql), and a pool whose test suite says "test" and "alive" far more often than the pool does.
@@ -63,14 +60,7 @@ describe('code search reads the question: abbreviations and the sense of "test"'
     repo.destroy();
   });
 
-  const paths = async (query: string) => {
-    const { body } = await service.graphql<{ codebaseSearch: Array<{ path: string }> }>(SEARCH, {
-      token,
-      variables: { path: projectPath, query },
-    });
-    expect(body.errors).toBeUndefined();
-    return [...new Set(body.data!.codebaseSearch.map((hit) => hit.path))];
-  };
+  const paths = (query: string) => searchedFiles(service, { token, projectPath, query, first: 10 });
 
   it('finds the pg client for a question that says PostgreSQL', async () => {
     expect((await paths('How does it connect to PostgreSQL?'))[0]).toBe('lib/pg-client.js');

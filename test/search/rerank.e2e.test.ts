@@ -1,10 +1,8 @@
-import { indexedProject } from '../helpers/indexed-project';
+import { indexedProject, searchedFiles } from '../helpers/indexed-project';
 import { createGitRepo, type GitRepo } from '../helpers/git-repo';
 import { parseScrape, valueOf } from '../helpers/prometheus';
 import { startStubRerankerServer, type RecordedRerankRequest, type StubRerankerServer } from '../helpers/stub-reranker-server';
 import { startTestService, type TestService } from '../helpers/test-service';
-
-const SEARCH = `query($path: ID!, $query: String!) { codebaseSearch(projectPath: $path, query: $query, first: 50) { path score } }`;
 
 // Every file talks about pinging an idle connection before reuse; the search ranks the implementation
 // first (its role), while the stand-in reranker, counting the question's words, prefers the files
@@ -46,13 +44,8 @@ async function searchable(service: TestService, repo: GitRepo): Promise<Searchab
 }
 
 /** The files of a GraphQL codebase search, best first. */
-async function graphqlFiles({ service, token, projectPath }: Searchable): Promise<string[]> {
-  const { body } = await service.graphql<{ codebaseSearch: Array<{ path: string }> }>(SEARCH, {
-    token,
-    variables: { path: projectPath, query: QUESTION },
-  });
-  expect(body.errors).toBeUndefined();
-  return [...new Set(body.data!.codebaseSearch.map((hit) => hit.path))];
+function graphqlFiles({ service, token, projectPath }: Searchable): Promise<string[]> {
+  return searchedFiles(service, { token, projectPath, query: QUESTION, first: 50 });
 }
 
 /** The files of GitLab's REST semantic search, best first, with their scores. */
