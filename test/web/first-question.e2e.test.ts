@@ -5,8 +5,9 @@ import { startStubLlmServer, type StubLlmServer } from '../helpers/stub-llm-serv
 import { startTestService, type TestService } from '../helpers/test-service';
 import { builtChatPage, launchBrowser, type TestBrowser } from '../helpers/web-page';
 
-// A repository large enough that its first index takes a few seconds (the page can be seen
-// following it), small enough to be waited for on a loaded machine.
+// A repository large enough that its first index spans several of the page's polls on an idle
+// machine (it writes its progress every 200 files: 0, 200, … of 902), small enough to be waited for
+// on a loaded one (the chat waits up to 90 s for it here).
 const FILES: Record<string, string> = {
   'README.md': '# shop\n\nA small shop service.\n',
   'src/billing/tax.ts': `/** Computes value-added tax for an invoice line. */
@@ -15,7 +16,7 @@ export function computeVatAmount(netAmount: number, ratePercent: number): number
 }
 `,
   ...Object.fromEntries(
-    Array.from({ length: 300 }, (_unused, index) => [
+    Array.from({ length: 900 }, (_unused, index) => [
       `src/catalog/item-${index}.ts`,
       `/** Catalog item ${index}. */\nexport function describeItem${index}(name: string): string {\n` +
         `  return \`item ${index}: \${name}\`;\n}\n`,
@@ -24,7 +25,7 @@ export function computeVatAmount(netAmount: number, ratePercent: number): number
 };
 
 const MESSAGES = '[data-testid="chat-history"] .duo-chat-message-container';
-const STEP_MS = 120_000;
+const STEP_MS = 180_000;
 
 // A new user's first minute: a fresh service, sign in, the demo project picked with "The whole
 // repository", a question at once. The answer waits for the first index (streaming how far it is),
@@ -44,7 +45,14 @@ describe('the first question on a fresh service, in a browser', () => {
     });
     service = await startTestService({
       role: 'all',
-      env: { LLM_PROVIDER: 'openai', LLM_BASE_URL: stub.url, LLM_MODEL: 'stub', INDEX_DEBOUNCE_MS: '0', DUO_CHAT_DIR: pageDir },
+      env: {
+        LLM_PROVIDER: 'openai',
+        LLM_BASE_URL: stub.url,
+        LLM_MODEL: 'stub',
+        INDEX_DEBOUNCE_MS: '0',
+        CHAT_INDEX_WAIT_MS: '90000',
+        DUO_CHAT_DIR: pageDir,
+      },
     });
     repo = createGitRepo(FILES);
     token = (await seedDemo(service.prisma)).token;
@@ -93,7 +101,7 @@ describe('the first question on a fresh service, in a browser', () => {
       await prompt.press('Enter');
 
       const answer = page.locator(MESSAGES).last();
-      await answer.getByText('computeVatAmount').waitFor({ timeout: 60_000 });
+      await answer.getByText('computeVatAmount').waitFor({ timeout: 100_000 });
       await answer
         .getByRole('link', { name: /src\/billing\/tax\.ts:\d+-\d+/ })
         .first()
@@ -101,7 +109,7 @@ describe('the first question on a fresh service, in a browser', () => {
       expect(await answer.innerText()).not.toMatch(/indexing has started|still being indexed/);
       await state.getByText('ready', { exact: true }).waitFor({ timeout: 30_000 });
       const index = await service.prisma.codeIndex.findFirstOrThrow({ where: { project: { fullPath: DEMO.project } } });
-      expect(index.filesIndexed).toBeGreaterThan(300);
+      expect(index.filesIndexed).toBeGreaterThan(900);
       await state.getByText(`${index.filesIndexed} files`, { exact: false }).waitFor();
 
       const seen = await page.evaluate<string[]>('window.seen');
