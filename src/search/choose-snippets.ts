@@ -16,7 +16,11 @@ import { LruCache } from '../lru-cache';
  * - The others are ordered by how well they answer: half their retrieval score (scaled to the
  *   file's best), half the share of the question's words they hold, the words few of the file's
  *   chunks hold weighing more and words only in comments half, plus PHRASE_WEIGHT times the share
- *   of the question's phrases (two meaningful words in a row) they hold as written; a
+ *   of the question's phrases (two meaningful words in a row) they hold as written, plus
+ *   LITERAL_WEIGHT times the share of what the question quotes or writes as code ("Could not
+ *   downcast to", `{usage}`, [OPTIONS], crate_version!) that they hold verbatim, rarer ones weighing
+ *   more, plus RUN_WEIGHT when their code holds a long run of the question's words in its order (a
+ *   message pasted into the question: "is not an id of an argument or a group"); a
  *   chunk that only declares (a type of options, struct fields) weighs DECLARATION_WEIGHT unless
  *   the question asks about types, and a test inside a file of code TEST_CHUNK_WEIGHT unless the
  *   question asks for tests (query-understanding.ts).
@@ -72,6 +76,21 @@ const COVERAGE_WEIGHT = 0.5;
  */
 const PHRASE_WEIGHT = 0.3;
 
+/**
+ * Weight of the share of the question's literals (questionLiterals: quoted text, words written as
+ * code) a chunk holds verbatim, each weighted by how few of the file's found chunks hold it.
+ */
+const LITERAL_WEIGHT = 0.6;
+
+/**
+ * Weight of a run of the question's words, in order, in a chunk's code (its comments left out): 0
+ * up to MIN_RUN words, full from MIN_RUN + RUN_SPAN words on. Questions and code share runs of two
+ * or three words by chance ("of the", "is not"); a pasted message shares more.
+ */
+const RUN_WEIGHT = 0.6;
+const MIN_RUN = 3;
+const RUN_SPAN = 4;
+
 /** A test inside a file of code (a Rust test module, a Go example) answers a question that asks for no tests this much less. */
 const TEST_CHUNK_WEIGHT = 0.5;
 
@@ -123,6 +142,8 @@ export type ChunkWords = {
   pairs: ReadonlySet<string>;
   /** Whether the chunk is a test (a test function, a test module) rather than the code it tests. */
   test: boolean;
+  /** The plain words of its code (comments left out), in order: where a pasted message is found word for word. */
+  plain: readonly string[];
 };
 
 function chunkWords(content: string, kinds: readonly LineKind[]): ChunkWords {
@@ -136,6 +157,7 @@ function chunkWords(content: string, kinds: readonly LineKind[]): ChunkWords {
     prose: proseWords,
     pairs: wordPairs(content),
     test: TEST_CHUNK.test(content),
+    plain: plainWords(code.join('\n')),
   };
 }
 
@@ -184,6 +206,74 @@ function coverage(chunks: readonly ChunkWords[], terms: readonly string[]): numb
 /** The share of the question's phrases (pairs of meaningful words in a row) a chunk holds as written. */
 function phraseShare(chunk: ChunkWords, pairs: readonly string[]): number {
   return pairs.length ? pairs.filter((pair) => chunk.pairs.has(pair)).length / pairs.length : 0;
+}
+
+/** Plain words of a text, lowercased, in order: what a pasted message and the code's text share word for word. */
+function plainWords(text: string): string[] {
+  return text.toLowerCase().match(/[a-z0-9]+/g) ?? [];
+}
+
+/** The longest run of the question's words, in its order, that a text's words hold word for word. */
+export function longestRun(question: readonly string[], text: readonly string[]): number {
+  const positions = new Map<string, number[]>();
+  question.forEach((word, at) => positions.set(word, [...(positions.get(word) ?? []), at]));
+  let best = 0;
+  // Run lengths ending at the previous word of the text, by the question position it matched.
+  let previous = new Map<number, number>();
+  for (const word of text) {
+    const current = new Map<number, number>();
+    for (const at of positions.get(word) ?? []) {
+      const length = (previous.get(at - 1) ?? 0) + 1;
+      current.set(at, length);
+      best = Math.max(best, length);
+    }
+    previous = current;
+  }
+  return best;
+}
+
+/** The share a run of the question's words counts for: RUN_SPAN steps above MIN_RUN words, at most 1. */
+const runShare = (length: number) => Math.min(1, Math.max(0, length - MIN_RUN) / RUN_SPAN);
+
+/**
+ * What a question quotes or writes as code, lowercased: the text of "…", “…” and `…` spans (split at
+ * ellipses: "Could not downcast to ..., need to downcast to ..."), and words with code punctuation
+ * ({usage}, [OPTIONS], crate_version!, try_get_one, --verbose, query()); a trailing * (crate_*) is
+ * left out, so the prefix matches.
+ */
+export function questionLiterals(question: string): string[] {
+  const literals = new Set<string>();
+  for (const match of question.matchAll(/[`"“”]([^`"“”]+)[`"“”]/g))
+    for (const part of match[1].split(/\.\.\.|…/)) {
+      const text = part
+        .replace(/^[\s,;.]+|[\s,;.]+$/g, '')
+        .toLowerCase()
+        .replace(/\s+/g, ' ');
+      if ((text.length >= 2 && /[a-z0-9]/.test(text)) || /^[-=<>!|&.:{}[\]]{2,}$/.test(text)) literals.add(text);
+    }
+  for (const word of question.replace(/[`"“”][^`"“”]*[`"“”]/g, ' ').split(/\s+/)) {
+    const token = word.replace(/^[(,;:'?!.]+|[),;:'?.]+$/g, '').replace(/\*+$/, '');
+    if (/[a-z0-9]/i.test(token) && /[{}[\]!_<>]|::|^-{1,2}\w|\w\(\)$/.test(token)) literals.add(token.toLowerCase());
+  }
+  return [...literals];
+}
+
+/**
+ * How much of the question's literals each chunk holds verbatim (case aside), each weighted by how
+ * few of the file's found chunks hold it, as coverage weighs words: 0 to 1.
+ */
+function literalShares(contents: readonly string[], literals: readonly string[]): number[] {
+  if (!literals.length) return contents.map(() => 0);
+  const lowered = contents.map((content) => content.toLowerCase());
+  const found = literals.map((literal) => lowered.map((content) => content.includes(literal)));
+  const weights = found.map((holds) => {
+    const count = holds.filter(Boolean).length;
+    return count === 0 ? 0 : Math.log(1 + contents.length / count);
+  });
+  const total = weights.reduce((sum, weight) => sum + weight, 0);
+  return contents.map((_, chunk) =>
+    total === 0 ? 0 : found.reduce((sum, holds, literal) => sum + (holds[chunk] ? weights[literal] : 0), 0) / total,
+  );
 }
 
 function trimmed(hit: SnippetHit, leading: number): SnippetHit {
@@ -240,6 +330,11 @@ export function chooseSnippets(hits: readonly SnippetHit[], options: ChooseSnipp
   );
   const best = Math.max(0, ...hits.map((hit) => hit.score));
   const pairs = [...wordPairs(options.question ?? '')];
+  const literal = literalShares(
+    hits.map((hit) => hit.content),
+    questionLiterals(options.question ?? ''),
+  );
+  const questionWords = plainWords(options.question ?? '');
   const testsAsked = asksForTests(options.question ?? '');
   hits.forEach((hit, index) => {
     const shape = shapes[index];
@@ -247,7 +342,9 @@ export function chooseSnippets(hits: readonly SnippetHit[], options: ChooseSnipp
     const answer =
       (RETRIEVAL_WEIGHT * (best > 0 ? hit.score / best : 0) +
         COVERAGE_WEIGHT * covered[index] +
-        PHRASE_WEIGHT * phraseShare(read[index].words, pairs)) *
+        PHRASE_WEIGHT * phraseShare(read[index].words, pairs) +
+        LITERAL_WEIGHT * literal[index] +
+        RUN_WEIGHT * runShare(longestRun(questionWords, read[index].words.plain))) *
       (declarations ? DECLARATION_WEIGHT : 1) *
       (read[index].words.test && !testsAsked ? TEST_CHUNK_WEIGHT : 1);
     if (shape.boilerplate) {

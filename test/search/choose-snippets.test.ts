@@ -1,4 +1,4 @@
-import { chooseSnippets, snippetIntent, type SnippetHit } from '../../src/search/choose-snippets';
+import { chooseSnippets, longestRun, questionLiterals, snippetIntent, type SnippetHit } from '../../src/search/choose-snippets';
 import { queryTerms } from '../../src/search/text-query';
 
 const lines = (...text: string[]) => text.join('\n');
@@ -61,6 +61,81 @@ const MESSAGE = [
   ),
 ];
 
+// A quoted tag: the chunk that holds it verbatim comes first, though the other holds the question's words
+// more often and was retrieved better.
+const QUOTED = [
+  hit(
+    10,
+    1,
+    'fn write_usage(&self, styled: &mut StyledStr) {',
+    '    // The binary name, then the options, then the positional arguments.',
+    '    let options = self.cmd.get_opts().filter(|option| option.is_shown());',
+    '    styled.push_str(&self.render(options));',
+    '}',
+  ),
+  hit(
+    40,
+    0.7,
+    'fn needs_tag(&self) -> bool {',
+    '    self.cmd.get_non_positionals().any(|arg| !arg.is_hide_set())',
+    '}',
+    'fn push_tag(&self, styled: &mut StyledStr) {',
+    '    if self.needs_tag() { styled.placeholder(" [OPTIONS]"); }',
+    '}',
+  ),
+];
+
+// A question's words in a row in a type's doc comment: no pasted message, so the function that computes
+// the figures stays first.
+const DOC_RUN = [
+  hit(
+    1,
+    0.9,
+    '/** Recall at 1, 5 and 10 and MRR of a run, computed over its questions. */',
+    'export type RetrievalMetrics = { recallAt1: number; recallAt5: number; recallAt10: number; mrr: number };',
+  ),
+  hit(
+    10,
+    1,
+    'export function scoreRanks(ranks: Array<number | null>): RetrievalMetrics {',
+    '  const recall = (k: number) => ranks.filter((rank) => rank !== null && rank <= k).length / ranks.length;',
+    '  const mrr = ranks.reduce((sum, rank) => sum + (rank === null ? 0 : 1 / rank), 0) / ranks.length;',
+    '  return { recallAt1: recall(1), recallAt5: recall(5), recallAt10: recall(10), mrr };',
+    '}',
+  ),
+];
+
+describe('questionLiterals: what a question quotes or writes as code', () => {
+  it.each([
+    [
+      'try_get_one returns "Could not downcast to ..., need to downcast to ..."; why?',
+      ['could not downcast to', 'need to downcast to', 'try_get_one'],
+    ],
+    ['What placeholders can a help template use, like {usage} and {all-args}?', ['{usage}', '{all-args}']],
+    ['When does the usage line show "[OPTIONS]"?', ['[options]']],
+    ['How does the parser treat a bare "--"?', ['--']],
+    ['Where does crate_version! get the version, and the other crate_* macros?', ['crate_version!', 'crate_']],
+    ['How are -v or --verbose mapped to their argument?', ['-v', '--verbose']],
+    ['Why does `Connection.query()` fail?', ['connection.query()']],
+    ['How is the pool shut down?', []],
+    ["What's a well-known port, e.g. 80?", []],
+  ])('%s', (question, expected) => {
+    expect(questionLiterals(question)).toEqual(expected);
+  });
+});
+
+describe('longestRun: a pasted message found word for word', () => {
+  it.each([
+    [['is', 'not', 'an', 'id'], ['panic', 'is', 'not', 'an', 'id', 'of'], 4],
+    [['not', 'an', 'id'], ['an', 'id', 'not', 'an'], 2],
+    [['a', 'b'], ['c'], 0],
+    [['a', 'a', 'a'], ['a', 'a'], 2],
+    [[], ['a'], 0],
+  ])('%j in %j: %d', (question, text, expected) => {
+    expect(longestRun(question, text)).toBe(expected);
+  });
+});
+
 describe('chooseSnippets: which chunk of a file answers first', () => {
   it.each([
     [
@@ -90,6 +165,14 @@ describe('chooseSnippets: which chunk of a file answers first', () => {
       'why does it panic saying the id is not an id of an argument or a group?',
       MESSAGE,
       200,
+    ],
+    ['the chunk holding what the question quotes', 'src/output/usage.rs', 'When does the usage line show "[OPTIONS]"?', QUOTED, 40],
+    [
+      "the function, when the question's words in a row are only in a doc comment",
+      'src/evaluation/metrics.ts',
+      'How are recall at 1, 5 and 10 and MRR computed?',
+      DOC_RUN,
+      10,
     ],
   ])('%s', (_name, path, question, hits, expected) => {
     expect(first(path, question, hits)).toBe(expected);

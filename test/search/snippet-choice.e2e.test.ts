@@ -72,7 +72,25 @@ export async function handlePushWebhook(prisma: PrismaClient, event: PushEvent, 
 }
 `;
 
+// Usage text whose first function names the question's words most; the tag the question quotes is in the second.
+const USAGE = `/** Writes the usage text: the binary name, then its options, then the positional arguments. */
+export function writeUsage(command: Command, out: string[]): void {
+  const options = command.options.filter((option) => !option.hidden);
+  out.push(\`Usage: \${command.name}\`);
+  for (const option of options) out.push(\`  \${option.flag}  \${option.help}\`);
+  for (const positional of command.positionals) out.push(\`  <\${positional.name}>\`);
+}
+
+/** Whether any option that is not hidden is left, and only then the tag. */
+export function optionsTag(command: Command): string {
+  const shown = command.options.filter((option) => !option.hidden && option.flag !== '--help');
+  return shown.length ? ' [OPTIONS]' : '';
+}
+`;
+const QUOTED_QUESTION = 'When does the usage show "[OPTIONS]"?';
+
 const FILES: Record<string, string> = {
+  'src/cli/usage.ts': USAGE,
   'src/webhooks/push-webhook.ts': PUSH_WEBHOOK,
   'src/webhooks/README.md': '# Webhooks\n\nGitLab sends push events here.\n',
   'src/billing/tax.ts':
@@ -174,6 +192,15 @@ describe('snippets that answer, through REST, MCP and GraphQL chat', () => {
     expect(first.start).toBeGreaterThan(importBlockEnd);
     expect(isImportBlock(first.content)).toBe(false);
     expect(first.content).toContain('sameDigest');
+  });
+
+  it('a question that quotes code gets the lines that hold it first, on REST and MCP', async () => {
+    const body = (await readJson(await semantic(QUOTED_QUESTION))) as SemanticAnswer;
+    const file = body.results.find((result) => result.path === 'src/cli/usage.ts')!;
+    expect(file.snippet_ranges[0].content).toContain("' [OPTIONS]'");
+    const [first] = await mcpSnippets(QUOTED_QUESTION);
+    expect(first.path).toBe('src/cli/usage.ts');
+    expect(first.content).toContain("' [OPTIONS]'");
   });
 
   it('a question about what the module imports gets its import block first, on REST and MCP', async () => {
