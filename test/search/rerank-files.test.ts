@@ -88,6 +88,49 @@ describe('rerankFiles', () => {
     expect(rerankDocument({ path: 'p', snippets: [] }, 100)).toBe('p\n');
   });
 
+  it("reorders the first files' snippets by their own documents, sent after the files'", async () => {
+    const snippet = (startLine: number, content: string, score: number) => ({
+      startLine,
+      endLine: startLine,
+      content,
+      score,
+      symbol: null,
+    });
+    // The search leads with the import line; the stand-in prefers the comment that holds all four words.
+    const multi: FileHits = {
+      ...file('src/retry.ts', '', 1),
+      snippets: [
+        snippet(1, "import { sleep } from './sleep';", 0.9),
+        snippet(10, 'function retry() { return backoff(); }', 0.7),
+        snippet(20, '// where the retry backoff is computed', 0.5),
+      ],
+    };
+    const later = Array.from({ length: 5 }, (_, index) => ({
+      ...file(`src/later${index}.ts`, 'export const later = 1;', 0.4 - index / 100),
+      snippets: [snippet(1, 'export const later = 1;', 0.3), snippet(5, '// retry backoff computed', 0.2)],
+    }));
+    const result = await rerankFiles([multi, ...later], { question: QUESTION, reranking: reranking({ weight: 1 }), projectId: 1 });
+    const retry = result.files.find((hits) => hits.path === 'src/retry.ts')!;
+    expect(retry.snippets.map((hits) => hits.startLine)).toEqual([20, 10, 1]);
+    // Each place keeps its score, so they still fall with the order.
+    expect(retry.snippets.map((hits) => hits.score)).toEqual([0.9, 0.7, 0.5]);
+    // One document per file first, then the other snippets of the first five files; the sixth's are not read.
+    const documents = stub.requests[0].body.documents!;
+    expect(documents).toHaveLength(6 + 2 + 4);
+    expect(documents.slice(6, 8)).toEqual([
+      'src/retry.ts\nfunction retry() { return backoff(); }',
+      'src/retry.ts\n// where the retry backoff is computed',
+    ]);
+    expect(documents.slice(8).map((document) => document.split('\n')[0])).toEqual([
+      'src/later0.ts',
+      'src/later1.ts',
+      'src/later2.ts',
+      'src/later3.ts',
+    ]);
+    expect(result.files.find((hits) => hits.path === 'src/later4.ts')!.snippets[0].startLine).toBe(1);
+    expect(result.files.find((hits) => hits.path === 'src/later0.ts')!.snippets[0].startLine).toBe(5);
+  });
+
   it('asks nothing when there is nothing to reorder', async () => {
     const result = await rerankFiles(FILES.slice(0, 1), { question: QUESTION, reranking: reranking(), projectId: 1 });
     expect(result).toEqual({ files: FILES.slice(0, 1), reranked: false });

@@ -180,3 +180,87 @@ describe('code search with a reranker (RERANK_PROVIDER)', () => {
     return stub.requests[stub.requests.length - 1];
   }
 });
+
+// A file's snippets through REST with a reranker: the search leads with the function named after the
+// question's words; the stand-in, counting them, prefers the comment that says them all.
+describe("a found file's snippets, reordered by the reranker", () => {
+  // Each function over a quarter of the chunk budget, so each is a chunk of its own.
+  const BACKOFF = `/** The delay before a retry attempt: doubling from the base, capped, in milliseconds. */
+export function retryBackoffDelay(attempt: number, options: { baseMs: number; maxMs: number }): number {
+  if (!Number.isInteger(attempt) || attempt < 0) throw new RangeError(\`attempt must be a whole number, got \${attempt}\`);
+  const doubled = options.baseMs * 2 ** Math.min(attempt, 30);
+  return Math.min(doubled, options.maxMs);
+}
+
+/** Spreads callers out: a delay between half of it and all of it, so clients that failed together do not return together. */
+export function jitter(delay: number, random: () => number = Math.random): number {
+  if (!Number.isFinite(delay) || delay < 0) throw new RangeError(\`delay must be a finite, non-negative number, got \${delay}\`);
+  const half = delay / 2;
+  return half + random() * half;
+}
+
+/** Waits between retries: where the backoff for the next retry attempt is computed, then spread out by jitter. */
+export async function waitBeforeRetry(attempt: number, signal?: AbortSignal): Promise<void> {
+  const delay = jitter(retryBackoffDelay(attempt, { baseMs: 100, maxMs: 30_000 }));
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(resolve, delay);
+    signal?.addEventListener('abort', () => { clearTimeout(timer); reject(signal.reason); }, { once: true });
+  });
+}
+`;
+  const SNIPPET_QUESTION = 'where is the delay before the next retry attempt computed';
+  let repo: GitRepo;
+  let stub: StubRerankerServer;
+  let cohere: Searchable;
+
+  beforeAll(async () => {
+    repo = createGitRepo({ 'src/backoff.ts': BACKOFF });
+    stub = await startStubRerankerServer();
+    const service = await startTestService({
+      role: 'all',
+      env: {
+        INDEX_DEBOUNCE_MS: '0',
+        RERANK_PROVIDER: 'cohere',
+        RERANK_URL: `${stub.url}/v1`,
+        RERANK_MODEL: 'stub-reranker',
+        RERANK_WEIGHT: '1',
+      },
+    });
+    cohere = await searchable(service, repo);
+    stub.reset();
+  }, 120_000);
+  afterAll(async () => {
+    await cohere?.service.close();
+    await stub?.close();
+    repo?.destroy();
+  });
+
+  it("REST shows first the snippet the reranker scores best; the file's other snippets are sent after its first", async () => {
+    const { service, token, projectPath } = cohere;
+    // The stand-in scores the last document sent best and the first worst: the order the search chose, reversed.
+    stub.script({
+      kind: 'body',
+      body: {
+        id: 'scripted',
+        results: [
+          { index: 2, relevance_score: 0.9 },
+          { index: 1, relevance_score: 0.5 },
+          { index: 0, relevance_score: 0.1 },
+        ],
+      },
+    });
+    const query = new URLSearchParams({ q: SNIPPET_QUESTION });
+    const response = await fetch(`${service.url}/api/v4/projects/${encodeURIComponent(projectPath)}/search/semantic?${query.toString()}`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
+    expect(response.status).toBe(200);
+    const body = (await response.json()) as { results: Array<{ path: string; snippet_ranges: Array<{ content: string; score: number }> }> };
+    const shown = body.results[0].snippet_ranges;
+    // The file's document is its first snippet as the search chose it; its other two follow, one document each.
+    const documents = stub.requests[0].body.documents!.map((document) => document.slice('src/backoff.ts\n'.length));
+    expect(documents).toHaveLength(3);
+    expect(shown.map((snippet) => snippet.content)).toEqual([documents[2], documents[1], documents[0]]);
+    const scores = shown.map((snippet) => snippet.score);
+    expect(scores).toEqual([...scores].sort((a, b) => b - a));
+  });
+});
