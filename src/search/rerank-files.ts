@@ -83,7 +83,10 @@ function fuseOrders<T>(items: readonly T[], scores: readonly number[], weight: n
     .map((entry) => entry.item);
 }
 
-/** A file's snippets reordered by the fusion of their order and the reranker's scores (one per snippet); each takes the score of its new place. */
+/**
+ * A file's snippets reordered by the fusion of their order and the reranker's scores (one per
+ * snippet); each takes the score of its new place.
+ */
 function rerankSnippets(file: FileHits, scores: readonly number[], weight: number): FileHits {
   const snippets = fuseOrders(file.snippets, scores, weight);
   return { ...file, snippets: snippets.map((snippet, place) => ({ ...snippet, score: file.snippets[place].score })) };
