@@ -14,8 +14,8 @@ import { LruCache } from '../lru-cache';
  *   them: it was found for them (a module that only re-exports, a constants list).
  * - A question about that boilerplate ("what does this file import", "which license") gets it, first.
  * - The others are ordered by how well they answer: half their retrieval score (scaled to the
- *   file's best), half the share of the question's words they hold, the words few of the file's
- *   chunks hold weighing more and words only in comments half, plus PHRASE_WEIGHT times the share
+ *   file's best), half the share of the question's words their best WINDOW_LINES lines in a row
+ *   hold, the words few of the file's chunks hold weighing more and words only in comments half, plus PHRASE_WEIGHT times the share
  *   of the question's phrases (two meaningful words in a row) they hold as written, plus
  *   LITERAL_WEIGHT times the share of what the question quotes or writes as code ("Could not
  *   downcast to", `{usage}`, [OPTIONS], crate_version!) that they hold verbatim, rarer ones weighing
@@ -97,6 +97,13 @@ const TEST_CHUNK_WEIGHT = 0.5;
 /** A chunk that only declares (boilerplate.ts's declaresOnly) answers a question about behaviour this much less. */
 const DECLARATION_WEIGHT = 0.7;
 
+/**
+ * Lines of a chunk in which its share of the question's words is counted (its best such window):
+ * the words that answer stand together, in one branch or a few lines, where a long chunk holds the
+ * same words scattered over unrelated lines.
+ */
+const WINDOW_LINES = 10;
+
 /** Weight of a question word found only in a chunk's comments and docstrings: prose about code answers less than the code. */
 const PROSE_WEIGHT = 0.5;
 
@@ -124,20 +131,26 @@ function wordCounts(text: string): Map<string, number> {
   return counts;
 }
 
-/** How often a chunk's words hold a form of a term: a longer stem also as a prefix, as full text matches it (packet_writer). */
-function occurrences(words: ReadonlyMap<string, number>, forms: readonly string[]): number {
-  let count = 0;
+/**
+ * The lines (ascending, each once) on which a chunk holds a form of a term: a longer stem also as a
+ * prefix, as full text matches it (packet_writer).
+ */
+function linesWith(lineOf: ReadonlyMap<string, readonly number[]>, forms: readonly string[]): number[] {
+  const lines = new Set<number>();
   for (const form of forms) {
-    count += words.get(form) ?? 0;
-    if (form.length >= 4) for (const [word, times] of words) if (word !== form && word.startsWith(form)) count += times;
+    for (const line of lineOf.get(form) ?? []) lines.add(line);
+    if (form.length >= 4)
+      for (const [word, at] of lineOf) if (word !== form && word.startsWith(form)) for (const line of at) lines.add(line);
   }
-  return count;
+  return [...lines].sort((a, b) => a - b);
 }
 
 /** A chunk's words in its code and in its comments (stems with their counts), its phrases, and whether it is a test. */
 export type ChunkWords = {
-  code: ReadonlyMap<string, number>;
-  prose: ReadonlyMap<string, number>;
+  /** Each word stem of the chunk, with the lines (0-based, ascending) it is on. */
+  lineOf: ReadonlyMap<string, readonly number[]>;
+  /** Whether each line is a comment or docstring. */
+  prose: readonly boolean[];
   /** Stems of words next to each other (stop words left out), as `a b`: a phrase of the question found as written. */
   pairs: ReadonlySet<string>;
   /** Whether the chunk is a test (a test function, a test module) rather than the code it tests. */
@@ -147,14 +160,20 @@ export type ChunkWords = {
 };
 
 function chunkWords(content: string, kinds: readonly LineKind[]): ChunkWords {
-  const code: string[] = [];
-  const prose: string[] = [];
-  content.split('\n').forEach((line, index) => (kinds[index] === 'comment' ? prose : code).push(line));
-  const codeWords = wordCounts(code.join('\n'));
-  const proseWords = wordCounts(prose.join('\n'));
+  const lines = content.split('\n');
+  const prose = lines.map((_, index) => kinds[index] === 'comment');
+  const lineOf = new Map<string, number[]>();
+  lines.forEach((line, index) => {
+    for (const stem of wordCounts(line).keys()) {
+      const at = lineOf.get(stem);
+      if (at) at.push(index);
+      else lineOf.set(stem, [index]);
+    }
+  });
+  const code = lines.filter((_, index) => !prose[index]);
   return {
-    code: codeWords,
-    prose: proseWords,
+    lineOf,
+    prose,
     pairs: wordPairs(content),
     test: TEST_CHUNK.test(content),
     plain: plainWords(code.join('\n')),
@@ -184,23 +203,42 @@ function wordPairs(text: string): Set<string> {
 }
 
 /**
- * How much of the question each chunk holds, its words weighted by how few of the file's found
- * chunks hold them (a word in every chunk of the file tells them apart no more than none) and
- * words only in comments weighing PROSE_WEIGHT: 0 to 1.
+ * How much of the question each chunk holds, in its best WINDOW_LINES lines: its words weighted by
+ * how few of the file's found chunks hold them (a word in every chunk of the file tells them apart
+ * no more than none), words only in comments weighing PROSE_WEIGHT: 0 to 1.
  */
 function coverage(chunks: readonly ChunkWords[], terms: readonly string[]): number[] {
   const groups = terms.map((term) => [...new Set([term, ...synonymsOf(term)].map(stemWord))]);
-  const present = groups.map((forms) =>
-    chunks.map((chunk) => (occurrences(chunk.code, forms) > 0 ? 1 : occurrences(chunk.prose, forms) > 0 ? PROSE_WEIGHT : 0)),
+  // Per chunk and word of the question, the lines holding it, each worth 1 in code and PROSE_WEIGHT in a comment.
+  const found = chunks.map((chunk) =>
+    groups.map((forms) => linesWith(chunk.lineOf, forms).map((line) => ({ line, value: chunk.prose[line] ? PROSE_WEIGHT : 1 }))),
   );
-  const weights = present.map((found) => {
-    const count = found.filter((share) => share > 0).length;
+  const weights = groups.map((_, group) => {
+    const count = found.filter((words) => words[group].length > 0).length;
     return count === 0 ? 0 : Math.log(1 + chunks.length / count);
   });
   const total = weights.reduce((sum, weight) => sum + weight, 0);
-  return chunks.map((_, chunk) =>
-    total === 0 ? 0 : present.reduce((sum, found, group) => sum + found[chunk] * weights[group], 0) / total,
-  );
+  if (total === 0) return chunks.map(() => 0);
+  return found.map((words) => windowShare(words, weights) / total);
+}
+
+/**
+ * The most of the question's weighted words any WINDOW_LINES lines in a row hold, given each word's
+ * lines: the best window starts on a line that holds one of them.
+ */
+function windowShare(words: ReadonlyArray<ReadonlyArray<{ line: number; value: number }>>, weights: readonly number[]): number {
+  const starts = new Set(words.flatMap((lines) => lines.map((held) => held.line)));
+  let best = 0;
+  for (const start of starts) {
+    let held = 0;
+    words.forEach((lines, group) => {
+      let most = 0;
+      for (const at of lines) if (at.line >= start && at.line < start + WINDOW_LINES && at.value > most) most = at.value;
+      held += most * weights[group];
+    });
+    best = Math.max(best, held);
+  }
+  return best;
 }
 
 /** The share of the question's phrases (pairs of meaningful words in a row) a chunk holds as written. */

@@ -105,6 +105,32 @@ const DOC_RUN = [
   ),
 ];
 
+// The question's words scattered over a long chunk, or together in a few lines of a short one: the
+// short one answers, though the long one was retrieved better.
+const filler = (count: number) => Array.from({ length: count }, (_, index) => `  const step${index} = next(step${index - 1});`);
+const SCATTERED = [
+  hit(
+    1,
+    1,
+    'async function drain(pool) {',
+    '  const idle = pool.list();',
+    ...filler(12),
+    '  await ping(server);',
+    ...filler(12),
+    '  return connection.close();',
+    '}',
+  ),
+  hit(
+    40,
+    0.8,
+    'async function acquire(pool) {',
+    '  const connection = pool.idle.pop();',
+    '  await connection.ping();',
+    '  return connection;',
+    '}',
+  ),
+];
+
 describe('questionLiterals: what a question quotes or writes as code', () => {
   it.each([
     [
@@ -165,6 +191,13 @@ describe('chooseSnippets: which chunk of a file answers first', () => {
       'why does it panic saying the id is not an id of an argument or a group?',
       MESSAGE,
       200,
+    ],
+    [
+      "the chunk whose lines hold the question's words together",
+      'lib/pool.js',
+      'How does the pool ping an idle connection?',
+      SCATTERED,
+      40,
     ],
     ['the chunk holding what the question quotes', 'src/output/usage.rs', 'When does the usage line show "[OPTIONS]"?', QUOTED, 40],
     [
