@@ -135,20 +135,23 @@ function wordCounts(text: string): Map<string, number> {
  * The lines (ascending, each once) on which a chunk holds a form of a term: a longer stem also as a
  * prefix, as full text matches it (packet_writer).
  */
-function linesWith(lineOf: ReadonlyMap<string, readonly number[]>, forms: readonly string[]): number[] {
+function linesWith(lineOf: ChunkWords['lineOf'], forms: readonly string[]): number[] {
   const lines = new Set<number>();
+  const add = (at: number | readonly number[] | undefined) => {
+    if (typeof at === 'number') lines.add(at);
+    else for (const line of at ?? []) lines.add(line);
+  };
   for (const form of forms) {
-    for (const line of lineOf.get(form) ?? []) lines.add(line);
-    if (form.length >= 4)
-      for (const [word, at] of lineOf) if (word !== form && word.startsWith(form)) for (const line of at) lines.add(line);
+    add(lineOf.get(form));
+    if (form.length >= 4) for (const [word, at] of lineOf) if (word !== form && word.startsWith(form)) add(at);
   }
   return [...lines].sort((a, b) => a - b);
 }
 
-/** A chunk's words in its code and in its comments (stems with their counts), its phrases, and whether it is a test. */
+/** A chunk's word stems by line, which lines are comments, its phrases, its code's plain words, and whether it is a test. */
 export type ChunkWords = {
-  /** Each word stem of the chunk, with the lines (0-based, ascending) it is on. */
-  lineOf: ReadonlyMap<string, readonly number[]>;
+  /** Each word stem of the chunk, with the line (0-based) it is on, or its lines (ascending): most stems are on one. */
+  lineOf: ReadonlyMap<string, number | readonly number[]>;
   /** Whether each line is a comment or docstring. */
   prose: readonly boolean[];
   /** Stems of words next to each other (stop words left out), as `a b`: a phrase of the question found as written. */
@@ -162,12 +165,13 @@ export type ChunkWords = {
 function chunkWords(content: string, kinds: readonly LineKind[]): ChunkWords {
   const lines = content.split('\n');
   const prose = lines.map((_, index) => kinds[index] === 'comment');
-  const lineOf = new Map<string, number[]>();
+  const lineOf = new Map<string, number | number[]>();
   lines.forEach((line, index) => {
     for (const stem of wordCounts(line).keys()) {
       const at = lineOf.get(stem);
-      if (at) at.push(index);
-      else lineOf.set(stem, [index]);
+      if (at === undefined) lineOf.set(stem, index);
+      else if (typeof at === 'number') lineOf.set(stem, [at, index]);
+      else at.push(index);
     }
   });
   const code = lines.filter((_, index) => !prose[index]);
@@ -176,7 +180,7 @@ function chunkWords(content: string, kinds: readonly LineKind[]): ChunkWords {
     prose,
     pairs: wordPairs(content),
     test: TEST_CHUNK.test(content),
-    plain: plainWords(code.join('\n')),
+    plain: sharedPlainWords(code.join('\n')),
   };
 }
 
@@ -249,6 +253,25 @@ function phraseShare(chunk: ChunkWords, pairs: readonly string[]): number {
 /** Plain words of a text, lowercased, in order: what a pasted message and the code's text share word for word. */
 function plainWords(text: string): string[] {
   return text.toLowerCase().match(/[a-z0-9]+/g) ?? [];
+}
+
+/**
+ * One copy of each plain word across the chunks read (kept readings hold many arrays of the same
+ * words): emptied when it reaches WORD_CACHE_SIZE, as wordCache is.
+ */
+const plainCopies = new Map<string, string>();
+
+/** plainWords, each word the one copy kept in plainCopies. */
+function sharedPlainWords(text: string): string[] {
+  return plainWords(text).map((word) => {
+    let copy = plainCopies.get(word);
+    if (copy === undefined) {
+      if (plainCopies.size >= WORD_CACHE_SIZE) plainCopies.clear();
+      copy = Buffer.from(word, 'latin1').toString('latin1');
+      plainCopies.set(copy, copy);
+    }
+    return copy;
+  });
 }
 
 /** The longest run of the question's words, in its order, that a text's words hold word for word. */
