@@ -1,4 +1,5 @@
 import { existsSync, readdirSync, renameSync, rmSync } from 'node:fs';
+import { open } from 'node:fs/promises';
 import path from 'node:path';
 
 /**
@@ -44,4 +45,46 @@ export function setAsideIncomplete(pgdata: string): string | null {
   const aside = `${pgdata}${INCOMPLETE}${new Date().toISOString().replace(/[:.]/g, '-')}`;
   renameSync(pgdata, aside);
   return aside;
+}
+
+/**
+ * Renames a new database into place as `pgdata`, its files on disk first: PGlite's initdb does not sync them, and
+ * a rename that reached the disk before them would put a directory of empty files in place after a power cut.
+ */
+export async function moveIntoPlace(temporary: string, pgdata: string): Promise<void> {
+  const files: string[] = [];
+  const directories: string[] = [];
+  collect(temporary, files, directories);
+  // About 1,100 files: one after the other they took 4 s on a test machine, several at once 0.2 s.
+  await syncAll(files);
+  await syncAll(directories);
+  renameSync(temporary, pgdata);
+  await syncAll([path.dirname(pgdata)]);
+}
+
+function collect(directory: string, files: string[], directories: string[]): void {
+  directories.push(directory);
+  for (const entry of readdirSync(directory, { withFileTypes: true })) {
+    const entryPath = path.join(directory, entry.name);
+    if (entry.isDirectory()) collect(entryPath, files, directories);
+    else if (entry.isFile()) files.push(entryPath);
+  }
+}
+
+// A batch at a time, so that no more than that many descriptors are open at once.
+const SYNC_BATCH = 64;
+
+async function syncAll(paths: string[]): Promise<void> {
+  for (let start = 0; start < paths.length; start += SYNC_BATCH) {
+    await Promise.all(
+      paths.slice(start, start + SYNC_BATCH).map(async (target) => {
+        const handle = await open(target, 'r');
+        try {
+          await handle.sync();
+        } finally {
+          await handle.close();
+        }
+      }),
+    );
+  }
 }

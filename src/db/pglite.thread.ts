@@ -1,13 +1,12 @@
 // The body of the embedded database's thread (database.ts): PGlite and the Unix socket the service
 // and admin commands reach it through. Every statement runs in WebAssembly here, so none holds up the
 // main thread's event loop. Loads PGlite, pgvector and the socket server, nothing else.
-import { renameSync } from 'node:fs';
 import v8 from 'node:v8';
 import vm from 'node:vm';
 import { parentPort, workerData } from 'node:worker_threads';
 import { PGlite } from '@electric-sql/pglite';
 import { vector } from '@electric-sql/pglite-pgvector';
-import { hasDatabase, initialisingPath, removeUnfinishedInitialisations, setAsideIncomplete } from './embedded-data-dir';
+import { hasDatabase, initialisingPath, moveIntoPlace, removeUnfinishedInitialisations, setAsideIncomplete } from './embedded-data-dir';
 import { embeddedStartParams } from './embedded-settings';
 import { servePGlite, type PGliteServer } from './pglite-server';
 
@@ -52,7 +51,7 @@ async function initialise(data: PGliteThreadData): Promise<void> {
     onStderr: keepPostgresLog,
   });
   await fresh.close();
-  renameSync(temporary, data.pgdata);
+  await moveIntoPlace(temporary, data.pgdata);
   collectGarbage();
 }
 
