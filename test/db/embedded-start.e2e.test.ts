@@ -1,5 +1,5 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { PROJECT_ROOT } from '../../src/paths';
@@ -91,8 +91,8 @@ describe('starting on the embedded database', () => {
   it('names the directory, says what to do and logs why when the database cannot be opened, and leaves it as it is', async () => {
     const damagedDir = mkdtempSync(path.join(os.tmpdir(), 'duo-embedded-damaged-'));
     try {
-      // The used database of the test above, with its control file overwritten.
-      cpSync(path.join(dataDir, 'pgdata'), path.join(damagedDir, 'pgdata'), { recursive: true });
+      // A database the service has made and used, then its control file overwritten.
+      await startAndStop({ ...env, DATA_DIR: damagedDir });
       const control = path.join(damagedDir, 'pgdata', 'global', 'pg_control');
       writeFileSync(control, Buffer.alloc(readFileSync(control).length, 7));
       const before = readdirSync(path.join(damagedDir, 'pgdata')).sort();
