@@ -7,6 +7,7 @@ import pg from 'pg';
 import { AppError } from '../errors';
 import type { Logger } from '../logger';
 import { threadFile } from '../paths';
+import { pgdataPath } from './embedded-data-dir';
 import { DEFAULT_EMBEDDED_SHARED_BUFFERS_MB } from './embedded-settings';
 import { acquireLock, publishSocketPath, readLiveLock, releaseLock } from './embedded-lock';
 import { migrate, type MigrationResult } from './migrate';
@@ -191,17 +192,26 @@ async function openEmbedded(options: OpenDatabaseOptions): Promise<Database> {
   const socketDir = mkdtempSync(path.join(os.tmpdir(), 'duo-pglite-'));
   chmodSync(socketDir, 0o700);
   const socketPath = path.join(socketDir, `.s.PGSQL.${SOCKET_PORT}`);
+  const pgdata = pgdataPath(options.dataDir);
   let thread: DatabaseThread;
   try {
     thread = await startDatabaseThread({
-      pgdata: path.join(options.dataDir, 'pgdata'),
+      pgdata,
       socketPath,
       sharedBuffersMb: options.embeddedSharedBuffersMb ?? DEFAULT_EMBEDDED_SHARED_BUFFERS_MB,
     });
   } catch (error) {
     rmSync(socketDir, { recursive: true, force: true });
     releaseLock(options.dataDir);
-    throw new AppError({ code: 'INTERNAL', userMessage: `Cannot open the embedded database in ${options.dataDir}`, cause: error });
+    const postgresLog = error instanceof DatabaseOpenError ? error.postgresLog : [];
+    options.logger.error({ event: 'embedded_database_open_failed', pgdata, err: error }, 'the embedded database could not be opened');
+    throw new AppError({ code: 'INTERNAL', userMessage: cannotOpen(pgdata, error, postgresLog), cause: error });
+  }
+  if (thread.setAside) {
+    options.logger.warn(
+      { event: 'embedded_database_set_aside', pgdata, setAside: thread.setAside },
+      `${pgdata} held no database (an interrupted first start): moved to ${thread.setAside}, and a new database made`,
+    );
   }
   let closing = false;
   void thread.exited.then((failure) => {
@@ -239,7 +249,32 @@ type DatabaseThread = {
   exited: Promise<Error>;
   /** Closes PGlite in order (the socket first); stops the thread outright if it takes too long. */
   close(): Promise<void>;
+  /** Where a `pgdata` that held no database was moved before a new one was made, if one was. */
+  setAside: string | null;
 };
+
+/** PGlite's failure to open, with what PostgreSQL printed meanwhile (its reason, where PGlite's message has none). */
+class DatabaseOpenError extends Error {
+  constructor(
+    message: string,
+    readonly postgresLog: string[],
+  ) {
+    super(message);
+    this.name = 'DatabaseOpenError';
+  }
+}
+
+/** What the operator reads: which directory, why, and what to do; nothing in the directory is changed for them. */
+function cannotOpen(pgdata: string, error: unknown, postgresLog: string[]): string {
+  // PostgreSQL's fatal line, without its timestamp (a HINT after it may say "initdb", which is not advice for a database with data).
+  const fatal = postgresLog.findLast((line) => /\b(FATAL|PANIC):/.test(line))?.replace(/^.*?\b(FATAL|PANIC):\s*/, '');
+  const reason = fatal ?? postgresLog.at(-1) ?? (error instanceof Error ? error.message : String(error));
+  return (
+    `Cannot open the embedded database in ${pgdata}: ${reason}. It was left as it is (the cause is logged as ` +
+    `embedded_database_open_failed). If no service has ever run on it, move it aside and start again to make a new ` +
+    `database; if it holds data, restore it from a backup, or set DATA_DIR to another directory meanwhile.`
+  );
+}
 
 const THREAD = threadFile(__filename, 'pglite.thread');
 const THREAD_CLOSE_MS = 30_000;
@@ -260,11 +295,13 @@ async function startDatabaseThread(data: PGliteThreadData): Promise<DatabaseThre
   });
   if (first.type !== 'ready') {
     await worker.terminate();
-    const error = new Error(first.type === 'failed' ? first.message : 'the embedded database thread closed before it opened');
-    if (first.type === 'failed' && first.stack) error.stack = first.stack;
+    if (first.type !== 'failed') throw new Error('the embedded database thread closed before it opened');
+    const error = new DatabaseOpenError(first.message, first.postgresLog);
+    if (first.stack) error.stack = first.stack;
     throw error;
   }
   return {
+    setAside: first.setAside,
     exited,
     close: async () => {
       worker.postMessage('close');

@@ -48,7 +48,7 @@ export async function loadMigrations(directory: string = MIGRATIONS_DIR): Promis
 type AppliedRow = { migration_name: string; checksum: string; finished_at: Date | string | null; rolled_back_at: Date | string | null };
 
 /**
- * Applies pending migrations in name order, each in its own transaction, recording them in
+ * Applies pending migrations in name order, each in its own transaction together with its record in
  * `_prisma_migrations`. Refuses to run when an applied migration's file has changed since, or when a
  * previous attempt failed half-way, because then the database no longer matches the files.
  */
@@ -88,19 +88,33 @@ export async function migrate(options: MigrateOptions): Promise<MigrationResult>
 }
 
 async function applyOne(executor: SqlExecutor, migration: Migration): Promise<void> {
-  const id = randomUUID();
-  await executor.query(
-    'INSERT INTO "_prisma_migrations" (id, checksum, migration_name, started_at, applied_steps_count) VALUES ($1, $2, $3, now(), 0)',
-    [id, migration.checksum, migration.name],
-  );
+  // The record and the migration commit together: a process killed half-way (a start interrupted during its
+  // migrations) leaves neither, and the next start applies the migration again, instead of a record that
+  // says it never finished and stops every start from then on.
+  await executor.exec('BEGIN');
   try {
-    await executor.exec(`BEGIN;\n${migration.sql}\n;COMMIT;`);
+    const id = randomUUID();
+    await executor.query(
+      'INSERT INTO "_prisma_migrations" (id, checksum, migration_name, started_at, applied_steps_count) VALUES ($1, $2, $3, now(), 0)',
+      [id, migration.checksum, migration.name],
+    );
+    await executor.exec(migration.sql);
+    await executor.query('UPDATE "_prisma_migrations" SET finished_at = now(), applied_steps_count = 1 WHERE id = $1', [id]);
+    await executor.exec('COMMIT');
   } catch (error) {
     await executor.exec('ROLLBACK').catch(() => undefined);
-    await executor.query('UPDATE "_prisma_migrations" SET logs = $2 WHERE id = $1', [id, String(error)]);
+    // A migration that fails by itself is recorded (unfinished, with why) and stops the next start until it is resolved.
+    // Not when the connection is gone: then this fails too, and the migration's own error is the one to report.
+    await executor
+      .query('INSERT INTO "_prisma_migrations" (id, checksum, migration_name, started_at, logs) VALUES ($1, $2, $3, now(), $4)', [
+        randomUUID(),
+        migration.checksum,
+        migration.name,
+        String(error),
+      ])
+      .catch(() => undefined);
     throw migrationError(`Migration ${migration.name} failed: ${(error as Error).message}`, error);
   }
-  await executor.query('UPDATE "_prisma_migrations" SET finished_at = now(), applied_steps_count = 1 WHERE id = $1', [id]);
 }
 
 function migrationError(message: string, cause?: unknown): AppError {

@@ -1,8 +1,9 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import threads from 'node:worker_threads';
 import pg from 'pg';
+import pino from 'pino';
 import { openDatabase, type Database } from '../../src/db/database';
 import { createLogger } from '../../src/logger';
 import { createUser } from '../../src/users/users.service';
@@ -142,6 +143,30 @@ describe('embedded database thread dying', () => {
       expect(existsSync(path.join(dataDir, 'pglite.lock'))).toBe(false);
     } finally {
       spy.mockRestore();
+      await database?.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  }, 120_000);
+});
+
+// What an earlier version's interrupted first start left (PGlite made pgdata in place): directories, no PG_VERSION.
+describe('embedded database over a pgdata that holds no database', () => {
+  it('moves it aside, not deleting it, and makes a new database', async () => {
+    const dataDir = mkdtempSync(path.join(os.tmpdir(), 'duo-embedded-incomplete-'));
+    mkdirSync(path.join(dataDir, 'pgdata', 'global'), { recursive: true });
+    writeFileSync(path.join(dataDir, 'pgdata', 'global', 'pg_control'), 'half-written');
+    const warnings: unknown[] = [];
+    const recording = pino({ level: 'warn' }, { write: (line: string) => void warnings.push(JSON.parse(line)) });
+    let database: Database | null = null;
+    try {
+      database = await openDatabase({ databaseUrl: undefined, dataDir, logger: recording, embeddedRole: 'owner' });
+      expect(await database.prisma.$queryRawUnsafe('SELECT 1 AS one')).toEqual([{ one: 1 }]);
+      expect(existsSync(path.join(dataDir, 'pgdata', 'PG_VERSION'))).toBe(true);
+      const aside = readdirSync(dataDir).filter((entry) => entry.startsWith('pgdata.incomplete-'));
+      expect(aside).toHaveLength(1);
+      expect(readFileSync(path.join(dataDir, aside[0], 'global', 'pg_control'), 'utf8')).toBe('half-written');
+      expect(warnings).toEqual([expect.objectContaining({ event: 'embedded_database_set_aside', setAside: path.join(dataDir, aside[0]) })]);
+    } finally {
       await database?.close();
       rmSync(dataDir, { recursive: true, force: true });
     }

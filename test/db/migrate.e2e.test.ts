@@ -6,6 +6,7 @@ import { loadMigrations, migrate } from '../../src/db/migrate';
 import type { SqlExecutor } from '../../src/db/sql-executor';
 import { MIGRATIONS_DIR } from '../../src/paths';
 import { createTestDatabase, type TestDatabase } from '../helpers/test-database';
+import { waitUntil } from '../helpers/wait';
 
 describe('migration runner', () => {
   let database: TestDatabase;
@@ -86,4 +87,66 @@ describe('migration runner', () => {
     expect(failed.rows[0].logs).toContain('no_such_function');
     await expect(migrate({ executor, directory })).rejects.toThrow(/failed earlier and was not finished/);
   });
+});
+
+// A start killed during its migrations (a supervisor's SIGKILL, `timeout`) must not leave a database that no later start accepts.
+describe('migration runner, interrupted', () => {
+  let database: TestDatabase;
+  let directory: string;
+
+  beforeAll(async () => {
+    database = await createTestDatabase({ empty: true });
+    directory = mkdtempSync(path.join(os.tmpdir(), 'duo-migrations-interrupted-'));
+    mkdirSync(path.join(directory, '20991122000001_slow'));
+    writeFileSync(
+      path.join(directory, '20991122000001_slow', 'migration.sql'),
+      'CREATE TABLE "slow" ("id" INT);\nSELECT pg_sleep(1.5);\nCREATE TABLE "after_sleep" ("id" INT);',
+    );
+  });
+  afterAll(async () => {
+    await database.drop();
+    rmSync(directory, { recursive: true, force: true });
+  });
+
+  const connect = async () => {
+    const client = new pg.Client({ connectionString: database.url });
+    await client.connect();
+    const executor: SqlExecutor = {
+      query: async (sql, params) => (await client.query(sql, params)).rows,
+      exec: async (sql) => {
+        await client.query(sql);
+      },
+    };
+    return { client, executor };
+  };
+
+  it('leaves no record of a migration whose process died half-way, so the next run applies it', async () => {
+    const doomed = await connect();
+    doomed.client.on('error', () => undefined); // it is cut off below, on purpose
+    const running = migrate({ executor: doomed.executor, directory }).catch((error: Error) => error);
+    const admin = await connect();
+    try {
+      // The migration is under way (its first table made, uncommitted) when its process goes.
+      await waitUntil(
+        async () =>
+          (await admin.client.query("SELECT 1 FROM pg_stat_activity WHERE query LIKE '%pg_sleep(1.5)%' AND pid <> pg_backend_pid()"))
+            .rowCount === 1,
+        { what: 'the migration to be under way', timeoutMs: 10_000, intervalMs: 20 },
+      );
+      await admin.client.query(
+        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query LIKE '%pg_sleep(1.5)%' AND pid <> pg_backend_pid()",
+      );
+      expect(await running).toBeInstanceOf(Error);
+      const recorded = await admin.client.query('SELECT migration_name FROM "_prisma_migrations"');
+      expect(recorded.rows).toEqual([]);
+
+      const result = await migrate({ executor: admin.executor, directory });
+      expect(result.applied).toEqual(['20991122000001_slow']);
+      const { rows } = await admin.client.query("SELECT to_regclass('slow') AS slow, to_regclass('after_sleep') AS after_sleep");
+      expect(rows[0]).toEqual({ slow: 'slow', after_sleep: 'after_sleep' });
+    } finally {
+      await admin.client.end();
+      await doomed.client.end().catch(() => undefined);
+    }
+  }, 30_000);
 });
