@@ -65,17 +65,19 @@ export function chatProcessor(services: Services, registry: GenerationRegistry) 
 }
 
 /**
- * A chat job that stalled more often than BullMQ allows (its workers died mid-answer) is failed by
- * the stalled check, whose worker only says `stalled`: its question gets GitLab's error answer too.
+ * A chat job failed for good whose processor did not answer it: above all one that stalled more
+ * often than BullMQ allows (its workers died mid-answer). BullMQ's stalled check only marks such a
+ * job and puts it back in line; the worker that fetches it next fails it without running it, and
+ * says so with `failed`. Its question gets GitLab's error answer too. For a job the processor failed,
+ * the answer is there already and this changes nothing (answerFailedRequest stores one answer).
  */
-export function answerStalledOut(services: Services) {
-  return async (jobId: string): Promise<void> => {
+export function answerFailedJob(services: Services) {
+  return async (job: Job<ChatJob> | undefined): Promise<void> => {
     try {
-      const job = await services.queues.chat.getJob(jobId);
       if (!job || !(await job.isFailed())) return;
       await answerFailedRequest({ ...services, userId: job.data.userId, requestId: job.data.requestId, events: services.chatEvents });
     } catch (error) {
-      services.logger.error({ event: 'chat_failure_unsaved', jobId, err: error }, 'could not answer a stalled-out request');
+      services.logger.error({ event: 'chat_failure_unsaved', jobId: job?.id, err: error }, 'could not answer a failed request');
     }
   };
 }

@@ -1,10 +1,10 @@
-import { Worker, type ConnectionOptions } from 'bullmq';
+import { Worker, type ConnectionOptions, type Job } from 'bullmq';
 import { GenerationRegistry } from '../chat/generation-registry';
-import { QUEUE_NAMES } from '../queues';
+import { QUEUE_NAMES, type ChatJob } from '../queues';
 import { bullPrefix } from '../redis-keys';
 import { observeWorker } from '../metrics/record';
 import type { Services } from '../services';
-import { answerStalledOut, chatProcessor } from './chat.worker';
+import { answerFailedJob, chatProcessor } from './chat.worker';
 import { indexRepositoryProcessor } from './index-repository.worker';
 import { maintenanceProcessor } from './maintenance.worker';
 
@@ -39,7 +39,7 @@ export async function startWorkers(services: Services, connection: ConnectionOpt
       stalledInterval: services.config.jobLockMs,
     }),
   ];
-  workers[1].on('stalled', (jobId) => void answerStalledOut(services)(jobId));
+  workers[1].on('failed', (job) => void answerFailedJob(services)(job as Job<ChatJob> | undefined));
   for (const worker of workers) {
     observeWorker(worker);
     worker.on('error', (error) => services.logger.warn({ event: 'worker_error', queue: worker.name, err: error }, 'worker error'));
