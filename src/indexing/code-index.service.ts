@@ -45,6 +45,27 @@ export async function requestIndexRun(
   return { index, jobId };
 }
 
+/**
+ * Marks a run that no worker will finish as failed: one whose job BullMQ failed without running it,
+ * because it stalled more often than allowed (the workers running it died mid-run, out of memory
+ * say). Only a run that started before the job failed: a run of a later job is its own. Search keeps
+ * serving the active snapshot either way. True when a run was marked.
+ */
+export async function failAbandonedRun(
+  prisma: PrismaClient,
+  options: { projectId: number; ref: string; failedAt: Date },
+): Promise<boolean> {
+  const { count } = await prisma.codeIndex.updateMany({
+    where: { projectId: options.projectId, ref: options.ref, state: 'indexing', startedAt: { lt: options.failedAt } },
+    data: { state: 'failed', lastError: ABANDONED_RUN_ERROR, finishedAt: new Date() },
+  });
+  return count > 0;
+}
+
+/** What an index whose run no worker finished says, in its lastError. */
+export const ABANDONED_RUN_ERROR =
+  'Indexing stopped: the workers running it stopped more often than allowed (out of memory, killed). Push again or rebuild the index to retry.';
+
 /** Drops a ref's index and its manifests; chunks no other ref uses go at the next garbage collection. */
 export async function dropCodeIndex(prisma: PrismaClient, options: { projectId: number; ref: string }): Promise<boolean> {
   const { count } = await prisma.codeIndex.deleteMany({ where: { projectId: options.projectId, ref: options.ref } });

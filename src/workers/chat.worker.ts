@@ -4,6 +4,7 @@ import type { GenerationRegistry } from '../chat/generation-registry';
 import { observeChatAnswer } from '../metrics/record';
 import type { ChatJob } from '../queues';
 import type { Services } from '../services';
+import { failedForGood } from './failed-for-good';
 
 /** Answers one chat request: thin, the work is in completeChat. */
 export function chatProcessor(services: Services, registry: GenerationRegistry) {
@@ -72,9 +73,9 @@ export function chatProcessor(services: Services, registry: GenerationRegistry) 
  * the answer is there already and this changes nothing (answerFailedRequest stores one answer).
  */
 export function answerFailedJob(services: Services) {
-  return async (job: Job<ChatJob> | undefined): Promise<void> => {
+  return async (job: Job<ChatJob> | undefined, error: Error): Promise<void> => {
     try {
-      if (!job || !(await job.isFailed())) return;
+      if (!job || !failedForGood(job, error)) return;
       await answerFailedRequest({ ...services, userId: job.data.userId, requestId: job.data.requestId, events: services.chatEvents });
     } catch (error) {
       services.logger.error({ event: 'chat_failure_unsaved', jobId: job?.id, err: error }, 'could not answer a failed request');

@@ -2,10 +2,12 @@ import { UnrecoverableError, type Job } from 'bullmq';
 import { CODE_INDEX_TABLES } from '../db/table-statistics';
 import { isAppError } from '../errors';
 import { indexRepository, type IndexRunResult } from '../indexing/index-repository';
+import { failAbandonedRun } from '../indexing/code-index.service';
 import { observeIndexRun } from '../metrics/record';
 import type { IndexJob } from '../queues';
 import { publishSnapshotActivated } from '../search/keyword-warm-up';
 import type { Services } from '../services';
+import { failedForGood } from './failed-for-good';
 
 /** Runs one index job: thin, the work is in src/indexing. Bad input fails at once; the rest retries. */
 export function indexRepositoryProcessor(
@@ -127,4 +129,25 @@ async function refreshCodeStatistics(
   } catch (error) {
     services.logger.warn({ event: 'table_statistics_failed', jobId, err: error }, 'could not ask for the code tables to be analyzed');
   }
+}
+
+/**
+ * An index job failed for good: when its processor failed, the index says so already; when BullMQ
+ * failed it without running it (it stalled more often than allowed: its workers died mid-run), the
+ * index would say `indexing` forever, so its run is marked failed here (failAbandonedRun).
+ */
+export function failAbandonedIndexRun(services: Pick<Services, 'prisma' | 'logger'>) {
+  return async (job: Job<IndexJob> | undefined, error: Error): Promise<void> => {
+    try {
+      if (!job || job.data.deleted || !failedForGood(job, error)) return;
+      const failedAt = new Date(job.finishedOn ?? Date.now());
+      if (await failAbandonedRun(services.prisma, { projectId: job.data.projectId, ref: job.data.ref, failedAt }))
+        services.logger.warn(
+          { event: 'index_run_abandoned', jobId: job.id, projectId: job.data.projectId, ref: job.data.ref, reason: job.failedReason },
+          'an index run no worker finished is marked failed',
+        );
+    } catch (error) {
+      services.logger.error({ event: 'index_failure_unsaved', jobId: job?.id, err: error }, 'could not mark an abandoned index run failed');
+    }
+  };
 }

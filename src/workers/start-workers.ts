@@ -1,11 +1,11 @@
 import { Worker, type ConnectionOptions, type Job } from 'bullmq';
 import { GenerationRegistry } from '../chat/generation-registry';
-import { QUEUE_NAMES, type ChatJob } from '../queues';
+import { QUEUE_NAMES, type ChatJob, type IndexJob } from '../queues';
 import { bullPrefix } from '../redis-keys';
 import { observeWorker } from '../metrics/record';
 import type { Services } from '../services';
 import { answerFailedJob, chatProcessor } from './chat.worker';
-import { indexRepositoryProcessor } from './index-repository.worker';
+import { failAbandonedIndexRun, indexRepositoryProcessor } from './index-repository.worker';
 import { maintenanceProcessor } from './maintenance.worker';
 
 /** Chat answers mostly wait on the model: many can stream at once. */
@@ -39,7 +39,8 @@ export async function startWorkers(services: Services, connection: ConnectionOpt
       stalledInterval: services.config.jobLockMs,
     }),
   ];
-  workers[1].on('failed', (job) => void answerFailedJob(services)(job as Job<ChatJob> | undefined));
+  workers[1].on('failed', (job, error) => void answerFailedJob(services)(job as Job<ChatJob> | undefined, error));
+  workers[2].on('failed', (job, error) => void failAbandonedIndexRun(services)(job as Job<IndexJob> | undefined, error));
   for (const worker of workers) {
     observeWorker(worker);
     worker.on('error', (error) => services.logger.warn({ event: 'worker_error', queue: worker.name, err: error }, 'worker error'));

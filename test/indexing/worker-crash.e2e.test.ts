@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import type { Project } from '../../src/db/prisma';
 import { LexicalEmbedder } from '../../src/llm/embedders/lexical.embedder';
 import { createProject } from '../../src/namespaces/namespaces.service';
+import { ABANDONED_RUN_ERROR } from '../../src/indexing/code-index.service';
 import { groupWithSeat, unique } from '../helpers/fixtures';
 import { createGitRepo, SAMPLE_FILES, type GitRepo } from '../helpers/git-repo';
 import { spawnWorker } from '../helpers/worker-process';
@@ -123,4 +124,34 @@ describe('an index worker killed mid-run', () => {
     expect(await api.prisma.codeIndexSnapshot.count({ where: { indexId: done!.id } })).toBe(1);
     expect(embeddings.requests()).toBeGreaterThan(4);
   }, 90_000);
+
+  it('is marked failed, not indexing forever, when its workers died more often than allowed', async () => {
+    // Only this test's workers: the one left from the test before would take the job over.
+    for (const worker of workers) worker.kill('SIGKILL');
+    const ready = (await index())!;
+    for (let file = 0; file < 800; file += 1) repo.write(`src/more/part_${file}.ts`, `export const part${file} = ${file};\n`);
+    const next = repo.commit('more modules');
+    let worker = startWorker();
+    await api.running.services.queues.enqueueIndex({ projectId: project.id, ref: 'main', reason: 'api', commitSha: next });
+    let startedAt = 0;
+    for (let death = 0; death < 2; death += 1) {
+      // A run of this job in progress (the first, then the one that took it over), a batch in.
+      const running = await until(
+        index,
+        (row) =>
+          row?.state === 'indexing' && (row.startedAt?.getTime() ?? 0) > startedAt && row.filesTotal !== null && row.filesIndexed >= 200,
+        45_000,
+      );
+      startedAt = running!.startedAt!.getTime();
+      worker.kill('SIGKILL');
+      await new Promise((resolve) => worker.once('exit', resolve));
+      worker = startWorker();
+    }
+    const failed = await until(index, (row) => row?.state === 'failed', 45_000);
+    expect(failed).toMatchObject({ lastError: ABANDONED_RUN_ERROR, commitSha: ready.commitSha, activeSnapshotId: ready.activeSnapshotId });
+    // A later request is a run of its own: it indexes the commit.
+    await api.running.services.queues.enqueueIndex({ projectId: project.id, ref: 'main', reason: 'api', commitSha: next });
+    const done = await until(index, (row) => row?.state === 'ready' && row.commitSha === next, 60_000);
+    expect(done!.lastError).toBeNull();
+  }, 180_000);
 });
