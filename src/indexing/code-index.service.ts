@@ -64,7 +64,8 @@ export async function failAbandonedRun(
 
 /** What an index whose run no worker finished says, in its lastError. */
 export const ABANDONED_RUN_ERROR =
-  'Indexing stopped: the workers running it stopped more often than allowed (out of memory, killed). Push again or rebuild the index to retry.';
+  'Indexing stopped: the workers running it stopped more often than allowed (out of memory, killed). ' +
+  'Push again or rebuild the index to retry.';
 
 /** Drops a ref's index and its manifests; chunks no other ref uses go at the next garbage collection. */
 export async function dropCodeIndex(prisma: PrismaClient, options: { projectId: number; ref: string }): Promise<boolean> {
