@@ -32,7 +32,8 @@ export function chatProcessor(services: Services, registry: GenerationRegistry) 
       });
     } catch (error) {
       // The last attempt, or a failure no retry helps: the question gets GitLab's error answer, never none.
-      if (error instanceof UnrecoverableError || job.attemptsMade + 1 >= (job.opts.attempts ?? 1)) {
+      // (BullMQ counts this attempt as made once the job is failed, after the processor.)
+      if (failedForGood({ attemptsMade: job.attemptsMade + 1, opts: job.opts }, error as Error)) {
         await answerFailedRequest({
           ...services,
           userId: job.data.userId,
