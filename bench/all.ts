@@ -24,6 +24,7 @@ const BENCHES: Bench[] = [
   { name: 'session', args: [], limitMinutes: 5 },
   { name: 'completions', args: [], limitMinutes: 10 },
   { name: 'messages', args: [], limitMinutes: 5 },
+  { name: 'snippets', args: [], limitMinutes: 5 },
   { name: 'outage', args: [], limitMinutes: 5 },
   { name: 'startup', args: [], limitMinutes: 10, build: true },
   ...(process.argv.includes('--with-search') ? [{ name: 'search', args: ['60', '100000', '5'], limitMinutes: 40 }] : []),

@@ -132,20 +132,36 @@ function wordCounts(text: string): Map<string, number> {
 }
 
 /**
- * The lines (ascending, each once) on which a chunk holds a form of a term: a longer stem also as a
- * prefix, as full text matches it (packet_writer).
+ * Marks in `values` (a chunk's lines × the question's words) the lines on which the chunk holds one
+ * of `stems`, the forms of word `group`; each worth 1 in code and PROSE_WEIGHT in a comment. Whether
+ * it holds any.
  */
-function linesWith(lineOf: ChunkWords['lineOf'], forms: readonly string[]): number[] {
-  const lines = new Set<number>();
-  const add = (at: number | readonly number[] | undefined) => {
-    if (typeof at === 'number') lines.add(at);
-    else for (const line of at ?? []) lines.add(line);
-  };
-  for (const form of forms) {
-    add(lineOf.get(form));
-    if (form.length >= 4) for (const [word, at] of lineOf) if (word !== form && word.startsWith(form)) add(at);
+function markLines(chunk: ChunkWords, stems: readonly string[], values: Float64Array, group: number, groups: number): boolean {
+  let any = false;
+  for (const stem of stems) {
+    const at = chunk.lineOf.get(stem);
+    if (at === undefined) continue;
+    any = true;
+    for (const line of typeof at === 'number' ? [at] : at) {
+      const value = chunk.prose[line] ? PROSE_WEIGHT : 1;
+      if (value > values[line * groups + group]) values[line * groups + group] = value;
+    }
   }
-  return [...lines].sort((a, b) => a - b);
+  return any;
+}
+
+/**
+ * The stems of the chunks that match a word's forms: each form, and the stems a form of four or more
+ * letters starts (as full text matches a prefix: packet → packet_writer), looked up once per file.
+ */
+function matchingStems(chunks: readonly ChunkWords[], groups: ReadonlyArray<readonly string[]>): string[][] {
+  const known = new Set<string>();
+  for (const chunk of chunks) for (const stem of chunk.lineOf.keys()) known.add(stem);
+  return groups.map((forms) => {
+    const stems = new Set(forms);
+    for (const form of forms) if (form.length >= 4) for (const stem of known) if (stem.startsWith(form)) stems.add(stem);
+    return [...stems];
+  });
 }
 
 /** A chunk's word stems by line, which lines are comments, its phrases, its code's plain words, and whether it is a test. */
@@ -213,33 +229,40 @@ function wordPairs(text: string): Set<string> {
  */
 function coverage(chunks: readonly ChunkWords[], terms: readonly string[]): number[] {
   const groups = terms.map((term) => [...new Set([term, ...synonymsOf(term)].map(stemWord))]);
-  // Per chunk and word of the question, the lines holding it, each worth 1 in code and PROSE_WEIGHT in a comment.
-  const found = chunks.map((chunk) =>
-    groups.map((forms) => linesWith(chunk.lineOf, forms).map((line) => ({ line, value: chunk.prose[line] ? PROSE_WEIGHT : 1 }))),
-  );
+  // Per chunk, line by line, how much each of the question's words is there; and which words it holds at all.
+  const stems = matchingStems(chunks, groups);
+  const found = chunks.map((chunk) => {
+    const values = new Float64Array(chunk.prose.length * groups.length);
+    const holds = stems.map((forms, group) => markLines(chunk, forms, values, group, groups.length));
+    return { values, holds, lines: chunk.prose.length };
+  });
   const weights = groups.map((_, group) => {
-    const count = found.filter((words) => words[group].length > 0).length;
+    const count = found.filter((chunk) => chunk.holds[group]).length;
     return count === 0 ? 0 : Math.log(1 + chunks.length / count);
   });
   const total = weights.reduce((sum, weight) => sum + weight, 0);
   if (total === 0) return chunks.map(() => 0);
-  return found.map((words) => windowShare(words, weights) / total);
+  return found.map((chunk) => windowShare(chunk.values, chunk.lines, weights) / total);
 }
 
 /**
- * The most of the question's weighted words any WINDOW_LINES lines in a row hold, given each word's
- * lines: the best window starts on a line that holds one of them.
+ * The most of the question's weighted words any WINDOW_LINES lines in a row hold (values: lines ×
+ * words): the best window starts on a line that holds one of them.
  */
-function windowShare(words: ReadonlyArray<ReadonlyArray<{ line: number; value: number }>>, weights: readonly number[]): number {
-  const starts = new Set(words.flatMap((lines) => lines.map((held) => held.line)));
+function windowShare(values: Float64Array, lines: number, weights: readonly number[]): number {
+  const groups = weights.length;
   let best = 0;
-  for (const start of starts) {
+  for (let start = 0; start < lines; start += 1) {
+    let starts = false;
+    for (let group = 0; group < groups && !starts; group += 1) starts = values[start * groups + group] > 0;
+    if (!starts) continue;
     let held = 0;
-    words.forEach((lines, group) => {
+    const end = Math.min(lines, start + WINDOW_LINES);
+    for (let group = 0; group < groups; group += 1) {
       let most = 0;
-      for (const at of lines) if (at.line >= start && at.line < start + WINDOW_LINES && at.value > most) most = at.value;
+      for (let line = start; line < end && most < 1; line += 1) most = Math.max(most, values[line * groups + group]);
       held += most * weights[group];
-    });
+    }
     best = Math.max(best, held);
   }
   return best;
