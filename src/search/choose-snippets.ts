@@ -131,6 +131,9 @@ function wordCounts(text: string): Map<string, number> {
   return counts;
 }
 
+/** How much a word of the question tells a file's chunks apart: more the fewer of them hold it, none when none does. */
+const rarity = (holding: number, chunks: number) => (holding === 0 ? 0 : Math.log(1 + chunks / holding));
+
 /**
  * Marks in `values` (a chunk's lines × the question's words) the lines on which the chunk holds one
  * of `stems`, the forms of word `group`; each worth 1 in code and PROSE_WEIGHT in a comment. Whether
@@ -236,10 +239,7 @@ function coverage(chunks: readonly ChunkWords[], terms: readonly string[]): numb
     const holds = stems.map((forms, group) => markLines(chunk, forms, values, group, groups.length));
     return { values, holds, lines: chunk.prose.length };
   });
-  const weights = groups.map((_, group) => {
-    const count = found.filter((chunk) => chunk.holds[group]).length;
-    return count === 0 ? 0 : Math.log(1 + chunks.length / count);
-  });
+  const weights = groups.map((_, group) => rarity(found.filter((chunk) => chunk.holds[group]).length, chunks.length));
   const total = weights.reduce((sum, weight) => sum + weight, 0);
   if (total === 0) return chunks.map(() => 0);
   return found.map((chunk) => windowShare(chunk.values, chunk.lines, weights) / total);
@@ -350,10 +350,7 @@ function literalShares(contents: readonly string[], literals: readonly string[])
   if (!literals.length) return contents.map(() => 0);
   const lowered = contents.map((content) => content.toLowerCase());
   const found = literals.map((literal) => lowered.map((content) => content.includes(literal)));
-  const weights = found.map((holds) => {
-    const count = holds.filter(Boolean).length;
-    return count === 0 ? 0 : Math.log(1 + contents.length / count);
-  });
+  const weights = found.map((holds) => rarity(holds.filter(Boolean).length, contents.length));
   const total = weights.reduce((sum, weight) => sum + weight, 0);
   return contents.map((_, chunk) =>
     total === 0 ? 0 : found.reduce((sum, holds, literal) => sum + (holds[chunk] ? weights[literal] : 0), 0) / total,
@@ -401,6 +398,26 @@ function readChunk(hit: SnippetHit, options: ChooseSnippetsOptions): { shape: Re
   return reading;
 }
 
+/** What snippet choice reads of a question: the same for every file of a search's answer. */
+type QuestionReading = { pairs: string[]; literals: string[]; words: string[]; testsAsked: boolean };
+
+/** The reading of the last question, kept: a search chooses the snippets of each of its files with the same question. */
+let lastReading: { question: string; reading: QuestionReading } | undefined;
+
+function readQuestion(question: string): QuestionReading {
+  if (lastReading?.question !== question)
+    lastReading = {
+      question,
+      reading: {
+        pairs: [...wordPairs(question)],
+        literals: questionLiterals(question),
+        words: plainWords(question),
+        testsAsked: asksForTests(question),
+      },
+    };
+  return lastReading.reading;
+}
+
 /** A file's snippets for a question, from its chunk hits (best first): best first, merged, without boilerplate no one asked for. */
 export function chooseSnippets(hits: readonly SnippetHit[], options: ChooseSnippetsOptions): SnippetHit[] {
   const maxPerFile = options.maxPerFile ?? 3;
@@ -413,13 +430,11 @@ export function chooseSnippets(hits: readonly SnippetHit[], options: ChooseSnipp
     options.terms,
   );
   const best = Math.max(0, ...hits.map((hit) => hit.score));
-  const pairs = [...wordPairs(options.question ?? '')];
+  const { pairs, literals, words: questionWords, testsAsked } = readQuestion(options.question ?? '');
   const literal = literalShares(
     hits.map((hit) => hit.content),
-    questionLiterals(options.question ?? ''),
+    literals,
   );
-  const questionWords = plainWords(options.question ?? '');
-  const testsAsked = asksForTests(options.question ?? '');
   hits.forEach((hit, index) => {
     const shape = shapes[index];
     const declarations = !options.intent.has('declarations') && declaresOnly({ content: hit.content, lines: shape.lines });
