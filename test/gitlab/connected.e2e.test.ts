@@ -29,6 +29,26 @@ const chatAbout = (service: TestService, token: string, projectId: number) =>
 /** After AUTH_CACHE_MS, what the service cached from GitLab has lapsed. */
 const cacheLapse = () => sleep(AUTH_CACHE_MS + 150);
 
+/** A graphql-ws client of `token`, connected at once: `run` asks CURRENT_USER, `closeCode` says how its socket closed (null: open). */
+function socketClient(service: TestService, token: string) {
+  let code: number | null = null;
+  const client = createClient({
+    url: `${service.url.replace(/^http/, 'ws')}/api/graphql`,
+    webSocketImpl: WebSocket,
+    connectionParams: { Authorization: `Bearer ${token}` },
+    retryAttempts: 0,
+    lazy: false,
+    // A close the test waits for is no error of the client's (graphql-ws logs one without this).
+    onNonLazyError: () => undefined,
+    on: { closed: (event) => (code = (event as { code: number }).code) },
+  });
+  const run = () =>
+    new Promise<unknown>((resolve) => {
+      client.subscribe({ query: CURRENT_USER }, { next: resolve, error: resolve, complete: () => undefined });
+    });
+  return { client, run, closeCode: () => code };
+}
+
 // Connected mode through the service's real entry points, against the GitLab stand-in (whose every answer is checked against
 // GitLab's JSON schemas): nothing is created with admin commands, every identity and permission comes from "GitLab".
 describe('connected to GitLab: identities, projects and permissions from GitLab', () => {
@@ -184,20 +204,8 @@ describe('connected to GitLab: identities, projects and permissions from GitLab'
   it("closes a blocked user's open graphql-ws socket, and their ActionCable connection", async () => {
     const grace = newUser('grace');
     const token = gitlab.addToken(grace.id);
-    let closeCode: number | null = null;
-    const client = createClient({
-      url: `${service.url.replace(/^http/, 'ws')}/api/graphql`,
-      webSocketImpl: WebSocket,
-      connectionParams: { Authorization: `Bearer ${token}` },
-      retryAttempts: 0,
-      lazy: false,
-      // The close this test waits for is no error of the client's (graphql-ws logs one without this).
-      onNonLazyError: () => undefined,
-      on: { closed: (event) => (closeCode = (event as { code: number }).code) },
-    });
-    const first = await new Promise<unknown>((resolve) => {
-      client.subscribe({ query: CURRENT_USER }, { next: resolve, error: resolve, complete: () => undefined });
-    });
+    const { client, run, closeCode } = socketClient(service, token);
+    const first = await run();
     expect(first).toMatchObject({ data: { currentUser: { username: grace.username } } });
     // An idle subscription holds the socket open.
     client.subscribe(
@@ -212,8 +220,8 @@ describe('connected to GitLab: identities, projects and permissions from GitLab'
       data: { currentUser: { username: grace.username } },
     });
     gitlab.setUserState(grace.id, 'blocked');
-    await waitUntil(() => closeCode, { timeoutMs: 5_000, what: 'the graphql-ws socket to close' });
-    expect(closeCode).toBe(4403);
+    await waitUntil(closeCode, { timeoutMs: 5_000, what: 'the graphql-ws socket to close' });
+    expect(closeCode()).toBe(4403);
     await cable.closed;
     expect(cable.frames.some((frame) => frame.type === 'disconnect' && frame.reason === 'unauthorized')).toBe(true);
     await client.dispose();
@@ -250,20 +258,7 @@ describe('connected to GitLab: identities, projects and permissions from GitLab'
   it('keeps an open socket while GitLab is down: the next operation gets the 503 error, and works once GitLab is back', async () => {
     const lena = newUser('lena');
     const token = gitlab.addToken(lena.id);
-    let closeCode: number | null = null;
-    const client = createClient({
-      url: `${service.url.replace(/^http/, 'ws')}/api/graphql`,
-      webSocketImpl: WebSocket,
-      connectionParams: { Authorization: `Bearer ${token}` },
-      retryAttempts: 0,
-      lazy: false,
-      onNonLazyError: () => undefined,
-      on: { closed: (event) => (closeCode = (event as { code: number }).code) },
-    });
-    const run = () =>
-      new Promise<unknown>((resolve) => {
-        client.subscribe({ query: CURRENT_USER }, { next: resolve, error: resolve, complete: () => undefined });
-      });
+    const { client, run, closeCode } = socketClient(service, token);
     const cable = await openCable(service.url, token);
     expect(await run()).toMatchObject({ data: { currentUser: { username: lena.username } } });
     expect(await overCable(service.url, { query: CURRENT_USER, cable })).toMatchObject({
@@ -274,7 +269,7 @@ describe('connected to GitLab: identities, projects and permissions from GitLab'
     const unavailable = { message: `GitLab at ${gitlab.url} is unavailable`, extensions: { code: 'SERVICE_UNAVAILABLE' } };
     expect(await run()).toEqual([expect.objectContaining(unavailable)]);
     expect(await overCable(service.url, { query: CURRENT_USER, cable })).toEqual({ errors: [expect.objectContaining(unavailable)] });
-    expect(closeCode).toBeNull();
+    expect(closeCode()).toBeNull();
     expect(cable.frames.some((frame) => frame.type === 'disconnect')).toBe(false);
     gitlab.up();
     expect(await run()).toMatchObject({ data: { currentUser: { username: lena.username } } });
