@@ -6,6 +6,7 @@ import { createGitRepo, SAMPLE_FILES, type GitRepo } from '../helpers/git-repo';
 import { readJson } from '../helpers/http';
 import { startTestService, type TestService } from '../helpers/test-service';
 import { waitUntil } from '../helpers/wait';
+import { postPushHook } from '../helpers/push-hook';
 
 const ZERO = '0'.repeat(40);
 const SECRET = 'webhook-secret-for-tests-0123456789';
@@ -51,18 +52,7 @@ describe('push webhook to a searchable index', () => {
     ...overrides,
   });
 
-  const push = (body: unknown, headers: Record<string, string> = {}) =>
-    fetch(`${service.url}/api/v4/webhooks/push`, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        'X-Gitlab-Event': 'Push Hook',
-        'X-Gitlab-Token': SECRET,
-        'X-Gitlab-Event-UUID': randomUUID(),
-        ...headers,
-      },
-      body: typeof body === 'string' ? body : JSON.stringify(body),
-    });
+  const push = (body: unknown, headers: Record<string, string> = {}) => postPushHook(service.url, body, { token: SECRET, headers });
 
   async function codeIndex(ref = 'main', token = developer.token) {
     const response = await service.graphql<{ project: { codeIndex: Record<string, unknown> | null } | null }>(CODE_INDEX, {

@@ -1,5 +1,4 @@
 import type { ChildProcess } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
 import type { Project } from '../../src/db/prisma';
 import { addMember, createProject } from '../../src/namespaces/namespaces.service';
 import { KEYWORD_INDEX_FORMAT } from '../../src/search/lexical-index';
@@ -10,6 +9,7 @@ import { parseScrape, valueOf } from '../helpers/prometheus';
 import { startTestService, type TestService } from '../helpers/test-service';
 import { waitUntil } from '../helpers/wait';
 import { spawnWorker } from '../helpers/worker-process';
+import { postPushHook } from '../helpers/push-hook';
 
 const SECRET = 'webhook-secret-for-warm-up-0123456789';
 const SEARCH = `query($path: ID!, $query: String!) { codebaseSearch(projectPath: $path, query: $query) { path } }`;
@@ -37,15 +37,9 @@ describe("a new snapshot's keyword index, built before its first search", () => 
       })
     ).map((row) => [row.snapshotId, row.format]);
   const push = (before: string) =>
-    fetch(`${api.url}/api/v4/webhooks/push`, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        'X-Gitlab-Event': 'Push Hook',
-        'X-Gitlab-Token': SECRET,
-        'X-Gitlab-Event-UUID': randomUUID(),
-      },
-      body: JSON.stringify({
+    postPushHook(
+      api.url,
+      {
         object_kind: 'push',
         ref: 'refs/heads/main',
         before,
@@ -54,8 +48,9 @@ describe("a new snapshot's keyword index, built before its first search", () => 
         total_commits_count: 1,
         project: { id: project.id, path_with_namespace: project.fullPath, default_branch: 'main' },
         commits: [],
-      }),
-    });
+      },
+      { token: SECRET },
+    );
 
   beforeAll(async () => {
     api = await startTestService({ role: 'api', env: { INDEX_DEBOUNCE_MS: '0' } });

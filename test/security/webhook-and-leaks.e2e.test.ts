@@ -1,9 +1,9 @@
-import { randomUUID } from 'node:crypto';
 import type { Project } from '../../src/db/prisma';
 import { addMember, createProject } from '../../src/namespaces/namespaces.service';
 import { groupWithSeat, unique, userWithToken, type UserWithToken } from '../helpers/fixtures';
 import { readJson } from '../helpers/http';
 import { startTestService, type TestService } from '../helpers/test-service';
+import { postPushHook } from '../helpers/push-hook';
 
 const SECRET = 'webhook-secret-for-tests-0123456789';
 const CODE_INDEX = `query($path: ID!) { project(fullPath: $path) { codeIndex { state lastError } } }`;
@@ -35,22 +35,17 @@ describe('webhook enumeration and rate limit; no server paths in messages', () =
   afterAll(() => service.close());
 
   const push = (projectPath: string, secret: string) =>
-    fetch(`${service.url}/api/v4/webhooks/push`, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        'X-Gitlab-Event': 'Push Hook',
-        'X-Gitlab-Token': secret,
-        'X-Gitlab-Event-UUID': randomUUID(),
-      },
-      body: JSON.stringify({
+    postPushHook(
+      service.url,
+      {
         object_kind: 'push',
         ref: 'refs/heads/main',
         before: '0'.repeat(40),
         after: 'a'.repeat(40),
         project: { path_with_namespace: projectPath },
-      }),
-    });
+      },
+      { token: secret },
+    );
 
   it('answers a missing project exactly as an existing one with a wrong secret (case 5)', async () => {
     const existing = await push(project.fullPath, 'wrong-secret-wrong-secret');
