@@ -22,6 +22,40 @@ async function advanceSequence(prisma: PrismaClient, table: 'users' | 'groups' |
 }
 
 /**
+ * A mirrored row made or brought up to date: found by its GitLab id, updated only when `data` differs,
+ * else created. A create that loses a race with another request's returns that one's row; any other
+ * row in the way (a local one with the same id, username or path) is a clash.
+ */
+async function mirrorRow<Row extends { id: number }, Data extends Record<string, unknown>>(row: {
+  what: string;
+  data: Data;
+  find: () => Promise<Row | null>;
+  update: (id: number) => Promise<Row>;
+  create: () => Promise<Row>;
+}): Promise<Row> {
+  const existing = await row.find();
+  if (existing) {
+    const changed = Object.keys(row.data).some((key) => (existing as Record<string, unknown>)[key] !== row.data[key]);
+    if (!changed) return existing;
+    try {
+      return await row.update(existing.id);
+    } catch (error) {
+      if (isUniqueViolation(error)) throw clash(row.what, error);
+      throw error;
+    }
+  }
+  try {
+    return await row.create();
+  } catch (error) {
+    if (!isUniqueViolation(error)) throw error;
+    // Another request mirrored the same row at the same moment; anything else is a local row in the way.
+    const raced = await row.find();
+    if (raced) return raced;
+    throw clash(row.what, error);
+  }
+}
+
+/**
  * The local row of a GitLab user, made or brought up to date (username, name, email, admin) from
  * GitLab's answer. GitLab sends `email` to the user themself with read_user or api; without it the
  * user gets GitLab's private address form.
@@ -34,28 +68,17 @@ export async function mirrorGitLabUser(prisma: PrismaClient, gitlabUrl: string, 
     admin: user.is_admin ?? false,
     state: 'active' as const,
   };
-  const existing = await prisma.user.findUnique({ where: { gitlabUserId: user.id } });
-  if (existing) {
-    const changed = (Object.keys(data) as Array<keyof typeof data>).some((key) => existing[key] !== data[key]);
-    if (!changed) return existing;
-    try {
-      return await prisma.user.update({ where: { id: existing.id }, data });
-    } catch (error) {
-      if (isUniqueViolation(error)) throw clash(`user ${user.username}`, error);
-      throw error;
-    }
-  }
-  try {
-    const created = await prisma.user.create({ data: { id: user.id, gitlabUserId: user.id, ...data } });
-    await advanceSequence(prisma, 'users');
-    return created;
-  } catch (error) {
-    if (!isUniqueViolation(error)) throw error;
-    // Another request mirrored the same user at the same moment; anything else is a local row in the way.
-    const raced = await prisma.user.findUnique({ where: { gitlabUserId: user.id } });
-    if (raced) return raced;
-    throw clash(`user ${user.username}`, error);
-  }
+  return mirrorRow({
+    what: `user ${user.username}`,
+    data,
+    find: () => prisma.user.findUnique({ where: { gitlabUserId: user.id } }),
+    update: (id) => prisma.user.update({ where: { id }, data }),
+    create: async () => {
+      const created = await prisma.user.create({ data: { id: user.id, gitlabUserId: user.id, ...data } });
+      await advanceSequence(prisma, 'users');
+      return created;
+    },
+  });
 }
 
 /**
@@ -90,27 +113,17 @@ export async function mirrorGitLabProject(prisma: PrismaClient, project: GitLabP
     repositoryUrl: project.http_url_to_repo,
     webUrl: project.web_url,
   };
-  const existing = await prisma.project.findUnique({ where: { gitlabProjectId: project.id } });
-  if (existing) {
-    const changed = (Object.keys(data) as Array<keyof typeof data>).some((key) => existing[key] !== data[key]);
-    if (!changed) return existing;
-    try {
-      return await prisma.project.update({ where: { id: existing.id }, data });
-    } catch (error) {
-      if (isUniqueViolation(error)) throw clash(`project ${project.path_with_namespace}`, error);
-      throw error;
-    }
-  }
-  try {
-    const created = await prisma.project.create({ data: { id: project.id, gitlabProjectId: project.id, ...data } });
-    await advanceSequence(prisma, 'projects');
-    return created;
-  } catch (error) {
-    if (!isUniqueViolation(error)) throw error;
-    const raced = await prisma.project.findUnique({ where: { gitlabProjectId: project.id } });
-    if (raced) return raced;
-    throw clash(`project ${project.path_with_namespace}`, error);
-  }
+  return mirrorRow({
+    what: `project ${project.path_with_namespace}`,
+    data,
+    find: () => prisma.project.findUnique({ where: { gitlabProjectId: project.id } }),
+    update: (id) => prisma.project.update({ where: { id }, data }),
+    create: async () => {
+      const created = await prisma.project.create({ data: { id: project.id, gitlabProjectId: project.id, ...data } });
+      await advanceSequence(prisma, 'projects');
+      return created;
+    },
+  });
 }
 
 export type EnsureGitLabProjectOptions = {
