@@ -116,19 +116,15 @@ const PROSE_WEIGHT = 0.5;
 const wordCache = new Map<string, readonly string[]>();
 const WORD_CACHE_SIZE = 50_000;
 
-/** The stems of a text's identifier words, each with how often it occurs. */
-function wordCounts(text: string): Map<string, number> {
-  const counts = new Map<string, number>();
-  for (const word of text.match(/[A-Za-z_$][A-Za-z0-9_$]*|\d+/g) ?? []) {
-    let terms = wordCache.get(word);
-    if (terms === undefined) {
-      terms = identifierTerms(word).map(stemWord);
-      if (wordCache.size >= WORD_CACHE_SIZE) wordCache.clear();
-      wordCache.set(Buffer.from(word, 'latin1').toString('latin1'), terms);
-    }
-    for (const term of terms) counts.set(term, (counts.get(term) ?? 0) + 1);
+/** The stems of one identifier word (wordCache). */
+function stemsOf(word: string): readonly string[] {
+  let terms = wordCache.get(word);
+  if (terms === undefined) {
+    terms = identifierTerms(word).map(stemWord);
+    if (wordCache.size >= WORD_CACHE_SIZE) wordCache.clear();
+    wordCache.set(Buffer.from(word, 'latin1').toString('latin1'), terms);
   }
-  return counts;
+  return terms;
 }
 
 /** How much a word of the question tells a file's chunks apart: more the fewer of them hold it, none when none does. */
@@ -186,12 +182,14 @@ function chunkWords(content: string, kinds: readonly LineKind[]): ChunkWords {
   const prose = lines.map((_, index) => kinds[index] === 'comment');
   const lineOf = new Map<string, number | number[]>();
   lines.forEach((line, index) => {
-    for (const stem of wordCounts(line).keys()) {
-      const at = lineOf.get(stem);
-      if (at === undefined) lineOf.set(stem, index);
-      else if (typeof at === 'number') lineOf.set(stem, [at, index]);
-      else at.push(index);
-    }
+    for (const word of line.match(/[A-Za-z_$][A-Za-z0-9_$]*|\d+/g) ?? [])
+      for (const stem of stemsOf(word)) {
+        const at = lineOf.get(stem);
+        if (at === undefined) lineOf.set(stem, index);
+        else if (typeof at === 'number') {
+          if (at !== index) lineOf.set(stem, [at, index]);
+        } else if (at[at.length - 1] !== index) at.push(index);
+      }
   });
   const code = lines.filter((_, index) => !prose[index]);
   return {
